@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# Build stage: compile TypeScript and the better-sqlite3 native addon, then drop dev dependencies.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+# Runtime stage: no compiler, no dev dependencies, not root.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=4318 \
+    DATABASE_URL=/var/lib/toolwatch/toolwatch.db
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY config ./config
+RUN mkdir -p /var/lib/toolwatch && chown node:node /var/lib/toolwatch
+USER node
+EXPOSE 4318
+VOLUME ["/var/lib/toolwatch"]
+HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4318)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# SIGTERM drains in-flight batches before the store closes.
+STOPSIGNAL SIGTERM
+CMD ["node", "--enable-source-maps", "dist/main.js"]

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { FAILURE_OUTCOMES } from '../model.js';
+import type { Store } from '../store/store.js';
+import { parseSince } from './time-params.js';
+
+interface Query {
+  service?: string;
+  tool?: string;
+  outcome?: string;
+  since?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** GET /api/failures — recent failed calls with their raw arguments and validation errors, newest first. */
+export async function failuresRoutes(app: FastifyInstance, opts: { store: Store; now: () => number }): Promise<void> {
+  app.get<{ Querystring: Query }>(
+    '/api/failures',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            service: { type: 'string', maxLength: 200 },
+            tool: { type: 'string', maxLength: 1000 },
+            outcome: { enum: [...FAILURE_OUTCOMES] },
+            since: { type: 'string', maxLength: 64 },
+            limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+            cursor: { type: 'string', pattern: '^[0-9]{1,18}$' },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      let sinceMs: number | undefined;
+      if (q.since !== undefined) {
+        sinceMs = parseSince(q.since, opts.now());
+        if (sinceMs === undefined) return reply.code(400).send({ error: 'Bad Request', message: 'querystring/since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds' });
+      }
+      const limit = q.limit ?? 100;
+      const items = await opts.store.failures({
+        ...(q.service ? { service: q.service } : {}),
+        ...(q.tool ? { tool: q.tool } : {}),
+        ...(q.outcome ? { outcome: q.outcome } : {}),
+        ...(sinceMs !== undefined ? { sinceMs } : {}),
+        ...(q.cursor ? { cursor: Number(q.cursor) } : {}),
+        limit,
+      });
+      const last = items.at(-1);
+      return {
+        items: items.map((f) => ({ ...f, time: new Date(f.timeMs).toISOString() })),
+        nextCursor: items.length === limit && last ? String(last.id) : null,
+      };
+    },
+  );
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { OUTCOMES, isFailure, type OutcomeName } from '../model.js';
+import type { Store } from '../store/store.js';
+import { MINUTE_MS, minuteOf } from '../store/store.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+
+export interface ToolStats {
+  service: string;
+  tool: string;
+  counts: Record<OutcomeName, number>;
+  total: number;
+  /** All but unvalidated: the denominator of the error rate. */
+  checked: number;
+  /** (InvalidJson + UnknownName + SchemaMismatch) / checked; null when nothing was checked. */
+  errorRate: number | null;
+}
+
+/** GET /api/stats?window=1h — per service and tool: counts by outcome and the structural error rate. */
+export async function statsRoutes(app: FastifyInstance, opts: { store: Store; now: () => number }): Promise<void> {
+  app.get<{ Querystring: { window?: string; service?: string } }>(
+    '/api/stats',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { window: { type: 'string', pattern: '^\\d+(ms|s|m|h|d)$', default: '1h' }, service: { type: 'string', maxLength: 200 } },
+        },
+      },
+    },
+    async (req) => {
+      const windowMs = Math.max(MINUTE_MS, parseDuration(req.query.window ?? '1h')!);
+      const now = opts.now();
+      // Aggregates are per minute: the window covers whole minutes, the current one included.
+      const sinceMs = minuteOf(now) - windowMs + MINUTE_MS;
+      const rows = await opts.store.callCounts({ sinceMs, ...(req.query.service ? { service: req.query.service } : {}) });
+      const byTool = new Map<string, ToolStats>();
+      for (const r of rows) {
+        const key = `${r.service}\u0000${r.tool}`;
+        let s = byTool.get(key);
+        if (!s) {
+          s = { service: r.service, tool: r.tool, counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>, total: 0, checked: 0, errorRate: null };
+          byTool.set(key, s);
+        }
+        s.counts[r.outcome] += Number(r.count);
+      }
+      const tools = [...byTool.values()].map(finish);
+      return { window: formatDuration(windowMs), since: new Date(sinceMs).toISOString(), tools };
+    },
+  );
+}
+
+export function finish(s: ToolStats): ToolStats {
+  let total = 0;
+  let failed = 0;
+  for (const o of OUTCOMES) {
+    total += s.counts[o];
+    if (isFailure(o)) failed += s.counts[o];
+  }
+  const checked = total - s.counts.unvalidated;
+  return { ...s, total, checked, errorRate: checked > 0 ? failed / checked : null };
+}

@@ -1,0 +1,13 @@
+import { parseDuration } from '../util/duration.js';
+
+/**
+ * `since` as a user would type it: a duration back from now ('15m', '24h'), an RFC 3339 time,
+ * or epoch milliseconds. Returns undefined when it is none of these.
+ */
+export function parseSince(text: string, nowMs: number): number | undefined {
+  const ago = parseDuration(text);
+  if (ago !== undefined) return nowMs - ago;
+  if (/^\d{10,}$/.test(text)) return Number(text);
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? undefined : t;
+}

@@ -1,0 +1,46 @@
+/**
+ * buildApp: every route and the error handler on a Fastify instance. It never listens — main.ts
+ * does, and tests use app.inject or listen on port 0.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { failuresRoutes } from './api/failures.js';
+import { healthRoutes } from './api/health.js';
+import { metricsRoutes } from './api/metrics-route.js';
+import { statsRoutes } from './api/stats.js';
+import { otlpRoutes } from './ingest/otlp-route.js';
+import type { Services } from './services.js';
+
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config, store, metrics, pipeline, now } = services;
+  const app = Fastify({
+    loggerInstance: services.log as FastifyBaseLogger,
+    // JSON API bodies only; OTLP reads its own body under its own limit.
+    bodyLimit: 1024 * 1024,
+    disableRequestLogging: true,
+    // Closing keeps in-flight requests: a batch being recorded still gets its answer.
+    forceCloseConnections: false,
+  });
+  const isDraining = () => services.draining;
+
+  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) req.log.error({ err }, 'request failed');
+    return reply.code(status).send({ error: status === 500 ? 'Internal Server Error' : err.name, message: status === 500 ? 'internal error' : err.message });
+  });
+
+  await app.register(otlpRoutes, {
+    pipeline,
+    store,
+    metrics,
+    maxBodyBytes: config.ingest.maxBodyBytes,
+    maxPendingBatches: config.ingest.maxPendingBatches,
+    retryAfterSeconds: config.ingest.retryAfterSeconds,
+    maxAttributeDepth: config.ingest.maxAttributeDepth,
+    isDraining,
+  });
+  await app.register(healthRoutes, { store, isDraining });
+  await app.register(metricsRoutes, { registry: metrics.registry });
+  await app.register(failuresRoutes, { store, now });
+  await app.register(statsRoutes, { store, now });
+  return app;
+}

@@ -1,0 +1,81 @@
+/**
+ * The outcome contract (architecture.md): InvalidJson, UnknownName, SchemaMismatch, valid, else
+ * unvalidated — the first that applies wins.
+ */
+import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';
+import type { ToolRegistry } from './registry.js';
+import type { SchemaCache } from './schema-cache.js';
+
+export interface CallToCheck {
+  name: string;
+  args: ToolArgs;
+  service: string;
+  /** Tools offered in the request; undefined or empty = the request carried no definitions. */
+  offered?: readonly ToolDef[];
+}
+
+export interface Classified {
+  outcome: Outcome;
+  /** The name is offered or registered, so it may be a metric label value. */
+  nameKnown: boolean;
+}
+
+const MAX_ERRORS = 25;
+
+export function classify(call: CallToCheck, registry: ToolRegistry, schemas: SchemaCache): Classified {
+  const parsed = parseArguments(call.args);
+  if (parsed.kind === 'invalid') return { outcome: { outcome: 'InvalidJson', message: parsed.message }, nameKnown: isKnown(call, registry) };
+
+  const offered = call.offered && call.offered.length > 0 ? call.offered : undefined;
+  let def: ToolDef | undefined;
+  if (offered) {
+    def = offered.find((t) => t.name === call.name);
+    if (!def) return { outcome: { outcome: 'UnknownName', known: offered.map((t) => t.name) }, nameKnown: false };
+  } else if (registry.knows(call.service)) {
+    def = registry.lookup(call.service, call.name);
+    if (!def) return { outcome: { outcome: 'UnknownName', known: registry.names(call.service) }, nameKnown: false };
+  } else {
+    return { outcome: { outcome: 'unvalidated', reason: 'no_schema' }, nameKnown: false };
+  }
+
+  if (parsed.kind === 'none') return { outcome: { outcome: 'unvalidated', reason: 'no_arguments' }, nameKnown: true };
+  const schema = def.parameters ?? (offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
+  if (schema === undefined) return { outcome: { outcome: 'unvalidated', reason: 'no_schema' }, nameKnown: true };
+  const compiled = schemas.get(schema);
+  if (!compiled.ok) return { outcome: { outcome: 'unvalidated', reason: 'bad_schema', message: compiled.message }, nameKnown: true };
+  if (compiled.validate(parsed.value)) return { outcome: { outcome: 'valid' }, nameKnown: true };
+  return { outcome: { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) }, nameKnown: true };
+}
+
+function isKnown(call: CallToCheck, registry: ToolRegistry): boolean {
+  if (call.offered && call.offered.length > 0) return call.offered.some((t) => t.name === call.name);
+  return registry.lookup(call.service, call.name) !== undefined;
+}
+
+type Parsed = { kind: 'none' } | { kind: 'invalid'; message: string } | { kind: 'object'; value: unknown };
+
+function parseArguments(args: ToolArgs): Parsed {
+  if (args.kind === 'none') return { kind: 'none' };
+  let value: unknown;
+  if (args.kind === 'structured') value = args.value;
+  else {
+    try {
+      value = JSON.parse(args.raw);
+    } catch (err) {
+      return { kind: 'invalid', message: (err as Error).message.slice(0, 300) };
+    }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { kind: 'invalid', message: `arguments must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}` };
+  }
+  return { kind: 'object', value };
+}
+
+function toErrors(errors: readonly { instancePath: string; keyword: string; message?: string; params: object }[] | null | undefined): ValidationError[] {
+  return (errors ?? []).slice(0, MAX_ERRORS).map((e) => ({
+    instancePath: e.instancePath,
+    keyword: e.keyword,
+    message: e.message ?? e.keyword,
+    params: { ...(e.params as Record<string, unknown>) },
+  }));
+}

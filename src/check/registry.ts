@@ -1,0 +1,75 @@
+/**
+ * The tool registry: tool definitions from the files named in `tools:`. It answers for a service
+ * when a request carried no definitions of its own.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { ToolSource } from '../config.js';
+import type { ToolDef } from '../model.js';
+import { toToolDef } from '../normalize/tooldefs.js';
+
+const ALL = '*';
+
+export class ToolRegistry {
+  /** service (or '*') → tool name → definition */
+  private readonly byService = new Map<string, Map<string, ToolDef>>();
+
+  add(service: string | undefined, tools: readonly ToolDef[]): void {
+    const key = service ?? ALL;
+    let map = this.byService.get(key);
+    if (!map) this.byService.set(key, (map = new Map()));
+    for (const t of tools) map.set(t.name, t);
+  }
+
+  /** The definition a service's call to `name` is checked against: the service's own first. */
+  lookup(service: string, name: string): ToolDef | undefined {
+    return this.byService.get(service)?.get(name) ?? this.byService.get(ALL)?.get(name);
+  }
+
+  /** Whether the registry knows any tool for this service (else its calls are unvalidated). */
+  knows(service: string): boolean {
+    return (this.byService.get(service)?.size ?? 0) > 0 || (this.byService.get(ALL)?.size ?? 0) > 0;
+  }
+
+  names(service: string): string[] {
+    const names = new Set([...(this.byService.get(ALL)?.keys() ?? []), ...(this.byService.get(service)?.keys() ?? [])]);
+    return [...names].sort();
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const m of this.byService.values()) n += m.size;
+    return n;
+  }
+}
+
+export type RegistryLoad = { ok: true; registry: ToolRegistry } | { ok: false; problems: string[] };
+
+/** Reads every registry file; a file that cannot be read or holds a bad entry is reported, not skipped. */
+export function loadToolRegistry(sources: readonly ToolSource[], read: (path: string) => string = (p) => readFileSync(p, 'utf8')): RegistryLoad {
+  const registry = new ToolRegistry();
+  const problems: string[] = [];
+  for (const src of sources) {
+    let doc: unknown;
+    try {
+      const text = read(src.path);
+      doc = /\.ya?ml$/i.test(src.path) ? parseYaml(text) : JSON.parse(text);
+    } catch (err) {
+      problems.push(`tools: ${src.path}: ${(err as Error).message}`);
+      continue;
+    }
+    const list = Array.isArray(doc) ? doc : (doc as { tools?: unknown } | null)?.tools;
+    if (!Array.isArray(list)) {
+      problems.push(`tools: ${src.path}: must hold an array of tool definitions`);
+      continue;
+    }
+    const defs: ToolDef[] = [];
+    list.forEach((entry, i) => {
+      const def = toToolDef(entry);
+      if (!def) problems.push(`tools: ${src.path}[${i}]: not a tool definition (needs a name; OpenAI, flat, Vercel, Anthropic and MCP shapes are accepted)`);
+      else defs.push(def);
+    });
+    registry.add(src.service, defs);
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, registry };
+}

@@ -1,0 +1,327 @@
+/**
+ * OTLP/JSON decoder (ExportTraceServiceRequest in the proto3 JSON mapping, with the OTLP deviations:
+ * trace/span ids are hex, enums are integers). lowerCamelCase keys, snake_case accepted too; unknown
+ * fields ignored. The AnyValue converter is depth-capped, so deep nesting never recurses far.
+ */
+import type { AttrObject, AttrValue, Span, SpanEvent } from '../model.js';
+import {
+  DEFAULT_SERVICE,
+  Rejects,
+  depthReason,
+  errorMessage,
+  newAttrs,
+  newSpan,
+  resolveMaxDepth,
+  type DecodeLimits,
+  type DecodeResult,
+} from './otlp-decode-common.js';
+
+type Obj = Record<string, unknown>;
+
+interface Ctx {
+  maxDepth: number;
+  reject: string | null;
+}
+
+class Malformed extends Error {}
+
+const TRACE_ID_RE = /^[0-9a-fA-F]{32}$/;
+const SPAN_ID_RE = /^[0-9a-fA-F]{16}$/;
+const UINT_RE = /^\d+$/;
+const INT_RE = /^-?\d+$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+
+const KIND_NAMES: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
+const STATUS_NAMES: Record<string, number> = {
+  STATUS_CODE_UNSET: 0,
+  STATUS_CODE_OK: 1,
+  STATUS_CODE_ERROR: 2,
+};
+
+const R_TRACE_ID = 'traceId must be 32 hex characters (OTLP/JSON uses hex, not base64)';
+const R_SPAN_ID = 'spanId must be 16 hex characters (OTLP/JSON uses hex, not base64)';
+const R_PARENT_ID = 'parentSpanId must be empty or 16 hex characters (OTLP/JSON uses hex, not base64)';
+
+export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): DecodeResult {
+  let text: string;
+  if (typeof body === 'string') text = body;
+  else text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, message: `invalid JSON: ${errorMessage(err)}` };
+  }
+  if (!isObj(root)) return { ok: false, message: 'OTLP/JSON body must be a JSON object (ExportTraceServiceRequest)' };
+  const spans: Span[] = [];
+  const rejects = new Rejects();
+  const c: Ctx = { maxDepth: resolveMaxDepth(limits), reject: null };
+  try {
+    const rsList = arrayField(root, 'resourceSpans', 'resource_spans', 'resourceSpans');
+    for (let i = 0; i < rsList.length; i++) {
+      const rs = rsList[i];
+      if (!isObj(rs)) throw new Malformed(`resourceSpans[${i}] must be an object`);
+      const service = serviceName(rs['resource']);
+      const ssList = arrayField(rs, 'scopeSpans', 'scope_spans', `resourceSpans[${i}].scopeSpans`);
+      for (let j = 0; j < ssList.length; j++) {
+        const ss = ssList[j];
+        if (!isObj(ss)) throw new Malformed(`resourceSpans[${i}].scopeSpans[${j}] must be an object`);
+        const scopeObj = ss['scope'];
+        const scopeName = isObj(scopeObj) && typeof scopeObj['name'] === 'string' ? scopeObj['name'] : '';
+        const spanList = arrayField(ss, 'spans', 'spans', `resourceSpans[${i}].scopeSpans[${j}].spans`);
+        for (let k = 0; k < spanList.length; k++) {
+          c.reject = null;
+          const span = convertSpan(c, spanList[k], service, scopeName);
+          if (span !== null && c.reject === null) spans.push(span);
+          else rejects.add(c.reject ?? 'span must be a JSON object');
+        }
+      }
+    }
+  } catch (err) {
+    if (err instanceof Malformed) return { ok: false, message: `malformed OTLP/JSON request: ${err.message}` };
+    return { ok: false, message: `malformed OTLP/JSON request: ${errorMessage(err)}` };
+  }
+  return { ok: true, spans, rejectedSpans: rejects.count, rejectReasons: rejects.reasons };
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A repeated field of a structural message: absent/null → [], non-array → whole payload malformed. */
+function arrayField(o: Obj, camel: string, snake: string, where: string): unknown[] {
+  let v = o[camel];
+  if (v === undefined) v = o[snake];
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new Malformed(`${where} must be an array`);
+  return v;
+}
+
+function serviceName(resource: unknown): string {
+  if (!isObj(resource)) return DEFAULT_SERVICE;
+  const attrs = resource['attributes'];
+  if (!Array.isArray(attrs)) return DEFAULT_SERVICE;
+  let service = DEFAULT_SERVICE;
+  for (const kv of attrs) {
+    if (isObj(kv) && kv['key'] === 'service.name') {
+      const v = kv['value'];
+      if (isObj(v)) {
+        const s = v['stringValue'] ?? v['string_value'];
+        if (typeof s === 'string' && s !== '') service = s;
+      }
+    }
+  }
+  return service;
+}
+
+function field(o: Obj, camel: string, snake: string): unknown {
+  const v = o[camel];
+  return v === undefined ? o[snake] : v;
+}
+
+/** int64 nanoseconds (decimal string or number) → ms; NaN when invalid, 0 when absent. */
+function nanosToMs(v: unknown): number {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v / 1e6 : NaN;
+  if (typeof v === 'string') return UINT_RE.test(v) ? Number(v) / 1e6 : NaN;
+  if (v === undefined || v === null) return 0;
+  return NaN;
+}
+
+function enumValue(v: unknown, names: Record<string, number>, max: number): number {
+  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 && v <= max ? v : 0;
+  if (typeof v === 'string') {
+    const n = names[v];
+    if (n !== undefined) return n;
+    if (UINT_RE.test(v)) {
+      const x = Number(v);
+      return x <= max ? x : 0;
+    }
+  }
+  return 0;
+}
+
+function convertSpan(c: Ctx, sp: unknown, service: string, scope: string): Span | null {
+  if (!isObj(sp)) return null;
+  const rawTrace = field(sp, 'traceId', 'trace_id');
+  if (typeof rawTrace !== 'string' || !TRACE_ID_RE.test(rawTrace)) {
+    c.reject = R_TRACE_ID;
+    return null;
+  }
+  const traceId = rawTrace.toLowerCase();
+  if (traceId === ZERO_TRACE) {
+    c.reject = 'traceId must not be all zeros';
+    return null;
+  }
+  const rawSpan = field(sp, 'spanId', 'span_id');
+  if (typeof rawSpan !== 'string' || !SPAN_ID_RE.test(rawSpan)) {
+    c.reject = R_SPAN_ID;
+    return null;
+  }
+  const spanId = rawSpan.toLowerCase();
+  if (spanId === ZERO_SPAN) {
+    c.reject = 'spanId must not be all zeros';
+    return null;
+  }
+  const rawParent = field(sp, 'parentSpanId', 'parent_span_id');
+  let parentSpanId = '';
+  if (rawParent !== undefined && rawParent !== null && rawParent !== '') {
+    if (typeof rawParent !== 'string' || !SPAN_ID_RE.test(rawParent)) {
+      c.reject = R_PARENT_ID;
+      return null;
+    }
+    parentSpanId = rawParent.toLowerCase();
+  }
+  const rawName = sp['name'];
+  const name = typeof rawName === 'string' ? rawName : '';
+  const kind = enumValue(sp['kind'], KIND_NAMES, 5);
+  const startTimeMs = nanosToMs(field(sp, 'startTimeUnixNano', 'start_time_unix_nano'));
+  const endTimeMs = nanosToMs(field(sp, 'endTimeUnixNano', 'end_time_unix_nano'));
+  if (Number.isNaN(startTimeMs) || Number.isNaN(endTimeMs)) {
+    c.reject = 'startTimeUnixNano/endTimeUnixNano must be unsigned integers (decimal string or number)';
+    return null;
+  }
+  let statusCode = 0;
+  let statusMessage = '';
+  const status = sp['status'];
+  if (isObj(status)) {
+    statusCode = enumValue(status['code'], STATUS_NAMES, 2);
+    const m = status['message'];
+    if (typeof m === 'string') statusMessage = m;
+  }
+  const attributes = convertAttributes(c, sp['attributes'], 1);
+  if (c.reject !== null) return null;
+  const events: SpanEvent[] = [];
+  const rawEvents = sp['events'];
+  if (Array.isArray(rawEvents)) {
+    for (const ev of rawEvents) {
+      if (!isObj(ev)) {
+        c.reject = 'span event must be a JSON object';
+        return null;
+      }
+      const timeMs = nanosToMs(field(ev, 'timeUnixNano', 'time_unix_nano'));
+      if (Number.isNaN(timeMs)) {
+        c.reject = 'event timeUnixNano must be an unsigned integer (decimal string or number)';
+        return null;
+      }
+      const evName = ev['name'];
+      const evAttrs = convertAttributes(c, ev['attributes'], 1);
+      if (c.reject !== null) return null;
+      events.push({ name: typeof evName === 'string' ? evName : '', timeMs, attributes: evAttrs });
+    }
+  } else if (rawEvents !== undefined && rawEvents !== null) {
+    c.reject = 'span events must be an array';
+    return null;
+  }
+  return newSpan(
+    traceId,
+    spanId,
+    parentSpanId,
+    name,
+    kind,
+    startTimeMs,
+    endTimeMs,
+    statusCode,
+    statusMessage,
+    attributes,
+    events,
+    service,
+    scope,
+  );
+}
+
+/** repeated KeyValue → null-prototype object; `depth` is the nesting level of the values. */
+function convertAttributes(c: Ctx, list: unknown, depth: number): AttrObject {
+  const out = newAttrs();
+  if (list === undefined || list === null) return out;
+  if (!Array.isArray(list)) {
+    c.reject = 'attributes must be an array of {key, value}';
+    return out;
+  }
+  for (let i = 0; i < list.length; i++) {
+    const kv = list[i];
+    if (!isObj(kv) || typeof kv['key'] !== 'string') {
+      c.reject = 'attributes must be an array of {key, value}';
+      return out;
+    }
+    out[kv['key']] = convertAnyValue(c, kv['value'], depth);
+    if (c.reject !== null) return out;
+  }
+  return out;
+}
+
+function convertAnyValue(c: Ctx, v: unknown, depth: number): AttrValue {
+  if (depth > c.maxDepth) {
+    c.reject = depthReason(c.maxDepth);
+    return null;
+  }
+  if (v === undefined || v === null) return null;
+  if (!isObj(v)) {
+    c.reject = 'attribute value must be an AnyValue object';
+    return null;
+  }
+  const s = v['stringValue'];
+  if (typeof s === 'string') return s;
+  for (const k in v) {
+    const x = v[k];
+    switch (k) {
+      case 'stringValue':
+      case 'string_value':
+        if (typeof x === 'string') return x;
+        break;
+      case 'boolValue':
+      case 'bool_value':
+        if (typeof x === 'boolean') return x;
+        break;
+      case 'intValue':
+      case 'int_value':
+        if (typeof x === 'number' && Number.isInteger(x)) return x;
+        if (typeof x === 'string' && INT_RE.test(x)) return Number(x);
+        break;
+      case 'doubleValue':
+      case 'double_value':
+        if (typeof x === 'number') return x;
+        if (typeof x === 'string') {
+          const d = Number(x);
+          if (!Number.isNaN(d) || x === 'NaN') return d;
+        }
+        break;
+      case 'arrayValue':
+      case 'array_value': {
+        if (!isObj(x)) break;
+        const vals = x['values'];
+        if (vals === undefined || vals === null) return [];
+        if (!Array.isArray(vals)) break;
+        const out: AttrValue[] = new Array<AttrValue>(vals.length);
+        for (let i = 0; i < vals.length; i++) {
+          out[i] = convertAnyValue(c, vals[i], depth + 1);
+          if (c.reject !== null) return null;
+        }
+        return out;
+      }
+      case 'kvlistValue':
+      case 'kvlist_value': {
+        if (!isObj(x)) break;
+        const obj = convertAttributes(c, x['values'], depth + 1);
+        return c.reject !== null ? null : obj;
+      }
+      case 'bytesValue':
+      case 'bytes_value':
+        if (typeof x === 'string') return new Uint8Array(Buffer.from(x, 'base64'));
+        break;
+      default:
+        continue; // unknown field: ignored
+    }
+    c.reject = `invalid AnyValue ${k}`;
+    return null;
+  }
+  return null;
+}

@@ -1,0 +1,51 @@
+/**
+ * Periodic jobs on node-cron. A run never overlaps the previous one of the same job: a tick that
+ * finds the last run still going is skipped and logged, not queued.
+ */
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from 'pino';
+
+export class Scheduler {
+  private readonly tasks: ScheduledTask[] = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly running = new Set<string>();
+
+  constructor(private readonly log: Logger) {}
+
+  every(name: string, expression: string, run: () => Promise<unknown>): void {
+    if (!cron.validate(expression)) throw new Error(`job ${name}: invalid cron expression ${JSON.stringify(expression)}`);
+    const task = cron.schedule(expression, () => void this.runOnce(name, run), { name });
+    this.tasks.push(task);
+  }
+
+  /** Sub-minute jobs (cron's finest grain is too coarse for them). */
+  interval(name: string, everyMs: number, run: () => Promise<unknown>): void {
+    const t = setInterval(() => void this.runOnce(name, run), everyMs);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  /** Runs a job now unless it is already running; resolves false when skipped. */
+  async runOnce(name: string, run: () => Promise<unknown>): Promise<boolean> {
+    if (this.running.has(name)) {
+      this.log.warn({ job: name }, 'previous run still going; this tick is skipped');
+      return false;
+    }
+    this.running.add(name);
+    try {
+      await run();
+    } catch (err) {
+      this.log.error({ err, job: name }, 'job failed');
+    } finally {
+      this.running.delete(name);
+    }
+    return true;
+  }
+
+  stop(): void {
+    for (const t of this.tasks) void t.stop();
+    for (const t of this.timers) clearInterval(t);
+    this.tasks.length = 0;
+    this.timers.length = 0;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The process: config → services → app → listen. SIGTERM/SIGINT drain: new batches get 503
+ * (clients retry elsewhere), in-flight ones finish and commit, then the store closes.
+ */
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { createServices } from './services.js';
+
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  let config;
+  try {
+    config = loadConfig({ argv, env });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`toolwatch: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  let services;
+  try {
+    services = await createServices(config, log);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`toolwatch: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+  const app = await buildApp(services);
+  await app.listen({ host: config.server.host, port: config.server.port });
+  log.info({ store: services.store.kind, config: config.configPath ?? '(defaults)', tools: services.registry.size }, 'toolwatch is listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'draining');
+    services.draining = true;
+    const timer = setTimeout(() => {
+      log.error('shutdown grace period over; exiting');
+      process.exit(1);
+    }, config.server.shutdownGraceMs);
+    timer.unref();
+    await app.close();
+    await services.close();
+    log.info('stopped');
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+const isEntry = import.meta.url === `file://${process.argv[1]}`;
+if (isEntry) {
+  main(process.argv.slice(2), process.env).catch((err: unknown) => {
+    process.stderr.write(`toolwatch: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * Every metric toolwatch exports: names, labels and help text in one place. Metric names are part
+ * of the contract — users write PromQL and alert rules against them.
+ */
+import client from 'prom-client';
+
+/** Values read at scrape time, so the gauges are never stale. */
+export interface MetricProbes {
+  pendingBatches?: () => number;
+  dedupeTraces?: () => number;
+}
+
+export function createMetrics(probes: MetricProbes = {}) {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const r = [registry];
+  return {
+    registry,
+    toolCalls: new client.Counter({
+      name: 'toolwatch_tool_calls_total',
+      help: 'Tool calls counted once each, by structural outcome: valid, InvalidJson, UnknownName, SchemaMismatch, unvalidated. Invented names are tool="_unknown".',
+      labelNames: ['service', 'model', 'tool', 'outcome', 'source'] as const,
+      registers: r,
+    }),
+    unvalidated: new client.Counter({
+      name: 'toolwatch_unvalidated_calls_total',
+      help: 'Calls that could not be checked, by reason: no_arguments, no_schema, bad_schema.',
+      labelNames: ['service', 'reason'] as const,
+      registers: r,
+    }),
+    toolExecutions: new client.Counter({
+      name: 'toolwatch_tool_executions_total',
+      help: 'Tool executions seen in tool spans, by status (ok | error); separate from the structural outcomes.',
+      labelNames: ['service', 'tool', 'status'] as const,
+      registers: r,
+    }),
+    spansReceived: new client.Counter({
+      name: 'toolwatch_spans_received_total',
+      help: 'Spans received, whether or not they carry tool calls.',
+      labelNames: ['source'] as const,
+      registers: r,
+    }),
+    ingestRejected: new client.Counter({
+      name: 'toolwatch_ingest_rejected_total',
+      help: 'Requests or spans refused by the receiver, by reason.',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    duplicateSpans: new client.Counter({
+      name: 'toolwatch_duplicate_spans_total',
+      help: 'Tool-bearing spans received again (client retries) and not counted twice.',
+      registers: r,
+    }),
+    ingestDuration: new client.Histogram({
+      name: 'toolwatch_ingest_batch_duration_seconds',
+      help: 'Time from a decoded batch to its durable commit.',
+      labelNames: ['source'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: r,
+    }),
+    failureRecordsDropped: new client.Counter({
+      name: 'toolwatch_failure_records_dropped_total',
+      help: 'Failed calls counted but not stored as records because their tool hit the per-minute cap.',
+      registers: r,
+    }),
+    labelOverflow: new client.Counter({
+      name: 'toolwatch_label_overflow_total',
+      help: 'Label values replaced by "_other" because the label reached its cap.',
+      labelNames: ['label'] as const,
+      registers: r,
+    }),
+    dedupeTraces: new client.Gauge({
+      name: 'toolwatch_dedupe_traces',
+      help: 'Traces remembered for one-call-one-count across batches.',
+      registers: r,
+      collect() {
+        if (probes.dedupeTraces) this.set(probes.dedupeTraces());
+      },
+    }),
+    dedupeEvicted: new client.Counter({
+      name: 'toolwatch_dedupe_evicted_total',
+      help: 'Traces forgotten by the dedupe memory (capacity or TTL).',
+      registers: r,
+    }),
+    storePending: new client.Gauge({
+      name: 'toolwatch_store_pending_batches',
+      help: 'Batches waiting for a store commit.',
+      registers: r,
+      collect() {
+        if (probes.pendingBatches) this.set(probes.pendingBatches());
+      },
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,164 @@
+/**
+ * The shared vocabulary of toolwatch. Every stage speaks these types; none of them knows
+ * about HTTP, protobuf, a database or a clock.
+ */
+
+/** An OTLP AnyValue after decoding. kvlists become null-prototype objects, so a `__proto__` key is plain data. */
+export type AttrValue = string | number | boolean | null | Uint8Array | AttrValue[] | AttrObject;
+export interface AttrObject {
+  [key: string]: AttrValue;
+}
+
+/** A span event (deprecated GenAI forms put whole messages in events). */
+export interface SpanEvent {
+  name: string;
+  timeMs: number;
+  attributes: AttrObject;
+}
+
+/** One decoded span, whatever wire format it came in. Ids are lower-case hex. */
+export interface Span {
+  traceId: string;
+  spanId: string;
+  /** '' when the span is a root. */
+  parentSpanId: string;
+  name: string;
+  /** OTLP SpanKind 0..5. */
+  kind: number;
+  startTimeMs: number;
+  endTimeMs: number;
+  /** 0 unset, 1 ok, 2 error. */
+  statusCode: number;
+  statusMessage: string;
+  /** Null-prototype object. */
+  attributes: AttrObject;
+  events: SpanEvent[];
+  /** Resource `service.name`, or 'unknown_service'. */
+  service: string;
+  /** Instrumentation scope name ('' when absent). */
+  scope: string;
+}
+
+/** A tool definition as offered to the model or loaded from the registry. */
+export interface ToolDef {
+  name: string;
+  description?: string;
+  /** The JSON Schema of the arguments; undefined when the definition carried none. */
+  parameters?: unknown;
+}
+
+/**
+ * Arguments as the emitter sent them. `raw` is what we store and show: the original string, or for
+ * a structured (kvlist) value its JSON serialisation.
+ */
+export type ToolArgs =
+  | { kind: 'none' }
+  | { kind: 'string'; raw: string }
+  | { kind: 'structured'; value: unknown; raw: string };
+
+/** A call the model proposed in its output, or replayed in its input history. */
+export interface CallSighting {
+  /** Provider call id (`call_…`, `toolu_…`); undefined when the emitter recorded none. */
+  callId?: string;
+  name: string;
+  args: ToolArgs;
+  /** Position of this call among the span's calls of the same kind (output or input). */
+  index: number;
+  /** For replays: the tool's result when the history carries it. */
+  result?: string;
+}
+
+/** A tool span: the execution of a call. */
+export interface ToolExecution {
+  callId?: string;
+  name: string;
+  args: ToolArgs;
+  status: 'ok' | 'error';
+  errorType?: string;
+  result?: string;
+  durationMs: number;
+}
+
+/** What one span says about tool use, in dialect-independent form. */
+export interface SpanFacts {
+  /** Registry name of the reader that understood the span, e.g. 'genai', 'openinference'. */
+  dialect: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  service: string;
+  startTimeMs: number;
+  endTimeMs: number;
+  /** 'model' = a model request/response; 'tool' = a tool execution; 'agent' = an agent/workflow. */
+  role: 'model' | 'tool' | 'agent' | 'other';
+  model?: string;
+  provider?: string;
+  /**
+   * Tools offered in this request. undefined = the request carried no definitions (fall back to the
+   * registry); [] = it explicitly offered none.
+   */
+  offered?: ToolDef[];
+  /** Calls the model proposed in this span's output. */
+  proposals: CallSighting[];
+  /** Calls replayed from history in this span's input (never counted on their own). */
+  replays: CallSighting[];
+  /** Set on tool spans. */
+  execution?: ToolExecution;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** First user message of the request, when captured (for trajectories). */
+  userMessage?: string;
+  /** Assistant text of the response, when captured (for trajectories). */
+  outputText?: string;
+  /** Span status error, for model spans. */
+  error?: string;
+}
+
+/** One Ajv error, kept with each SchemaMismatch failure. */
+export interface ValidationError {
+  instancePath: string;
+  keyword: string;
+  message: string;
+  params: Record<string, unknown>;
+}
+
+export type OutcomeName = 'valid' | 'InvalidJson' | 'UnknownName' | 'SchemaMismatch' | 'unvalidated';
+export type UnvalidatedReason = 'no_arguments' | 'no_schema' | 'bad_schema';
+
+/** The outcome contract of architecture.md, as a discriminated union. */
+export type Outcome =
+  | { outcome: 'valid' }
+  | { outcome: 'InvalidJson'; message: string }
+  | { outcome: 'UnknownName'; known: string[] }
+  | { outcome: 'SchemaMismatch'; errors: ValidationError[] }
+  | { outcome: 'unvalidated'; reason: UnvalidatedReason; message?: string };
+
+export const OUTCOMES: readonly OutcomeName[] = ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated'];
+export const FAILURE_OUTCOMES: readonly OutcomeName[] = ['InvalidJson', 'UnknownName', 'SchemaMismatch'];
+
+export function isFailure(o: OutcomeName): boolean {
+  return o === 'InvalidJson' || o === 'UnknownName' || o === 'SchemaMismatch';
+}
+
+/** Where a batch came from: shows as the `source` label and column. */
+export type SourceName = 'otlp' | 'langfuse';
+
+/** A call counted once, with the outcome of its check. */
+export interface CheckedCall {
+  source: SourceName;
+  traceId: string;
+  /** The span the call was counted from (the proposing model span, else the tool span). */
+  spanId: string;
+  callId?: string;
+  service: string;
+  model: string;
+  /** The name as the model wrote it (may be invented). */
+  name: string;
+  /** true when the name is offered or in the registry: only then may it become a label value. */
+  nameKnown: boolean;
+  args: ToolArgs;
+  timeMs: number;
+  outcome: Outcome;
+  /** Counted from a tool span alone (no proposal was seen). */
+  fromExecution: boolean;
+}

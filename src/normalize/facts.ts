@@ -1,0 +1,40 @@
+/** The parts of SpanFacts every reader fills the same way. */
+import type { Span, SpanFacts, ToolExecution } from '../model.js';
+import { str, toToolArgs, resultText } from './values.js';
+
+export function baseFacts(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
+  const f: SpanFacts = {
+    dialect,
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    service: span.service,
+    startTimeMs: span.startTimeMs,
+    endTimeMs: span.endTimeMs,
+    role,
+    proposals: [],
+    replays: [],
+  };
+  if (span.statusCode === 2) f.error = str(span.attributes, 'error.type') ?? (span.statusMessage || 'error');
+  return f;
+}
+
+/** A tool execution; status error on span status ERROR or an `error.type`, whichever the emitter set. */
+export function execution(span: Span, name: string, callId: string | undefined, args: unknown, result: unknown): ToolExecution {
+  const errorType = str(span.attributes, 'error.type');
+  const failed = span.statusCode === 2 || errorType !== undefined;
+  const e: ToolExecution = {
+    name,
+    args: toToolArgs(args),
+    status: failed ? 'error' : 'ok',
+    durationMs: Math.max(0, span.endTimeMs - span.startTimeMs),
+  };
+  if (callId !== undefined) e.callId = callId;
+  if (failed) {
+    const t = errorType ?? (span.statusMessage || undefined);
+    if (t !== undefined) e.errorType = t;
+  }
+  const r = resultText(result);
+  if (r !== undefined) e.result = r;
+  return e;
+}

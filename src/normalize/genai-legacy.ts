@@ -1,0 +1,253 @@
+/**
+ * Deprecated GenAI forms still in the wild: v1.28–v1.36 events (as span events), whole-JSON
+ * `gen_ai.prompt`/`gen_ai.completion`, OpenLLMetry numbered keys and `llm.request.functions`,
+ * and Traceloop decorator spans (`traceloop.span.kind`).
+ *
+ * Registered before `genai`: it reads the span the current way first (readGenAi), then fills only
+ * what is still missing from the old forms, taking the first form that has calls. So a span carrying
+ * both `gen_ai.operation.name=chat` and numbered completion keys yields its calls exactly once.
+ */
+import type { AttrObject, AttrValue, Span, SpanEvent, SpanFacts, ToolDef } from '../model.js';
+import type { DialectReader } from './registry.js';
+import { execution } from './facts.js';
+import { genAiRole, readGenAi } from './genai.js';
+import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
+import {
+  assistantText,
+  emptyMsg,
+  firstUserText,
+  proposalsOf,
+  readMessage,
+  readMessages,
+  replaysOf,
+  type Msg,
+} from './messages.js';
+import { toToolDef } from './tooldefs.js';
+import { isRecord, jsonValue, str, type Rec } from './values.js';
+
+/** v1.28 message events carry the role in the event name. */
+const INPUT_EVENT_ROLES = new Map<string, string>([
+  ['gen_ai.system.message', 'system'],
+  ['gen_ai.user.message', 'user'],
+  ['gen_ai.assistant.message', 'assistant'],
+  ['gen_ai.tool.message', 'tool'],
+]);
+/** v1.26 content events put the whole JSON in an attribute named like the old span attributes. */
+const CONTENT_EVENT_ATTR = new Map<string, string>([
+  ['gen_ai.content.prompt', 'gen_ai.prompt'],
+  ['gen_ai.content.completion', 'gen_ai.completion'],
+]);
+/**
+ * Exact keys that every OpenLLMetry numbered message/function list has at index 0. Probing them is
+ * O(1), where scanning all keys would cost every current-GenAI span a full pass on the hot path.
+ */
+const NUMBERED_PROBES = ['gen_ai.prompt.0.', 'gen_ai.completion.0.'].flatMap((p) =>
+  ['role', 'content', 'finish_reason', 'tool_calls.0.name', 'tool_calls.0.id', 'function_call.name'].map((k) => p + k),
+);
+NUMBERED_PROBES.push('llm.request.functions.0.name');
+
+function isLegacyEvent(name: string): boolean {
+  return name === 'gen_ai.choice' || INPUT_EVENT_ROLES.has(name) || CONTENT_EVENT_ATTR.has(name);
+}
+
+function hasNumberedKeys(a: AttrObject): boolean {
+  for (const k of NUMBERED_PROBES) if (a[k] !== undefined) return true;
+  return false;
+}
+
+function legacyRole(span: Span): SpanFacts['role'] {
+  const a = span.attributes;
+  const kind = str(a, 'traceloop.span.kind');
+  if (kind !== undefined) return kind === 'tool' ? 'tool' : kind === 'workflow' || kind === 'agent' ? 'agent' : 'other';
+  const type = str(a, 'llm.request.type');
+  if (type === 'embedding' || type === 'rerank') return 'other';
+  // Anything else that made matches() true is a model request in old clothes.
+  return 'model';
+}
+
+/** Event body: in a `body`-like attribute (JSON or structured), or flattened into the attributes. */
+function eventBody(e: SpanEvent): unknown {
+  const at = e.attributes;
+  const b = at['body'] ?? at['gen_ai.event.body'] ?? at['event.body'];
+  if (b === undefined || b === null) return at;
+  return typeof b === 'string' ? jsonValue(b) : b;
+}
+
+/** A whole-JSON attribute; a plain non-JSON string is the prompt/completion text itself. */
+function wholeMessages(v: AttrValue | undefined, textRole: string): Msg[] {
+  if (v === undefined || v === null) return [];
+  const parsed = jsonValue(v);
+  if (parsed === undefined && typeof v === 'string' && v !== '') {
+    const m = emptyMsg(textRole);
+    m.texts.push(v);
+    return [m];
+  }
+  return readMessages(parsed);
+}
+
+function eventMessages(span: Span, output: boolean): Msg[] {
+  const out: Msg[] = [];
+  for (const e of span.events) {
+    const contentAttr = CONTENT_EVENT_ATTR.get(e.name);
+    if (contentAttr !== undefined) {
+      if ((contentAttr === 'gen_ai.completion') === output) {
+        out.push(...wholeMessages(e.attributes[contentAttr], output ? 'assistant' : 'user'));
+      }
+      continue;
+    }
+    if (output ? e.name !== 'gen_ai.choice' : !INPUT_EVENT_ROLES.has(e.name)) continue;
+    const m = readMessage(eventBody(e), output ? 'assistant' : INPUT_EVENT_ROLES.get(e.name));
+    if (m) out.push(m);
+  }
+  return out;
+}
+
+/** OpenLLMetry message content is text, or a JSON string of content parts for multimodal input. */
+function pushContent(m: Msg, content: AttrValue | undefined): void {
+  if (typeof content !== 'string' || content === '') return;
+  if (content.charCodeAt(0) === 91 /* [ */) {
+    const parsed = jsonValue(content);
+    if (Array.isArray(parsed)) {
+      const inner = readMessage({ content: parsed });
+      if (inner) for (const t of inner.texts) m.texts.push(t);
+      return;
+    }
+  }
+  m.texts.push(content);
+}
+
+function numberedMessages(a: AttrObject, prefix: string): Msg[] {
+  const out: Msg[] = [];
+  for (const g of groupIndexed(a, prefix)) out.push(numberedMessage(g));
+  return out;
+}
+
+function numberedMessage(g: IndexedGroup): Msg {
+  const f = g.fields;
+  const m = emptyMsg(gstr(f, 'role'));
+  const content = f.get('content');
+  if (m.role === 'tool') {
+    const r: Msg['results'][number] = { content };
+    const id = gstr(f, 'tool_call_id');
+    if (id !== undefined) r.id = id;
+    m.results.push(r);
+  } else {
+    pushContent(m, content);
+  }
+  for (const tc of groupIndexed(f, 'tool_calls')) {
+    const name = gstr(tc.fields, 'name');
+    if (name === undefined) continue;
+    const id = gstr(tc.fields, 'id');
+    m.calls.push(id === undefined ? { name, args: tc.fields.get('arguments') } : { id, name, args: tc.fields.get('arguments') });
+  }
+  // The pre-tools OpenAI functions API.
+  const fname = gstr(f, 'function_call.name');
+  if (fname !== undefined) m.calls.push({ name: fname, args: f.get('function_call.arguments') });
+  return m;
+}
+
+function requestFunctions(a: AttrObject): ToolDef[] | undefined {
+  const groups = groupIndexed(a, 'llm.request.functions');
+  if (groups.length === 0) return undefined;
+  const defs: ToolDef[] = [];
+  for (const g of groups) {
+    const d = toToolDef({
+      name: g.fields.get('name'),
+      description: g.fields.get('description'),
+      parameters: g.fields.get('parameters'),
+    });
+    if (d) defs.push(d);
+  }
+  return defs.length > 0 ? defs : undefined;
+}
+
+/**
+ * Traceloop decorator input. LangChain's callback writes {inputs, tags, metadata, kwargs}: take
+ * `inputs`. Python decorators write {args:[…], kwargs:{…}}: take kwargs, or the single positional
+ * object. Positional scalars cannot be mapped onto named parameters, so they count as no arguments
+ * rather than as a guaranteed schema mismatch. Any other JSON is taken as the arguments verbatim.
+ */
+export function traceloopArgs(v: AttrValue | undefined): unknown {
+  const parsed = typeof v === 'string' ? jsonValue(v) : v;
+  if (!isRecord(parsed)) return v;
+  const inputs = parsed['inputs'];
+  if (inputs !== undefined && inputs !== null) return inputs;
+  const args = parsed['args'];
+  const kwargs = parsed['kwargs'];
+  if (args === undefined && kwargs === undefined) return v;
+  const positional = Array.isArray(args) ? args : [];
+  const named = isRecord(kwargs) && Object.keys(kwargs).length > 0 ? (kwargs as Rec) : undefined;
+  if (positional.length === 0) return named ?? {};
+  if (named === undefined && positional.length === 1 && isRecord(positional[0])) return positional[0];
+  return undefined;
+}
+
+function firstNonEmpty<T>(sources: readonly Msg[][], pick: (m: Msg[]) => T | undefined, empty: (t: T) => boolean): T | undefined {
+  for (const s of sources) {
+    if (s.length === 0) continue;
+    const v = pick(s);
+    if (v !== undefined && !empty(v)) return v;
+  }
+  return undefined;
+}
+
+function fillModel(span: Span, f: SpanFacts): void {
+  const a = span.attributes;
+  const inputs = [wholeMessages(a['gen_ai.prompt'], 'user'), eventMessages(span, false), numberedMessages(a, 'gen_ai.prompt')];
+  const outputs = [
+    wholeMessages(a['gen_ai.completion'], 'assistant'),
+    eventMessages(span, true),
+    numberedMessages(a, 'gen_ai.completion'),
+  ];
+  const isEmpty = (x: unknown[]): boolean => x.length === 0;
+  if (f.proposals.length === 0) f.proposals = firstNonEmpty(outputs, proposalsOf, isEmpty) ?? [];
+  if (f.replays.length === 0) f.replays = firstNonEmpty(inputs, replaysOf, isEmpty) ?? [];
+  f.userMessage ??= firstNonEmpty(inputs, firstUserText, () => false);
+  f.outputText ??= firstNonEmpty(outputs, assistantText, () => false);
+}
+
+/** readGenAi already built an execution from any gen_ai.* attributes; Traceloop fills the gaps. */
+function fillTool(span: Span, f: SpanFacts): void {
+  const a = span.attributes;
+  const fallback = execution(
+    span,
+    str(a, 'traceloop.entity.name') ?? span.name,
+    undefined,
+    traceloopArgs(a['traceloop.entity.input']),
+    a['traceloop.entity.output'],
+  );
+  const e = f.execution;
+  if (!e) {
+    f.execution = fallback;
+    return;
+  }
+  if (e.name === '') e.name = fallback.name;
+  if (e.args.kind === 'none') e.args = fallback.args;
+  if (e.result === undefined && fallback.result !== undefined) e.result = fallback.result;
+}
+
+export const genaiLegacyReader: DialectReader = {
+  name: 'genai-legacy',
+  matches(span) {
+    const a = span.attributes;
+    if (
+      a['gen_ai.prompt'] !== undefined ||
+      a['gen_ai.completion'] !== undefined ||
+      a['traceloop.span.kind'] !== undefined ||
+      a['llm.request.type'] !== undefined
+    ) {
+      return true;
+    }
+    for (const e of span.events) if (isLegacyEvent(e.name)) return true;
+    return hasNumberedKeys(a);
+  },
+  read(span) {
+    const current = genAiRole(span.attributes);
+    const role = current === 'other' ? legacyRole(span) : current;
+    const f = readGenAi(span, 'genai-legacy', role);
+    f.offered ??= requestFunctions(span.attributes);
+    if (role === 'model') fillModel(span, f);
+    else if (role === 'tool') fillTool(span, f);
+    return f;
+  },
+};

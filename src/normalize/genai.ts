@@ -1,0 +1,104 @@
+/**
+ * OpenTelemetry GenAI semantic conventions, current form (v1.37+): messages and definitions as
+ * `any`-typed attributes, `execute_tool` spans, and Pydantic AI's tool spans without an operation name.
+ */
+import type { AttrObject, Span, SpanFacts } from '../model.js';
+import type { DialectReader } from './registry.js';
+import { baseFacts, execution } from './facts.js';
+import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
+import { parseToolDefs } from './tooldefs.js';
+import { firstAttr, jsonValue, num, str } from './values.js';
+
+const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
+const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);
+
+/** Any span naming a tool or a tool call id is a tool execution, with or without an operation name. */
+export function isGenAiToolSpan(a: AttrObject): boolean {
+  return a['gen_ai.tool.name'] !== undefined || a['gen_ai.tool.call.id'] !== undefined;
+}
+
+export function genAiRole(a: AttrObject): SpanFacts['role'] {
+  const op = str(a, 'gen_ai.operation.name');
+  if (op !== undefined && MODEL_OPS.has(op)) return 'model';
+  if (op === 'execute_tool' || isGenAiToolSpan(a)) return 'tool';
+  if (op !== undefined) return AGENT_OPS.has(op) ? 'agent' : 'other';
+  // Before v1.27 model spans had no operation name: a model or messages is enough.
+  if (
+    a['gen_ai.request.model'] !== undefined ||
+    a['gen_ai.response.model'] !== undefined ||
+    a['gen_ai.output.messages'] !== undefined ||
+    a['gen_ai.input.messages'] !== undefined
+  ) {
+    return 'model';
+  }
+  return 'other';
+}
+
+/** Model, provider, tokens and offered tools: the same attributes on every GenAI span. */
+export function readGenAiCommon(a: AttrObject, f: SpanFacts): void {
+  const model = str(a, 'gen_ai.response.model') ?? str(a, 'gen_ai.request.model');
+  if (model !== undefined) f.model = model;
+  const provider = str(a, 'gen_ai.provider.name') ?? str(a, 'gen_ai.system');
+  if (provider !== undefined) f.provider = provider;
+  const inTok = num(a, 'gen_ai.usage.input_tokens') ?? num(a, 'gen_ai.usage.prompt_tokens');
+  if (inTok !== undefined) f.inputTokens = inTok;
+  const outTok = num(a, 'gen_ai.usage.output_tokens') ?? num(a, 'gen_ai.usage.completion_tokens');
+  if (outTok !== undefined) f.outputTokens = outTok;
+  const offered = parseToolDefs(a['gen_ai.tool.definitions']);
+  if (offered !== undefined) f.offered = offered;
+}
+
+function toolNameFromSpanName(name: string): string {
+  return name.startsWith('execute_tool ') ? name.slice('execute_tool '.length) : '';
+}
+
+/** Reads a span with the given role; genai-legacy reuses this and fills in what only old forms carry. */
+export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
+  const a = span.attributes;
+  const f = baseFacts(span, dialect, role);
+  readGenAiCommon(a, f);
+  if (role === 'tool') {
+    f.execution = execution(
+      span,
+      str(a, 'gen_ai.tool.name') ?? toolNameFromSpanName(span.name),
+      str(a, 'gen_ai.tool.call.id'),
+      firstAttr(a, ['gen_ai.tool.call.arguments', 'tool_arguments', 'input']),
+      firstAttr(a, ['gen_ai.tool.call.result', 'tool_response', 'output']),
+    );
+    return f;
+  }
+  const input = a['gen_ai.input.messages'];
+  const output = a['gen_ai.output.messages'];
+  const inMsgs = input === undefined ? [] : readMessages(jsonValue(input));
+  const outMsgs = output === undefined ? [] : readMessages(jsonValue(output));
+  // Agent and other spans may repeat the conversation; only model spans own calls.
+  if (role === 'model') {
+    f.proposals = proposalsOf(outMsgs);
+    f.replays = replaysOf(inMsgs);
+  }
+  const user = firstUserText(inMsgs);
+  if (user !== undefined) f.userMessage = user;
+  const text = assistantText(outMsgs);
+  if (text !== undefined) f.outputText = text;
+  return f;
+}
+
+export const genaiReader: DialectReader = {
+  name: 'genai',
+  matches(span) {
+    const a = span.attributes;
+    return (
+      a['gen_ai.operation.name'] !== undefined ||
+      isGenAiToolSpan(a) ||
+      a['gen_ai.tool.definitions'] !== undefined ||
+      a['gen_ai.input.messages'] !== undefined ||
+      a['gen_ai.output.messages'] !== undefined ||
+      a['gen_ai.provider.name'] !== undefined ||
+      a['gen_ai.system'] !== undefined ||
+      a['gen_ai.request.model'] !== undefined
+    );
+  },
+  read(span) {
+    return readGenAi(span, 'genai', genAiRole(span.attributes));
+  },
+};

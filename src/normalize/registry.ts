@@ -1,0 +1,84 @@
+/**
+ * The ordered list of dialect readers. The first reader whose `matches` is true reads the span, so
+ * order encodes precedence; a new dialect is added with `register`, never by editing a switch.
+ *
+ * Default order, most specific marker first:
+ *  1. vercel-ai     — its do* spans also carry gen_ai.system/request.model, which `genai` would take
+ *                     without reading `ai.response.toolCalls`.
+ *  2. openinference — an explicit `openinference.span.kind` marker; OpenInference bridges may copy
+ *                     gen_ai.* onto the same span, and one reader must own it.
+ *  3. genai-legacy  — matches only spans with old forms; it reads the current form first and fills
+ *                     gaps, so mixed spans yield their calls once.
+ *  4. genai         — the current conventions; the catch-all for gen_ai.*.
+ */
+import type { Span, SpanFacts } from '../model.js';
+import { baseFacts } from './facts.js';
+import { genaiReader } from './genai.js';
+import { genaiLegacyReader } from './genai-legacy.js';
+import { openinferenceReader } from './openinference.js';
+import { vercelAiReader } from './vercel-ai.js';
+
+export interface DialectReader {
+  /** Registry name; becomes SpanFacts.dialect. */
+  name: string;
+  /** Cheap test on attribute presence: runs for every span against every earlier reader. */
+  matches(span: Span): boolean;
+  /** Must not throw on any input; returns proposals/replays arrays always. */
+  read(span: Span): SpanFacts;
+}
+
+export const readers: DialectReader[] = [];
+
+/**
+ * Adds a reader, by default last. `before` names a reader it must precede. A reader with the same
+ * name replaces the old one in place (keeps its precedence).
+ */
+export function register(reader: DialectReader, options: { before?: string } = {}): void {
+  const existing = readers.findIndex((r) => r.name === reader.name);
+  if (existing >= 0) {
+    readers[existing] = reader;
+    return;
+  }
+  const at = options.before === undefined ? -1 : readers.findIndex((r) => r.name === options.before);
+  if (at >= 0) readers.splice(at, 0, reader);
+  else readers.push(reader);
+}
+
+/** Removes a reader by name; true when one was removed. */
+export function unregister(name: string): boolean {
+  const at = readers.findIndex((r) => r.name === name);
+  if (at < 0) return false;
+  readers.splice(at, 1);
+  return true;
+}
+
+register(vercelAiReader);
+register(openinferenceReader);
+register(genaiLegacyReader);
+register(genaiReader);
+
+/**
+ * What the span says about models and tools; undefined when no reader recognises it (the span
+ * carries nothing about them). A reader bug on hostile input must not take the whole batch down,
+ * so a throw yields bare facts with the span's identity and no calls.
+ */
+export function normalizeSpan(span: Span): SpanFacts | undefined {
+  for (const r of readers) {
+    if (!r.matches(span)) continue;
+    try {
+      return r.read(span);
+    } catch {
+      return baseFacts(span, r.name, 'other');
+    }
+  }
+  return undefined;
+}
+
+export function normalizeSpans(spans: readonly Span[]): SpanFacts[] {
+  const out: SpanFacts[] = [];
+  for (const s of spans) {
+    const f = normalizeSpan(s);
+    if (f) out.push(f);
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+/**
+ * Vercel AI SDK legacy telemetry (v4–v6, v7 LegacyOpenTelemetry), scope `ai`. Model calls are the
+ * inner `ai.*.do*` spans; the outer `ai.generateText`/`ai.streamText` span repeats every step's calls
+ * as a summary, so it yields no proposals (they would be counted twice). v7 `@ai-sdk/otel` emits
+ * plain GenAI and is read by `genai`.
+ */
+import type { AttrObject, Span, SpanFacts } from '../model.js';
+import type { DialectReader } from './registry.js';
+import { baseFacts, execution } from './facts.js';
+import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
+import { parseToolDefs } from './tooldefs.js';
+import { field, firstAttr, isRecord, jsonValue, num, str } from './values.js';
+
+const OUTER_OPS = new Set(['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject']);
+
+function operationOf(span: Span): string {
+  return str(span.attributes, 'ai.operationId') ?? span.name;
+}
+
+function roleOf(op: string): SpanFacts['role'] {
+  if (op === 'ai.toolCall') return 'tool';
+  if (OUTER_OPS.has(op)) return 'agent';
+  if (op.startsWith('ai.embed')) return 'other';
+  // doGenerate / doStream of any operation.
+  return /\.do[A-Z]/.test(op) ? 'model' : 'other';
+}
+
+/** `ai.response.toolCalls`: v5+ `input` (object, or the raw string when the model's JSON was invalid), v4 `args`. */
+function responseCalls(v: unknown): Msg[] {
+  const list = jsonValue(v);
+  if (!Array.isArray(list)) return [];
+  const calls: MsgCall[] = [];
+  for (const tc of list) {
+    if (!isRecord(tc)) continue;
+    const name = field(tc, 'toolName');
+    if (name === undefined) continue;
+    const c: MsgCall = { name, args: tc['input'] !== undefined ? tc['input'] : tc['args'] };
+    const id = field(tc, 'toolCallId');
+    if (id !== undefined) c.id = id;
+    calls.push(c);
+  }
+  return [{ role: 'assistant', texts: [], calls, results: [] }];
+}
+
+/** Outer spans: `ai.prompt` = {system?, prompt?, messages?}; inner spans: `ai.prompt.messages`. */
+function userMessageOf(a: AttrObject): string | undefined {
+  const msgs = a['ai.prompt.messages'];
+  if (msgs !== undefined) return firstUserText(readMessages(jsonValue(msgs)));
+  const prompt = jsonValue(a['ai.prompt']);
+  if (isRecord(prompt)) {
+    const p = prompt['prompt'];
+    if (typeof p === 'string' && p !== '') return p;
+    if (Array.isArray(prompt['messages'])) return firstUserText(readMessages(prompt['messages']));
+  }
+  return undefined;
+}
+
+export const vercelAiReader: DialectReader = {
+  name: 'vercel-ai',
+  matches(span) {
+    if (typeof span.attributes['ai.operationId'] === 'string') return true;
+    return span.name.startsWith('ai.') && (span.scope === 'ai' || OUTER_OPS.has(span.name) || span.name === 'ai.toolCall');
+  },
+  read(span) {
+    const a = span.attributes;
+    const role = roleOf(operationOf(span));
+    const f = baseFacts(span, 'vercel-ai', role);
+    if (role === 'tool') {
+      f.execution = execution(
+        span,
+        str(a, 'ai.toolCall.name') ?? '',
+        str(a, 'ai.toolCall.id'),
+        firstAttr(a, ['ai.toolCall.args', 'ai.toolCall.input']),
+        firstAttr(a, ['ai.toolCall.result', 'ai.toolCall.output']),
+      );
+      return f;
+    }
+    const model = str(a, 'ai.response.model') ?? str(a, 'ai.model.id') ?? str(a, 'gen_ai.response.model');
+    if (model !== undefined) f.model = model;
+    const provider = str(a, 'ai.model.provider') ?? str(a, 'gen_ai.system');
+    if (provider !== undefined) f.provider = provider;
+    const inTok = num(a, 'ai.usage.inputTokens') ?? num(a, 'ai.usage.promptTokens') ?? num(a, 'gen_ai.usage.input_tokens');
+    if (inTok !== undefined) f.inputTokens = inTok;
+    const outTok =
+      num(a, 'ai.usage.outputTokens') ?? num(a, 'ai.usage.completionTokens') ?? num(a, 'gen_ai.usage.output_tokens');
+    if (outTok !== undefined) f.outputTokens = outTok;
+    const offered = parseToolDefs(a['ai.prompt.tools']);
+    if (offered !== undefined) f.offered = offered;
+    const user = userMessageOf(a);
+    if (user !== undefined) f.userMessage = user;
+    const text = str(a, 'ai.response.text');
+    if (text !== undefined) f.outputText = text;
+    if (role === 'model') {
+      f.proposals = proposalsOf(responseCalls(a['ai.response.toolCalls']));
+      const history = a['ai.prompt.messages'];
+      if (history !== undefined) f.replays = replaysOf(readMessages(jsonValue(history)));
+    }
+    return f;
+  },
+};

@@ -1,0 +1,127 @@
+/**
+ * Turns a batch of SpanFacts into the calls to count and the executions to record, consulting the
+ * ledger so that a call seen as a proposal, a tool span and a replay is counted once — also when
+ * its sightings arrive in different, concurrent, out-of-order export batches.
+ */
+import type { CallSighting, SourceName, SpanFacts, ToolArgs, ToolDef, ToolExecution } from '../model.js';
+import type { CallEntry, LedgerTxn, PendingCall } from './ledger.js';
+
+export interface CallToCount {
+  traceId: string;
+  spanId: string;
+  callId?: string;
+  service: string;
+  model: string;
+  name: string;
+  args: ToolArgs;
+  offered?: readonly ToolDef[];
+  timeMs: number;
+  fromExecution: boolean;
+}
+
+export interface ExecutionToRecord {
+  traceId: string;
+  spanId: string;
+  service: string;
+  execution: ToolExecution;
+  timeMs: number;
+}
+
+export interface Merged {
+  /** Calls to classify and count now (proposals). */
+  calls: CallToCount[];
+  /** Tool-span-only calls held for their grace period (persisted with the batch). */
+  deferred: PendingCall[];
+  /** Held calls whose proposal arrived in this batch: counted from the proposal instead. */
+  cancelled: { traceId: string; key: string }[];
+  executions: ExecutionToRecord[];
+  /** Tool-bearing spans skipped because they were already taken (resent batches). */
+  duplicateSpans: number;
+}
+
+const rawOf = (a: ToolArgs): string | undefined => (a.kind === 'none' ? undefined : a.raw);
+
+/** Proposals before executions, so within a batch the richer sighting is the one classified. */
+function order(a: SpanFacts, b: SpanFacts): number {
+  return (a.execution ? 1 : 0) - (b.execution ? 1 : 0) || a.startTimeMs - b.startTimeMs;
+}
+
+export interface MergeContext {
+  source: SourceName;
+  /** When a tool-span-only call seen now is counted if no proposal arrives. */
+  dueMs: number;
+}
+
+export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: MergeContext): Merged {
+  const out: Merged = { calls: [], deferred: [], cancelled: [], executions: [], duplicateSpans: 0 };
+  const relevant = facts.filter((f) => f.proposals.length > 0 || f.execution);
+  relevant.sort(order);
+  for (const f of relevant) {
+    if (!txn.claimSpan(f.traceId, f.spanId)) {
+      out.duplicateSpans++;
+      continue;
+    }
+    f.proposals.forEach((p, i) => takeProposal(f, p, i, txn, out));
+    if (f.execution) takeExecution(f, f.execution, txn, out, ctx);
+  }
+  return out;
+}
+
+function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerTxn, out: Merged): void {
+  const key = p.callId ? `id:${p.callId}` : `pos:${f.spanId}:${index}`;
+  const argsRaw = rawOf(p.args);
+  // Seen before: by id, or as an id-less tool span (OpenInference TOOL) with this name and arguments.
+  const seen = txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, (e) => e.fromExecution && !e.hasId);
+  if (seen) {
+    if (!seen.pending) return; // already counted
+    out.cancelled.push({ traceId: seen.pending.traceId, key: seen.pending.key });
+    txn.claimOrphan(seen);
+  } else {
+    txn.add(f.traceId, key, { name: p.name, argsRaw, hasId: Boolean(p.callId), executed: false, fromExecution: false });
+  }
+  out.calls.push({
+    traceId: f.traceId,
+    spanId: f.spanId,
+    ...(p.callId ? { callId: p.callId } : {}),
+    service: f.service,
+    model: f.model ?? '',
+    name: p.name,
+    args: p.args,
+    ...(f.offered ? { offered: f.offered } : {}),
+    timeMs: f.endTimeMs || f.startTimeMs,
+    fromExecution: false,
+  });
+}
+
+function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merged, ctx: MergeContext): void {
+  out.executions.push({ traceId: f.traceId, spanId: f.spanId, service: f.service, execution: e, timeMs: f.endTimeMs || f.startTimeMs });
+  const argsRaw = rawOf(e.args);
+  const key = e.callId ? `id:${e.callId}` : `exec:${f.spanId}`;
+  const known = e.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, e.name, argsRaw, (c) => !c.executed && !c.fromExecution);
+  if (known) {
+    txn.markExecuted(known);
+    return;
+  }
+  const entry: CallEntry = { name: e.name, argsRaw, hasId: Boolean(e.callId), executed: true, fromExecution: true };
+  txn.add(f.traceId, key, entry);
+  const pending: PendingCall = {
+    source: ctx.source,
+    traceId: f.traceId,
+    key,
+    dueMs: ctx.dueMs,
+    call: {
+      traceId: f.traceId,
+      spanId: f.spanId,
+      ...(e.callId ? { callId: e.callId } : {}),
+      service: f.service,
+      model: f.model ?? '',
+      name: e.name,
+      args: e.args,
+      ...(f.offered ? { offered: f.offered } : {}),
+      timeMs: f.startTimeMs,
+      fromExecution: true,
+    },
+  };
+  txn.defer(entry, pending);
+  out.deferred.push(pending);
+}

@@ -1,0 +1,168 @@
+/**
+ * One batch at a time: normalize → merge (one call, one count) → check → one durable write →
+ * metrics. Metrics move only after the store committed, so the two always agree, and a batch
+ * the store refused leaves no trace (the client's retry is counted in full).
+ */
+import type { CheckedCall, SourceName, Span, SpanFacts } from '../model.js';
+import { isFailure } from '../model.js';
+import { classify } from '../check/classify.js';
+import type { ToolRegistry } from '../check/registry.js';
+import type { SchemaCache } from '../check/schema-cache.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { LabelCap } from '../metrics/label-cap.js';
+import { normalizeSpans } from '../normalize/registry.js';
+import type { PendingRow, Store, WriteBatch } from '../store/store.js';
+import type { Ledger, PendingCall } from './ledger.js';
+import { mergeBatch, type CallToCount, type ExecutionToRecord } from './merge.js';
+import { buildWrite, FailureCap, UNKNOWN_TOOL } from './write-batch.js';
+
+/** A stage that adds its own rows to a batch's write (the judge's trajectory sampler, for one). */
+export interface BatchSink {
+  collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[]; batch: WriteBatch }): void;
+}
+
+export interface PipelineDeps {
+  registry: ToolRegistry;
+  schemas: SchemaCache;
+  ledger: Ledger;
+  store: Store;
+  metrics: Metrics;
+  labels: LabelCap;
+  failuresPerToolPerMinute: number;
+  /** How long a call known only from its tool span waits for its proposal before it is counted. */
+  executionGraceMs: number;
+  now: () => number;
+  sinks?: BatchSink[];
+}
+
+export interface IngestSummary {
+  spans: number;
+  calls: number;
+  failures: number;
+  executions: number;
+  /** Tool-span-only calls held for their grace period. */
+  deferred: number;
+  duplicateSpans: number;
+}
+
+export class Pipeline {
+  private readonly failureCap: FailureCap;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
+  }
+
+  ingestSpans(spans: readonly Span[], source: SourceName = 'otlp'): Promise<IngestSummary> {
+    return this.ingestFacts(normalizeSpans(spans), source, spans.length);
+  }
+
+  async ingestFacts(facts: readonly SpanFacts[], source: SourceName, spanCount = facts.length): Promise<IngestSummary> {
+    const { deps } = this;
+    const started = process.hrtime.bigint();
+    const now = deps.now();
+    const txn = deps.ledger.begin(now);
+    const merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
+    const calls = merged.calls.map((c) => this.check(c, source, now));
+    const plan = buildWrite(source, calls, merged.executions, this.failureCap, now);
+    plan.batch.pendingAdd = merged.deferred.map(toRow);
+    plan.batch.pendingRemove = merged.cancelled.map((c) => ({ traceId: c.traceId, callKey: c.key }));
+    for (const sink of deps.sinks ?? []) sink.collect({ source, facts, calls, batch: plan.batch });
+
+    try {
+      await deps.store.write(plan.batch);
+    } catch (err) {
+      txn.rollback();
+      throw err;
+    }
+    plan.commitCaps();
+    deps.metrics.spansReceived.inc({ source }, spanCount);
+    this.count(source, calls, merged.executions, plan.dropped, merged.duplicateSpans);
+    deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
+    return {
+      spans: spanCount,
+      calls: calls.length,
+      failures: calls.filter((c) => isFailure(c.outcome.outcome)).length,
+      executions: merged.executions.length,
+      deferred: merged.deferred.length,
+      duplicateSpans: merged.duplicateSpans,
+    };
+  }
+
+  /**
+   * Counts the tool-span-only calls whose grace period ended by nowMs without a proposal. Runs on
+   * a timer; on a store error they stay pending and the next run tries again.
+   */
+  async settle(nowMs = this.deps.now()): Promise<number> {
+    const { deps } = this;
+    const due = deps.ledger.takeDue(nowMs);
+    if (due.length === 0) return 0;
+    const bySource = new Map<SourceName, PendingCall[]>();
+    for (const p of due) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
+    for (const [source, items] of bySource) {
+      const calls = items.map((p) => this.check(p.call, source, nowMs));
+      const plan = buildWrite(source, calls, [], this.failureCap, nowMs);
+      plan.batch.pendingRemove = items.map((p) => ({ traceId: p.traceId, callKey: p.key }));
+      try {
+        await deps.store.write(plan.batch);
+      } catch (err) {
+        deps.ledger.restore(items, nowMs);
+        throw err;
+      }
+      plan.commitCaps();
+      this.count(source, calls, [], plan.dropped, 0);
+    }
+    return due.length;
+  }
+
+  /** Puts back the pending calls a previous process persisted. */
+  restorePending(rows: readonly PendingRow[]): void {
+    const items: PendingCall[] = [];
+    for (const r of rows) {
+      try {
+        const { source, call } = JSON.parse(r.payload) as { source: SourceName; call: CallToCount };
+        items.push({ source, traceId: r.traceId, key: r.callKey, dueMs: r.dueMs, call });
+      } catch {
+        // A row we cannot read cannot be counted either; it is left for retention.
+      }
+    }
+    this.deps.ledger.restore(items, this.deps.now());
+  }
+
+  private check(c: CallToCount, source: SourceName, now: number): CheckedCall {
+    const { outcome, nameKnown } = classify(c, this.deps.registry, this.deps.schemas);
+    return {
+      source,
+      traceId: c.traceId,
+      spanId: c.spanId,
+      ...(c.callId ? { callId: c.callId } : {}),
+      service: c.service,
+      model: c.model,
+      name: c.name,
+      nameKnown,
+      args: c.args,
+      timeMs: c.timeMs || now,
+      outcome,
+      fromExecution: c.fromExecution,
+    };
+  }
+
+  private count(source: SourceName, calls: readonly CheckedCall[], executions: readonly ExecutionToRecord[], dropped: number, duplicates: number): void {
+    const { metrics: m, labels } = this.deps;
+    for (const c of calls) {
+      const outcome = c.outcome.outcome;
+      const tool = outcome === 'UnknownName' ? UNKNOWN_TOOL : labels.value('tool', c.name);
+      const service = labels.value('service', c.service);
+      m.toolCalls.inc({ service, model: labels.value('model', c.model), tool, outcome, source });
+      if (c.outcome.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: c.outcome.reason });
+    }
+    for (const e of executions) {
+      m.toolExecutions.inc({ service: labels.value('service', e.service), tool: labels.value('tool', e.execution.name), status: e.execution.status });
+    }
+    if (dropped) m.failureRecordsDropped.inc(dropped);
+    if (duplicates) m.duplicateSpans.inc(duplicates);
+  }
+}
+
+function toRow(p: PendingCall): PendingRow {
+  return { traceId: p.traceId, callKey: p.key, dueMs: p.dueMs, payload: JSON.stringify({ source: p.source, call: p.call }) };
+}

@@ -1,0 +1,14 @@
+/**
+ * Ordered schema migrations for both stores. A migration is applied once, in a transaction,
+ * and recorded in schema_migrations; never edit one that has shipped — add the next.
+ */
+import { core } from './001-core.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sqlite: string;
+  postgres: string;
+}
+
+export const migrations: readonly Migration[] = [core];

@@ -1,0 +1,220 @@
+/**
+ * The embedded store: better-sqlite3 in WAL mode. Writes from concurrent requests are grouped
+ * into one transaction per event-loop turn (group commit), so the disk sees one commit for many
+ * batches; a batch's promise resolves only after its transaction committed.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { migrations } from './migrations/index.js';
+import type { CallCountQuery, CallCountRow, FailureQuery, PendingRow, Store, StoredFailure, WriteBatch } from './store.js';
+
+interface Pending {
+  batch: WriteBatch;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export interface SqliteOptions {
+  path: string;
+  synchronous: 'NORMAL' | 'FULL';
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly db: Database.Database;
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private closed = false;
+  private readonly stmts;
+
+  constructor(opts: SqliteOptions) {
+    if (opts.path !== ':memory:') mkdirSync(path.dirname(opts.path), { recursive: true });
+    this.db = new Database(opts.path);
+    this.db.pragma('journal_mode = WAL');
+    // NORMAL in WAL survives a crash of the process; FULL also survives a power cut, at an fsync per commit.
+    this.db.pragma(`synchronous = ${opts.synchronous}`);
+    this.db.pragma('busy_timeout = 5000');
+    migrateSqlite(this.db);
+    this.stmts = {
+      call: this.db.prepare(
+        `INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
+         VALUES (@minute, @source, @service, @model, @tool, @outcome, @reason, @count)
+         ON CONFLICT (minute, source, service, model, tool, outcome, reason) DO UPDATE SET count = count + excluded.count`,
+      ),
+      exec: this.db.prepare(
+        `INSERT INTO execution_minutes (minute, source, service, tool, status, count)
+         VALUES (@minute, @source, @service, @tool, @status, @count)
+         ON CONFLICT (minute, source, service, tool, status) DO UPDATE SET count = count + excluded.count`,
+      ),
+      failure: this.db.prepare(
+        `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      pendingAdd: this.db.prepare('INSERT OR REPLACE INTO pending_calls (trace_id, call_key, due_ms, payload) VALUES (?, ?, ?, ?)'),
+      pendingRemove: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ?'),
+      drop: this.db.prepare(
+        `INSERT INTO failure_drops (minute, service, tool, dropped) VALUES (@minute, @service, @tool, @dropped)
+         ON CONFLICT (minute, service, tool) DO UPDATE SET dropped = dropped + excluded.dropped`,
+      ),
+    };
+  }
+
+  write(batch: WriteBatch): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ batch, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  pendingWrites(): number {
+    return this.queue.length;
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const items = this.queue;
+    this.queue = [];
+    if (items.length === 0) return;
+    try {
+      this.db.transaction(() => {
+        for (const it of items) this.apply(it.batch);
+      })();
+      for (const it of items) it.resolve();
+    } catch {
+      // One bad batch must not fail its neighbours: retry each on its own.
+      for (const it of items) {
+        try {
+          this.db.transaction(() => this.apply(it.batch))();
+          it.resolve();
+        } catch (err) {
+          it.reject(err as Error);
+        }
+      }
+    }
+  }
+
+  private apply(b: WriteBatch): void {
+    for (const r of b.callAggregates) this.stmts.call.run(r);
+    for (const r of b.executionAggregates) this.stmts.exec.run(r);
+    for (const f of b.failures) {
+      this.stmts.failure.run(f.timeMs, f.source, f.service, f.model, f.tool, f.name, f.outcome, f.traceId, f.spanId, f.callId ?? null, f.arguments ?? null, JSON.stringify(f.errors), f.message);
+    }
+    for (const d of b.failureDrops) this.stmts.drop.run(d);
+    for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload);
+    for (const p of b.pendingRemove) this.stmts.pendingRemove.run(p.traceId, p.callKey);
+  }
+
+  async loadPending(): Promise<PendingRow[]> {
+    const rows = this.db.prepare('SELECT trace_id, call_key, due_ms, payload FROM pending_calls ORDER BY due_ms').all() as { trace_id: string; call_key: string; due_ms: number; payload: string }[];
+    return rows.map((r) => ({ traceId: r.trace_id, callKey: r.call_key, dueMs: Number(r.due_ms), payload: r.payload }));
+  }
+
+  async failures(q: FailureQuery): Promise<StoredFailure[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (q.service) (where.push('service = ?'), args.push(q.service));
+    if (q.tool) (where.push('(tool = ? OR name = ?)'), args.push(q.tool, q.tool));
+    if (q.outcome) (where.push('outcome = ?'), args.push(q.outcome));
+    if (q.sinceMs !== undefined) (where.push('time_ms >= ?'), args.push(q.sinceMs));
+    if (q.cursor !== undefined) (where.push('id < ?'), args.push(q.cursor));
+    const sql = `SELECT * FROM failures ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...args, q.limit) as FailureRow[];
+    return rows.map(fromFailureRow);
+  }
+
+  async callCounts(q: CallCountQuery): Promise<CallCountRow[]> {
+    const args: unknown[] = [q.sinceMs, q.untilMs ?? Number.MAX_SAFE_INTEGER];
+    let sql = `SELECT service, model, tool, outcome, SUM(count) AS count FROM call_minutes WHERE minute >= ? AND minute < ?`;
+    if (q.service) (sql += ' AND service = ?'), args.push(q.service);
+    sql += ' GROUP BY service, model, tool, outcome ORDER BY service, tool, model, outcome';
+    return this.db.prepare(sql).all(...args) as CallCountRow[];
+  }
+
+  async prune(beforeMs: number): Promise<number> {
+    let removed = 0;
+    this.db.transaction(() => {
+      removed += this.db.prepare('DELETE FROM call_minutes WHERE minute < ?').run(beforeMs).changes;
+      removed += this.db.prepare('DELETE FROM execution_minutes WHERE minute < ?').run(beforeMs).changes;
+      removed += this.db.prepare('DELETE FROM failures WHERE time_ms < ?').run(beforeMs).changes;
+      removed += this.db.prepare('DELETE FROM failure_drops WHERE minute < ?').run(beforeMs).changes;
+    })();
+    return removed;
+  }
+
+  private readonly held = new Set<string>();
+
+  /** One SQLite file serves one process, so an in-process lock is the whole story here. */
+  async runExclusive<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    if (this.held.has(name)) return { ran: false };
+    this.held.add(name);
+    try {
+      return { ran: true, value: await fn() };
+    } finally {
+      this.held.delete(name);
+    }
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+interface FailureRow {
+  id: number;
+  time_ms: number;
+  source: string;
+  service: string;
+  model: string;
+  tool: string;
+  name: string;
+  outcome: string;
+  trace_id: string;
+  span_id: string;
+  call_id: string | null;
+  arguments: string | null;
+  errors: string;
+  message: string;
+}
+
+export function fromFailureRow(r: FailureRow): StoredFailure {
+  return {
+    id: Number(r.id),
+    timeMs: Number(r.time_ms),
+    source: r.source as StoredFailure['source'],
+    service: r.service,
+    model: r.model,
+    tool: r.tool,
+    name: r.name,
+    outcome: r.outcome as StoredFailure['outcome'],
+    traceId: r.trace_id,
+    spanId: r.span_id,
+    ...(r.call_id ? { callId: r.call_id } : {}),
+    ...(r.arguments !== null ? { arguments: r.arguments } : {}),
+    errors: JSON.parse(r.errors) as StoredFailure['errors'],
+    message: r.message,
+  };
+}
+
+export function migrateSqlite(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+  for (const m of migrations) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sqlite);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+    })();
+  }
+}

@@ -1,0 +1,57 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { normalizeSpan, normalizeSpans, readers, register, unregister, type DialectReader } from '../../src/normalize/registry.js';
+import { baseFacts } from '../../src/normalize/facts.js';
+import { makeSpan } from '../helpers/spans.js';
+
+describe('dialect registry', () => {
+  afterEach(() => {
+    unregister('custom');
+    unregister('broken');
+  });
+
+  it('has the default readers in precedence order', () => {
+    expect(readers.map((r) => r.name)).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'genai']);
+  });
+
+  it('returns undefined for spans that say nothing about models or tools', () => {
+    expect(normalizeSpan(makeSpan({ 'http.method': 'GET', 'http.route': '/x' }, { name: 'GET /x' }))).toBeUndefined();
+    expect(normalizeSpans([makeSpan({}), makeSpan({ 'gen_ai.operation.name': 'chat' })]).map((f) => f.dialect)).toEqual(['genai']);
+  });
+
+  it('Vercel do* spans carrying gen_ai.* too are read by vercel-ai', () => {
+    const f = normalizeSpan(makeSpan({ 'ai.operationId': 'ai.generateText.doGenerate', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'm' }))!;
+    expect(f.dialect).toBe('vercel-ai');
+  });
+
+  it('OpenInference spans carrying gen_ai.* too are read by openinference', () => {
+    const f = normalizeSpan(makeSpan({ 'openinference.span.kind': 'LLM', 'gen_ai.operation.name': 'chat' }))!;
+    expect(f.dialect).toBe('openinference');
+  });
+
+  it('a new dialect is added by registering a reader, optionally ahead of another', () => {
+    const custom: DialectReader = {
+      name: 'custom',
+      matches: (s) => s.attributes['custom.kind'] !== undefined,
+      read: (s) => ({ ...baseFacts(s, 'custom', 'model'), model: 'custom-model' }),
+    };
+    register(custom, { before: 'genai' });
+    expect(readers.map((r) => r.name)).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'custom', 'genai']);
+    const f = normalizeSpan(makeSpan({ 'custom.kind': 'x', 'gen_ai.operation.name': 'chat' }))!;
+    expect(f).toMatchObject({ dialect: 'custom', model: 'custom-model', proposals: [], replays: [] });
+  });
+
+  it('a reader that throws yields bare facts instead of breaking the batch', () => {
+    register(
+      {
+        name: 'broken',
+        matches: (s) => s.attributes['broken'] !== undefined,
+        read: () => {
+          throw new Error('bug');
+        },
+      },
+      { before: 'vercel-ai' },
+    );
+    const f = normalizeSpan(makeSpan({ broken: true }, { statusCode: 2, statusMessage: 'x' }))!;
+    expect(f).toMatchObject({ dialect: 'broken', role: 'other', proposals: [], replays: [], error: 'x' });
+  });
+});
