@@ -19,6 +19,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     disableRequestLogging: true,
     // Closing keeps in-flight requests: a batch being recorded still gets its answer.
     forceCloseConnections: false,
+    // A misspelt query parameter is an error, not silently dropped.
+    ajv: { customOptions: { removeAdditional: false } },
   });
   const isDraining = () => services.draining;
 

@@ -13,6 +13,8 @@ export interface MetricProbes {
 export function createMetrics(probes: MetricProbes = {}) {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
+  // Gauges named *_total break the exposition-format conventions (promtool check metrics flags them).
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const r = [registry];
   return {
     registry,

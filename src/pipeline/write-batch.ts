@@ -12,7 +12,11 @@ export const UNKNOWN_TOOL = '_unknown';
 const MAX_TEXT = 200;
 const MAX_ARGS = 64 * 1024;
 
-const clip = (s: string, n = MAX_TEXT): string => (s.length > n ? s.slice(0, n) : s);
+/** Bounded and storable everywhere: PostgreSQL TEXT refuses NUL, so it becomes U+FFFD. */
+const clip = (s: string, n = MAX_TEXT): string => {
+  const cut = s.length > n ? s.slice(0, n) : s;
+  return cut.includes('\u0000') ? cut.replace(/\u0000/g, '\uFFFD') : cut;
+};
 
 /** Records kept per (minute, service, tool); remembered for the current and previous minutes only. */
 export class FailureCap {
@@ -84,7 +88,7 @@ export function buildWrite(source: SourceName, calls: readonly CheckedCall[], ex
       ...(c.callId ? { callId: clip(c.callId) } : {}),
       ...(c.args.kind !== 'none' ? { arguments: clip(c.args.raw, MAX_ARGS) } : {}),
       errors: o.outcome === 'SchemaMismatch' ? o.errors : [],
-      message: o.outcome === 'InvalidJson' ? o.message : o.outcome === 'UnknownName' ? `not among the offered tools: ${o.known.slice(0, 50).join(', ')}` : summarize(o.errors),
+      message: clip(o.outcome === 'InvalidJson' ? o.message : o.outcome === 'UnknownName' ? `not among the offered tools: ${o.known.slice(0, 50).join(', ')}` : summarize(o.errors), 2000),
     });
   }
 
@@ -100,7 +104,7 @@ export function buildWrite(source: SourceName, calls: readonly CheckedCall[], ex
   }
 
   return {
-    batch: { callAggregates: [...aggregates.values()], executionAggregates: [...execAggs.values()], failures, failureDrops: [...drops.values()], pendingAdd: [], pendingRemove: [] },
+    batch: { callAggregates: [...aggregates.values()], executionAggregates: [...execAggs.values()], failures, failureDrops: [...drops.values()], pendingAdd: [], pendingRemove: [], extensions: [] },
     dropped,
     commitCaps: () => cap.commit(capUse, minuteOf(nowMs)),
   };

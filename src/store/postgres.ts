@@ -131,7 +131,13 @@ export class PostgresStore implements Store {
   }
 
   private async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      if (err !== null && typeof err === 'object') connectErrors.add(err);
+      throw err;
+    }
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -258,8 +264,11 @@ export class PostgresStore implements Store {
  * from one batch of the group; a connection failure or a server shutting down or out of resources
  * (SQLSTATE classes 08, 53, 57) is everyone's.
  */
+const connectErrors = new WeakSet<object>();
+
 function mayBeOneBatchsFault(err: unknown): boolean {
-  if (!(err instanceof pg.DatabaseError)) return false;
+  // Could not even get a connection (refused, no such database, not accepting connections…).
+  if (!(err instanceof pg.DatabaseError) || connectErrors.has(err)) return false;
   const cls = (err.code ?? '').slice(0, 2);
   return cls !== '08' && cls !== '53' && cls !== '57';
 }
@@ -365,6 +374,7 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
       [pending.add.map((p) => p.traceId), pending.add.map((p) => p.callKey), pending.add.map((p) => p.dueMs), pending.add.map((p) => p.payload)],
     );
   }
+  for (const b of batches) for (const x of b.extensions) await x.postgres(c);
 }
 
 /**

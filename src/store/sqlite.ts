@@ -107,6 +107,7 @@ export class SqliteStore implements Store {
     for (const d of b.failureDrops) this.stmts.drop.run(d);
     for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload);
     for (const p of b.pendingRemove) this.stmts.pendingRemove.run(p.traceId, p.callKey);
+    for (const x of b.extensions) x.sqlite(this.db);
   }
 
   async loadPending(): Promise<PendingRow[]> {

@@ -64,6 +64,15 @@ export interface PendingRow {
   payload: string;
 }
 
+/**
+ * Rows a feature adds to a batch's transaction without the store knowing the feature (the judge's
+ * sampled trajectories, for one). Each store calls the hook for its own kind, inside the transaction.
+ */
+export interface BatchExtension {
+  sqlite(db: import('better-sqlite3').Database): void;
+  postgres(client: import('pg').PoolClient): Promise<void>;
+}
+
 /** Everything one ingested batch writes, in one transaction. */
 export interface WriteBatch {
   callAggregates: CallAggregate[];
@@ -72,6 +81,7 @@ export interface WriteBatch {
   failureDrops: FailureDrop[];
   pendingAdd: PendingRow[];
   pendingRemove: { traceId: string; callKey: string }[];
+  extensions: BatchExtension[];
 }
 
 export interface StoredFailure extends FailureRecord {
@@ -125,7 +135,7 @@ export interface Store {
 }
 
 export function emptyBatch(): WriteBatch {
-  return { callAggregates: [], executionAggregates: [], failures: [], failureDrops: [], pendingAdd: [], pendingRemove: [] };
+  return { callAggregates: [], executionAggregates: [], failures: [], failureDrops: [], pendingAdd: [], pendingRemove: [], extensions: [] };
 }
 
 export const MINUTE_MS = 60_000;

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/store/migrations/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
@@ -450,6 +451,31 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
         expect(await replica.runExclusive('judge', async () => 'follower')).toEqual({ ran: true, value: 'follower' });
         // And the lock went back with its connection: the first store can take it again.
         expect(await store.runExclusive('judge', async () => 'back')).toEqual({ ran: true, value: 'back' });
+      });
+
+      it('open() rejects, and leaves nothing running, when the server cannot be reached', async () => {
+        await expect(PostgresStore.open('postgres://postgres@127.0.0.1:1/nowhere')).rejects.toThrow(/ECONNREFUSED|connect/);
+      });
+
+      it('when the database goes away, every write of the group rejects and ping fails', async () => {
+        const server = new pg.Client({ connectionString: pgServer().url });
+        await server.connect();
+        try {
+          const db = decodeURIComponent(new URL(((store as PostgresStore).pool.options as { connectionString: string }).connectionString).pathname.slice(1));
+          await server.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [db]);
+          await server.query(`ALTER DATABASE "${db}" WITH ALLOW_CONNECTIONS false`);
+          await server.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [db]);
+          const results = await Promise.allSettled([0, 1, 2].map(() => store.write(batch({ callAggregates: [call()] }))));
+          expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+          expect(store.pendingWrites()).toBe(0);
+          await expect(store.ping()).rejects.toThrow();
+          await server.query(`ALTER DATABASE "${db}" WITH ALLOW_CONNECTIONS true`);
+          // Back: the pool reconnects.
+          await store.write(batch({ callAggregates: [call({ count: 2 })] }));
+          expect((await store.callCounts({ sinceMs: T0 }))[0]!.count).toBe(2);
+        } finally {
+          await server.end();
+        }
       });
 
       it('replicas starting at once apply each migration once', async () => {

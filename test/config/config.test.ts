@@ -1,0 +1,66 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function dirWith(yaml: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-config-'));
+  writeFileSync(path.join(dir, 'toolwatch.yaml'), yaml);
+  return dir;
+}
+
+describe('config', () => {
+  it('defaults without a file, frozen', () => {
+    const cfg = loadConfig({ cwd: mkdtempSync(path.join(tmpdir(), 'tw-')), env: {} });
+    expect(cfg.server).toEqual({ host: '127.0.0.1', port: 4318, shutdownGraceMs: 10_000 });
+    expect(cfg.database.kind).toBe('sqlite');
+    expect(cfg.dedupe.executionGraceMs).toBe(10_000);
+    expect(Object.isFrozen(cfg)).toBe(true);
+    expect(Object.isFrozen(cfg.ingest)).toBe(true);
+  });
+
+  it('the shipped config/toolwatch.yaml is valid', () => {
+    const cfg = loadConfig({ cwd: process.cwd(), env: {} });
+    expect(cfg.configPath).toBe(path.resolve('config/toolwatch.yaml'));
+    expect(cfg.server.port).toBe(4318);
+  });
+
+  it('env overrides the file; --config and TOOLWATCH_CONFIG pick the file', () => {
+    const dir = dirWith('server:\n  port: 9000\nlog_level: warn\ntools:\n  - path: tools.json\n    service: s\n');
+    const cfg = loadConfig({ cwd: '/', argv: ['--config', path.join(dir, 'toolwatch.yaml')], env: { PORT: '9100', DATABASE_URL: 'sqlite:/tmp/x.db', LOG_LEVEL: 'debug', HOST: '0.0.0.0' } });
+    expect(cfg.server.port).toBe(9100);
+    expect(cfg.server.host).toBe('0.0.0.0');
+    expect(cfg.logLevel).toBe('debug');
+    expect(cfg.database).toEqual({ kind: 'sqlite', path: '/tmp/x.db' });
+    expect(cfg.tools).toEqual([{ service: 's', path: path.join(dir, 'tools.json') }]);
+    const viaEnv = loadConfig({ cwd: '/', env: { TOOLWATCH_CONFIG: path.join(dir, 'toolwatch.yaml'), DATABASE_URL: 'postgres://u@h/db' } });
+    expect(viaEnv.server.port).toBe(9000);
+    expect(viaEnv.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
+  });
+
+  it('reports every bad field at once, with its path', () => {
+    const dir = dirWith('server:\n  port: 70000\n  hots: x\ningest:\n  max_body_bytes: -1\ndedupe:\n  trace_ttl: soon\nlog_level: loud\ntools:\n  - service: s\n');
+    let err: unknown;
+    try {
+      loadConfig({ cwd: dir, argv: [`--config=${path.join(dir, 'toolwatch.yaml')}`], env: { PORT: 'eighty' } });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems.join('\n');
+    expect(problems).toContain('PORT');
+    expect(problems).toContain('server.port: must be <= 65535');
+    expect(problems).toContain('server.hots: unknown key');
+    expect(problems).toContain('ingest.max_body_bytes');
+    expect(problems).toContain('dedupe.trace_ttl: must be a duration');
+    expect(problems).toContain('log_level: must be one of');
+    expect(problems).toContain("tools.0: must have required property 'path'");
+    expect((err as ConfigError).problems.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('a YAML syntax error is reported with the file', () => {
+    const dir = dirWith('server: [unclosed\n');
+    expect(() => loadConfig({ cwd: dir, argv: ['--config', 'toolwatch.yaml'], env: {} })).toThrow(/toolwatch\.yaml/);
+  });
+});
