@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { parseDuration } from './util/duration.js';
 import { deepFreeze } from './util/deep-freeze.js';
+import { judgeFileSchema, toJudgeConfig, type JudgeConfig, type JudgeFileShape } from './judge/config.js';
 
 export interface ToolSource {
   /** Only this service's calls are checked against these tools; absent = every service. */
@@ -34,6 +35,8 @@ export interface Config {
   metrics: { maxLabelValues: number };
   store: { failuresPerToolPerMinute: number; retentionDays: number; sqliteSynchronous: 'NORMAL' | 'FULL' };
   tools: ToolSource[];
+  /** The hourly LLM judge (src/judge/config.ts); apiKey comes from env JUDGE_API_KEY. */
+  judge: JudgeConfig;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +114,7 @@ export const fileSchema = {
         properties: { service: { type: 'string', minLength: 1 }, path: { type: 'string', minLength: 1 } },
       },
     },
+    judge: judgeFileSchema,
   },
 } as const;
 
@@ -151,6 +155,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   if (problems.length) throw new ConfigError(problems);
 
   const cfg = toConfig(raw as FileShape, configPath, cwd);
+  if (env.JUDGE_API_KEY) cfg.judge.apiKey = env.JUDGE_API_KEY; // secrets from the environment only
   return deepFreeze(cfg);
 }
 
@@ -198,6 +203,7 @@ type FileShape = {
   metrics: { max_label_values: number };
   store: { failures_per_tool_per_minute: number; retention_days: number; sqlite_synchronous: 'NORMAL' | 'FULL' };
   tools: { service?: string; path: string }[];
+  judge: JudgeFileShape;
 };
 
 function toConfig(f: FileShape, configPath: string | undefined, cwd: string): Config {
@@ -226,6 +232,7 @@ function toConfig(f: FileShape, configPath: string | undefined, cwd: string): Co
       sqliteSynchronous: f.store.sqlite_synchronous,
     },
     tools: f.tools.map((t) => ({ ...(t.service ? { service: t.service } : {}), path: path.resolve(base, t.path) })),
+    judge: toJudgeConfig(f.judge),
   };
 }
 

@@ -3,6 +3,9 @@
  * and recorded in schema_migrations; never edit one that has shipped — add the next.
  */
 import { core } from './001-core.js';
+import { alerts } from './002-alerts.js';
+import { judge } from './003-judge.js';
+import { langfuse } from './004-langfuse.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +14,4 @@ export interface Migration {
   postgres: string;
 }
 
-export const migrations: readonly Migration[] = [core];
+export const migrations: readonly Migration[] = [core, alerts, judge, langfuse];

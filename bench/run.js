@@ -1,0 +1,444 @@
+/**
+ * `npm run bench`: the ingest benchmark, in one run.
+ *
+ *   1. fixtures: 200 distinct OTLP/protobuf bodies of 100 GenAI-heavy spans (bench/fixtures.js)
+ *   2. baseline: bench/baseline.js (Fastify + toolwatch's decodeProtobuf, nothing else) pinned to
+ *      one core, max throughput from the load generator pinned to the other core
+ *   3. toolwatch: `node dist/main.js` (defaults, SQLite in a temp dir) pinned to the same core, alone:
+ *      max throughput, then a fixed rate at half of its own max, then (when below its max) a fixed
+ *      rate of 42.5k spans/s (half the 85k spans/s aim)
+ *   4. checks /metrics against what was sent (every call counted once, by outcome), reads peak RSS
+ *      (VmHWM), prints the table. Targets are ratios within this run, so the machine cancels out.
+ *
+ * Exit 0 even when a target is missed (it is a report); 1 when something broke: a server did not
+ * start, a request failed or got a non-200, or the counters disagree with what was sent.
+ *
+ * Options: --duration S (measured seconds per max phase, default 8), --warmup S (2),
+ * --connections N (16), --bodies N (200), --cpu-prof DIR (write a V8 CPU profile of toolwatch).
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateFixtures, OUTCOMES } from './fixtures.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = parseArgs(process.argv.slice(2));
+const DURATION = num(args.duration, 8);
+const WARMUP = num(args.warmup, 2);
+const CONNECTIONS = num(args.connections, 16);
+const BODIES = num(args.bodies, 200);
+const RATE_DURATION = num(args['rate-duration'], 6);
+const CPU_PROF = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
+const AIM_SPANS = 85_000;
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 50;
+const TARGET_RSS_MB = 300;
+
+// ---------------------------------------------------------------- cleanup on every exit path
+
+const children = new Set();
+let tmp;
+
+function cleanup() {
+  for (const c of children) {
+    try {
+      process.kill(c.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  children.clear();
+  if (tmp) {
+    rmSync(tmp, { recursive: true, force: true });
+    tmp = undefined;
+  }
+}
+process.on('exit', cleanup);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(sig, () => {
+    process.stderr.write(`\nbench: ${sig}, stopping\n`);
+    cleanup();
+    process.exit(130);
+  });
+}
+
+class BenchError extends Error {}
+
+main().then(
+  (code) => {
+    cleanup();
+    process.exit(code);
+  },
+  (err) => {
+    process.stderr.write(`bench: ${err instanceof BenchError ? err.message : err.stack ?? err}\n`);
+    cleanup();
+    process.exit(1);
+  },
+);
+
+async function main() {
+  if (!existsSync(path.join(ROOT, 'dist/main.js'))) throw new BenchError('dist/main.js is missing: run `npm run build` first (npm run bench does)');
+  const started = Date.now();
+  const cpus = pickCpus();
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'toolwatch-bench-'));
+
+  // ------------------------------------------------------------ fixtures
+  const t0 = Date.now();
+  const fx = generateFixtures({ bodies: BODIES, spansPerBody: 100, failRate: 0.1 });
+  const fixturesDir = path.join(tmp, 'fixtures');
+  mkdirSync(fixturesDir);
+  let start = 0;
+  const metaBodies = fx.meta.map((m, i) => {
+    const entry = { start, length: fx.bodies[i].length, spans: m.spans, calls: m.calls, outcomes: m.outcomes, traceIdOffsets: m.traceIdOffsets };
+    start += fx.bodies[i].length;
+    return entry;
+  });
+  writeFileSync(path.join(fixturesDir, 'bodies.bin'), Buffer.concat(fx.bodies));
+  writeFileSync(path.join(fixturesDir, 'meta.json'), JSON.stringify({ outcomeNames: OUTCOMES, bodies: metaBodies }));
+  const failing = fx.totals.calls - fx.totals.outcomes.valid;
+  log(
+    `fixtures: ${fx.totals.bodies} bodies × 100 spans, ${(fx.totals.bytes / fx.totals.bodies / 1024).toFixed(0)} KiB/body on average, ` +
+      `${(fx.totals.calls / fx.totals.bodies).toFixed(1)} tool calls/body, ${((100 * failing) / fx.totals.calls).toFixed(1)}% failing ` +
+      `(${OUTCOMES.filter((o) => o !== 'valid').map((o) => `${o} ${fx.totals.outcomes[o]}`).join(', ')}) — built in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  const spansPerBody = 100;
+  const load = (port, mode, extra) =>
+    runLoad(cpus, { fixtures: fixturesDir, port, mode, connections: CONNECTIONS, warmup: WARMUP, duration: DURATION, ...extra });
+
+  // ------------------------------------------------------------ baseline
+  log(`baseline: decode-only receiver on CPU ${cpus.server ?? '(unpinned)'}, load on CPU ${cpus.load ?? '(unpinned)'}, ${CONNECTIONS} connections, ${WARMUP}+${DURATION} s`);
+  const base = await startBaseline(cpus);
+  const baseMax = await load(base.port, 'max', { runId: 1 });
+  await stopChild(base.child);
+  checkLoad('baseline max', baseMax);
+  log(`  ${fmtInt(baseMax.spansPerS)} spans/s`);
+
+  // ------------------------------------------------------------ toolwatch
+  const tw = await startToolwatch(cpus);
+  log(`toolwatch: node dist/main.js (pid ${tw.child.pid}) on CPU ${cpus.server ?? '(unpinned)'}, SQLite in ${tw.dir}`);
+  const twMax = await load(tw.port, 'max', { runId: 2 });
+  checkLoad('toolwatch max', twMax);
+  log(`  max: ${fmtInt(twMax.spansPerS)} spans/s`);
+  const halfRate = twMax.requestsPerS / 2;
+  const twHalf = await load(tw.port, 'rate', { runId: 3, rate: halfRate, warmup: 1, duration: RATE_DURATION });
+  checkLoad('toolwatch at half its max', twHalf);
+  log(`  half of its max (${fmtInt(halfRate * spansPerBody)} spans/s): p99 ${twHalf.latencyMs.p99} ms`);
+  const aimRate = AIM_SPANS / 2 / spansPerBody;
+  let twAim;
+  if (aimRate < 0.9 * twMax.requestsPerS) {
+    twAim = await load(tw.port, 'rate', { runId: 4, rate: aimRate, warmup: 1, duration: RATE_DURATION });
+    checkLoad('toolwatch at 42.5k spans/s', twAim);
+    log(`  at ${fmtInt(AIM_SPANS / 2)} spans/s: p99 ${twAim.latencyMs.p99} ms`);
+  } else {
+    log(`  skipped the fixed ${fmtInt(AIM_SPANS / 2)} spans/s phase: it is above 90% of toolwatch's measured max here`);
+  }
+
+  // ------------------------------------------------------------ counters and memory
+  const phases = [twMax, twHalf, twAim].filter(Boolean);
+  const sent = { requests: 0, spans: 0, calls: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) };
+  for (const p of phases) {
+    sent.requests += p.total.ok;
+    sent.spans += p.total.spans;
+    sent.calls += p.total.calls;
+    for (const o of OUTCOMES) sent.outcomes[o] += p.total.outcomes[o];
+  }
+  const metricsText = await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text();
+  const counted = sumMetric(metricsText, 'toolwatch_tool_calls_total', 'outcome');
+  const spansCounted = sumMetric(metricsText, 'toolwatch_spans_received_total').total;
+  const dupes = sumMetric(metricsText, 'toolwatch_duplicate_spans_total').total;
+  const evicted = sumMetric(metricsText, 'toolwatch_dedupe_evicted_total').total;
+  const rss = readRss(tw.child.pid);
+  await stopChild(tw.child, 15_000);
+
+  const problems = [];
+  const byOutcome = OUTCOMES.map((o) => ({ o, sent: sent.outcomes[o], counted: counted.by[o] ?? 0 }));
+  if (counted.total !== sent.calls) problems.push(`toolwatch_tool_calls_total is ${counted.total}, the load generator sent ${sent.calls} calls`);
+  for (const r of byOutcome) if (r.sent !== r.counted) problems.push(`outcome ${r.o}: counted ${r.counted}, sent ${r.sent}`);
+  if ((counted.by.unvalidated ?? 0) !== 0) problems.push(`${counted.by.unvalidated} calls counted unvalidated, expected 0`);
+  if (spansCounted !== sent.spans) problems.push(`toolwatch_spans_received_total is ${spansCounted}, sent ${sent.spans}`);
+  if (dupes !== 0) problems.push(`toolwatch_duplicate_spans_total is ${dupes}, expected 0 (every send has fresh trace ids)`);
+
+  // ------------------------------------------------------------ report
+  const ratio = twMax.spansPerS / baseMax.spansPerS;
+  const rows = [
+    ['baseline (decode only), max', baseMax],
+    ['toolwatch, max', twMax],
+    [`toolwatch, fixed ${fmtInt(halfRate * spansPerBody)} spans/s (½ its max)`, twHalf],
+    ...(twAim ? [[`toolwatch, fixed ${fmtInt(AIM_SPANS / 2)} spans/s (½ of 85k aim)`, twAim]] : []),
+  ];
+  const out = [];
+  out.push('');
+  out.push(`toolwatch ingest benchmark — ${new Date().toISOString()}, node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}`);
+  out.push(
+    `${fx.totals.bodies} distinct OTLP/protobuf bodies × 100 spans (${(fx.totals.bytes / fx.totals.bodies / 1024).toFixed(0)} KiB avg, ` +
+      `${(fx.totals.calls / fx.totals.bodies).toFixed(1)} tool calls each, ${((100 * failing) / fx.totals.calls).toFixed(1)}% failing); ` +
+      `server on CPU ${cpus.server ?? '-'}, load generator on CPU ${cpus.load ?? '-'}, ${CONNECTIONS} keep-alive connections`,
+  );
+  out.push('');
+  out.push(table(
+    ['phase', 'spans/s', 'tool calls/s', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-200'],
+    rows.map(([name, r]) => [name, fmtInt(r.spansPerS), fmtInt(r.callsPerS), fmtInt(r.requestsPerS), fmt(r.latencyMs.p50), fmt(r.latencyMs.p99), fmt(r.latencyMs.max), String(r.non200)]),
+  ));
+  out.push('');
+  const verdict = (ok) => (ok ? 'PASS' : 'MISS');
+  const targetRows = [
+    ['throughput: toolwatch / baseline', ratio.toFixed(2), `≥ ${TARGET_RATIO}`, verdict(ratio >= TARGET_RATIO)],
+    ['  (toolwatch vs the 85k spans/s aim)', `${fmtInt(twMax.spansPerS)}`, `≥ ${fmtInt(AIM_SPANS)}`, verdict(twMax.spansPerS >= AIM_SPANS)],
+    ['p99, 100-span batch, at ½ its max', `${fmt(twHalf.latencyMs.p99)} ms`, `< ${TARGET_P99_MS} ms`, verdict(twHalf.latencyMs.p99 < TARGET_P99_MS)],
+    ...(twAim ? [[`p99, 100-span batch, at ${fmtInt(AIM_SPANS / 2)} spans/s`, `${fmt(twAim.latencyMs.p99)} ms`, `< ${TARGET_P99_MS} ms`, verdict(twAim.latencyMs.p99 < TARGET_P99_MS)]] : []),
+    ['peak RSS of toolwatch (VmHWM)', rss ? `${rss.hwmMb.toFixed(0)} MB` : 'n/a', `< ${TARGET_RSS_MB} MB`, rss ? verdict(rss.hwmMb < TARGET_RSS_MB) : '-'],
+  ];
+  out.push(table(['target', 'measured', 'target', 'result'], targetRows));
+  out.push('');
+  out.push(
+    `counters: toolwatch_tool_calls_total ${fmtInt(counted.total)} = calls sent ${fmtInt(sent.calls)} ` +
+      `(${byOutcome.map((r) => `${r.o} ${fmtInt(r.counted)}/${fmtInt(r.sent)}`).join(', ')}); ` +
+      `spans ${fmtInt(spansCounted)}/${fmtInt(sent.spans)}; duplicates ${dupes}; dedupe evictions ${fmtInt(evicted)} — ${problems.length ? 'MISMATCH' : 'OK'}`,
+  );
+  for (const [name, r] of rows) {
+    if (r.generatorCpu >= 0.9 && r.mode === 'max') out.push(`note: the load generator used ${Math.round(r.generatorCpu * 100)}% of its core during "${name}": it may be the limit there`);
+    if (r.fellBehind) out.push(`note: "${name}" fell behind its schedule (more than ${5000} requests outstanding)`);
+  }
+  if (!cpus.pinned) out.push('note: processes were NOT pinned to cores (see the warning above): numbers are not comparable across machines');
+  out.push(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  process.stdout.write(out.join('\n') + '\n');
+  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify({ fixtures: fx.totals, baseMax, twMax, twHalf, twAim, rss, counted, sent, ratio }, null, 2));
+
+  if (problems.length) {
+    process.stderr.write(`bench: counters disagree with what was sent:\n  - ${problems.join('\n  - ')}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------- processes
+
+/** Server core and load core: the first two CPUs this process may use; pins this process to the load core. */
+function pickCpus() {
+  let allowed;
+  try {
+    const out = execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8' });
+    allowed = parseCpuList(out.slice(out.lastIndexOf(':') + 1).trim());
+  } catch {
+    process.stderr.write('bench: WARNING: `taskset` (util-linux) is not available: processes run unpinned and compete for cores\n');
+    return { pinned: false };
+  }
+  if (allowed.length < 2) {
+    process.stderr.write(`bench: WARNING: only ${allowed.length} CPU available (${allowed.join(',')}): server and load generator share it, numbers are pessimistic\n`);
+    return { pinned: false };
+  }
+  const [server, load] = allowed;
+  try {
+    // The orchestrator (mostly idle) stays off the server's core too; all its threads.
+    execFileSync('taskset', ['-a', '-c', '-p', String(load), String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    // not fatal
+  }
+  return { pinned: true, server, load };
+}
+
+function parseCpuList(s) {
+  const out = [];
+  for (const part of s.split(',')) {
+    const [a, b] = part.split('-').map(Number);
+    if (Number.isInteger(a)) for (let i = a; i <= (Number.isInteger(b) ? b : a); i++) out.push(i);
+  }
+  return out;
+}
+
+function spawnPinned(cpu, argv, opts) {
+  const [cmd, cmdArgs] = cpu === undefined ? [argv[0], argv.slice(1)] : ['taskset', ['-c', String(cpu), ...argv]];
+  // taskset execs the command, so the child's pid is the node process itself.
+  const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+async function startBaseline(cpus) {
+  const child = spawnPinned(cpus.server, [process.execPath, path.join(ROOT, 'bench/baseline.js'), '0'], { cwd: ROOT });
+  const stderr = collect(child.stderr);
+  const line = await firstLine(child, 15_000);
+  let ready;
+  try {
+    ready = JSON.parse(line);
+  } catch {
+    throw new BenchError(`the baseline receiver did not start: ${line}\n${stderr()}`);
+  }
+  return { child, port: ready.port };
+}
+
+async function startToolwatch(cpus) {
+  const dir = path.join(tmp, 'toolwatch');
+  mkdirSync(dir);
+  const configFile = path.join(dir, 'toolwatch.yaml');
+  // Every setting at its default (independent of config/toolwatch.yaml edits).
+  writeFileSync(configFile, '# toolwatch benchmark: every setting at its default\n');
+  const port = await freePort();
+  const nodeArgs = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+  const child = spawnPinned(cpus.server, [process.execPath, ...nodeArgs, path.join(ROOT, 'dist/main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, TOOLWATCH_CONFIG: configFile, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: path.join(dir, 'toolwatch.db'), LOG_LEVEL: 'warn' },
+  });
+  const stderr = collect(child.stderr);
+  const stdout = collect(child.stdout);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new BenchError(`toolwatch exited during start-up (code ${child.exitCode ?? child.signalCode}):\n${stderr()}${stdout()}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new BenchError(`toolwatch did not become ready on port ${port} within 20 s:\n${stderr()}${stdout()}`);
+    await sleep(100);
+  }
+  return { child, port, dir, stderr };
+}
+
+async function runLoad(cpus, opts) {
+  const child = spawnPinned(cpus.load, [process.execPath, path.join(ROOT, 'bench/load.js'), JSON.stringify(opts)], { cwd: ROOT });
+  const stdout = collect(child.stdout);
+  const stderr = collect(child.stderr);
+  const code = await new Promise((resolve) => child.once('exit', (c, s) => resolve(c ?? s)));
+  if (code !== 0) throw new BenchError(`the load generator failed (exit ${code}):\n${stderr()}`);
+  try {
+    return JSON.parse(stdout().trim().split('\n').pop());
+  } catch {
+    throw new BenchError(`the load generator printed no result:\n${stdout()}\n${stderr()}`);
+  }
+}
+
+function checkLoad(name, r) {
+  if (r.non200 > 0 || r.errors > 0) {
+    throw new BenchError(`${name}: ${r.non200} of ${r.total.requests} requests did not get 200 (status counts ${JSON.stringify(r.statusCounts)}${r.firstError ? `, first error: ${r.firstError}` : ''})`);
+  }
+  if (r.completed === 0) throw new BenchError(`${name}: no request completed in the measured window`);
+}
+
+async function stopChild(child, graceMs = 5_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+function readRss(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { hwmMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function firstLine(child, timeoutMs) {
+  return new Promise((resolve) => {
+    let buf = '';
+    const timer = setTimeout(() => resolve(buf || '(timed out)'), timeoutMs);
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolve(buf.slice(0, nl));
+      }
+    });
+    child.once('exit', (c) => {
+      clearTimeout(timer);
+      resolve(buf || `(exited with ${c})`);
+    });
+  });
+}
+
+/** Keeps the last 64 KiB of a stream; returns a getter. */
+function collect(stream) {
+  let text = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (d) => {
+    text = (text + d).slice(-65536);
+  });
+  return () => text;
+}
+
+// ---------------------------------------------------------------- metrics text
+
+/** Sums a counter over its series, and by one label when asked. */
+function sumMetric(text, name, byLabel) {
+  const by = {};
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const rest = line.slice(name.length);
+    if (rest[0] !== '{' && rest[0] !== ' ') continue;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (!Number.isFinite(value)) continue;
+    total += value;
+    if (byLabel) {
+      const m = new RegExp(`[{,]${byLabel}="([^"]*)"`).exec(rest);
+      if (m) by[m[1]] = (by[m[1]] ?? 0) + value;
+    }
+  }
+  return { total, by };
+}
+
+// ---------------------------------------------------------------- formatting
+
+function table(head, rows) {
+  const all = [head, ...rows];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
+  const line = (r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function fmtInt(n) {
+  return n === undefined || n === null ? '-' : Math.round(n).toLocaleString('en-US');
+}
+
+function fmt(n) {
+  return n === undefined || n === null ? '-' : n < 10 ? n.toFixed(1) : Math.round(n).toString();
+}
+
+function num(v, d) {
+  const n = Number(v);
+  return v === undefined || !Number.isFinite(n) ? d : n;
+}
+
+function log(msg) {
+  process.stderr.write(`bench: ${msg}\n`);
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function parseArgs(argv) {
+  const out = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
+    else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) out[a.slice(2)] = argv[++i];
+    else out[a.slice(2)] = true;
+  }
+  return out;
+}

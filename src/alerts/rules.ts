@@ -1,0 +1,126 @@
+/**
+ * Rule kinds live in a registry, not a switch: each kind brings the JSON Schema of its own keys,
+ * an optional loader (the only I/O, thin) and a pure evaluate(). The built-in kinds register
+ * themselves in kinds/index.ts; other features (the judge) call registerRuleKind the same way
+ * before the services are built.
+ */
+import type { CallCountQuery, CallCountRow } from '../store/store.js';
+import { MINUTE_MS, minuteOf } from '../store/store.js';
+import { parseDuration } from '../util/duration.js';
+
+/** What a rule may read. The evaluator passes the store; tests pass plain functions. */
+export interface RuleIO {
+  callCounts(q: CallCountQuery): Promise<CallCountRow[]>;
+}
+
+/** Extra facts for the message: top tools, shifted shares, the p-value… all optional. */
+export interface AlertDetails {
+  window?: string;
+  checked?: number;
+  failed?: number;
+  total?: number;
+  topTools?: { tool: string; failed: number; checked: number }[];
+  shifts?: { tool: string; before: number; after: number }[];
+  pValue?: number;
+  distance?: number;
+  baseline?: number;
+  /** Filled by the evaluator when a firing message is sent: one stored failure of the group. */
+  example?: { tool: string; name: string; outcome: string; path: string; message: string; traceId: string; time: string };
+  [key: string]: unknown;
+}
+
+/** One group's reading of one rule at one instant. */
+export interface Observation {
+  /** The group (e.g. {service, tool}); {} for an ungrouped rule. */
+  labels: Record<string, string>;
+  /** The rule's condition holds. */
+  active: boolean;
+  value: number;
+  threshold: number;
+  /** One line for people: "error rate 12.5% > 1% (40 of 320 calls, 5m)". */
+  summary: string;
+  details: AlertDetails;
+}
+
+export interface RuleKind<P = Record<string, unknown>, D = unknown> {
+  /** JSON Schema (an object schema) of the kind's own keys; defaults are applied to the config. */
+  schema: Record<string, unknown>;
+  /** Reads what evaluate needs. Default: call counts of `window` (and `baseline` when the params have one). */
+  load?(params: P, io: RuleIO, now: number): Promise<D>;
+  /** Pure: the same params, data and now give the same observations. */
+  evaluate(params: P, data: D, now: number): Observation[];
+}
+
+const REGISTRY = new Map<string, RuleKind<never, never>>();
+
+export function registerRuleKind<P, D>(kind: string, def: RuleKind<P, D>): void {
+  if (!/^[a-z][a-z0-9_]*$/.test(kind)) throw new Error(`rule kind ${JSON.stringify(kind)}: use lower_snake_case`);
+  if (REGISTRY.has(kind)) throw new Error(`rule kind ${kind} is already registered`);
+  REGISTRY.set(kind, def as unknown as RuleKind<never, never>);
+}
+
+export function ruleKind(kind: string): RuleKind | undefined {
+  return REGISTRY.get(kind) as RuleKind | undefined;
+}
+
+export function ruleKinds(): string[] {
+  return [...REGISTRY.keys()].sort();
+}
+
+/** Windows over the minute aggregates: whole minutes, the current (partial) one included, as /api/stats counts. */
+export function currentWindow(now: number, windowMs: number): { sinceMs: number; untilMs: number } {
+  const untilMs = minuteOf(now) + MINUTE_MS;
+  return { sinceMs: untilMs - Math.max(MINUTE_MS, windowMs), untilMs };
+}
+
+/** The trailing baseline just before the current window (never overlapping it). */
+export function baselineWindow(now: number, windowMs: number, baselineMs: number): { sinceMs: number; untilMs: number } {
+  const cur = currentWindow(now, windowMs);
+  return { sinceMs: cur.sinceMs - baselineMs, untilMs: cur.sinceMs };
+}
+
+export interface CallWindows {
+  current: CallCountRow[];
+  baseline: CallCountRow[];
+}
+
+/** The default loader: `window` (+ `baseline`) of call counts, optionally for one `service`. */
+export async function loadCallWindows(params: { window?: string; baseline?: string; service?: string }, io: RuleIO, now: number): Promise<CallWindows> {
+  const windowMs = parseDuration(params.window ?? '5m') ?? 5 * MINUTE_MS;
+  const svc = params.service ? { service: params.service } : {};
+  const current = await io.callCounts({ ...currentWindow(now, windowMs), ...svc });
+  const baselineMs = params.baseline ? parseDuration(params.baseline) : undefined;
+  const baseline = baselineMs ? await io.callCounts({ ...baselineWindow(now, windowMs, baselineMs), ...svc }) : [];
+  return { current, baseline };
+}
+
+export type GroupLabel = 'service' | 'tool' | 'model';
+export const GROUP_LABELS: readonly GroupLabel[] = ['service', 'tool', 'model'];
+
+/** Sums rows per group of the `by` labels. */
+export function groupRows(rows: readonly CallCountRow[], by: readonly GroupLabel[]): Map<string, { labels: Record<string, string>; rows: CallCountRow[] }> {
+  const out = new Map<string, { labels: Record<string, string>; rows: CallCountRow[] }>();
+  for (const r of rows) {
+    const labels = Object.fromEntries(by.map((l) => [l, r[l]]));
+    const key = groupKey(labels);
+    let g = out.get(key);
+    if (!g) out.set(key, (g = { labels, rows: [] }));
+    g.rows.push(r);
+  }
+  return out;
+}
+
+/** A stable key for a label set (sorted, JSON), used for alert identity. */
+export function groupKey(labels: Record<string, string>): string {
+  return JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+}
+
+export function pct(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const v = x * 100;
+  return `${v >= 10 || v === 0 ? v.toFixed(1).replace(/\.0$/, '') : v.toPrecision(2)}%`;
+}
+
+/** The `by`, `window`, `service` and `min_calls` keys most kinds share, as schema fragments. */
+export const durationSchema = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
+export const bySchema = { type: 'array', items: { enum: [...GROUP_LABELS] }, uniqueItems: true, default: ['service'] } as const;

@@ -1,0 +1,66 @@
+/**
+ * The port the Langfuse sync talks to: two observation listings and score creation. The
+ * production adapter wraps @langfuse/client (langfuse-client.ts); tests may pass any object.
+ * Every failure is a LangfuseHttpError, so the retry policy never has to know the client library.
+ */
+import type { LangfuseObservation } from '../normalize/langfuse.js';
+
+/** Field groups asked of GET /api/public/v2/observations (the default is only core,basic). */
+export const V2_FIELDS = 'core,basic,io,metadata,model,usage,metrics';
+
+export interface WindowQuery {
+  /** ISO 8601, inclusive. */
+  fromStartTime: string;
+  /** ISO 8601, exclusive. */
+  toStartTime: string;
+  limit: number;
+}
+
+export interface ScoreBody {
+  /** Deterministic: Langfuse upserts by id, so a resend after a lost answer is not a second score. */
+  id: string;
+  traceId: string;
+  observationId?: string;
+  name: string;
+  value: number | string;
+  dataType: 'CATEGORICAL' | 'BOOLEAN' | 'NUMERIC';
+  comment?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface LangfuseApi {
+  /** GET /api/public/v2/observations — cursor pages, newest first. */
+  observationsV2(q: WindowQuery & { cursor?: string; fields: string }): Promise<{ data: LangfuseObservation[]; cursor?: string }>;
+  /** GET /api/public/observations — page-based (page starts at 1). */
+  observationsV1(q: WindowQuery & { page: number }): Promise<{ data: LangfuseObservation[]; totalPages: number }>;
+  /** POST /api/public/scores. */
+  createScore(body: ScoreBody): Promise<void>;
+}
+
+export type HttpStatus = number | 'timeout' | 'network';
+
+export class LangfuseHttpError extends Error {
+  constructor(
+    readonly status: HttpStatus,
+    message: string,
+    /** From Retry-After (seconds or an HTTP date), when the server sent one. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'LangfuseHttpError';
+  }
+
+  /** 429, 5xx, timeouts and network errors pass; anything else will not get better by waiting. */
+  get retryable(): boolean {
+    return this.status === 429 || this.status === 'timeout' || this.status === 'network' || (typeof this.status === 'number' && this.status >= 500);
+  }
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(header: string | null | undefined, nowMs: number): number | undefined {
+  if (!header) return undefined;
+  const t = header.trim();
+  if (/^\d+$/.test(t)) return Number(t) * 1000;
+  const at = Date.parse(t);
+  return Number.isFinite(at) ? Math.max(0, at - nowMs) : undefined;
+}

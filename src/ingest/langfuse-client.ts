@@ -1,0 +1,67 @@
+/**
+ * The LangfuseApi port over @langfuse/client. The client's own retries are turned off
+ * (maxRetries: 0): it caps Retry-After at 60 s and sleeps on the real clock, while the sync must
+ * honour any Retry-After, count every request by status and stay testable with a fake clock.
+ * Its errors carry the status and the response headers, so Retry-After and a distinct 404
+ * (no v2 endpoint on this server) are read from them here.
+ */
+import { LangfuseClient } from '@langfuse/client';
+import { LangfuseHttpError, parseRetryAfter, type LangfuseApi } from './langfuse-api.js';
+import type { LangfuseObservation } from '../normalize/langfuse.js';
+
+export interface LangfuseClientOptions {
+  baseUrl: string;
+  publicKey: string;
+  secretKey: string;
+  requestTimeoutMs: number;
+}
+
+interface ApiErrorLike {
+  name?: string;
+  message?: string;
+  statusCode?: number;
+  rawResponse?: { headers?: { get(name: string): string | null } };
+}
+
+function toHttpError(err: unknown): LangfuseHttpError {
+  const e = (err ?? {}) as ApiErrorLike;
+  if (e.name === 'LangfuseAPITimeoutError' || /timeout/i.test(String(e.name))) return new LangfuseHttpError('timeout', 'request timed out');
+  if (typeof e.statusCode === 'number') {
+    const header = e.rawResponse?.headers?.get?.('retry-after') ?? null;
+    const retryAfterMs = parseRetryAfter(header, Date.now());
+    return new LangfuseHttpError(e.statusCode, `HTTP ${e.statusCode}`, retryAfterMs);
+  }
+  // No status: the request never got an answer (refused, reset, DNS). Never echo headers or keys.
+  return new LangfuseHttpError('network', (e.message ?? 'network error').slice(0, 200));
+}
+
+export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
+  const client = new LangfuseClient({ publicKey: opts.publicKey, secretKey: opts.secretKey, baseUrl: opts.baseUrl });
+  const req = { maxRetries: 0, timeoutInSeconds: opts.requestTimeoutMs / 1000 };
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toHttpError(err);
+    }
+  };
+  return {
+    observationsV2: (q) =>
+      call(async () => {
+        const res = await client.api.observations.getMany(
+          { fromStartTime: q.fromStartTime, toStartTime: q.toStartTime, limit: q.limit, fields: q.fields, ...(q.cursor ? { cursor: q.cursor } : {}) },
+          req,
+        );
+        return { data: res.data as unknown as LangfuseObservation[], ...(res.meta?.cursor ? { cursor: res.meta.cursor } : {}) };
+      }),
+    observationsV1: (q) =>
+      call(async () => {
+        const res = await client.api.legacy.observationsV1.getMany({ fromStartTime: q.fromStartTime, toStartTime: q.toStartTime, limit: q.limit, page: q.page }, req);
+        return { data: res.data as unknown as LangfuseObservation[], totalPages: Number(res.meta?.totalPages ?? 0) };
+      }),
+    createScore: (body) =>
+      call(async () => {
+        await client.api.scores.create(body, req);
+      }),
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * The `judge:` section of the config file: its schema, its file shape and the typed form the rest
+ * of the judge reads. Kept here so src/config.ts only gains a few lines; config.ts alone reads the
+ * environment (JUDGE_API_KEY) and puts it into `apiKey`.
+ */
+import { parseDuration } from '../util/duration.js';
+
+const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
+const rate = { type: 'number', minimum: 0, maximum: 1 } as const;
+const posInt = { type: 'integer', minimum: 1 } as const;
+const nonNeg = { type: 'number', minimum: 0 } as const;
+
+export const judgeFileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    // Off by default: when on, redacted trajectories leave the process for a third-party model.
+    enabled: { type: 'boolean', default: false },
+    project: { type: 'string', minLength: 1, default: 'default' },
+    sample_rate: { ...rate, default: 0.02 },
+    service_rates: { type: 'object', additionalProperties: rate, default: {} },
+    failed_rate: rate,
+    idle: { ...duration, default: '5m' },
+    schedule: { type: 'string', minLength: 1, default: '0 * * * *' },
+    base_url: { type: 'string', minLength: 1, default: 'https://api.openai.com/v1' },
+    model: { type: 'string', default: '' },
+    timeout: { ...duration, default: '60s' },
+    max_retries: { type: 'integer', minimum: 0, maximum: 10, default: 3 },
+    max_retry_wait: { ...duration, default: '60s' },
+    max_trajectories_per_run: { ...posInt, default: 100 },
+    max_tokens_per_run: { ...posInt, default: 1_000_000 },
+    max_cost_per_run: { ...nonNeg, default: 5 },
+    price_per_million_input_tokens: { ...nonNeg, default: 0 },
+    price_per_million_output_tokens: { ...nonNeg, default: 0 },
+    concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 4 },
+    min_kappa: { type: 'number', minimum: -1, maximum: 1, default: 0.6 },
+    min_labels: { ...posInt, default: 50 },
+    redact: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        fields: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+        patterns: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+      },
+    },
+  },
+} as const;
+
+export type JudgeFileShape = {
+  enabled: boolean;
+  project: string;
+  sample_rate: number;
+  service_rates: Record<string, number>;
+  failed_rate?: number;
+  idle: string;
+  schedule: string;
+  base_url: string;
+  model: string;
+  timeout: string;
+  max_retries: number;
+  max_retry_wait: string;
+  max_trajectories_per_run: number;
+  max_tokens_per_run: number;
+  max_cost_per_run: number;
+  price_per_million_input_tokens: number;
+  price_per_million_output_tokens: number;
+  concurrency: number;
+  min_kappa: number;
+  min_labels: number;
+  redact: { fields: string[]; patterns: string[] };
+};
+
+export interface JudgeConfig {
+  enabled: boolean;
+  project: string;
+  sampleRate: number;
+  serviceRates: Record<string, number>;
+  /** undefined = no separate rate for trajectories with structural failures. */
+  failedRate?: number;
+  idleMs: number;
+  schedule: string;
+  baseUrl: string;
+  model: string;
+  /** From env JUDGE_API_KEY only (secrets never live in the file). */
+  apiKey?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  maxRetryWaitMs: number;
+  caps: { trajectories: number; tokens: number; cost: number };
+  price: { inputPerMillion: number; outputPerMillion: number };
+  concurrency: number;
+  minKappa: number;
+  minLabels: number;
+  redact: { fields: string[]; patterns: string[] };
+}
+
+export function toJudgeConfig(f: JudgeFileShape): JudgeConfig {
+  return {
+    enabled: f.enabled,
+    project: f.project,
+    sampleRate: f.sample_rate,
+    serviceRates: { ...f.service_rates },
+    ...(f.failed_rate !== undefined ? { failedRate: f.failed_rate } : {}),
+    idleMs: parseDuration(f.idle)!,
+    schedule: f.schedule,
+    baseUrl: f.base_url,
+    model: f.model,
+    timeoutMs: parseDuration(f.timeout)!,
+    maxRetries: f.max_retries,
+    maxRetryWaitMs: parseDuration(f.max_retry_wait)!,
+    caps: { trajectories: f.max_trajectories_per_run, tokens: f.max_tokens_per_run, cost: f.max_cost_per_run },
+    price: { inputPerMillion: f.price_per_million_input_tokens, outputPerMillion: f.price_per_million_output_tokens },
+    concurrency: f.concurrency,
+    minKappa: f.min_kappa,
+    minLabels: f.min_labels,
+    redact: { fields: [...f.redact.fields], patterns: [...f.redact.patterns] },
+  };
+}

@@ -1,0 +1,316 @@
+/**
+ * Judge storage behind one small interface, written once over the SQL port (sql.ts) and so
+ * implemented for SQLite and PostgreSQL alike. `ingestStatements` are the rows a batch adds inside
+ * the core store's transaction (see trajectory.ts); everything else is the job's and the API's.
+ */
+import type { BatchExtension, Store } from '../store/store.js';
+import { assemble, type TrajectoryHeader } from './assemble.js';
+import { PgSql, SqliteSql, type Sql } from './sql.js';
+import type { Label, RunRecord, Step, Trajectory, TrajectoryStatus, VerdictRecord } from './types.js';
+
+/** What one batch adds for one candidate trace. */
+export interface TrajectoryWrite {
+  traceId: string;
+  service: string;
+  firstMs: number;
+  endMs: number;
+  /** Ingest time: the idle clock. */
+  seenMs: number;
+  hasFailure: boolean;
+  position: number;
+  steps: { spanId: string; startMs: number; endMs: number; kind: Step['kind']; payload: string }[];
+}
+
+export interface VerdictPoint {
+  traceId: string;
+  service: string;
+  runId: number;
+  reachedGoal: boolean;
+  unnecessaryCalls: number;
+  dangerousCalls: number;
+  weight: number;
+}
+
+export interface LabelPair {
+  judge: { reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number };
+  human: { reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number };
+}
+
+export interface JudgeStore {
+  readonly sql: Sql;
+  ingestExtension(writes: readonly TrajectoryWrite[]): BatchExtension;
+  /** Completes idle candidates: sampled → pending (with their probability), the rest → dropped (steps deleted). */
+  finalize(nowMs: number, idleMs: number, probabilityOf: (service: string, hasFailure: boolean) => number): Promise<{ pending: number; dropped: number }>;
+  pendingIds(limit: number): Promise<string[]>;
+  countByStatus(): Promise<Record<string, number>>;
+  trajectory(traceId: string): Promise<Trajectory | undefined>;
+  recordVerdict(rec: VerdictRecord): Promise<void>;
+  /** The item could not be judged now (transport, caps, redaction): it stays pending. */
+  recordAttemptFailure(traceId: string, error: string, nowMs: number): Promise<void>;
+  startRun(startedMs: number, promptVersion: string, judgeModel: string): Promise<number>;
+  finishRun(r: Omit<RunRecord, 'startedMs' | 'promptVersion' | 'judgeModel'>): Promise<void>;
+  runs(limit: number): Promise<RunRecord[]>;
+  verdictPoints(q: { sinceMs?: number; service?: string; runIds?: number[] }): Promise<VerdictPoint[]>;
+  upsertLabels(labels: readonly Label[], nowMs: number): Promise<number>;
+  labelPairs(): Promise<LabelPair[]>;
+  prune(beforeMs: number): Promise<number>;
+}
+
+const MAX_STEP_ROWS_PER_STATEMENT = 200; // 6 parameters each: far below SQLite's limit
+
+const UPSERT_HEADER = `
+  INSERT INTO judge_trajectories (trace_id, service, first_ms, end_ms, last_seen_ms, has_failure, position, status, updated_ms)
+  VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?)
+  ON CONFLICT (trace_id) DO UPDATE SET
+    service = CASE WHEN excluded.first_ms < judge_trajectories.first_ms THEN excluded.service ELSE judge_trajectories.service END,
+    first_ms = CASE WHEN excluded.first_ms < judge_trajectories.first_ms THEN excluded.first_ms ELSE judge_trajectories.first_ms END,
+    end_ms = CASE WHEN excluded.end_ms > judge_trajectories.end_ms THEN excluded.end_ms ELSE judge_trajectories.end_ms END,
+    last_seen_ms = CASE WHEN excluded.last_seen_ms > judge_trajectories.last_seen_ms THEN excluded.last_seen_ms ELSE judge_trajectories.last_seen_ms END,
+    has_failure = CASE WHEN excluded.has_failure = 1 THEN 1 ELSE judge_trajectories.has_failure END,
+    updated_ms = excluded.updated_ms
+  WHERE judge_trajectories.status = 'open'`;
+
+/** Steps only join an open trajectory: spans arriving after it completed are ignored (documented). */
+function insertSteps(n: number): string {
+  const row = '(?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?)';
+  return `INSERT INTO judge_steps (trace_id, span_id, start_ms, end_ms, kind, payload)
+    SELECT * FROM (VALUES ${Array.from({ length: n }, () => row).join(', ')}) AS v
+    WHERE EXISTS (SELECT 1 FROM judge_trajectories WHERE trace_id = ? AND status = 'open')
+    ON CONFLICT (trace_id, span_id) DO NOTHING`;
+}
+
+function statementsFor(w: TrajectoryWrite): [string, unknown[]][] {
+  const out: [string, unknown[]][] = [
+    [UPSERT_HEADER, [w.traceId, w.service, w.firstMs, w.endMs, w.seenMs, w.hasFailure ? 1 : 0, w.position, w.seenMs]],
+  ];
+  for (let i = 0; i < w.steps.length; i += MAX_STEP_ROWS_PER_STATEMENT) {
+    const chunk = w.steps.slice(i, i + MAX_STEP_ROWS_PER_STATEMENT);
+    const params = chunk.flatMap((s) => [w.traceId, s.spanId, s.startMs, s.endMs, s.kind, s.payload]);
+    out.push([insertSteps(chunk.length), [...params, w.traceId]]);
+  }
+  return out;
+}
+
+type Row = Record<string, unknown>;
+const num = (v: unknown): number => Number(v ?? 0);
+const optStr = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v));
+
+export class SqlJudgeStore implements JudgeStore {
+  constructor(readonly sql: Sql) {}
+
+  ingestExtension(writes: readonly TrajectoryWrite[]): BatchExtension {
+    const statements = writes.flatMap(statementsFor);
+    return {
+      sqlite: (db) => {
+        const s = this.sql instanceof SqliteSql ? this.sql : new SqliteSql(db);
+        for (const [text, params] of statements) s.runSync(text, params);
+      },
+      postgres: async (client) => {
+        const s = new PgSql(client);
+        for (const [text, params] of statements) await s.run(text, params);
+      },
+    };
+  }
+
+  async finalize(nowMs: number, idleMs: number, probabilityOf: (service: string, hasFailure: boolean) => number): Promise<{ pending: number; dropped: number }> {
+    const cutoff = nowMs - idleMs;
+    const rows = await this.sql.all<Row>(
+      `SELECT trace_id, service, has_failure, position FROM judge_trajectories WHERE status = 'open' AND last_seen_ms <= ? ORDER BY last_seen_ms LIMIT 5000`,
+      [cutoff],
+    );
+    let pending = 0;
+    let dropped = 0;
+    for (const r of rows) {
+      const p = probabilityOf(String(r.service), num(r.has_failure) === 1);
+      const sampled = num(r.position) < p;
+      await this.sql.tx(async (tx) => {
+        // Re-checked in the UPDATE: a span may have arrived (on another replica) since the SELECT.
+        const changed = await tx.run(
+          `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ? WHERE trace_id = ? AND status = 'open' AND last_seen_ms <= ?`,
+          [sampled ? 'pending' : 'dropped', p, nowMs, r.trace_id, cutoff],
+        );
+        if (changed === 0) return;
+        if (sampled) pending++;
+        else {
+          dropped++;
+          await tx.run('DELETE FROM judge_steps WHERE trace_id = ?', [r.trace_id]);
+        }
+      });
+    }
+    return { pending, dropped };
+  }
+
+  async pendingIds(limit: number): Promise<string[]> {
+    // Oldest first, so what a capped run left behind goes first next time.
+    const rows = await this.sql.all<Row>(`SELECT trace_id FROM judge_trajectories WHERE status = 'pending' ORDER BY last_seen_ms, trace_id LIMIT ?`, [limit]);
+    return rows.map((r) => String(r.trace_id));
+  }
+
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.sql.all<Row>('SELECT status, COUNT(*) AS n FROM judge_trajectories GROUP BY status');
+    return Object.fromEntries(rows.map((r) => [String(r.status), num(r.n)]));
+  }
+
+  async trajectory(traceId: string): Promise<Trajectory | undefined> {
+    const [h] = await this.sql.all<Row>('SELECT * FROM judge_trajectories WHERE trace_id = ?', [traceId]);
+    if (!h || h.status === 'dropped') return undefined;
+    const rows = await this.sql.all<Row>('SELECT payload FROM judge_steps WHERE trace_id = ?', [traceId]);
+    const steps: Step[] = [];
+    for (const r of rows) {
+      try {
+        steps.push(JSON.parse(String(r.payload)) as Step);
+      } catch {
+        // An unreadable step is left out rather than failing the whole trajectory.
+      }
+    }
+    const header: TrajectoryHeader = {
+      traceId,
+      service: String(h.service),
+      firstMs: num(h.first_ms),
+      endMs: num(h.end_ms),
+      hasFailure: num(h.has_failure) === 1,
+      status: String(h.status) as TrajectoryStatus,
+      probability: h.probability === null || h.probability === undefined ? null : num(h.probability),
+      attempts: num(h.attempts),
+      ...(optStr(h.last_error) ? { lastError: optStr(h.last_error)! } : {}),
+    };
+    return assemble(header, steps);
+  }
+
+  async recordVerdict(v: VerdictRecord): Promise<void> {
+    await this.sql.tx(async (tx) => {
+      await tx.run(
+        `INSERT INTO judge_verdicts (trace_id, run_id, time_ms, service, model, status, reached_goal, unnecessary_calls, dangerous_calls, reasoning, error,
+           prompt_version, judge_model, probability, weight, input_tokens, output_tokens, cost)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          v.traceId, v.runId, v.timeMs, v.service, v.model, v.status,
+          v.verdict ? (v.verdict.reached_goal ? 1 : 0) : null,
+          v.verdict?.unnecessary_calls ?? null,
+          v.verdict?.dangerous_calls ?? null,
+          v.verdict?.reasoning ?? null,
+          v.error ?? null,
+          v.promptVersion, v.judgeModel, v.probability, v.weight, v.inputTokens, v.outputTokens, v.cost,
+        ],
+      );
+      await tx.run(`UPDATE judge_trajectories SET status = ?, attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ?`, [
+        v.status === 'ok' ? 'judged' : 'error',
+        v.error ?? null,
+        v.timeMs,
+        v.traceId,
+      ]);
+    });
+  }
+
+  async recordAttemptFailure(traceId: string, error: string, nowMs: number): Promise<void> {
+    await this.sql.run(`UPDATE judge_trajectories SET attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ? AND status = 'pending'`, [
+      error.slice(0, 2000),
+      nowMs,
+      traceId,
+    ]);
+  }
+
+  async startRun(startedMs: number, promptVersion: string, judgeModel: string): Promise<number> {
+    const [r] = await this.sql.all<Row>(`INSERT INTO judge_runs (started_ms, status, prompt_version, judge_model) VALUES (?, 'running', ?, ?) RETURNING id`, [
+      startedMs,
+      promptVersion,
+      judgeModel,
+    ]);
+    return num(r?.id);
+  }
+
+  async finishRun(r: Omit<RunRecord, 'startedMs' | 'promptVersion' | 'judgeModel'>): Promise<void> {
+    await this.sql.run(
+      `UPDATE judge_runs SET finished_ms = ?, status = ?, judged = ?, errors = ?, left_pending = ?, input_tokens = ?, output_tokens = ?, cost = ?, stop_reason = ? WHERE id = ?`,
+      [r.finishedMs, r.status, r.judged, r.errors, r.leftPending, r.inputTokens, r.outputTokens, r.cost, r.stopReason, r.id],
+    );
+  }
+
+  async runs(limit: number): Promise<RunRecord[]> {
+    const rows = await this.sql.all<Row>('SELECT * FROM judge_runs ORDER BY id DESC LIMIT ?', [limit]);
+    return rows.map((r) => ({
+      id: num(r.id),
+      startedMs: num(r.started_ms),
+      finishedMs: r.finished_ms === null ? null : num(r.finished_ms),
+      status: String(r.status),
+      judged: num(r.judged),
+      errors: num(r.errors),
+      leftPending: num(r.left_pending),
+      inputTokens: num(r.input_tokens),
+      outputTokens: num(r.output_tokens),
+      cost: num(r.cost),
+      stopReason: optStr(r.stop_reason) ?? null,
+      promptVersion: String(r.prompt_version),
+      judgeModel: String(r.judge_model),
+    }));
+  }
+
+  async verdictPoints(q: { sinceMs?: number; service?: string; runIds?: number[] }): Promise<VerdictPoint[]> {
+    const where = ["status = 'ok'"];
+    const args: unknown[] = [];
+    if (q.sinceMs !== undefined) (where.push('time_ms >= ?'), args.push(q.sinceMs));
+    if (q.service) (where.push('service = ?'), args.push(q.service));
+    if (q.runIds) {
+      if (q.runIds.length === 0) return [];
+      where.push(`run_id IN (${q.runIds.map(() => '?').join(', ')})`);
+      args.push(...q.runIds);
+    }
+    const rows = await this.sql.all<Row>(
+      `SELECT trace_id, service, run_id, reached_goal, unnecessary_calls, dangerous_calls, weight FROM judge_verdicts WHERE ${where.join(' AND ')} ORDER BY id`,
+      args,
+    );
+    return rows.map((r) => ({
+      traceId: String(r.trace_id),
+      service: String(r.service),
+      runId: num(r.run_id),
+      reachedGoal: num(r.reached_goal) === 1,
+      unnecessaryCalls: num(r.unnecessary_calls),
+      dangerousCalls: num(r.dangerous_calls),
+      weight: num(r.weight),
+    }));
+  }
+
+  async upsertLabels(labels: readonly Label[], nowMs: number): Promise<number> {
+    return this.sql.tx(async (tx) => {
+      for (const l of labels) {
+        await tx.run(
+          `INSERT INTO judge_labels (trace_id, reached_goal, unnecessary_calls, dangerous_calls, labeler, note, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (trace_id) DO UPDATE SET reached_goal = excluded.reached_goal, unnecessary_calls = excluded.unnecessary_calls,
+             dangerous_calls = excluded.dangerous_calls, labeler = excluded.labeler, note = excluded.note, time_ms = excluded.time_ms`,
+          [l.trace_id.toLowerCase(), l.reached_goal ? 1 : 0, l.unnecessary_calls, l.dangerous_calls, l.labeler ?? 'human', l.note ?? '', nowMs],
+        );
+      }
+      return labels.length;
+    });
+  }
+
+  async labelPairs(): Promise<LabelPair[]> {
+    // The latest successful verdict per labelled trace.
+    const rows = await this.sql.all<Row>(
+      `SELECT v.reached_goal AS vg, v.unnecessary_calls AS vu, v.dangerous_calls AS vd, l.reached_goal AS lg, l.unnecessary_calls AS lu, l.dangerous_calls AS ld
+       FROM judge_labels l JOIN judge_verdicts v ON v.trace_id = l.trace_id
+       WHERE v.id = (SELECT MAX(id) FROM judge_verdicts w WHERE w.trace_id = l.trace_id AND w.status = 'ok')`,
+    );
+    return rows.map((r) => ({
+      judge: { reached_goal: num(r.vg) === 1, unnecessary_calls: num(r.vu), dangerous_calls: num(r.vd) },
+      human: { reached_goal: num(r.lg) === 1, unnecessary_calls: num(r.lu), dangerous_calls: num(r.ld) },
+    }));
+  }
+
+  async prune(beforeMs: number): Promise<number> {
+    return this.sql.tx(async (tx) => {
+      const old = `SELECT trace_id FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`;
+      let removed = await tx.run(`DELETE FROM judge_steps WHERE trace_id IN (${old})`, [beforeMs]);
+      removed += await tx.run(`DELETE FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`, [beforeMs]);
+      return removed;
+    });
+  }
+}
+
+/** The judge store over whichever core store is in use; undefined for a store it cannot reach. */
+export function judgeStoreFor(store: Store): JudgeStore | undefined {
+  const s = store as unknown as { db?: unknown; pool?: unknown };
+  if (store.kind === 'sqlite' && s.db) return new SqlJudgeStore(new SqliteSql(s.db as import('better-sqlite3').Database));
+  if (store.kind === 'postgres' && s.pool) return new SqlJudgeStore(new PgSql(s.pool as import('pg').Pool));
+  return undefined;
+}

@@ -1,0 +1,142 @@
+/**
+ * The trajectory collector: a BatchSink that keeps the steps of candidate traces in the same
+ * transaction as the batch's counts.
+ *
+ * Spans of one trace arrive over many batches, and whether a trace is sampled can change as they
+ * come: a later span may carry the first structural failure (so `failed_rate` applies), or start
+ * earlier and name the service whose rate applies. We therefore decide in two stages:
+ *  1. at ingest, a trace whose position u is at or above the highest rate any trajectory can get
+ *     (`maxProbability`) is skipped — the bulk of traffic, at the cost of one hash;
+ *  2. below it the trace is a candidate: its steps are stored, and once it is complete (no span
+ *     for `judge.idle`) the job computes its real inclusion probability from its service and
+ *     failure flag; unsampled candidates are then dropped (their steps deleted).
+ * So storage is bounded by max(rate) of traffic for `idle` plus the sample, and a failure in the
+ * last span still gets the whole trajectory. Spans arriving after a trajectory completed are not
+ * added to it.
+ */
+import type { CheckedCall, SourceName, SpanFacts, ToolDef } from '../model.js';
+import type { BatchSink } from '../pipeline/pipeline.js';
+import { isFailure } from '../model.js';
+import type { WriteBatch } from '../store/store.js';
+import { maxProbability, samplePosition, type SamplingPolicy } from './sampler.js';
+import type { JudgeStore, TrajectoryWrite } from './store.js';
+import type { ModelStep, Step, StepCall, ToolStep } from './types.js';
+
+// Bounds per stored field: a trajectory must stay small enough to send to a judge.
+const MAX_TEXT = 16 * 1024;
+const MAX_ARGS = 16 * 1024;
+const MAX_SCHEMA = 8 * 1024;
+const MAX_TOOLS = 64;
+
+const clip = (s: string, n: number): string => {
+  const cut = s.length > n ? `${s.slice(0, n)}…[truncated ${s.length - n} chars]` : s;
+  return cut.includes('\u0000') ? cut.replace(/\u0000/g, '\uFFFD') : cut; // PostgreSQL TEXT refuses NUL
+};
+
+export interface TrajectorySinkDeps {
+  project: string;
+  policy: SamplingPolicy;
+  store: JudgeStore;
+  now: () => number;
+}
+
+export class TrajectorySink implements BatchSink {
+  private readonly threshold: number;
+  private readonly positions = new Map<string, number>();
+
+  constructor(private readonly deps: TrajectorySinkDeps) {
+    this.threshold = maxProbability(deps.policy);
+  }
+
+  collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[]; batch: WriteBatch }): void {
+    if (this.threshold <= 0) return;
+    const byTrace = new Map<string, SpanFacts[]>();
+    for (const f of input.facts) {
+      if (this.position(f.traceId) >= this.threshold) continue;
+      const list = byTrace.get(f.traceId);
+      if (list) list.push(f);
+      else byTrace.set(f.traceId, [f]);
+    }
+    if (byTrace.size === 0) return;
+    const outcomes = new Map<string, CheckedCall>();
+    for (const c of input.calls) outcomes.set(callKey(c.spanId, c.callId, c.name), c);
+    const seenMs = this.deps.now();
+    const writes: TrajectoryWrite[] = [];
+    for (const [traceId, facts] of byTrace) {
+      const first = facts.reduce((a, b) => (b.startTimeMs < a.startTimeMs ? b : a));
+      const hasFailure = input.calls.some((c) => c.traceId === traceId && isFailure(c.outcome.outcome));
+      const steps = facts.flatMap((f) => {
+        const step = toStep(f, outcomes);
+        return step ? [{ spanId: f.spanId, startMs: f.startTimeMs, endMs: f.endTimeMs, kind: step.kind, payload: JSON.stringify(step) }] : [];
+      });
+      writes.push({
+        traceId,
+        service: first.service,
+        firstMs: first.startTimeMs,
+        endMs: Math.max(...facts.map((f) => f.endTimeMs)),
+        seenMs,
+        hasFailure,
+        position: this.position(traceId),
+        steps,
+      });
+    }
+    input.batch.extensions.push(this.deps.store.ingestExtension(writes));
+  }
+
+  /** Memoised for the traces of recent batches (a trace's spans come in several). */
+  private position(traceId: string): number {
+    let u = this.positions.get(traceId);
+    if (u === undefined) {
+      u = samplePosition(this.deps.project, traceId);
+      if (this.positions.size >= 10_000) this.positions.clear();
+      this.positions.set(traceId, u);
+    }
+    return u;
+  }
+}
+
+const callKey = (spanId: string, callId: string | undefined, name: string): string => `${spanId}\u0000${callId ?? `name:${name}`}`;
+
+/** One span's facts as a stored step; agent/other spans only widen the trajectory's time range. */
+export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>): Step | undefined {
+  if (f.execution) {
+    const e = f.execution;
+    const counted = outcomes.get(callKey(f.spanId, e.callId, e.name));
+    const s: ToolStep = { kind: 'tool', spanId: f.spanId, startMs: f.startTimeMs, endMs: f.endTimeMs, name: e.name, status: e.status };
+    if (e.callId) s.callId = e.callId;
+    if (e.args.kind !== 'none') s.arguments = clip(e.args.raw, MAX_ARGS);
+    if (e.errorType) s.errorType = clip(e.errorType, 1000);
+    if (e.result !== undefined) s.result = clip(e.result, MAX_TEXT);
+    if (counted) s.outcome = counted.outcome.outcome;
+    return s;
+  }
+  if (f.role !== 'model') return undefined;
+  const s: ModelStep = { kind: 'model', spanId: f.spanId, startMs: f.startTimeMs, endMs: f.endTimeMs, calls: f.proposals.map((p) => toCall(f.spanId, p, outcomes)) };
+  if (f.model) s.model = f.model;
+  if (f.userMessage) s.userMessage = clip(f.userMessage, MAX_TEXT);
+  if (f.outputText) s.outputText = clip(f.outputText, MAX_TEXT);
+  if (f.error) s.error = clip(f.error, 1000);
+  if (f.inputTokens !== undefined) s.inputTokens = f.inputTokens;
+  if (f.outputTokens !== undefined) s.outputTokens = f.outputTokens;
+  if (f.offered) s.offered = f.offered.slice(0, MAX_TOOLS).map(toolDef);
+  return s;
+}
+
+function toCall(spanId: string, p: SpanFacts['proposals'][number], outcomes: ReadonlyMap<string, CheckedCall>): StepCall {
+  const c: StepCall = { name: clip(p.name, 500) };
+  if (p.callId) c.callId = p.callId;
+  if (p.args.kind !== 'none') c.arguments = clip(p.args.raw, MAX_ARGS);
+  const counted = outcomes.get(callKey(spanId, p.callId, p.name));
+  if (counted) c.outcome = counted.outcome.outcome;
+  return c;
+}
+
+function toolDef(t: ToolDef): ToolDef {
+  const d: ToolDef = { name: clip(t.name, 500) };
+  if (t.description) d.description = clip(t.description, 2000);
+  if (t.parameters !== undefined) {
+    const text = JSON.stringify(t.parameters);
+    d.parameters = text.length <= MAX_SCHEMA ? t.parameters : { note: `schema omitted: ${text.length} chars` };
+  }
+  return d;
+}
