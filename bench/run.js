@@ -105,32 +105,46 @@ async function main() {
       `(${OUTCOMES.filter((o) => o !== 'valid').map((o) => `${o} ${fx.totals.outcomes[o]}`).join(', ')}) — built in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
   const spansPerBody = 100;
-  const load = (port, mode, extra) =>
-    runLoad(cpus, { fixtures: fixturesDir, port, mode, connections: CONNECTIONS, warmup: WARMUP, duration: DURATION, ...extra });
+  /** Runs one load phase and records what the server process and its core did meanwhile. */
+  const load = async (server, mode, extra) => {
+    const before = cpuSnapshot(server.child.pid, cpus.server);
+    const r = await runLoad(cpus, { fixtures: fixturesDir, port: server.port, mode, connections: CONNECTIONS, warmup: WARMUP, duration: DURATION, ...extra });
+    const after = cpuSnapshot(server.child.pid, cpus.server);
+    r.server = cpuDelta(before, after, r.total.requests);
+    return r;
+  };
 
   // ------------------------------------------------------------ baseline
   log(`baseline: decode-only receiver on CPU ${cpus.server ?? '(unpinned)'}, load on CPU ${cpus.load ?? '(unpinned)'}, ${CONNECTIONS} connections, ${WARMUP}+${DURATION} s`);
   const base = await startBaseline(cpus);
-  const baseMax = await load(base.port, 'max', { runId: 1 });
+  const baseMax = await load(base, 'max', { runId: 1 });
   await stopChild(base.child);
   checkLoad('baseline max', baseMax);
-  log(`  ${fmtInt(baseMax.spansPerS)} spans/s`);
+  log(`  ${fmtInt(baseMax.spansPerS)} spans/s${cpuNote(baseMax)}`);
 
   // ------------------------------------------------------------ toolwatch
   const tw = await startToolwatch(cpus);
   log(`toolwatch: node dist/main.js (pid ${tw.child.pid}) on CPU ${cpus.server ?? '(unpinned)'}, SQLite in ${tw.dir}`);
-  const twMax = await load(tw.port, 'max', { runId: 2 });
-  checkLoad('toolwatch max', twMax);
-  log(`  max: ${fmtInt(twMax.spansPerS)} spans/s`);
+  const twCheck = (name, r) => {
+    try {
+      checkLoad(name, r);
+    } catch (err) {
+      const state = tw.child.exitCode !== null || tw.child.signalCode !== null ? `toolwatch exited (${tw.child.exitCode ?? tw.child.signalCode})` : 'toolwatch is still running';
+      throw new BenchError(`${err.message}\n${state}; its stderr:\n${tw.stderr() || '(empty)'}`);
+    }
+  };
+  const twMax = await load(tw, 'max', { runId: 2 });
+  twCheck('toolwatch max', twMax);
+  log(`  max: ${fmtInt(twMax.spansPerS)} spans/s${cpuNote(twMax)}`);
   const halfRate = twMax.requestsPerS / 2;
-  const twHalf = await load(tw.port, 'rate', { runId: 3, rate: halfRate, warmup: 1, duration: RATE_DURATION });
-  checkLoad('toolwatch at half its max', twHalf);
+  const twHalf = await load(tw, 'rate', { runId: 3, rate: halfRate, warmup: 1, duration: RATE_DURATION });
+  twCheck('toolwatch at half its max', twHalf);
   log(`  half of its max (${fmtInt(halfRate * spansPerBody)} spans/s): p99 ${twHalf.latencyMs.p99} ms`);
   const aimRate = AIM_SPANS / 2 / spansPerBody;
   let twAim;
   if (aimRate < 0.9 * twMax.requestsPerS) {
-    twAim = await load(tw.port, 'rate', { runId: 4, rate: aimRate, warmup: 1, duration: RATE_DURATION });
-    checkLoad('toolwatch at 42.5k spans/s', twAim);
+    twAim = await load(tw, 'rate', { runId: 4, rate: aimRate, warmup: 1, duration: RATE_DURATION });
+    twCheck('toolwatch at 42.5k spans/s', twAim);
     log(`  at ${fmtInt(AIM_SPANS / 2)} spans/s: p99 ${twAim.latencyMs.p99} ms`);
   } else {
     log(`  skipped the fixed ${fmtInt(AIM_SPANS / 2)} spans/s phase: it is above 90% of toolwatch's measured max here`);
@@ -179,13 +193,27 @@ async function main() {
   );
   out.push('');
   out.push(table(
-    ['phase', 'spans/s', 'tool calls/s', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-200'],
-    rows.map(([name, r]) => [name, fmtInt(r.spansPerS), fmtInt(r.callsPerS), fmtInt(r.requestsPerS), fmt(r.latencyMs.p50), fmt(r.latencyMs.p99), fmt(r.latencyMs.max), String(r.non200)]),
+    ['phase', 'spans/s', 'tool calls/s', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-200', 'server CPU', 'CPU ms/batch'],
+    rows.map(([name, r]) => [
+      name,
+      fmtInt(r.spansPerS),
+      fmtInt(r.callsPerS),
+      fmtInt(r.requestsPerS),
+      fmt(r.latencyMs.p50),
+      fmt(r.latencyMs.p99),
+      fmt(r.latencyMs.max),
+      String(r.non200),
+      r.server ? `${Math.round(r.server.serverShare * 100)}%` : '-',
+      r.server ? r.server.cpuMsPerRequest.toFixed(2) : '-',
+    ]),
   ));
   out.push('');
   const verdict = (ok) => (ok ? 'PASS' : 'MISS');
   const targetRows = [
     ['throughput: toolwatch / baseline', ratio.toFixed(2), `≥ ${TARGET_RATIO}`, verdict(ratio >= TARGET_RATIO)],
+    ...(baseMax.server && twMax.server
+      ? [['  (same, from server CPU per batch)', (baseMax.server.cpuMsPerRequest / twMax.server.cpuMsPerRequest).toFixed(2), `≥ ${TARGET_RATIO}`, verdict(baseMax.server.cpuMsPerRequest / twMax.server.cpuMsPerRequest >= TARGET_RATIO)]]
+      : []),
     ['  (toolwatch vs the 85k spans/s aim)', `${fmtInt(twMax.spansPerS)}`, `≥ ${fmtInt(AIM_SPANS)}`, verdict(twMax.spansPerS >= AIM_SPANS)],
     ['p99, 100-span batch, at ½ its max', `${fmt(twHalf.latencyMs.p99)} ms`, `< ${TARGET_P99_MS} ms`, verdict(twHalf.latencyMs.p99 < TARGET_P99_MS)],
     ...(twAim ? [[`p99, 100-span batch, at ${fmtInt(AIM_SPANS / 2)} spans/s`, `${fmt(twAim.latencyMs.p99)} ms`, `< ${TARGET_P99_MS} ms`, verdict(twAim.latencyMs.p99 < TARGET_P99_MS)]] : []),
@@ -201,6 +229,14 @@ async function main() {
   for (const [name, r] of rows) {
     if (r.generatorCpu >= 0.9 && r.mode === 'max') out.push(`note: the load generator used ${Math.round(r.generatorCpu * 100)}% of its core during "${name}": it may be the limit there`);
     if (r.fellBehind) out.push(`note: "${name}" fell behind its schedule (more than ${5000} requests outstanding)`);
+  }
+  for (const [name, r] of rows) {
+    if (r.mode === 'max' && r.server && (r.server.serverShare < 0.9 || r.server.othersShare > 0.1)) {
+      out.push(
+        `note: during "${name}" the server process got ${Math.round(r.server.serverShare * 100)}% of CPU ${cpus.server} and other work ` +
+          `${Math.round(r.server.othersShare * 100)}%: the machine was busy, throughput figures are low; "CPU ms/batch" is the steadier comparison`,
+      );
+    }
   }
   if (!cpus.pinned) out.push('note: processes were NOT pinned to cores (see the warning above): numbers are not comparable across machines');
   out.push(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -327,6 +363,53 @@ async function stopChild(child, graceMs = 5_000) {
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU ticks of a process (utime+stime) and of one core (busy, total), with the wall clock. */
+function cpuSnapshot(pid, cpu) {
+  const snap = { wallMs: performance.now(), proc: NaN, busy: NaN, all: NaN };
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    snap.proc = Number(f[11]) + Number(f[12]); // fields 14 and 15: utime, stime
+  } catch {
+    // no procfs
+  }
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu ?? ''} `));
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    snap.all = v.slice(0, 8).reduce((a, b) => a + b, 0);
+    snap.busy = snap.all - v[3] - v[4]; // minus idle, iowait
+  } catch {
+    // no procfs
+  }
+  return snap;
+}
+
+function cpuDelta(a, b, requests) {
+  const procMs = ((b.proc - a.proc) * 1000) / CLK_TCK;
+  if (!Number.isFinite(procMs)) return undefined;
+  const wallMs = b.wallMs - a.wallMs;
+  const coreBusy = (b.busy - a.busy) / (b.all - a.all);
+  const serverShare = procMs / wallMs;
+  return {
+    cpuMs: procMs,
+    serverShare,
+    othersShare: Number.isFinite(coreBusy) ? Math.max(0, coreBusy - serverShare) : NaN,
+    cpuMsPerRequest: procMs / Math.max(1, requests),
+  };
+}
+
+function cpuNote(r) {
+  return r.server ? ` (server used ${Math.round(r.server.serverShare * 100)}% of its core, other work ${Math.round(r.server.othersShare * 100)}%; ${r.server.cpuMsPerRequest.toFixed(2)} CPU ms per batch)` : '';
 }
 
 function readRss(pid) {

@@ -2,11 +2,12 @@
  * buildApp: every route and the error handler on a Fastify instance. It never listens — main.ts
  * does, and tests use app.inject or listen on port 0.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { failuresRoutes } from './api/failures.js';
 import { healthRoutes } from './api/health.js';
 import { metricsRoutes } from './api/metrics-route.js';
 import { statsRoutes } from './api/stats.js';
+import { alertsRoutes } from './alerts/routes.js';
 import { otlpRoutes } from './ingest/otlp-route.js';
 import type { Services } from './services.js';
 
@@ -16,7 +17,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     loggerInstance: services.log as FastifyBaseLogger,
     // JSON API bodies only; OTLP reads its own body under its own limit.
     bodyLimit: 1024 * 1024,
-    disableRequestLogging: true,
+    // An agent fleet sends many batches a second: per-request info logs would drown the useful ones.
+    logController: new LogController({ disableRequestLogging: true }),
     // Closing keeps in-flight requests: a batch being recorded still gets its answer.
     forceCloseConnections: false,
     // A misspelt query parameter is an error, not silently dropped.
@@ -44,5 +46,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { store, now });
   await app.register(statsRoutes, { store, now });
+  await app.register(alertsRoutes, { alerting: services.alerting });
   return app;
 }

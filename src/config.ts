@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseDuration } from './util/duration.js';
 import { deepFreeze } from './util/deep-freeze.js';
 import { judgeFileSchema, toJudgeConfig, type JudgeConfig, type JudgeFileShape } from './judge/config.js';
+import { alertsFileSchema, applyAlertsEnv, toAlertsConfig, type AlertsConfig, type AlertsFileShape } from './alerts/config.js';
 
 export interface ToolSource {
   /** Only this service's calls are checked against these tools; absent = every service. */
@@ -37,6 +38,8 @@ export interface Config {
   tools: ToolSource[];
   /** The hourly LLM judge (src/judge/config.ts); apiKey comes from env JUDGE_API_KEY. */
   judge: JudgeConfig;
+  /** Alert rules and notifiers (src/alerts/config.ts); a Slack URL may come from env SLACK_WEBHOOK_URL. */
+  alerts: AlertsConfig;
 }
 
 export class ConfigError extends Error {
@@ -115,6 +118,7 @@ export const fileSchema = {
       },
     },
     judge: judgeFileSchema,
+    alerts: alertsFileSchema,
   },
 } as const;
 
@@ -184,6 +188,7 @@ function applyEnv(raw: Record<string, unknown>, env: Readonly<Record<string, str
   }
   if (env.DATABASE_URL) raw.database_url = env.DATABASE_URL;
   if (env.LOG_LEVEL) raw.log_level = env.LOG_LEVEL;
+  applyAlertsEnv(raw, env);
 }
 
 function describe(e: ErrorObject): string {
@@ -204,6 +209,7 @@ type FileShape = {
   store: { failures_per_tool_per_minute: number; retention_days: number; sqlite_synchronous: 'NORMAL' | 'FULL' };
   tools: { service?: string; path: string }[];
   judge: JudgeFileShape;
+  alerts: AlertsFileShape;
 };
 
 function toConfig(f: FileShape, configPath: string | undefined, cwd: string): Config {
@@ -233,6 +239,7 @@ function toConfig(f: FileShape, configPath: string | undefined, cwd: string): Co
     },
     tools: f.tools.map((t) => ({ ...(t.service ? { service: t.service } : {}), path: path.resolve(base, t.path) })),
     judge: toJudgeConfig(f.judge),
+    alerts: toAlertsConfig(f.alerts, base),
   };
 }
 

@@ -14,6 +14,7 @@ import { Pipeline } from './pipeline/pipeline.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { Scheduler } from './jobs/scheduler.js';
+import { createAlerting, type Alerting } from './alerts/setup.js';
 
 export interface Services {
   config: Config;
@@ -25,6 +26,8 @@ export interface Services {
   ledger: Ledger;
   pipeline: Pipeline;
   scheduler: Scheduler;
+  /** Alert rules, their states and the notification outbox; undefined when the store keeps no alert state. */
+  alerting: Alerting | undefined;
   /** Set while shutting down: the receiver answers 503 so clients retry elsewhere. */
   draining: boolean;
   close(): Promise<void>;
@@ -62,6 +65,14 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
     log.info({ removed }, 'retention: old rows removed');
   });
+  let alerting: Alerting | undefined;
+  try {
+    alerting = createAlerting({ config: config.alerts, store, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
+  } catch (err) {
+    scheduler.stop();
+    await store.close();
+    throw err;
+  }
   return {
     config,
     log,
@@ -72,9 +83,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     ledger,
     pipeline,
     scheduler,
+    alerting,
     draining: false,
     async close() {
       scheduler.stop();
+      await alerting?.stop();
       await store.close();
     },
   };

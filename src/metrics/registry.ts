@@ -84,6 +84,53 @@ export function createMetrics(probes: MetricProbes = {}) {
       help: 'Traces forgotten by the dedupe memory (capacity or TTL).',
       registers: r,
     }),
+    judgeVerdicts: new client.Counter({
+      name: 'toolwatch_judge_verdicts_total',
+      help: 'Trajectories the LLM judge gave a valid verdict, by service and reached_goal (true | false). Unweighted: see /api/judge for sampling-weighted rates.',
+      labelNames: ['service', 'reached_goal'] as const,
+      registers: r,
+    }),
+    judgeUnnecessaryCalls: new client.Counter({
+      name: 'toolwatch_judge_unnecessary_calls_total',
+      help: 'Tool calls the LLM judge found unnecessary, summed over judged trajectories.',
+      labelNames: ['service'] as const,
+      registers: r,
+    }),
+    judgeDangerousCalls: new client.Counter({
+      name: 'toolwatch_judge_dangerous_calls_total',
+      help: 'Tool calls the LLM judge found dangerous (side effects that should not have happened).',
+      labelNames: ['service'] as const,
+      registers: r,
+    }),
+    judgeKappa: new client.Gauge({
+      name: 'toolwatch_judge_kappa',
+      help: "Cohen's kappa between the judge and human labels, by field (reached_goal, unnecessary_calls, dangerous_calls); absent until defined.",
+      labelNames: ['field'] as const,
+      registers: r,
+    }),
+    judgeRuns: new client.Counter({
+      name: 'toolwatch_judge_runs_total',
+      help: 'Judge runs by status: ok, partial (caps or errors left items pending), failed, skipped (another run or replica held the lock).',
+      labelNames: ['status'] as const,
+      registers: r,
+    }),
+    judgeErrors: new client.Counter({
+      name: 'toolwatch_judge_errors_total',
+      help: 'Trajectories the judge could not judge, by reason: invalid_verdict (recorded), rate_limited, server, timeout, connection, rejected, redaction (left pending).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    judgeTokens: new client.Counter({
+      name: 'toolwatch_judge_tokens_total',
+      help: 'Tokens used by the LLM judge, by type (input | output), as the server reported them.',
+      labelNames: ['type'] as const,
+      registers: r,
+    }),
+    judgeCost: new client.Counter({
+      name: 'toolwatch_judge_cost_total',
+      help: 'Estimated judge cost from judge.price_per_million_*_tokens (in the currency of those prices).',
+      registers: r,
+    }),
     storePending: new client.Gauge({
       name: 'toolwatch_store_pending_batches',
       help: 'Batches waiting for a store commit.',
@@ -91,6 +138,18 @@ export function createMetrics(probes: MetricProbes = {}) {
       collect() {
         if (probes.pendingBatches) this.set(probes.pendingBatches());
       },
+    }),
+    alertsFiring: new client.Gauge({
+      name: 'toolwatch_alerts_firing',
+      help: 'Alert instances (rule x group) firing at the last evaluation, per rule; set by the replica that evaluates.',
+      labelNames: ['rule'] as const,
+      registers: r,
+    }),
+    notifications: new client.Counter({
+      name: 'toolwatch_notifications_total',
+      help: 'Alert notification attempts by notifier and status: sent, retried (temporary failure, will retry), failed (permanent or given up).',
+      labelNames: ['notifier', 'status'] as const,
+      registers: r,
     }),
   };
 }

@@ -11,7 +11,7 @@ import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { LabelCap } from '../metrics/label-cap.js';
 import { normalizeSpans } from '../normalize/registry.js';
-import type { PendingRow, Store, WriteBatch } from '../store/store.js';
+import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount, type ExecutionToRecord } from './merge.js';
 import { buildWrite, FailureCap, UNKNOWN_TOOL } from './write-batch.js';
@@ -56,7 +56,17 @@ export class Pipeline {
     return this.ingestFacts(normalizeSpans(spans), source, spans.length);
   }
 
-  async ingestFacts(facts: readonly SpanFacts[], source: SourceName, spanCount = facts.length): Promise<IngestSummary> {
+  /**
+   * `extend` lets a caller add rows to this batch's own transaction from the checked calls (the
+   * Langfuse source records the observation ids it took and the score writes it owes, so they
+   * commit, or not, together with the counts).
+   */
+  async ingestFacts(
+    facts: readonly SpanFacts[],
+    source: SourceName,
+    spanCount = facts.length,
+    extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
+  ): Promise<IngestSummary> {
     const { deps } = this;
     const started = process.hrtime.bigint();
     const now = deps.now();
@@ -67,6 +77,7 @@ export class Pipeline {
     plan.batch.pendingAdd = merged.deferred.map(toRow);
     plan.batch.pendingRemove = merged.cancelled.map((c) => ({ traceId: c.traceId, callKey: c.key }));
     for (const sink of deps.sinks ?? []) sink.collect({ source, facts, calls, batch: plan.batch });
+    if (extend) plan.batch.extensions.push(...extend(calls));
 
     try {
       await deps.store.write(plan.batch);

@@ -1,0 +1,22 @@
+/** The default notifier: one structured log line per message (nothing to configure, nothing to leak). */
+import { registerNotifierKind, type NotifierKind } from './registry.js';
+
+export const logKind: NotifierKind = {
+  needsUrl: false,
+  check: (s) => (s.url ? ['takes no url'] : []),
+  create(s, deps) {
+    return {
+      name: s.name,
+      kind: 'log',
+      target: 'log',
+      async send(m) {
+        const line = { alert: m.rule, status: m.status, repeat: m.repeat, labels: m.labels, value: m.value, threshold: m.threshold, severity: m.severity, link: m.link };
+        if (m.status === 'firing') deps.log.warn(line, `alert ${m.rule} firing: ${m.summary}`);
+        else deps.log.info(line, `alert ${m.rule} resolved: ${m.summary}`);
+        return { ok: true };
+      },
+    };
+  },
+};
+
+registerNotifierKind('log', logKind);

@@ -1,0 +1,57 @@
+/**
+ * Notifiers by kind, in a registry: `slack`, `webhook` and `log` register here; another kind
+ * (PagerDuty, e-mail) is one registerNotifierKind call.
+ */
+import type { Logger } from 'pino';
+import type { AlertMessage } from '../message.js';
+
+export type SendResult =
+  | { ok: true }
+  /** retry: worth trying again (5xx, 429, timeout, network); false: permanent (4xx, redirect, blocked address). */
+  | { ok: false; retry: boolean; retryAfterMs?: number; error: string };
+
+export interface Notifier {
+  readonly name: string;
+  readonly kind: string;
+  /** What may be shown of the destination (never the secret part of a URL). */
+  readonly target: string;
+  send(message: AlertMessage, signal: AbortSignal): Promise<SendResult>;
+}
+
+/** A notifier's settings after config and secrets are resolved. */
+export interface NotifierSettings {
+  name: string;
+  kind: string;
+  url?: string;
+  allowAnyUrl: boolean;
+  allowPrivateAddresses: boolean;
+}
+
+export interface NotifierDeps {
+  timeoutMs: number;
+  log: Logger;
+  now: () => number;
+}
+
+export interface NotifierKind {
+  /** Whether the kind needs a URL (from `url`, `url_file` or, for slack, SLACK_WEBHOOK_URL). */
+  needsUrl: boolean;
+  /** Problems with the settings (each a phrase; the caller prefixes the config path). */
+  check(s: NotifierSettings): string[];
+  create(s: NotifierSettings, deps: NotifierDeps): Notifier;
+}
+
+const KINDS = new Map<string, NotifierKind>();
+
+export function registerNotifierKind(kind: string, def: NotifierKind): void {
+  if (KINDS.has(kind)) throw new Error(`notifier kind ${kind} is already registered`);
+  KINDS.set(kind, def);
+}
+
+export function notifierKind(kind: string): NotifierKind | undefined {
+  return KINDS.get(kind);
+}
+
+export function notifierKinds(): string[] {
+  return [...KINDS.keys()].sort();
+}

@@ -1,0 +1,89 @@
+/**
+ * Slack incoming webhook, Block Kit: rule, group, value vs threshold, window, the top failing
+ * tools with counts, one example failure with its validation error path, and a link to the
+ * failures. `text` is the fallback shown in notifications.
+ */
+import type { AlertMessage } from '../message.js';
+import { pct } from '../rules.js';
+import { postJson } from './http-post.js';
+import { classifyError, classifyResponse } from './http-result.js';
+import { registerNotifierKind, type NotifierKind } from './registry.js';
+import { checkWebhookUrl, redactUrl } from './url-guard.js';
+
+const EMOJI: Record<string, string> = { critical: ':rotating_light:', warning: ':warning:', info: ':information_source:' };
+
+/** Slack mrkdwn: &, < and > must be escaped; everything else is text. */
+function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function groupText(labels: Record<string, string>): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
+  return parts.length ? parts.join(', ') : '(all)';
+}
+
+function fmt(kind: string, v: number): string {
+  return kind === 'drift' ? v.toFixed(3) : pct(v);
+}
+
+export function slackPayload(m: AlertMessage): Record<string, unknown> {
+  const head = m.status === 'resolved' ? `:white_check_mark: RESOLVED ${m.rule}` : `${EMOJI[m.severity] ?? ':warning:'} ${m.repeat ? 'STILL FIRING' : 'FIRING'} ${m.rule}`;
+  const group = groupText(m.labels);
+  const cmp = m.kind === 'error_rate_drift' ? 'baseline' : 'threshold';
+  const blocks: Record<string, unknown>[] = [
+    { type: 'header', text: { type: 'plain_text', text: `${head}`.slice(0, 150), emoji: true } },
+    {
+      type: 'section',
+      fields: [
+        { type: 'mrkdwn', text: `*Rule*\n${esc(m.rule)} (${esc(m.kind)}, ${esc(m.severity)})` },
+        { type: 'mrkdwn', text: `*Group*\n${esc(group)}` },
+        { type: 'mrkdwn', text: `*Value*\n${fmt(m.kind, m.value)} vs ${cmp} ${fmt(m.kind, m.threshold)}` },
+        { type: 'mrkdwn', text: `*Window*\n${esc(String(m.details.window ?? ''))}` },
+      ],
+    },
+    { type: 'section', text: { type: 'mrkdwn', text: esc(m.summary).slice(0, 2900) } },
+  ];
+  const top = m.details.topTools ?? [];
+  if (m.status === 'firing' && top.length) {
+    const lines = top.map((t) => (t.checked ? `• \`${esc(t.tool)}\`: ${t.failed} failed of ${t.checked}` : `• \`${esc(t.tool)}\`: ${t.failed}`));
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Top tools*\n${lines.join('\n')}`.slice(0, 2900) } });
+  }
+  const shifts = m.details.shifts ?? [];
+  if (m.status === 'firing' && shifts.length) {
+    const lines = shifts.map((s) => `• \`${esc(s.tool)}\`: ${pct(s.before)} → ${pct(s.after)}`);
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Share moved most*\n${lines.join('\n')}`.slice(0, 2900) } });
+  }
+  const ex = m.details.example;
+  if (m.status === 'firing' && ex) {
+    const where = ex.path ? ` at \`${esc(ex.path)}\`` : '';
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*Example* (${esc(ex.outcome)}, \`${esc(ex.name)}\`${where}, trace \`${esc(ex.traceId)}\`)\n\`\`\`${esc(ex.message).slice(0, 500)}\`\`\`` },
+    });
+  }
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: /^https?:\/\//.test(m.link) ? `<${m.link}|Failures>` : `Failures: ${esc(m.link)}` }] });
+  return { text: `${m.status === 'resolved' ? 'Resolved' : 'Firing'}: ${m.rule} (${group}): ${m.summary}`.slice(0, 3000), blocks };
+}
+
+export const slackKind: NotifierKind = {
+  needsUrl: true,
+  check: (s) => (s.url ? checkWebhookUrl('slack', s.url, { allowAnyUrl: s.allowAnyUrl }) : []),
+  create(s, deps) {
+    const url = s.url!;
+    return {
+      name: s.name,
+      kind: 'slack',
+      target: redactUrl(url),
+      async send(m, signal) {
+        try {
+          const res = await postJson(url, JSON.stringify(slackPayload(m)), { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowAnyUrl });
+          return classifyResponse(res, deps.now());
+        } catch (err) {
+          return classifyError(err);
+        }
+      },
+    };
+  },
+};
+
+registerNotifierKind('slack', slackKind);

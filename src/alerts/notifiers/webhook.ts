@@ -1,0 +1,63 @@
+/**
+ * Generic webhook: a JSON POST in Alertmanager's webhook format (version 4), so anything that
+ * takes Alertmanager notifications (PagerDuty/Opsgenie bridges, custom receivers) takes ours.
+ * One message = one alert; groupKey is rule + group.
+ */
+import type { AlertMessage } from '../message.js';
+import { postJson } from './http-post.js';
+import { classifyError, classifyResponse } from './http-result.js';
+import { registerNotifierKind, type NotifierKind } from './registry.js';
+import { checkWebhookUrl, redactUrl } from './url-guard.js';
+
+export function alertmanagerPayload(m: AlertMessage, receiver: string): Record<string, unknown> {
+  const labels = { alertname: m.rule, severity: m.severity, ...m.labels };
+  const iso = (ms: number | null) => (ms === null ? '0001-01-01T00:00:00Z' : new Date(ms).toISOString());
+  const annotations: Record<string, string> = { summary: m.summary, value: String(m.value), threshold: String(m.threshold), kind: m.kind };
+  if (m.details.window) annotations.window = String(m.details.window);
+  const alert = {
+    status: m.status,
+    labels,
+    annotations,
+    startsAt: iso(m.startsAt),
+    endsAt: iso(m.status === 'resolved' ? m.endsAt : null),
+    generatorURL: m.link,
+    fingerprint: m.fingerprint,
+  };
+  return {
+    version: '4',
+    groupKey: `{}:{alertname="${m.rule}"}/${m.groupKey}`,
+    truncatedAlerts: 0,
+    status: m.status,
+    receiver,
+    groupLabels: { alertname: m.rule },
+    commonLabels: labels,
+    commonAnnotations: annotations,
+    externalURL: /^https?:\/\//.test(m.link) ? new URL(m.link).origin : '',
+    alerts: [alert],
+    // Not in Alertmanager's format; receivers ignore unknown fields.
+    toolwatch: { repeat: m.repeat, details: m.details },
+  };
+}
+
+export const webhookKind: NotifierKind = {
+  needsUrl: true,
+  check: (s) => (s.url ? checkWebhookUrl('webhook', s.url, { allowPrivateAddresses: s.allowPrivateAddresses }) : []),
+  create(s, deps) {
+    const url = s.url!;
+    return {
+      name: s.name,
+      kind: 'webhook',
+      target: redactUrl(url),
+      async send(m, signal) {
+        try {
+          const res = await postJson(url, JSON.stringify(alertmanagerPayload(m, s.name)), { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowPrivateAddresses });
+          return classifyResponse(res, deps.now());
+        } catch (err) {
+          return classifyError(err);
+        }
+      },
+    };
+  },
+};
+
+registerNotifierKind('webhook', webhookKind);

@@ -1,0 +1,193 @@
+/**
+ * The judge model over any OpenAI-compatible chat-completions endpoint, with the official `openai`
+ * client.
+ *
+ * Retries are ours, not the SDK's (`maxRetries: 0`): the SDK sleeps for whatever Retry-After says —
+ * an hour if the server says so — while holding the run, and its backoff is not tunable. Here a 429
+ * waits exactly Retry-After (retry-after-ms, seconds or an HTTP date) when that is at most
+ * `judge.max_retry_wait`, and otherwise gives up at once so the run stops and its items stay
+ * pending; 5xx, 408/409, timeouts and connection errors back off exponentially (base × 2^n,
+ * capped, with jitter) for up to `judge.max_retries` retries. `timeout` bounds each attempt.
+ *
+ * Structured output first (`response_format: json_schema`, strict); a server that rejects it with
+ * 400/422 is remembered and asked for JSON in text from then on. An answer that is not a valid
+ * verdict is asked for once more, then reported as invalid.
+ */
+import OpenAI from 'openai';
+import type { ChatMessage } from './prompt.js';
+import type { Verdict } from './types.js';
+import { parseVerdict, VERDICT_RESPONSE_SCHEMA } from './verdict.js';
+
+export type TransportKind = 'rate_limited' | 'server' | 'timeout' | 'connection' | 'rejected';
+
+/** The request could not be answered now; the trajectory stays pending. */
+export class JudgeTransportError extends Error {
+  constructor(
+    readonly kind: TransportKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'JudgeTransportError';
+  }
+}
+
+export interface JudgeAnswer {
+  verdict?: Verdict;
+  /** Set when the answers were not valid verdicts (after the one retry). */
+  invalid?: string;
+  inputTokens: number;
+  outputTokens: number;
+  mode: 'json_schema' | 'text';
+}
+
+export interface JudgeClient {
+  readonly model: string;
+  judge(messages: readonly ChatMessage[]): Promise<JudgeAnswer>;
+}
+
+export interface OpenAIJudgeOptions {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  maxRetryWaitMs: number;
+  /** First backoff step (doubles per retry, capped at 30 × base). */
+  backoffBaseMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  /** The HTTP layer (tests may wrap it); defaults to the global fetch. */
+  fetch?: typeof fetch;
+}
+
+const TEXT_MODE_INSTRUCTION = 'Reply with only the JSON object described above: no code fence, no text before or after it.';
+
+export class OpenAIJudgeClient implements JudgeClient {
+  readonly model: string;
+  private readonly api: OpenAI;
+  /** undefined until the server has answered a json_schema request either way. */
+  private jsonSchema: boolean | undefined;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+
+  constructor(private readonly opts: OpenAIJudgeOptions) {
+    this.model = opts.model;
+    this.api = new OpenAI({
+      baseURL: opts.baseUrl,
+      // Local servers (vLLM, Ollama) take any key; the SDK insists on one.
+      apiKey: opts.apiKey ?? 'no-key',
+      maxRetries: 0,
+      timeout: opts.timeoutMs,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.random = opts.random ?? Math.random;
+  }
+
+  async judge(messages: readonly ChatMessage[]): Promise<JudgeAnswer> {
+    const usage = { inputTokens: 0, outputTokens: 0 };
+    const first = await this.ask([...messages], usage);
+    let parsed = parseVerdict(first.text);
+    if (parsed.ok) return { verdict: parsed.value, ...usage, mode: first.mode };
+    // One more chance, told what was wrong.
+    const retry: ChatMessage[] = [
+      ...messages,
+      { role: 'assistant', content: first.text.slice(0, 4000) },
+      { role: 'user', content: `That is not a valid verdict (${parsed.error}). ${TEXT_MODE_INSTRUCTION}` },
+    ];
+    const second = await this.ask(retry, usage);
+    parsed = parseVerdict(second.text);
+    if (parsed.ok) return { verdict: parsed.value, ...usage, mode: second.mode };
+    return { invalid: parsed.error, ...usage, mode: second.mode };
+  }
+
+  private async ask(messages: ChatMessage[], usage: { inputTokens: number; outputTokens: number }): Promise<{ text: string; mode: JudgeAnswer['mode'] }> {
+    if (this.jsonSchema !== false) {
+      try {
+        const text = await this.complete(messages, true, usage);
+        this.jsonSchema = true;
+        return { text, mode: 'json_schema' };
+      } catch (err) {
+        // 400/422 to a json_schema request from a server never seen to accept it: no structured output there.
+        if (!(err instanceof JudgeTransportError && err.kind === 'rejected' && (err.status === 400 || err.status === 422) && this.jsonSchema === undefined)) throw err;
+        this.jsonSchema = false;
+      }
+    }
+    const withInstruction: ChatMessage[] = [...messages, { role: 'user', content: TEXT_MODE_INSTRUCTION }];
+    return { text: await this.complete(withInstruction, false, usage), mode: 'text' };
+  }
+
+  private async complete(messages: ChatMessage[], structured: boolean, usage: { inputTokens: number; outputTokens: number }): Promise<string> {
+    const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+      model: this.model,
+      messages,
+      temperature: 0,
+      ...(structured
+        ? { response_format: { type: 'json_schema', json_schema: { name: 'trajectory_verdict', strict: true, schema: VERDICT_RESPONSE_SCHEMA as unknown as Record<string, unknown> } } }
+        : {}),
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await this.api.chat.completions.create(body);
+        usage.inputTokens += res.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join('\n'));
+        const msg = res.choices[0]?.message;
+        const text = msg?.content ?? '';
+        usage.outputTokens += res.usage?.completion_tokens ?? estimateTokens(text);
+        if (!text && msg?.refusal) return `refused: ${msg.refusal}`;
+        return text;
+      } catch (err) {
+        const e = classify(err);
+        if (e.kind === 'rejected' || attempt >= this.opts.maxRetries) throw e.error;
+        const wait = e.retryAfterMs ?? this.backoff(attempt);
+        // Asked to wait longer than we may: stop now, the items stay pending for the next run.
+        if (e.retryAfterMs !== undefined && e.retryAfterMs > this.opts.maxRetryWaitMs) throw e.error;
+        await this.sleep(wait);
+      }
+    }
+  }
+
+  private backoff(attempt: number): number {
+    const base = this.opts.backoffBaseMs ?? 1000;
+    return Math.min(base * 2 ** attempt, base * 30) * (0.75 + 0.25 * this.random());
+  }
+}
+
+/** ~4 characters per token: used for budgets and when a server reports no usage. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+interface Classified {
+  kind: TransportKind;
+  retryAfterMs?: number;
+  error: JudgeTransportError;
+}
+
+function classify(err: unknown): Classified {
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', error: new JudgeTransportError('timeout', 'the judge did not answer in time') };
+  if (err instanceof OpenAI.APIConnectionError) return { kind: 'connection', error: new JudgeTransportError('connection', `cannot reach the judge: ${err.message}`) };
+  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+    const s = err.status;
+    const msg = `judge answered HTTP ${s}: ${String(err.message).slice(0, 300)}`;
+    if (s === 429) {
+      const ra = retryAfterMs(err.headers);
+      return { kind: 'rate_limited', ...(ra !== undefined ? { retryAfterMs: ra } : {}), error: new JudgeTransportError('rate_limited', msg, s) };
+    }
+    if (s >= 500 || s === 408 || s === 409) return { kind: 'server', error: new JudgeTransportError('server', msg, s) };
+    return { kind: 'rejected', error: new JudgeTransportError('rejected', msg, s) };
+  }
+  return { kind: 'rejected', error: new JudgeTransportError('rejected', `judge request failed: ${(err as Error)?.message ?? String(err)}`) };
+}
+
+/** retry-after-ms, then Retry-After as seconds or an HTTP date. */
+export function retryAfterMs(headers: Headers | undefined, nowMs = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const v = headers?.get('retry-after');
+  if (!v) return undefined;
+  const secs = Number(v);
+  if (Number.isFinite(secs) && secs >= 0) return secs * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}

@@ -1,0 +1,139 @@
+/**
+ * Wires the judge from the config: its store (over the core store's database), the trajectory
+ * sink for the pipeline, the job with its OpenAI-compatible client, and the metrics adapter.
+ * The composition root (services.ts) and the CLI both use this.
+ */
+import type { Logger } from 'pino';
+import { ConfigError } from '../config.js';
+import type { LabelCap } from '../metrics/label-cap.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { Store } from '../store/store.js';
+import { calibrate, KAPPA_FIELDS, type Calibration } from './calibration.js';
+import { OpenAIJudgeClient, type JudgeClient } from './client.js';
+import type { JudgeConfig } from './config.js';
+import { JudgeJob, type JudgeJobDeps, type JudgeMetricsPort } from './job.js';
+import { loadPrompt } from './prompt-file.js';
+import { createRedactor } from './redact.js';
+import type { SamplingPolicy } from './sampler.js';
+import { judgeStoreFor, type JudgeStore } from './store.js';
+import { TrajectorySink } from './trajectory.js';
+import type { VerdictRecord } from './types.js';
+
+export interface Judge {
+  config: JudgeConfig;
+  store: JudgeStore;
+  /** Present when the judge is enabled. */
+  sink?: TrajectorySink;
+  job?: JudgeJob;
+  calibration(): Promise<Calibration>;
+  /** Recomputes κ and sets the gauge. */
+  refreshKappa(): Promise<Calibration>;
+}
+
+export interface JudgeWiring {
+  store: Store;
+  metrics: Metrics;
+  labels: LabelCap;
+  log: Logger;
+  now: () => number;
+  /** Replaces the OpenAI client (tests). */
+  client?: JudgeClient;
+  onVerdict?: (v: VerdictRecord) => void | Promise<void>;
+}
+
+export function policyOf(cfg: JudgeConfig): SamplingPolicy {
+  return { sampleRate: cfg.sampleRate, serviceRates: cfg.serviceRates, ...(cfg.failedRate !== undefined ? { failedRate: cfg.failedRate } : {}) };
+}
+
+/** Problems with a judge config that the schema cannot express. */
+export function checkJudgeConfig(cfg: JudgeConfig): string[] {
+  const problems: string[] = [];
+  if (cfg.enabled && !cfg.model) problems.push('judge.model: required when judge.enabled is true');
+  for (const p of cfg.redact.patterns) {
+    try {
+      new RegExp(p, 'g');
+    } catch (err) {
+      problems.push(`judge.redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`);
+    }
+  }
+  try {
+    loadPrompt();
+  } catch (err) {
+    problems.push(`judge prompt: ${(err as Error).message}`);
+  }
+  return problems;
+}
+
+export function metricsPort(metrics: Metrics, labels: LabelCap): JudgeMetricsPort {
+  return {
+    verdict(service, v) {
+      const s = labels.value('service', service);
+      metrics.judgeVerdicts.inc({ service: s, reached_goal: String(v.reached_goal) });
+      metrics.judgeUnnecessaryCalls.inc({ service: s }, v.unnecessary_calls);
+      metrics.judgeDangerousCalls.inc({ service: s }, v.dangerous_calls);
+    },
+    error: (reason) => metrics.judgeErrors.inc({ reason }),
+    run: (status) => metrics.judgeRuns.inc({ status }),
+    usage(input, output, cost) {
+      metrics.judgeTokens.inc({ type: 'input' }, input);
+      metrics.judgeTokens.inc({ type: 'output' }, output);
+      metrics.judgeCost.inc(cost);
+    },
+  };
+}
+
+/** Builds the judge; undefined when the core store is not one the judge can share (a test double). */
+export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEnabled?: boolean } = {}): Judge | undefined {
+  const store = judgeStoreFor(w.store);
+  if (!store) {
+    w.log.warn('judge: the store offers no SQL access; judge disabled');
+    return undefined;
+  }
+  const problems = checkJudgeConfig(cfg);
+  if (problems.length) throw new ConfigError(problems);
+  const calibration = async () => calibrate(await store.labelPairs(), cfg.minKappa, cfg.minLabels);
+  const refreshKappa = async () => {
+    const c = await calibration();
+    for (const f of c.fields) {
+      if (f.kappa === null) w.metrics.judgeKappa.remove({ field: f.field });
+      else w.metrics.judgeKappa.set({ field: f.field }, f.kappa);
+    }
+    return c;
+  };
+  const judge: Judge = { config: cfg, store, calibration, refreshKappa };
+  const active = opts.requireEnabled === false ? Boolean(cfg.model) : cfg.enabled;
+  if (!active) return judge;
+  const policy = policyOf(cfg);
+  judge.sink = new TrajectorySink({ project: cfg.project, policy, store, now: w.now });
+  const client =
+    w.client ??
+    new OpenAIJudgeClient({
+      baseUrl: cfg.baseUrl,
+      model: cfg.model,
+      ...(cfg.apiKey ? { apiKey: cfg.apiKey } : {}),
+      timeoutMs: cfg.timeoutMs,
+      maxRetries: cfg.maxRetries,
+      maxRetryWaitMs: cfg.maxRetryWaitMs,
+    });
+  const deps: JudgeJobDeps = {
+    store,
+    client,
+    prompt: loadPrompt(),
+    redactor: () => createRedactor(cfg.redact),
+    lock: (name, fn) => w.store.runExclusive(name, fn),
+    policy,
+    idleMs: cfg.idleMs,
+    caps: cfg.caps,
+    price: cfg.price,
+    concurrency: cfg.concurrency,
+    now: w.now,
+    metrics: metricsPort(w.metrics, w.labels),
+    afterRun: async () => void (await refreshKappa()),
+    log: w.log,
+    ...(w.onVerdict ? { onVerdict: w.onVerdict } : {}),
+  };
+  judge.job = new JudgeJob(deps);
+  return judge;
+}
+
+export { KAPPA_FIELDS };
