@@ -21,6 +21,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The judge's versioned prompt texts are read at runtime (dist/judge/prompt-file.js looks in src/judge/prompts).
+COPY --from=build /app/src/judge/prompts ./src/judge/prompts
 COPY config ./config
 RUN mkdir -p /var/lib/toolwatch && chown node:node /var/lib/toolwatch
 USER node

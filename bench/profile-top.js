@@ -10,13 +10,20 @@ if (!file) {
   process.exit(2);
 }
 const N = Number(nArg ?? 40);
+const FOCUS = new RegExp(process.env.FOCUS ?? 'dist/|better-sqlite3|prom-client|ajv|fastify');
 const prof = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 const self = new Map();
 const counts = new Map();
-for (const s of prof.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
-const total = prof.samples.length;
-const short = (url) => url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'nm/').replace(/^.*\/dist\//, 'dist/');
+// SKIP_MS: ignore the first milliseconds of the profile (process start-up).
+const skipMs = Number(process.env.SKIP_MS ?? 0);
+let at = 0;
+prof.samples.forEach((s, i) => {
+  at += prof.timeDeltas[i] / 1000;
+  if (at >= skipMs) counts.set(s, (counts.get(s) ?? 0) + 1);
+});
+const total = [...counts.values()].reduce((a, b) => a + b, 0);
+const short = (url) => (url.includes('/node_modules/') ? url.replace(/^.*\/node_modules\//, 'nm/') : url.replace(/^file:\/\//, '').replace(/^.*\/dist\//, 'dist/'));
 const keyOf = (n) => `${n.callFrame.functionName || '(anonymous)'}  ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 for (const [id, c] of counts) {
   const k = keyOf(byId.get(id));
@@ -35,9 +42,35 @@ for (const [id, c] of counts) {
     incl.set(k, (incl.get(k) ?? 0) + c);
   }
 }
-const pct = (c) => ((100 * c) / total).toFixed(1).padStart(5) + '%';
-console.log(`${total} samples`);
+const idle = [...self].filter(([k]) => k.startsWith('(idle)')).reduce((a, [, c]) => a + c, 0);
+const busy = total - idle;
+const pct = (c) => ((100 * c) / busy).toFixed(1).padStart(5) + '%';
+console.log(`${total} samples, ${idle} idle; percentages are of the ${busy} busy samples`);
+
+/** Where a frame belongs, by file. */
+const AREAS = [
+  ['OTLP decode', /dist\/ingest\/otlp-decode|protobufjs/],
+  ['HTTP + body read (fastify, node:http, streams)', /fastify|avvio|find-my-way|light-my-request|node:_http|node:net|node:internal\/streams|node:events|node:buffer|dist\/ingest\/(body|otlp-route)|^writev|^utf8Slice|^\(program\)|^runMicrotasks|processTicksAndRejections|node:internal\/process|^writeBuffer|^writeUtf8String|node:stream/],
+  ['normalize (dialect readers, JSON.parse of messages)', /dist\/normalize\//],
+  ['check (classify + Ajv validators)', /dist\/check\/|nm\/ajv|^validate\d*  :|^\(anonymous\)  :0/],
+  ['pipeline (merge, ledger, write plan)', /dist\/pipeline\//],
+  ['store (better-sqlite3)', /dist\/store\/|better-sqlite3/],
+  ['metrics (prom-client)', /prom-client|dist\/metrics\//],
+  ['garbage collector', /^\(garbage collector\)/],
+];
+const areas = new Map();
+for (const [k, c] of self) {
+  if (k.startsWith('(idle)')) continue;
+  const area = AREAS.find(([, re]) => re.test(k))?.[0] ?? 'other';
+  areas.set(area, (areas.get(area) ?? 0) + c);
+}
+console.log('--- self time by area');
+for (const [a, c] of [...areas].sort((x, y) => y[1] - x[1])) console.log(pct(c), a);
 console.log('--- self time');
-for (const [k, c] of [...self].sort((a, b) => b[1] - a[1]).slice(0, N)) console.log(pct(c), k);
+for (const [k, c] of [...self].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, N)) console.log(pct(c), k);
 console.log('--- inclusive time (dist/ frames and a few libraries)');
-for (const [k, c] of [...incl].sort((a, b) => b[1] - a[1]).filter(([k]) => /dist\/|better-sqlite3|prom-client|ajv|fastify/.test(k)).slice(0, N)) console.log(pct(c), k);
+for (const [k, c] of [...incl].sort((a, b) => b[1] - a[1]).filter(([k]) => FOCUS.test(k)).slice(0, N)) console.log(pct(c), k);
+if (process.env.SHOW_OTHER) {
+  console.log('--- "other" frames');
+  for (const [k, c] of [...self].filter(([k]) => !k.startsWith('(idle)') && !AREAS.some(([, re]) => re.test(k))).sort((a, b) => b[1] - a[1]).slice(0, N)) console.log(pct(c), k);
+}

@@ -14,7 +14,9 @@
  * start, a request failed or got a non-200, or the counters disagree with what was sent.
  *
  * Options: --duration S (measured seconds per max phase, default 8), --warmup S (2),
- * --connections N (16), --bodies N (200), --cpu-prof DIR (write a V8 CPU profile of toolwatch).
+ * --connections N (16), --bodies N (200), --cpu-prof DIR (write a V8 CPU profile of toolwatch, summarise it
+ * with `node bench/profile-top.js FILE`), --node-flags "..." (extra node flags for toolwatch, e.g. --trace-gc),
+ * --keep-stderr FILE (toolwatch's stderr), --json FILE (all figures).
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -166,6 +168,7 @@ async function main() {
   const evicted = sumMetric(metricsText, 'toolwatch_dedupe_evicted_total').total;
   const rss = readRss(tw.child.pid);
   await stopChild(tw.child, 15_000);
+  if (args['keep-stderr']) writeFileSync(path.resolve(args['keep-stderr']), tw.stderr() + tw.stdout());
 
   const problems = [];
   const byOutcome = OUTCOMES.map((o) => ({ o, sent: sent.outcomes[o], counted: counted.by[o] ?? 0 }));
@@ -314,13 +317,13 @@ async function startToolwatch(cpus) {
   // Every setting at its default (independent of config/toolwatch.yaml edits).
   writeFileSync(configFile, '# toolwatch benchmark: every setting at its default\n');
   const port = await freePort();
-  const nodeArgs = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+  const nodeArgs = [...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...(args['node-flags'] ? String(args['node-flags']).split(' ').filter(Boolean) : [])];
   const child = spawnPinned(cpus.server, [process.execPath, ...nodeArgs, path.join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
     env: { ...process.env, TOOLWATCH_CONFIG: configFile, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: path.join(dir, 'toolwatch.db'), LOG_LEVEL: 'warn' },
   });
-  const stderr = collect(child.stderr);
-  const stdout = collect(child.stdout);
+  const stderr = collect(child.stderr, args['keep-stderr'] ? 64 << 20 : 65536);
+  const stdout = collect(child.stdout, args['keep-stderr'] ? 64 << 20 : 65536);
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new BenchError(`toolwatch exited during start-up (code ${child.exitCode ?? child.signalCode}):\n${stderr()}${stdout()}`);
@@ -333,7 +336,7 @@ async function startToolwatch(cpus) {
     if (Date.now() > deadline) throw new BenchError(`toolwatch did not become ready on port ${port} within 20 s:\n${stderr()}${stdout()}`);
     await sleep(100);
   }
-  return { child, port, dir, stderr };
+  return { child, port, dir, stderr, stdout };
 }
 
 async function runLoad(cpus, opts) {
@@ -452,12 +455,13 @@ function firstLine(child, timeoutMs) {
   });
 }
 
-/** Keeps the last 64 KiB of a stream; returns a getter. */
-function collect(stream) {
+/** Keeps the last `max` characters of a stream; returns a getter. */
+function collect(stream, max = 65536) {
   let text = '';
   stream.setEncoding('utf8');
   stream.on('data', (d) => {
-    text = (text + d).slice(-65536);
+    text += d;
+    if (text.length > max) text = text.slice(-max);
   });
   return () => text;
 }

@@ -5,8 +5,10 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { failuresRoutes } from './api/failures.js';
 import { healthRoutes } from './api/health.js';
+import { judgeRoutes } from './api/judge.js';
 import { metricsRoutes } from './api/metrics-route.js';
 import { statsRoutes } from './api/stats.js';
+import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './alerts/routes.js';
 import { otlpRoutes } from './ingest/otlp-route.js';
 import type { Services } from './services.js';
@@ -46,6 +48,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { store, now });
   await app.register(statsRoutes, { store, now });
+  const langfuse = services.langfuse;
+  await app.register(sourcesRoutes, { metrics, ...(langfuse ? { langfuse: () => langfuse.info() } : {}) });
+  await app.register(judgeRoutes, { judge: services.judge, now });
   await app.register(alertsRoutes, { alerting: services.alerting });
   return app;
 }

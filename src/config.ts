@@ -10,6 +10,7 @@ import { parseDuration } from './util/duration.js';
 import { deepFreeze } from './util/deep-freeze.js';
 import { judgeFileSchema, toJudgeConfig, type JudgeConfig, type JudgeFileShape } from './judge/config.js';
 import { alertsFileSchema, applyAlertsEnv, toAlertsConfig, type AlertsConfig, type AlertsFileShape } from './alerts/config.js';
+import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig, type LangfuseFileShape } from './ingest/langfuse-config.js';
 
 export interface ToolSource {
   /** Only this service's calls are checked against these tools; absent = every service. */
@@ -40,6 +41,8 @@ export interface Config {
   judge: JudgeConfig;
   /** Alert rules and notifiers (src/alerts/config.ts); a Slack URL may come from env SLACK_WEBHOOK_URL. */
   alerts: AlertsConfig;
+  /** Langfuse as a source (src/ingest/langfuse-config.ts); keys from env LANGFUSE_PUBLIC_KEY / LANGFUSE_SECRET_KEY. */
+  langfuse: LangfuseConfig;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +122,7 @@ export const fileSchema = {
     },
     judge: judgeFileSchema,
     alerts: alertsFileSchema,
+    langfuse: langfuseFileSchema,
   },
 } as const;
 
@@ -159,6 +163,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   if (problems.length) throw new ConfigError(problems);
 
   const cfg = toConfig(raw as FileShape, configPath, cwd);
+  const langfuseProblems: string[] = [];
+  cfg.langfuse = toLangfuseConfig((raw as FileShape).langfuse, { publicKey: env.LANGFUSE_PUBLIC_KEY, secretKey: env.LANGFUSE_SECRET_KEY }, langfuseProblems);
+  if (langfuseProblems.length) throw new ConfigError(langfuseProblems);
   if (env.JUDGE_API_KEY) cfg.judge.apiKey = env.JUDGE_API_KEY; // secrets from the environment only
   return deepFreeze(cfg);
 }
@@ -189,6 +196,7 @@ function applyEnv(raw: Record<string, unknown>, env: Readonly<Record<string, str
   if (env.DATABASE_URL) raw.database_url = env.DATABASE_URL;
   if (env.LOG_LEVEL) raw.log_level = env.LOG_LEVEL;
   applyAlertsEnv(raw, env);
+  applyLangfuseEnv(raw, env);
 }
 
 function describe(e: ErrorObject): string {
@@ -210,6 +218,7 @@ type FileShape = {
   tools: { service?: string; path: string }[];
   judge: JudgeFileShape;
   alerts: AlertsFileShape;
+  langfuse: LangfuseFileShape;
 };
 
 function toConfig(f: FileShape, configPath: string | undefined, cwd: string): Config {
@@ -240,6 +249,7 @@ function toConfig(f: FileShape, configPath: string | undefined, cwd: string): Co
     tools: f.tools.map((t) => ({ ...(t.service ? { service: t.service } : {}), path: path.resolve(base, t.path) })),
     judge: toJudgeConfig(f.judge),
     alerts: toAlertsConfig(f.alerts, base),
+    langfuse: toLangfuseConfig(f.langfuse, {}, []), // keys added by loadConfig, from the environment
   };
 }
 

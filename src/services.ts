@@ -14,7 +14,11 @@ import { Pipeline } from './pipeline/pipeline.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { Scheduler } from './jobs/scheduler.js';
+import { createJudge, type Judge } from './judge/service.js';
+import type { JudgeClient } from './judge/client.js';
+import type { VerdictRecord } from './judge/types.js';
 import { createAlerting, type Alerting } from './alerts/setup.js';
+import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './ingest/langfuse-setup.js';
 
 export interface Services {
   config: Config;
@@ -26,8 +30,12 @@ export interface Services {
   ledger: Ledger;
   pipeline: Pipeline;
   scheduler: Scheduler;
+  /** The LLM judge (issue 4); undefined only with a store double the judge cannot share. */
+  judge?: Judge;
   /** Alert rules, their states and the notification outbox; undefined when the store keeps no alert state. */
   alerting: Alerting | undefined;
+  /** Langfuse as a source (issue 5); undefined unless langfuse.enabled. */
+  langfuse?: LangfuseRuntime;
   /** Set while shutting down: the receiver answers 503 so clients retry elsewhere. */
   draining: boolean;
   close(): Promise<void>;
@@ -36,6 +44,12 @@ export interface Services {
 export interface ServiceOverrides {
   now?: () => number;
   store?: Store;
+  /** Replaces the judge's OpenAI client. */
+  judgeClient?: JudgeClient;
+  /** Called after each recorded judge verdict (Langfuse score write-back). */
+  onVerdict?: (v: VerdictRecord) => void | Promise<void>;
+  /** Replaces the Langfuse client adapter, clock or sleep. */
+  langfuse?: LangfuseOverrides;
 }
 
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -44,9 +58,30 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const now = overrides.now ?? Date.now;
   const store = overrides.store ?? (await openStore(config, log));
   let ledger: Ledger | undefined;
-  const metrics = createMetrics({ pendingBatches: () => store.pendingWrites(), dedupeTraces: () => ledger?.size ?? 0 });
+  let langfuse: LangfuseRuntime | undefined;
+  const metrics = createMetrics({
+    pendingBatches: () => store.pendingWrites(),
+    dedupeTraces: () => ledger?.size ?? 0,
+    sourceLag: (): Record<string, number> => {
+      const lag = langfuse?.lagSeconds();
+      return lag === undefined ? {} : { langfuse: lag };
+    },
+  });
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
   const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }));
+  let judge: Judge | undefined;
+  try {
+    judge = createJudge(config.judge, {
+      store, metrics, labels, log, now,
+      ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
+      ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
+      // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
+      ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores ? { onVerdict: (v: VerdictRecord) => langfuse?.onJudgeVerdict(v) } : {}),
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const pipeline = new Pipeline({
     registry: loaded.registry,
     schemas: new SchemaCache(),
@@ -57,6 +92,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
     executionGraceMs: config.dedupe.executionGraceMs,
     now,
+    sinks: judge?.sink ? [judge.sink] : [],
   });
   pipeline.restorePending(await store.loadPending());
   const scheduler = new Scheduler(log);
@@ -65,11 +101,25 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
     log.info({ removed }, 'retention: old rows removed');
   });
+  const judgeJob = judge?.job;
+  if (judge && judgeJob) {
+    const judgeStore = judge.store;
+    scheduler.every('judge', config.judge.schedule, () => judgeJob.run());
+    scheduler.every('judge-retention', '23 * * * *', () => judgeStore.prune(now() - config.store.retentionDays * 86_400_000));
+  }
   let alerting: Alerting | undefined;
   try {
     alerting = createAlerting({ config: config.alerts, store, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
   } catch (err) {
     scheduler.stop();
+    await store.close();
+    throw err;
+  }
+  try {
+    langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
+  } catch (err) {
+    scheduler.stop();
+    await alerting?.stop();
     await store.close();
     throw err;
   }
@@ -84,9 +134,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     pipeline,
     scheduler,
     alerting,
+    ...(judge ? { judge } : {}),
+    ...(langfuse ? { langfuse } : {}),
     draining: false,
     async close() {
       scheduler.stop();
+      langfuse?.stop();
       await alerting?.stop();
       await store.close();
     },

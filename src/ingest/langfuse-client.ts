@@ -25,7 +25,12 @@ interface ApiErrorLike {
 
 function toHttpError(err: unknown): LangfuseHttpError {
   const e = (err ?? {}) as ApiErrorLike;
-  if (e.name === 'LangfuseAPITimeoutError' || /timeout/i.test(String(e.name))) return new LangfuseHttpError('timeout', 'request timed out');
+  // The client aborts its fetch with the bare string "timeout" as the reason; Node's fetch rejects
+  // with that string, so the client reports an "unknown" error whose message is "timeout" rather
+  // than its LangfuseAPITimeoutError. Both forms are a timeout here.
+  if (e.name === 'LangfuseAPITimeoutError' || (e.statusCode === undefined && /^"?timeout"?$/i.test(String(e.message ?? '').trim()))) {
+    return new LangfuseHttpError('timeout', 'request timed out');
+  }
   if (typeof e.statusCode === 'number') {
     const header = e.rawResponse?.headers?.get?.('retry-after') ?? null;
     const retryAfterMs = parseRetryAfter(header, Date.now());

@@ -182,3 +182,21 @@ export class LangfuseScoreWriter {
 export function outcomeRows(calls: readonly CheckedCall[], nowMs: number): OutboxRow[] {
   return toOutbox(calls.map(outcomeScore), nowMs);
 }
+
+/** The judge's recorded verdict (src/judge/types.ts VerdictRecord), structurally: only what becomes scores. */
+export interface JudgeVerdictLike {
+  traceId: string;
+  runId: number | string;
+  status: string;
+  verdict?: { reached_goal: boolean; unnecessary_calls?: number; dangerous_calls?: number; reasoning?: string };
+}
+
+/** A judge verdict record → the scores to write; undefined for judge errors (nothing was judged). */
+export function fromJudgeVerdict(rec: JudgeVerdictLike): VerdictForLangfuse | undefined {
+  const v = rec.verdict;
+  if (rec.status !== 'ok' || !v) return undefined;
+  const scores: Record<string, number> = {};
+  if (typeof v.unnecessary_calls === 'number') scores['unnecessary_calls'] = v.unnecessary_calls;
+  if (typeof v.dangerous_calls === 'number') scores['dangerous_calls'] = v.dangerous_calls;
+  return { traceId: rec.traceId, runId: String(rec.runId), reachedGoal: v.reached_goal, scores, ...(v.reasoning ? { comment: v.reasoning } : {}) };
+}

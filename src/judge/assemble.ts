@@ -14,9 +14,11 @@ export interface TrajectoryHeader {
   lastError?: string;
 }
 
-/** Steps in time order (ties: model before tool, then span id) so the same trace always reads the same. */
+/** Steps in start order, then arrival order, then end, then span id: the same trace always reads the same. */
 export function orderSteps(steps: readonly Step[]): Step[] {
-  return [...steps].sort((a, b) => a.startMs - b.startMs || (a.kind === b.kind ? 0 : a.kind === 'model' ? -1 : 1) || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0));
+  return [...steps].sort(
+    (a, b) => a.startMs - b.startMs || (a.seq ?? 0) - (b.seq ?? 0) || a.endMs - b.endMs || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
+  );
 }
 
 export function assemble(h: TrajectoryHeader, stored: readonly Step[]): Trajectory {

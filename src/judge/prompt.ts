@@ -60,7 +60,7 @@ export function redactTrajectory(t: Trajectory, r: Redactor): Trajectory {
     tools: t.tools.map((d) => ({
       name: r.text(d.name),
       ...(d.description !== undefined ? { description: r.text(d.description) } : {}),
-      ...(d.parameters !== undefined ? { parameters: r.value(d.parameters) } : {}),
+      ...(d.parameters !== undefined ? { parameters: r.strings(d.parameters) } : {}),
     })),
     steps,
   };

@@ -54,7 +54,8 @@ const BUILTIN: Rule[] = [
   { re: /\b(AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: mask('SECRET') },
   // key=value / "key": "value" for secret-sounding keys (aws_secret_access_key, api_key, password …).
   {
-    re: /((?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|password|passwd|pwd)["']?\s*[:=]\s*["']?)([^"'\s,;}&]{4,})/gi,
+    // (A value that is already a mask, [REDACTED] …, is left as it is.)
+    re: /((?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|password|passwd|pwd)["']?\s*[:=]\s*["']?)(?!\[)([^"'\s,;}&{\[]{4,})/gi,
     replace: (m) => m.replace(/([:=]\s*["']?)[^"'\s,;}&]{4,}$/, '$1[SECRET]'),
   },
   // Emails.
@@ -80,6 +81,8 @@ export interface Redactor {
   text(s: string): string;
   /** Masks configured field paths, then every string inside. */
   value(v: unknown): unknown;
+  /** Every string inside, without field paths (for schemas: their keys are names, not data). */
+  strings(v: unknown): unknown;
   /** A string that may hold JSON (arguments, results): redacted as a value when it parses. */
   jsonText(s: string): string;
 }
@@ -101,16 +104,16 @@ export function createRedactor(cfg: RedactionConfig): Redactor {
   const fieldMatches = (path: readonly string[]): boolean =>
     fields.some((f) => f.length <= path.length && f.every((seg, i) => seg === '*' || seg === path[path.length - f.length + i]));
 
-  const walk = (v: unknown, path: string[]): unknown => {
+  const walk = (v: unknown, path: string[], byField = true): unknown => {
     if (typeof v === 'string') return text(v);
     // A card number sent as a JSON number is still a card number.
     if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) >= 1e12) return text(String(v)) === String(v) ? v : '[CARD]';
-    if (Array.isArray(v)) return v.map((x) => walk(x, path));
+    if (Array.isArray(v)) return v.map((x) => walk(x, path, byField));
     if (v && typeof v === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
         const p = [...path, k.toLowerCase()];
-        out[k] = fieldMatches(p) ? '[REDACTED]' : walk(x, p);
+        out[k] = byField && fieldMatches(p) ? '[REDACTED]' : walk(x, p, byField);
       }
       return out;
     }
@@ -120,6 +123,7 @@ export function createRedactor(cfg: RedactionConfig): Redactor {
   return {
     text,
     value: (v) => walk(v, []),
+    strings: (v) => walk(v, [], false),
     jsonText(s) {
       let parsed: unknown;
       try {

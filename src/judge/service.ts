@@ -3,6 +3,7 @@
  * sink for the pipeline, the job with its OpenAI-compatible client, and the metrics adapter.
  * The composition root (services.ts) and the CLI both use this.
  */
+import cron from 'node-cron';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config.js';
 import type { LabelCap } from '../metrics/label-cap.js';
@@ -56,6 +57,7 @@ export function checkJudgeConfig(cfg: JudgeConfig): string[] {
       problems.push(`judge.redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`);
     }
   }
+  if (!cron.validate(cfg.schedule)) problems.push(`judge.schedule: not a cron expression: ${JSON.stringify(cfg.schedule)}`);
   try {
     loadPrompt();
   } catch (err) {

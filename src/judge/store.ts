@@ -53,6 +53,8 @@ export interface JudgeStore {
   verdictPoints(q: { sinceMs?: number; service?: string; runIds?: number[] }): Promise<VerdictPoint[]>;
   upsertLabels(labels: readonly Label[], nowMs: number): Promise<number>;
   labelPairs(): Promise<LabelPair[]>;
+  /** Verdicts and the human label of one trace (for the trajectory API). */
+  judgementsOf(traceId: string): Promise<{ verdicts: Record<string, unknown>[]; label: Record<string, unknown> | null }>;
   prune(beforeMs: number): Promise<number>;
 }
 
@@ -295,6 +297,34 @@ export class SqlJudgeStore implements JudgeStore {
       judge: { reached_goal: num(r.vg) === 1, unnecessary_calls: num(r.vu), dangerous_calls: num(r.vd) },
       human: { reached_goal: num(r.lg) === 1, unnecessary_calls: num(r.lu), dangerous_calls: num(r.ld) },
     }));
+  }
+
+  async judgementsOf(traceId: string): Promise<{ verdicts: Record<string, unknown>[]; label: Record<string, unknown> | null }> {
+    const verdicts = await this.sql.all<Row>('SELECT * FROM judge_verdicts WHERE trace_id = ? ORDER BY id', [traceId]);
+    const [label] = await this.sql.all<Row>('SELECT * FROM judge_labels WHERE trace_id = ?', [traceId]);
+    const bool = (v: unknown) => (v === null || v === undefined ? null : num(v) === 1);
+    return {
+      verdicts: verdicts.map((v) => ({
+        runId: num(v.run_id),
+        time: new Date(num(v.time_ms)).toISOString(),
+        status: v.status,
+        reached_goal: bool(v.reached_goal),
+        unnecessary_calls: v.unnecessary_calls === null ? null : num(v.unnecessary_calls),
+        dangerous_calls: v.dangerous_calls === null ? null : num(v.dangerous_calls),
+        reasoning: v.reasoning ?? null,
+        error: v.error ?? null,
+        promptVersion: v.prompt_version,
+        judgeModel: v.judge_model,
+        probability: num(v.probability),
+        weight: num(v.weight),
+        inputTokens: num(v.input_tokens),
+        outputTokens: num(v.output_tokens),
+        cost: num(v.cost),
+      })),
+      label: label
+        ? { reached_goal: bool(label.reached_goal), unnecessary_calls: num(label.unnecessary_calls), dangerous_calls: num(label.dangerous_calls), labeler: label.labeler, note: label.note }
+        : null,
+    };
   }
 
   async prune(beforeMs: number): Promise<number> {

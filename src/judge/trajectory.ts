@@ -43,6 +43,7 @@ export interface TrajectorySinkDeps {
 export class TrajectorySink implements BatchSink {
   private readonly threshold: number;
   private readonly positions = new Map<string, number>();
+  private counter = 0;
 
   constructor(private readonly deps: TrajectorySinkDeps) {
     this.threshold = maxProbability(deps.policy);
@@ -67,13 +68,15 @@ export class TrajectorySink implements BatchSink {
       const hasFailure = input.calls.some((c) => c.traceId === traceId && isFailure(c.outcome.outcome));
       const steps = facts.flatMap((f) => {
         const step = toStep(f, outcomes);
-        return step ? [{ spanId: f.spanId, startMs: f.startTimeMs, endMs: f.endTimeMs, kind: step.kind, payload: JSON.stringify(step) }] : [];
+        if (step) step.seq = seenMs * 1000 + (this.counter++ % 1000);
+        // Columns hold whole ms (BIGINT); the payload keeps the exact, sub-ms times that order the steps.
+        return step ? [{ spanId: f.spanId, startMs: Math.floor(f.startTimeMs), endMs: Math.ceil(f.endTimeMs), kind: step.kind, payload: JSON.stringify(step) }] : [];
       });
       writes.push({
         traceId,
         service: first.service,
-        firstMs: first.startTimeMs,
-        endMs: Math.max(...facts.map((f) => f.endTimeMs)),
+        firstMs: Math.floor(first.startTimeMs),
+        endMs: Math.ceil(Math.max(...facts.map((f) => f.endTimeMs))),
         seenMs,
         hasFailure,
         position: this.position(traceId),

@@ -10,8 +10,17 @@ export interface StepCall {
   outcome?: OutcomeName;
 }
 
+/**
+ * Arrival order (ingest time × 1000 + a counter): breaks ties between spans that started in the
+ * same millisecond, which SDKs that stamp starts in whole ms produce all the time. Exporters send
+ * spans as they end, so arrival follows the agent's own order.
+ */
+interface Ordered {
+  seq?: number;
+}
+
 /** A model request/response. */
-export interface ModelStep {
+export interface ModelStep extends Ordered {
   kind: 'model';
   spanId: string;
   startMs: number;
@@ -27,7 +36,7 @@ export interface ModelStep {
 }
 
 /** A tool execution. */
-export interface ToolStep {
+export interface ToolStep extends Ordered {
   kind: 'tool';
   spanId: string;
   startMs: number;

@@ -8,6 +8,8 @@ import client from 'prom-client';
 export interface MetricProbes {
   pendingBatches?: () => number;
   dedupeTraces?: () => number;
+  /** Seconds each pulled source is behind (source → lag); sources without a watermark are absent. */
+  sourceLag?: () => Record<string, number>;
 }
 
 export function createMetrics(probes: MetricProbes = {}) {
@@ -150,6 +152,39 @@ export function createMetrics(probes: MetricProbes = {}) {
       help: 'Alert notification attempts by notifier and status: sent, retried (temporary failure, will retry), failed (permanent or given up).',
       labelNames: ['notifier', 'status'] as const,
       registers: r,
+    }),
+    langfuseObservations: new client.Counter({
+      name: 'toolwatch_langfuse_observations_total',
+      help: 'Langfuse observations taken into the pipeline (each once), by observation type.',
+      labelNames: ['type'] as const,
+      registers: r,
+    }),
+    langfuseDuplicates: new client.Counter({
+      name: 'toolwatch_langfuse_duplicate_observations_total',
+      help: 'Langfuse observations read again (window overlap, re-read pages) and skipped.',
+      registers: r,
+    }),
+    langfuseRequests: new client.Counter({
+      name: 'toolwatch_langfuse_requests_total',
+      help: 'Requests to the Langfuse public API, by endpoint (v2_observations, v1_observations, scores) and status (HTTP code, timeout, network).',
+      labelNames: ['endpoint', 'status'] as const,
+      registers: r,
+    }),
+    langfuseScores: new client.Counter({
+      name: 'toolwatch_langfuse_scores_total',
+      help: 'Scores written back to Langfuse, by status: sent, retry (will be sent again), rejected (refused by Langfuse), dropped (gave up).',
+      labelNames: ['status'] as const,
+      registers: r,
+    }),
+    sourceLag: new client.Gauge({
+      name: 'toolwatch_source_lag_seconds',
+      help: 'How far a pulled source is behind: now minus its persisted watermark.',
+      labelNames: ['source'] as const,
+      registers: r,
+      collect() {
+        if (!probes.sourceLag) return;
+        for (const [source, lag] of Object.entries(probes.sourceLag())) this.set({ source }, lag);
+      },
     }),
   };
 }

@@ -1,0 +1,97 @@
+/**
+ * The judge's HTTP surface: POST /api/labels (human labels for calibration), GET /api/judge (runs,
+ * sampling-weighted verdict rates with Wilson 95% intervals, κ per field), GET
+ * /api/trajectories/:traceId (a stored trajectory with its verdicts and label).
+ */
+import type { FastifyInstance } from 'fastify';
+import { verdictRates } from '../judge/calibration.js';
+import { CURRENT_PROMPT_VERSION } from '../judge/prompt-file.js';
+import type { Judge } from '../judge/service.js';
+import { checkLabel } from '../judge/verdict.js';
+import type { Label } from '../judge/types.js';
+import { parseDuration } from '../util/duration.js';
+
+const MAX_LABELS_PER_REQUEST = 10_000;
+
+export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | undefined; now: () => number }): Promise<void> {
+  const unavailable = { error: 'Service Unavailable', message: 'the judge is not available with this store' };
+
+  app.post('/api/labels', async (req, reply) => {
+    const judge = opts.judge;
+    if (!judge) return reply.code(503).send(unavailable);
+    const items = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
+    if (items.length === 0 || items.length > MAX_LABELS_PER_REQUEST) {
+      return reply.code(400).send({ error: 'Bad Request', message: `send 1 to ${MAX_LABELS_PER_REQUEST} labels` });
+    }
+    const labels: Label[] = [];
+    const problems: { index: number; error: string }[] = [];
+    items.forEach((item, index) => {
+      const c = checkLabel(item);
+      if (c.ok) labels.push(c.value);
+      else problems.push({ index, error: c.error });
+    });
+    // All or nothing: a half-imported file is harder to fix than a rejected one.
+    if (problems.length) return reply.code(400).send({ error: 'Bad Request', message: 'invalid labels', problems: problems.slice(0, 100) });
+    const stored = await judge.store.upsertLabels(labels, opts.now());
+    const calibration = await judge.refreshKappa();
+    return { stored, calibration };
+  });
+
+  app.get<{ Querystring: { window?: string; service?: string; runs?: number } }>(
+    '/api/judge',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            window: { type: 'string', pattern: '^\\d+(ms|s|m|h|d)$', default: '7d' },
+            service: { type: 'string', maxLength: 200 },
+            runs: { type: 'integer', minimum: 1, maximum: 500, default: 20 },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const judge = opts.judge;
+      if (!judge) return reply.code(503).send(unavailable);
+      const windowMs = parseDuration(req.query.window ?? '7d')!;
+      const sinceMs = opts.now() - windowMs;
+      const points = await judge.store.verdictPoints({ sinceMs, ...(req.query.service ? { service: req.query.service } : {}) });
+      const byService = new Map<string, typeof points>();
+      for (const p of points) byService.set(p.service, [...(byService.get(p.service) ?? []), p]);
+      const calibration = await judge.calibration();
+      return {
+        enabled: judge.config.enabled,
+        model: judge.config.model,
+        promptVersion: CURRENT_PROMPT_VERSION,
+        sampling: {
+          project: judge.config.project,
+          sampleRate: judge.config.sampleRate,
+          serviceRates: judge.config.serviceRates,
+          failedRate: judge.config.failedRate ?? null,
+        },
+        trajectories: await judge.store.countByStatus(),
+        window: req.query.window ?? '7d',
+        since: new Date(sinceMs).toISOString(),
+        rates: verdictRates(points),
+        services: [...byService].map(([service, ps]) => ({ service, ...verdictRates(ps) })),
+        calibration,
+        runs: await judge.store.runs(req.query.runs ?? 20),
+      };
+    },
+  );
+
+  app.get<{ Params: { traceId: string } }>(
+    '/api/trajectories/:traceId',
+    { schema: { params: { type: 'object', properties: { traceId: { type: 'string', pattern: '^[0-9a-fA-F]{32}$' } }, required: ['traceId'] } } },
+    async (req, reply) => {
+      const judge = opts.judge;
+      if (!judge) return reply.code(503).send(unavailable);
+      const id = req.params.traceId.toLowerCase();
+      const t = await judge.store.trajectory(id);
+      if (!t) return reply.code(404).send({ error: 'Not Found', message: 'no stored trajectory for this trace (not sampled, not complete yet and dropped, or pruned)' });
+      return { ...t, ...(await judge.store.judgementsOf(id)) };
+    },
+  );
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+/**
+ * toolwatch serve                       — the service (same as dist/main.js)
+ * toolwatch judge --once                — one judge run now, then exit (prints the run summary)
+ * toolwatch labels import FILE.jsonl    — human labels for calibration, one JSON object a line
+ * Every command accepts --config FILE (or TOOLWATCH_CONFIG). Exit codes: 0 ok, 1 failed, 2 usage/config.
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './logger.js';
+import { main } from './main.js';
+import { LabelCap } from './metrics/label-cap.js';
+import { createMetrics } from './metrics/registry.js';
+import { openStore } from './store/open.js';
+import type { Store } from './store/store.js';
+import { createJudge } from './judge/service.js';
+import { checkLabel } from './judge/verdict.js';
+import type { Label } from './judge/types.js';
+
+const USAGE = `usage: toolwatch serve [--config FILE]
+       toolwatch judge --once [--config FILE]
+       toolwatch labels import FILE.jsonl [--config FILE]`;
+
+export interface CliIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+const stdio: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+
+/** Runs one command; resolves to the exit code (serve resolves once listening, with 0). */
+export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo = stdio): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (cmd === 'serve') {
+    await main(rest, env);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  }
+  if (cmd === 'judge' && rest.includes('--once')) return withStore(rest, env, io, (config, store) => judgeOnce(config, store, io));
+  if (cmd === 'labels' && rest[0] === 'import' && rest[1] && !rest[1].startsWith('--')) {
+    const file = path.resolve(rest[1]);
+    return withStore(rest.slice(2), env, io, (config, store) => importLabels(file, config, store, io));
+  }
+  io.err(`${USAGE}\n`);
+  return 2;
+}
+
+async function withStore(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo, fn: (config: Config, store: Store) => Promise<number>): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig({ argv, env });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`toolwatch: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const store = await openStore(config, createLogger(config.logLevel));
+  try {
+    return await fn(config, store);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`toolwatch: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    await store.close();
+  }
+}
+
+async function judgeOnce(config: Config, store: Store, io: CliIo): Promise<number> {
+  const log = createLogger(config.logLevel);
+  const metrics = createMetrics();
+  const judge = createJudge(config.judge, { store, metrics, labels: new LabelCap(config.metrics.maxLabelValues), log, now: Date.now }, { requireEnabled: false });
+  if (!judge?.job) {
+    io.err('toolwatch: judge.model is not set; nothing to run\n');
+    return 2;
+  }
+  const summary = await judge.job.run();
+  io.out(`${JSON.stringify(summary)}\n`);
+  return summary.status === 'failed' ? 1 : 0;
+}
+
+/** All lines are checked first; nothing is stored unless every line is a valid label. */
+async function importLabels(file: string, config: Config, store: Store, io: CliIo): Promise<number> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    io.err(`toolwatch: cannot read ${file}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const labels: Label[] = [];
+  const problems: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      problems.push(`line ${i + 1}: not JSON`);
+      return;
+    }
+    const c = checkLabel(value);
+    if (c.ok) labels.push(c.value);
+    else problems.push(`line ${i + 1}: ${c.error}`);
+  });
+  if (problems.length) {
+    io.err(`toolwatch: ${file}: ${problems.length} invalid line(s), nothing imported:\n  ${problems.slice(0, 50).join('\n  ')}\n`);
+    return 2;
+  }
+  const judge = createJudge(config.judge, { store, metrics: createMetrics(), labels: new LabelCap(1), log: createLogger(config.logLevel), now: Date.now }, { requireEnabled: true });
+  if (!judge) {
+    io.err('toolwatch: this store cannot hold labels\n');
+    return 1;
+  }
+  const stored = await judge.store.upsertLabels(labels, Date.now());
+  const c = await judge.calibration();
+  io.out(`${JSON.stringify({ imported: stored, calibration: c })}\n`);
+  return 0;
+}
+
+/** True when run as a program — also through npm's bin symlink (node_modules/.bin/toolwatch). */
+function isEntry(): boolean {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) {
+  runCli(process.argv.slice(2), process.env).then(
+    (code) => {
+      if (code !== 0) process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`toolwatch: ${(err as Error).stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

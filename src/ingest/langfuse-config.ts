@@ -1,0 +1,111 @@
+/**
+ * The `langfuse:` section of the config file: schema, file shape and typed form. Kept here so
+ * src/config.ts only gains a few lines; config.ts alone reads the environment (LANGFUSE_BASE_URL or
+ * LANGFUSE_HOST, LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY) and hands the values to applyLangfuseEnv.
+ */
+import cron from 'node-cron';
+import { parseDuration } from '../util/duration.js';
+
+const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
+const posInt = { type: 'integer', minimum: 1 } as const;
+
+export const langfuseFileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    enabled: { type: 'boolean', default: false },
+    base_url: { type: 'string', minLength: 1, default: 'https://cloud.langfuse.com' },
+    schedule: { type: 'string', minLength: 1, default: '* * * * *' },
+    overlap: { ...duration, default: '5m' },
+    lag: { ...duration, default: '1m' },
+    page_size: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
+    max_window: { ...duration, default: '1h' },
+    initial_lookback: { ...duration, default: '1h' },
+    request_timeout: { ...duration, default: '30s' },
+    max_attempts: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
+    service: { type: 'string', minLength: 1, default: 'langfuse' },
+    max_seen: { ...posInt, default: 500_000 },
+    write_scores: { type: 'boolean', default: false },
+    scores_every: { ...duration, default: '10s' },
+    scores_per_flush: { type: 'integer', minimum: 1, maximum: 10_000, default: 200 },
+    score_max_attempts: { type: 'integer', minimum: 1, maximum: 50, default: 8 },
+  },
+} as const;
+
+export type LangfuseFileShape = {
+  enabled: boolean;
+  base_url: string;
+  schedule: string;
+  overlap: string;
+  lag: string;
+  page_size: number;
+  max_window: string;
+  initial_lookback: string;
+  request_timeout: string;
+  max_attempts: number;
+  service: string;
+  max_seen: number;
+  write_scores: boolean;
+  scores_every: string;
+  scores_per_flush: number;
+  score_max_attempts: number;
+};
+
+export interface LangfuseConfig {
+  enabled: boolean;
+  baseUrl: string;
+  publicKey: string;
+  /** Non-enumerable: never serialised into logs or API output. */
+  readonly secretKey: string;
+  schedule: string;
+  overlapMs: number;
+  lagMs: number;
+  pageSize: number;
+  maxWindowMs: number;
+  initialLookbackMs: number;
+  requestTimeoutMs: number;
+  maxAttempts: number;
+  service: string;
+  maxSeen: number;
+  writeScores: boolean;
+  scoresEveryMs: number;
+  scoresPerFlush: number;
+  scoreMaxAttempts: number;
+}
+
+/** LANGFUSE_BASE_URL (or the older LANGFUSE_HOST) overrides `langfuse.base_url`. */
+export function applyLangfuseEnv(raw: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): void {
+  const url = env.LANGFUSE_BASE_URL || env.LANGFUSE_HOST;
+  if (url) ((raw.langfuse ??= {}) as Record<string, unknown>).base_url = url;
+}
+
+export function toLangfuseConfig(f: LangfuseFileShape, keys: { publicKey?: string; secretKey?: string }, problems: string[]): LangfuseConfig {
+  if (f.enabled) {
+    if (!keys.publicKey) problems.push('langfuse.enabled: LANGFUSE_PUBLIC_KEY is not set');
+    if (!keys.secretKey) problems.push('langfuse.enabled: LANGFUSE_SECRET_KEY is not set');
+    if (!/^https?:\/\//i.test(f.base_url)) problems.push('langfuse.base_url: must be an http(s) URL');
+  }
+  if (!cron.validate(f.schedule)) problems.push(`langfuse.schedule: not a cron expression: ${JSON.stringify(f.schedule)}`);
+  const cfg = {
+    enabled: f.enabled,
+    baseUrl: f.base_url.replace(/\/+$/, ''),
+    publicKey: keys.publicKey ?? '',
+    schedule: f.schedule,
+    overlapMs: parseDuration(f.overlap)!,
+    lagMs: parseDuration(f.lag)!,
+    pageSize: f.page_size,
+    maxWindowMs: Math.max(1000, parseDuration(f.max_window)!),
+    initialLookbackMs: parseDuration(f.initial_lookback)!,
+    requestTimeoutMs: Math.max(100, parseDuration(f.request_timeout)!),
+    maxAttempts: f.max_attempts,
+    service: f.service,
+    maxSeen: f.max_seen,
+    writeScores: f.write_scores,
+    scoresEveryMs: Math.max(100, parseDuration(f.scores_every)!),
+    scoresPerFlush: f.scores_per_flush,
+    scoreMaxAttempts: f.score_max_attempts,
+  } as LangfuseConfig;
+  Object.defineProperty(cfg, 'secretKey', { value: keys.secretKey ?? '', enumerable: false });
+  return cfg;
+}

@@ -1,0 +1,158 @@
+/**
+ * Wires the Langfuse source into a running toolwatch: the client adapter, the state store, the
+ * sync job (langfuse.schedule, one replica at a time through store.runExclusive) and, with
+ * langfuse.write_scores, the score sender on its own interval so write-back never holds up a sync.
+ */
+import type { Logger } from 'pino';
+import type { Scheduler } from '../jobs/scheduler.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
+import type { Store } from '../store/store.js';
+import type { LangfuseApi } from './langfuse-api.js';
+import { createLangfuseApi } from './langfuse-client.js';
+import type { LangfuseConfig } from './langfuse-config.js';
+import { fromJudgeVerdict, LangfuseScoreWriter, type JudgeVerdictLike, type VerdictForLangfuse } from './langfuse-scores.js';
+import { LangfuseSource } from './langfuse-source.js';
+import { openLangfuseState, type LangfuseStateStore } from './langfuse-state.js';
+
+/** Test seams: any of them replaces the production adapter. */
+export interface LangfuseOverrides {
+  api?: LangfuseApi;
+  clock?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface LangfuseSourceInfo {
+  name: 'langfuse';
+  enabled: true;
+  baseUrl: string;
+  mode: 'v2' | 'v1';
+  watermark: string | null;
+  lagSeconds: number | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  lastSuccessAt: string | null;
+  counts: { observations: number; calls: number; windows: number };
+  writeScores: boolean;
+  pendingScores: number;
+}
+
+export interface LangfuseRuntime {
+  source: LangfuseSource;
+  scores: LangfuseScoreWriter;
+  state: LangfuseStateStore;
+  /** For the judge: queue a verdict's scores (no-op unless write_scores). */
+  writeVerdictScores(v: VerdictForLangfuse): Promise<number>;
+  /** The judge's onVerdict hook. */
+  onJudgeVerdict(rec: JudgeVerdictLike): Promise<void>;
+  /** Seconds behind (now − watermark), for toolwatch_source_lag_seconds. */
+  lagSeconds(): number | undefined;
+  info(): Promise<LangfuseSourceInfo>;
+  /** Wakes any sleeping retry so shutdown does not wait for a Retry-After. */
+  stop(): void;
+}
+
+export interface LangfuseWiring {
+  config: LangfuseConfig;
+  store: Store;
+  pipeline: Pipeline;
+  metrics: Metrics;
+  log: Logger;
+  scheduler: Scheduler;
+  overrides?: LangfuseOverrides;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime | undefined> {
+  const { config: cfg, metrics, log } = w;
+  if (!cfg.enabled) return undefined;
+  const api = w.overrides?.api ?? createLangfuseApi({ baseUrl: cfg.baseUrl, publicKey: cfg.publicKey, secretKey: cfg.secretKey, requestTimeoutMs: cfg.requestTimeoutMs });
+  const clock = w.overrides?.clock ?? Date.now;
+  const aborter = new AbortController();
+  const sleep =
+    w.overrides?.sleep ??
+    ((ms: number) =>
+      new Promise<void>((resolve, reject) => {
+        if (aborter.signal.aborted) return reject(new Error('langfuse: stopping'));
+        const t = setTimeout(resolve, ms);
+        t.unref();
+        aborter.signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('langfuse: stopping'))), { once: true });
+      }));
+  const state = await openLangfuseState(w.store);
+  const source = new LangfuseSource(
+    {
+      api,
+      state,
+      ingest: (facts, spanCount, extend) => w.pipeline.ingestFacts(facts, 'langfuse', spanCount, extend),
+      clock,
+      sleep,
+      log,
+      onObservations: (type, n) => metrics.langfuseObservations.inc({ type }, n),
+      onDuplicates: (n) => metrics.langfuseDuplicates.inc(n),
+      onRequest: (endpoint, status) => metrics.langfuseRequests.inc({ endpoint, status }),
+    },
+    {
+      overlapMs: cfg.overlapMs,
+      lagMs: cfg.lagMs,
+      pageSize: cfg.pageSize,
+      maxWindowMs: cfg.maxWindowMs,
+      initialLookbackMs: cfg.initialLookbackMs,
+      maxAttempts: cfg.maxAttempts,
+      service: cfg.service,
+      writeScores: cfg.writeScores,
+      maxSeen: cfg.maxSeen,
+    },
+  );
+  const scores = new LangfuseScoreWriter(
+    {
+      api,
+      state,
+      clock,
+      log,
+      onScore: (status) => metrics.langfuseScores.inc({ status }),
+      onRequest: (status) => metrics.langfuseRequests.inc({ endpoint: 'scores', status }),
+    },
+    { batchSize: cfg.scoresPerFlush, maxAttempts: cfg.scoreMaxAttempts },
+  );
+
+  w.scheduler.every('langfuse', cfg.schedule, async () => {
+    const res = await w.store.runExclusive('langfuse', () => source.runOnce());
+    if (res.ran && res.value.windows > 0) log.info({ ...res.value, source: 'langfuse' }, 'langfuse: synced');
+  });
+  if (cfg.writeScores) w.scheduler.interval('langfuse-scores', cfg.scoresEveryMs, () => w.store.runExclusive('langfuse-scores', () => scores.flush()));
+
+  const lagSeconds = () => {
+    const wm = source.watermarkMs;
+    return wm === null ? undefined : Math.max(0, (clock() - wm) / 1000);
+  };
+  return {
+    source,
+    scores,
+    state,
+    writeVerdictScores: (v) => (cfg.writeScores ? scores.writeVerdictScores(v) : Promise.resolve(0)),
+    async onJudgeVerdict(rec) {
+      const v = fromJudgeVerdict(rec);
+      if (v && cfg.writeScores) await scores.writeVerdictScores(v);
+    },
+    lagSeconds,
+    async info() {
+      const s = await state.load();
+      return {
+        name: 'langfuse',
+        enabled: true,
+        baseUrl: cfg.baseUrl,
+        mode: s.mode === 'v1' || source.apiMode === 'v1' ? 'v1' : 'v2',
+        watermark: iso(s.watermarkMs),
+        lagSeconds: s.watermarkMs === null ? null : Math.max(0, (clock() - s.watermarkMs) / 1000),
+        lastError: s.lastError,
+        lastErrorAt: iso(s.lastErrorMs),
+        lastSuccessAt: iso(s.lastSuccessMs),
+        counts: { observations: s.observations, calls: s.calls, windows: s.windows },
+        writeScores: cfg.writeScores,
+        pendingScores: await state.pendingScores(),
+      };
+    },
+    stop: () => aborter.abort(),
+  };
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { inclusionProbability, isSampled, maxProbability, samplePosition, weightOf } from '../../src/judge/sampler.js';
+
+const traceIds = Array.from({ length: 20_000 }, (_, i) => i.toString(16).padStart(32, '0'));
+
+describe('sampler', () => {
+  it('is deterministic: same project and trace id, same position, in [0, 1)', () => {
+    const id = '0af7651916cd43dd8448eb211c80319c';
+    const u = samplePosition('default', id);
+    expect(samplePosition('default', id)).toBe(u);
+    expect(samplePosition('default', id.toUpperCase())).toBe(u); // hex ids in any case
+    expect(u).toBeGreaterThanOrEqual(0);
+    expect(u).toBeLessThan(1);
+    // Another project draws an independent sample.
+    expect(samplePosition('other', id)).not.toBe(u);
+  });
+
+  it('pins the hash (first 8 bytes of SHA-256, / 2^64) so replicas and versions agree', () => {
+    // sha256("default\0" + id) computed independently; a change here would reshuffle every sample.
+    const u = samplePosition('default', '00000000000000000000000000000001');
+    expect(u).toBe(0.16789454872028658);
+  });
+
+  it('is nested: every trace sampled at 2% is sampled at 5%, and the rates come out right', () => {
+    const at = (p: number) => new Set(traceIds.filter((id) => isSampled(samplePosition('default', id), p)));
+    const two = at(0.02);
+    const five = at(0.05);
+    for (const id of two) expect(five.has(id)).toBe(true);
+    // Binomial(20000, p): 4 standard deviations.
+    expect(Math.abs(two.size - 400)).toBeLessThan(4 * Math.sqrt(20_000 * 0.02 * 0.98));
+    expect(Math.abs(five.size - 1000)).toBeLessThan(4 * Math.sqrt(20_000 * 0.05 * 0.95));
+  });
+
+  it('applies per-service rates and failed_rate as the larger probability, with inverse weights', () => {
+    const policy = { sampleRate: 0.02, serviceRates: { checkout: 0.1 }, failedRate: 0.25 };
+    expect(inclusionProbability(policy, 'search', false)).toBe(0.02);
+    expect(inclusionProbability(policy, 'checkout', false)).toBe(0.1);
+    expect(inclusionProbability(policy, 'search', true)).toBe(0.25);
+    expect(inclusionProbability({ sampleRate: 0.5, serviceRates: {}, failedRate: 0.25 }, 's', true)).toBe(0.5);
+    expect(inclusionProbability({ sampleRate: 0.02, serviceRates: {} }, 's', true)).toBe(0.02);
+    expect(maxProbability(policy)).toBe(0.25);
+    expect(weightOf(0.25)).toBe(4);
+  });
+});
