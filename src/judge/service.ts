@@ -9,6 +9,7 @@ import { ConfigError } from '../config.js';
 import type { LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
+import { setJudgeRuleSource } from './alert-kind.js';
 import { calibrate, KAPPA_FIELDS, type Calibration } from './calibration.js';
 import { OpenAIJudgeClient, type JudgeClient } from './client.js';
 import type { JudgeConfig } from './config.js';
@@ -103,6 +104,7 @@ export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEna
     return c;
   };
   const judge: Judge = { config: cfg, store, calibration, refreshKappa };
+  setJudgeRuleSource({ store, calibration }); // the judge_goal_rate alert rule reads this store
   const active = opts.requireEnabled === false ? Boolean(cfg.model) : cfg.enabled;
   if (!active) return judge;
   const policy = policyOf(cfg);

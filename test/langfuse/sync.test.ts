@@ -44,7 +44,7 @@ async function toolwatch(extra: Record<string, unknown> = {}, dbPath?: string): 
         lag: '1m',
         max_window: '10m',
         initial_lookback: '45m',
-        request_timeout: '300ms',
+        request_timeout: '1s', // generous: a loaded CI machine must not time out ordinary requests
         write_scores: true,
         scores_every: '1h',
         ...extra,
@@ -83,7 +83,7 @@ describe('Langfuse source over the v2 API', () => {
   it('syncs every shape once, through 429/500/timeouts, picks up late arrivals and writes scores back', async () => {
     const t0 = Date.now() - 40 * MIN;
     fake.observations.push(...seedTraces(t0));
-    fake.faults.v2.push({ status: 429, retryAfter: '2' }, { status: 500 }, { hangMs: 600 });
+    fake.faults.v2.push({ status: 429, retryAfter: '2' }, { status: 500 }, { hangMs: 1500 });
     const h = await toolwatch();
     const lf = h.services.langfuse!;
 
