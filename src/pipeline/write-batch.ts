@@ -76,7 +76,8 @@ export function buildWrite(source: SourceName, calls: readonly CheckedCall[], ex
     }
     capUse.set(capKey, (capUse.get(capKey) ?? 0) + 1);
     failures.push({
-      timeMs: c.timeMs,
+      // Span times carry sub-millisecond fractions; the stores keep whole milliseconds.
+      timeMs: Math.floor(c.timeMs),
       source,
       service,
       model,
