@@ -162,11 +162,9 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   if (!validate(raw)) problems.push(...(validate.errors ?? []).map(describe));
   if (problems.length) throw new ConfigError(problems);
 
-  const cfg = toConfig(raw as FileShape, configPath, cwd);
-  const langfuseProblems: string[] = [];
-  cfg.langfuse = toLangfuseConfig((raw as FileShape).langfuse, { publicKey: env.LANGFUSE_PUBLIC_KEY, secretKey: env.LANGFUSE_SECRET_KEY }, langfuseProblems);
-  if (langfuseProblems.length) throw new ConfigError(langfuseProblems);
-  if (env.JUDGE_API_KEY) cfg.judge.apiKey = env.JUDGE_API_KEY; // secrets from the environment only
+  // Secrets come from the environment only, never from the file.
+  const cfg = toConfig(raw as FileShape, configPath, cwd, env, problems);
+  if (problems.length) throw new ConfigError(problems);
   return deepFreeze(cfg);
 }
 
@@ -221,7 +219,8 @@ type FileShape = {
   langfuse: LangfuseFileShape;
 };
 
-function toConfig(f: FileShape, configPath: string | undefined, cwd: string): Config {
+/** Semantic checks a schema cannot express (cron syntax, keys a section needs) add to `problems`. */
+function toConfig(f: FileShape, configPath: string | undefined, cwd: string, env: Readonly<Record<string, string | undefined>>, problems: string[]): Config {
   const base = configPath ? path.dirname(configPath) : cwd;
   return {
     configPath,
@@ -247,9 +246,9 @@ function toConfig(f: FileShape, configPath: string | undefined, cwd: string): Co
       sqliteSynchronous: f.store.sqlite_synchronous,
     },
     tools: f.tools.map((t) => ({ ...(t.service ? { service: t.service } : {}), path: path.resolve(base, t.path) })),
-    judge: toJudgeConfig(f.judge),
+    judge: { ...toJudgeConfig(f.judge), ...(env.JUDGE_API_KEY ? { apiKey: env.JUDGE_API_KEY } : {}) },
     alerts: toAlertsConfig(f.alerts, base),
-    langfuse: toLangfuseConfig(f.langfuse, {}, []), // keys added by loadConfig, from the environment
+    langfuse: toLangfuseConfig(f.langfuse, { publicKey: env.LANGFUSE_PUBLIC_KEY, secretKey: env.LANGFUSE_SECRET_KEY }, problems),
   };
 }
 
