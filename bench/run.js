@@ -19,7 +19,7 @@
  * --keep-stderr FILE (toolwatch's stderr), --json FILE (all figures).
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -166,7 +166,14 @@ async function main() {
   const spansCounted = sumMetric(metricsText, 'toolwatch_spans_received_total').total;
   const dupes = sumMetric(metricsText, 'toolwatch_duplicate_spans_total').total;
   const evicted = sumMetric(metricsText, 'toolwatch_dedupe_evicted_total').total;
+  const mem = {
+    heapUsedMb: sumMetric(metricsText, 'nodejs_heap_size_used_bytes').total / 1048576,
+    heapTotalMb: sumMetric(metricsText, 'nodejs_heap_size_total_bytes').total / 1048576,
+    externalMb: sumMetric(metricsText, 'nodejs_external_memory_bytes').total / 1048576,
+    traces: sumMetric(metricsText, 'toolwatch_dedupe_traces').total,
+  };
   const rss = readRss(tw.child.pid);
+  const threads = threadCpu(tw.child.pid);
   await stopChild(tw.child, 15_000);
   if (args['keep-stderr']) writeFileSync(path.resolve(args['keep-stderr']), tw.stderr() + tw.stdout());
 
@@ -200,7 +207,7 @@ async function main() {
     rows.map(([name, r]) => [
       name,
       fmtInt(r.spansPerS),
-      fmtInt(r.callsPerS),
+      r === baseMax ? '(not checked)' : fmtInt(r.callsPerS),
       fmtInt(r.requestsPerS),
       fmt(r.latencyMs.p50),
       fmt(r.latencyMs.p99),
@@ -229,22 +236,41 @@ async function main() {
       `(${byOutcome.map((r) => `${r.o} ${fmtInt(r.counted)}/${fmtInt(r.sent)}`).join(', ')}); ` +
       `spans ${fmtInt(spansCounted)}/${fmtInt(sent.spans)}; duplicates ${dupes}; dedupe evictions ${fmtInt(evicted)} — ${problems.length ? 'MISMATCH' : 'OK'}`,
   );
+  if (rss) {
+    out.push(
+      `memory at the end: RSS ${rss.rssMb.toFixed(0)} MB (peak ${rss.hwmMb.toFixed(0)} MB); V8 heap ${mem.heapUsedMb.toFixed(0)} MB used of ${mem.heapTotalMb.toFixed(0)} MB, ` +
+        `external ${mem.externalMb.toFixed(0)} MB; ${fmtInt(mem.traces)} traces in the dedupe memory (cap ${fmtInt(50_000)} by default)`,
+    );
+  }
+  if (threads) {
+    const all = threads.reduce((a, t) => a + t.ms, 0);
+    out.push(
+      `toolwatch CPU by thread over its whole run: ${threads.map((t) => `${t.name} ${((100 * t.ms) / all).toFixed(0)}%`).join(', ')} ` +
+        `(the V8 profiler sees only the main thread; GC helper threads share the pinned core)`,
+    );
+  }
   for (const [name, r] of rows) {
     if (r.generatorCpu >= 0.9 && r.mode === 'max') out.push(`note: the load generator used ${Math.round(r.generatorCpu * 100)}% of its core during "${name}": it may be the limit there`);
     if (r.fellBehind) out.push(`note: "${name}" fell behind its schedule (more than ${5000} requests outstanding)`);
   }
   for (const [name, r] of rows) {
-    if (r.mode === 'max' && r.server && (r.server.serverShare < 0.9 || r.server.othersShare > 0.1)) {
+    if (!r.server) continue;
+    if (r.mode === 'max' && (r.server.serverShare < 0.9 || r.server.othersShare > 0.1)) {
       out.push(
-        `note: during "${name}" the server process got ${Math.round(r.server.serverShare * 100)}% of CPU ${cpus.server} and other work ` +
+        `note: during "${name}" the server process got ${Math.round(r.server.serverShare * 100)}% of CPU ${cpus.server} and other processes ` +
           `${Math.round(r.server.othersShare * 100)}%: the machine was busy, throughput figures are low; "CPU ms/batch" is the steadier comparison`,
+      );
+    } else if (r.mode === 'rate' && r.server.othersShare > 0.1) {
+      out.push(
+        `note: during "${name}" other processes used ${Math.round(r.server.othersShare * 100)}% of CPU ${cpus.server}: ` +
+          `requests waited for the CPU, so the tail latency there is partly the machine's, not toolwatch's`,
       );
     }
   }
   if (!cpus.pinned) out.push('note: processes were NOT pinned to cores (see the warning above): numbers are not comparable across machines');
   out.push(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
   process.stdout.write(out.join('\n') + '\n');
-  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify({ fixtures: fx.totals, baseMax, twMax, twHalf, twAim, rss, counted, sent, ratio }, null, 2));
+  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify({ fixtures: fx.totals, baseMax, twMax, twHalf, twAim, rss, mem, threads, counted, sent, ratio }, null, 2));
 
   if (problems.length) {
     process.stderr.write(`bench: counters disagree with what was sent:\n  - ${problems.join('\n  - ')}\n`);
@@ -413,6 +439,23 @@ function cpuDelta(a, b, requests) {
 
 function cpuNote(r) {
   return r.server ? ` (server used ${Math.round(r.server.serverShare * 100)}% of its core, other work ${Math.round(r.server.othersShare * 100)}%; ${r.server.cpuMsPerRequest.toFixed(2)} CPU ms per batch)` : '';
+}
+
+/** CPU time per thread name (main thread = the process name), from /proc/PID/task/*. */
+function threadCpu(pid) {
+  try {
+    const by = new Map();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = String(tid) === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '').trim();
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+      by.set(name, (by.get(name) ?? 0) + ms);
+    }
+    return [...by].map(([name, ms]) => ({ name, ms })).filter((t) => t.ms > 0).sort((a, b) => b.ms - a.ms);
+  } catch {
+    return undefined;
+  }
 }
 
 function readRss(pid) {

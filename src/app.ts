@@ -11,6 +11,7 @@ import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './alerts/routes.js';
 import { otlpRoutes } from './ingest/otlp-route.js';
+import { uiRoutes } from './ui/routes.js';
 import type { Services } from './services.js';
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -52,5 +53,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(sourcesRoutes, { metrics, ...(langfuse ? { langfuse: () => langfuse.info() } : {}) });
   await app.register(judgeRoutes, { judge: services.judge, now });
   await app.register(alertsRoutes, { alerting: services.alerting });
+  await app.register(uiRoutes, { store, now, alerting: services.alerting, judge: services.judge });
   return app;
 }

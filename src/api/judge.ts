@@ -55,30 +55,12 @@ export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | u
     async (req, reply) => {
       const judge = opts.judge;
       if (!judge) return reply.code(503).send(unavailable);
-      const windowMs = parseDuration(req.query.window ?? '7d')!;
-      const sinceMs = opts.now() - windowMs;
-      const points = await judge.store.verdictPoints({ sinceMs, ...(req.query.service ? { service: req.query.service } : {}) });
-      const byService = new Map<string, typeof points>();
-      for (const p of points) byService.set(p.service, [...(byService.get(p.service) ?? []), p]);
-      const calibration = await judge.calibration();
-      return {
-        enabled: judge.config.enabled,
-        model: judge.config.model,
-        promptVersion: CURRENT_PROMPT_VERSION,
-        sampling: {
-          project: judge.config.project,
-          sampleRate: judge.config.sampleRate,
-          serviceRates: judge.config.serviceRates,
-          failedRate: judge.config.failedRate ?? null,
-        },
-        trajectories: await judge.store.countByStatus(),
+      return judgeSummary(judge, {
         window: req.query.window ?? '7d',
-        since: new Date(sinceMs).toISOString(),
-        rates: verdictRates(points),
-        services: [...byService].map(([service, ps]) => ({ service, ...verdictRates(ps) })),
-        calibration,
-        runs: await judge.store.runs(req.query.runs ?? 20),
-      };
+        nowMs: opts.now(),
+        runs: req.query.runs ?? 20,
+        ...(req.query.service ? { service: req.query.service } : {}),
+      });
     },
   );
 
@@ -94,4 +76,32 @@ export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | u
       return { ...t, ...(await judge.store.judgementsOf(id)) };
     },
   );
+}
+
+/** What GET /api/judge answers (the built-in page shows a part of it). `window` is a duration ('7d'). */
+export async function judgeSummary(judge: Judge, q: { window: string; nowMs: number; runs: number; service?: string }) {
+  const windowMs = parseDuration(q.window)!;
+  const sinceMs = q.nowMs - windowMs;
+  const points = await judge.store.verdictPoints({ sinceMs, ...(q.service ? { service: q.service } : {}) });
+  const byService = new Map<string, typeof points>();
+  for (const p of points) byService.set(p.service, [...(byService.get(p.service) ?? []), p]);
+  const calibration = await judge.calibration();
+  return {
+    enabled: judge.config.enabled,
+    model: judge.config.model,
+    promptVersion: CURRENT_PROMPT_VERSION,
+    sampling: {
+      project: judge.config.project,
+      sampleRate: judge.config.sampleRate,
+      serviceRates: judge.config.serviceRates,
+      failedRate: judge.config.failedRate ?? null,
+    },
+    trajectories: await judge.store.countByStatus(),
+    window: q.window,
+    since: new Date(sinceMs).toISOString(),
+    rates: verdictRates(points),
+    services: [...byService].map(([service, ps]) => ({ service, ...verdictRates(ps) })),
+    calibration,
+    runs: await judge.store.runs(q.runs),
+  };
 }

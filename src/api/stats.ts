@@ -29,25 +29,32 @@ export async function statsRoutes(app: FastifyInstance, opts: { store: Store; no
       },
     },
     async (req) => {
-      const windowMs = Math.max(MINUTE_MS, parseDuration(req.query.window ?? '1h')!);
-      const now = opts.now();
-      // Aggregates are per minute: the window covers whole minutes, the current one included.
-      const sinceMs = minuteOf(now) - windowMs + MINUTE_MS;
-      const rows = await opts.store.callCounts({ sinceMs, ...(req.query.service ? { service: req.query.service } : {}) });
-      const byTool = new Map<string, ToolStats>();
-      for (const r of rows) {
-        const key = `${r.service}\u0000${r.tool}`;
-        let s = byTool.get(key);
-        if (!s) {
-          s = { service: r.service, tool: r.tool, counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>, total: 0, checked: 0, errorRate: null };
-          byTool.set(key, s);
-        }
-        s.counts[r.outcome] += Number(r.count);
-      }
-      const tools = [...byTool.values()].map(finish);
-      return { window: formatDuration(windowMs), since: new Date(sinceMs).toISOString(), tools };
+      const windowMs = parseDuration(req.query.window ?? '1h')!;
+      const { window, sinceMs, tools } = await toolStats(opts.store, { windowMs, nowMs: opts.now(), ...(req.query.service ? { service: req.query.service } : {}) });
+      return { window, since: new Date(sinceMs).toISOString(), tools };
     },
   );
+}
+
+/**
+ * Per service and tool over a window: counts by outcome and the error rate (GET /api/stats and the
+ * built-in page). Aggregates are per minute: the window covers whole minutes, the current one included.
+ */
+export async function toolStats(store: Store, q: { windowMs: number; nowMs: number; service?: string }): Promise<{ window: string; sinceMs: number; tools: ToolStats[] }> {
+  const windowMs = Math.max(MINUTE_MS, q.windowMs);
+  const sinceMs = minuteOf(q.nowMs) - windowMs + MINUTE_MS;
+  const rows = await store.callCounts({ sinceMs, ...(q.service ? { service: q.service } : {}) });
+  const byTool = new Map<string, ToolStats>();
+  for (const r of rows) {
+    const key = `${r.service}\u0000${r.tool}`;
+    let s = byTool.get(key);
+    if (!s) {
+      s = { service: r.service, tool: r.tool, counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>, total: 0, checked: 0, errorRate: null };
+      byTool.set(key, s);
+    }
+    s.counts[r.outcome] += Number(r.count);
+  }
+  return { window: formatDuration(windowMs), sinceMs, tools: [...byTool.values()].map(finish) };
 }
 
 export function finish(s: ToolStats): ToolStats {

@@ -44,6 +44,8 @@ export interface JudgeStore {
   pendingIds(limit: number): Promise<string[]>;
   countByStatus(): Promise<Record<string, number>>;
   trajectory(traceId: string): Promise<Trajectory | undefined>;
+  /** Which of these traces have a trajectory that GET /api/trajectories/:traceId would return (not dropped). */
+  storedTraceIds(traceIds: readonly string[]): Promise<Set<string>>;
   recordVerdict(rec: VerdictRecord): Promise<void>;
   /** The item could not be judged now (transport, caps, redaction): it stays pending. */
   recordAttemptFailure(traceId: string, error: string, nowMs: number): Promise<void>;
@@ -177,6 +179,16 @@ export class SqlJudgeStore implements JudgeStore {
       ...(optStr(h.last_error) ? { lastError: optStr(h.last_error)! } : {}),
     };
     return assemble(header, steps);
+  }
+
+  async storedTraceIds(traceIds: readonly string[]): Promise<Set<string>> {
+    const ids = [...new Set(traceIds)].slice(0, 500);
+    if (ids.length === 0) return new Set();
+    const rows = await this.sql.all<Row>(
+      `SELECT trace_id FROM judge_trajectories WHERE status <> 'dropped' AND trace_id IN (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
+    return new Set(rows.map((r) => String(r.trace_id)));
   }
 
   async recordVerdict(v: VerdictRecord): Promise<void> {

@@ -1,0 +1,77 @@
+/**
+ * What the built-in page shows, read through the same functions the JSON API uses: toolStats
+ * (GET /api/stats), store.failures (GET /api/failures), alertsSnapshot (GET /api/alerts) and
+ * judgeSummary (GET /api/judge). No query logic of its own.
+ */
+import { alertsSnapshot } from '../alerts/routes.js';
+import type { Alerting } from '../alerts/setup.js';
+import { judgeSummary } from '../api/judge.js';
+import { finish, toolStats, type ToolStats } from '../api/stats.js';
+import type { Judge } from '../judge/service.js';
+import { OUTCOMES, type OutcomeName } from '../model.js';
+import type { Store, StoredFailure } from '../store/store.js';
+
+/** Failures listed on the page; the rest are one click away in /api/failures. */
+export const PAGE_FAILURES = 50;
+/** The judge runs hourly: its summary covers the same default window as GET /api/judge. */
+export const JUDGE_WINDOW = '7d';
+
+export interface PageSources {
+  store: Store;
+  now: () => number;
+  alerting: Alerting | undefined;
+  judge: Judge | undefined;
+}
+
+export interface PageData {
+  nowMs: number;
+  /** The window as asked for ('24h') and where it starts (whole minutes, as in /api/stats). */
+  window: string;
+  sinceMs: number;
+  /** The service filter, when one is set. */
+  service?: string;
+  /** Every service with calls in the window (for the filter). */
+  services: string[];
+  /** Per service and tool, worst error rate first. */
+  tools: ToolStats[];
+  /** All shown tools together. */
+  totals: ToolStats;
+  failures: StoredFailure[];
+  /** Trace ids among the failures that have a stored trajectory. */
+  trajectories: Set<string>;
+  /** Undefined when the store keeps no alert state. */
+  alerts: Awaited<ReturnType<typeof alertsSnapshot>> | undefined;
+  /** Undefined unless the judge is enabled. */
+  judge: Awaited<ReturnType<typeof judgeSummary>> | undefined;
+}
+
+const byConcern = (a: ToolStats, b: ToolStats): number =>
+  (b.errorRate ?? -1) - (a.errorRate ?? -1) || b.total - a.total || a.service.localeCompare(b.service) || a.tool.localeCompare(b.tool);
+
+export async function loadPageData(src: PageSources, q: { window: string; windowMs: number; service?: string }): Promise<PageData> {
+  const nowMs = src.now();
+  const service = q.service || undefined;
+  // Unfiltered, so the service list stays complete; the filter applies below (a handful of rows).
+  const [stats, alerts, judge] = await Promise.all([
+    toolStats(src.store, { windowMs: q.windowMs, nowMs }),
+    src.alerting ? alertsSnapshot(src.alerting) : Promise.resolve(undefined),
+    src.judge?.config.enabled ? judgeSummary(src.judge, { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) }) : Promise.resolve(undefined),
+  ]);
+  const failures = await src.store.failures({ sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) });
+  const trajectories = src.judge ? await src.judge.store.storedTraceIds(failures.map((f) => f.traceId)) : new Set<string>();
+  const tools = stats.tools.filter((t) => !service || t.service === service).sort(byConcern);
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, tools.reduce((n, t) => n + t.counts[o], 0)])) as Record<OutcomeName, number>;
+  return {
+    nowMs,
+    window: q.window,
+    sinceMs: stats.sinceMs,
+    ...(service ? { service } : {}),
+    services: [...new Set(stats.tools.map((t) => t.service))].sort(),
+    tools,
+    totals: finish({ service: service ?? '', tool: '', counts, total: 0, checked: 0, errorRate: null }),
+    failures,
+    trajectories,
+    alerts,
+    judge,
+  };
+}

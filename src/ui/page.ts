@@ -1,0 +1,236 @@
+/**
+ * The built-in page (GET /): what an on-call engineer opens first. Server-rendered from PageData,
+ * every value escaped by the `html` template (span data is attacker-controlled).
+ */
+import type { ToolStats } from '../api/stats.js';
+import { FAILURE_OUTCOMES, OUTCOMES, type OutcomeName } from '../model.js';
+import type { StoredFailure } from '../store/store.js';
+import { STYLE, SCRIPT } from './assets.js';
+import { PAGE_FAILURES, type PageData } from './data.js';
+import { href, html, raw, truncate, type SafeHtml } from './html.js';
+
+/** Windows offered as links (any `?window=` duration works). */
+export const WINDOWS = ['15m', '1h', '24h'] as const;
+/** Error rates from here on are highlighted (amber, red). */
+export const WARN_RATE = 0.05;
+export const HIGH_RATE = 0.2;
+
+const ARGS_SHOWN = 160;
+const ERRORS_SHOWN = 3;
+const TITLE_MAX = 2000;
+
+/** A tiny inline icon (a data: URL, allowed by img-src), so the browser does not ask for /favicon.ico. */
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Ccircle cx='8' cy='8' r='7' fill='%231a7f37'/%3E%3C/svg%3E";
+
+// Constants of this code base (not data): inserted as they are.
+const STYLE_HTML = raw(STYLE);
+const SCRIPT_HTML = raw(SCRIPT);
+
+const fmtInt = (n: number): string => n.toLocaleString('en-US');
+
+export function fmtRate(r: number | null): string {
+  if (r === null) return '—';
+  if (r > 0 && r < 0.001) return '<0.1%';
+  return `${(r * 100).toFixed(r >= 0.995 || r === 0 ? 0 : 1)}%`;
+}
+
+const rateClass = (r: number | null): string => (r === null ? '' : r >= HIGH_RATE ? 'r-high' : r >= WARN_RATE ? 'r-warn' : 'r-ok');
+
+/** '05-14 09:03:27' (UTC); the full time is in the title. */
+function fmtTime(ms: number): SafeHtml {
+  const iso = new Date(ms).toISOString();
+  return html`<span class="nowrap mono" title="${iso}">${iso.slice(5, 10)} ${iso.slice(11, 19)}</span>`;
+}
+
+function fmtIso(iso: string | null): SafeHtml | string {
+  return iso ? fmtTime(Date.parse(iso)) : '—';
+}
+
+function rateCell(r: number | null): SafeHtml {
+  const step = r === null ? 0 : Math.min(20, Math.round(r * 20));
+  return html`<div class="rate ${rateClass(r)}"><b>${fmtRate(r)}</b><span class="bar bar-${step}"><i></i></span></div>`;
+}
+
+const outcomeBadge = (o: OutcomeName): SafeHtml => html`<span class="badge o-${o}">${o}</span>`;
+
+function header(d: PageData): SafeHtml {
+  const windows = WINDOWS.map((w) => html`<a class="${w === d.window ? 'on' : ''}" href="${href('/', { window: w, service: d.service })}">${w}</a>`);
+  const custom = (WINDOWS as readonly string[]).includes(d.window) ? '' : html`<a class="on" href="${href('/', { window: d.window, service: d.service })}">${d.window}</a>`;
+  return html`<header>
+  <h1 title="tool calls of LLM agents">toolwatch</h1>
+  <nav class="seg" aria-label="window">${windows}${custom}</nav>
+  <form method="get" action="/">
+    <input type="hidden" name="window" value="${d.window}">
+    <label>service <select id="service" name="service">
+      <option value="">all services</option>
+      ${d.services.map((s) => html`<option value="${s}"${s === d.service ? html` selected` : ''}>${s}</option>`)}
+      ${d.service && !d.services.includes(d.service) ? html`<option value="${d.service}" selected>${d.service}</option>` : ''}
+    </select></label>
+    <noscript><button type="submit">apply</button></noscript>
+  </form>
+  <label>filter <input id="filter" type="search" placeholder="service, tool, trace…" autocomplete="off"></label>
+  <span class="spacer"></span>
+  <label><input id="auto" type="checkbox"> auto-refresh 30s</label>
+  <span class="updated" title="window starts ${new Date(d.sinceMs).toISOString()}">updated ${new Date(d.nowMs).toISOString().slice(11, 19)} UTC</span>
+</header>`;
+}
+
+function summaryCards(d: PageData): SafeHtml {
+  const t = d.totals;
+  const failed = FAILURE_OUTCOMES.reduce((n, o) => n + t.counts[o], 0);
+  const firing = d.alerts?.alerts.filter((a) => a.state === 'firing').length ?? 0;
+  const pending = d.alerts?.alerts.filter((a) => a.state === 'pending').length ?? 0;
+  const rc = rateClass(t.errorRate);
+  return html`<div class="cards">
+  <div class="card"><div class="k">calls</div><div class="v">${fmtInt(t.total)}</div><div class="s">${d.tools.length} service/tool pairs</div></div>
+  <div class="card"><div class="k">checked</div><div class="v">${fmtInt(t.checked)}</div><div class="s">all but unvalidated</div></div>
+  <div class="card${failed > 0 ? ' warn' : ''}"><div class="k">failed</div><div class="v">${fmtInt(failed)}</div><div class="s" title="InvalidJson + UnknownName + SchemaMismatch">structural failures</div></div>
+  <div class="card${rc === 'r-high' ? ' bad' : rc === 'r-warn' ? ' warn' : ''}"><div class="k">error rate</div><div class="v">${fmtRate(t.errorRate)}</div><div class="s">failed / checked</div></div>
+  <div class="card"><div class="k">unvalidated</div><div class="v">${fmtInt(t.counts.unvalidated)}</div><div class="s">no arguments or no schema</div></div>
+  <div class="card${firing > 0 ? ' bad' : pending > 0 ? ' warn' : ''}"><div class="k">alerts firing</div><div class="v">${d.alerts ? fmtInt(firing) : '—'}</div><div class="s">${d.alerts ? `${pending} pending` : 'not available'}</div></div>
+</div>`;
+}
+
+function toolRow(d: PageData, t: ToolStats): SafeHtml {
+  const failed = FAILURE_OUTCOMES.reduce((n, o) => n + t.counts[o], 0);
+  const link = href('/api/failures', { service: t.service, tool: t.tool, since: d.window });
+  return html`<tr class="${rateClass(t.errorRate)}" data-filter="${`${t.service} ${t.tool}`.toLowerCase()}">
+  <td>${t.service}</td>
+  <td>${t.tool === '_unknown' ? html`<span class="muted">_unknown</span><span class="tag">names not offered</span>` : html`<code>${t.tool}</code>`}</td>
+  ${OUTCOMES.map((o) => html`<td class="n${t.counts[o] === 0 ? ' zero' : ''}">${fmtInt(t.counts[o])}</td>`)}
+  <td class="n">${fmtInt(t.checked)}</td>
+  <td class="n">${rateCell(t.errorRate)}</td>
+  <td class="nowrap">${failed > 0 ? html`<a href="${link}">failures</a>` : ''}</td>
+</tr>`;
+}
+
+function toolsSection(d: PageData): SafeHtml {
+  const body = d.tools.length
+    ? html`<table>
+<thead><tr><th>service</th><th>tool</th>${OUTCOMES.map((o) => html`<th class="n"><span class="dot o-${o}"></span>${o}</th>`)}<th class="n">checked</th><th class="n">error rate</th><th></th></tr></thead>
+<tbody id="tools">${d.tools.map((t) => toolRow(d, t))}</tbody>
+</table>`
+    : html`<div class="empty">No tool calls in the last ${d.window}${d.service ? html` for <b>${d.service}</b>` : ''}.</div>`;
+  return html`<section id="tools-section"><h2>Tools <small>last ${d.window} · worst error rate first · amber ≥ ${fmtRate(WARN_RATE)}, red ≥ ${fmtRate(HIGH_RATE)}</small>
+  <span class="right"><a href="${href('/api/stats', { window: d.window, service: d.service })}">/api/stats</a></span></h2>${body}</section>`;
+}
+
+function errorCell(f: StoredFailure): SafeHtml {
+  if (f.outcome === 'SchemaMismatch' && f.errors.length) {
+    const shown = f.errors.slice(0, ERRORS_SHOWN).map((e) => html`<div><code>${e.instancePath || '/'}</code> ${truncate(e.message, 200)}</div>`);
+    const more = f.errors.length > ERRORS_SHOWN ? html`<div class="muted">+${f.errors.length - ERRORS_SHOWN} more</div>` : '';
+    return html`<td class="err">${shown}${more}</td>`;
+  }
+  return html`<td class="err">${truncate(f.message, 300)}</td>`;
+}
+
+function failureRow(d: PageData, f: StoredFailure): SafeHtml {
+  const args = f.arguments;
+  const trace = d.trajectories.has(f.traceId)
+    ? html`<a class="mono" href="/api/trajectories/${f.traceId}" title="trajectory ${f.traceId}">${f.traceId.slice(0, 12)}…</a>`
+    : html`<span class="mono" title="${f.traceId} (no stored trajectory)">${f.traceId.slice(0, 12)}…</span>`;
+  return html`<tr data-filter="${`${f.service} ${f.tool} ${f.name} ${f.outcome} ${f.traceId}`.toLowerCase()}">
+  <td>${fmtTime(f.timeMs)}</td>
+  <td>${f.service}</td>
+  <td><code>${f.name}</code>${f.tool === '_unknown' ? html`<span class="tag">not offered</span>` : ''}</td>
+  <td>${outcomeBadge(f.outcome)}</td>
+  ${errorCell(f)}
+  <td class="args">${args === undefined ? html`<span class="muted">not captured</span>` : html`<code title="${truncate(args, TITLE_MAX)}">${truncate(args, ARGS_SHOWN)}</code>`}</td>
+  <td>${trace}</td>
+</tr>`;
+}
+
+function failuresSection(d: PageData): SafeHtml {
+  const all = href('/api/failures', { since: d.window, service: d.service });
+  const body = d.failures.length
+    ? html`<table>
+<thead><tr><th>time (UTC)</th><th>service</th><th>tool / name</th><th>outcome</th><th>error</th><th>arguments</th><th>trace</th></tr></thead>
+<tbody id="failures">${d.failures.map((f) => failureRow(d, f))}</tbody>
+</table>`
+    : html`<div class="empty">No failed calls in the last ${d.window}.</div>`;
+  return html`<section id="failures-section"><h2>Recent failures <small>last ${d.window} · newest first${d.failures.length === PAGE_FAILURES ? ` · the latest ${PAGE_FAILURES} shown` : ''}</small>
+  <span class="right"><a href="${all}">all in /api/failures</a></span></h2>${body}</section>`;
+}
+
+const STATE_ORDER: Record<string, number> = { firing: 0, pending: 1, resolved: 2 };
+
+function alertsSection(d: PageData): SafeHtml {
+  const a = d.alerts;
+  const link = html`<span class="right"><a href="/api/alerts">/api/alerts</a></span>`;
+  if (!a) return html`<section id="alerts-section"><h2>Alerts ${link}</h2><div class="empty">This store keeps no alert state: alert rules are not evaluated.</div></section>`;
+  const alerts = [...a.alerts].sort((x, y) => (STATE_ORDER[x.state] ?? 3) - (STATE_ORDER[y.state] ?? 3) || x.rule.localeCompare(y.rule));
+  const severity = new Map(a.rules.map((r) => [r.name, r.severity]));
+  const body = alerts.length
+    ? html`<table>
+<thead><tr><th>state</th><th>rule</th><th>severity</th><th>labels</th><th class="n">value</th><th class="n">threshold</th><th>summary</th><th>since</th></tr></thead>
+<tbody id="alerts">${alerts.map(
+        (s) => html`<tr data-filter="${`${s.rule} ${Object.values(s.labels).join(' ')}`.toLowerCase()}">
+  <td><span class="badge s-${s.state}">${s.state}</span></td>
+  <td><code>${s.rule}</code></td>
+  <td>${severity.get(s.rule) ?? ''}</td>
+  <td>${Object.entries(s.labels).map(([k, v]) => html`<div><span class="muted">${k}=</span>${v}</div>`)}</td>
+  <td class="n">${fmtNum(s.value)}</td>
+  <td class="n">${fmtNum(s.threshold)}</td>
+  <td>${truncate(s.summary, 400)}</td>
+  <td>${fmtIso(s.state === 'resolved' ? s.resolvedAt : s.state === 'firing' ? s.firingSince : s.activeSince)}</td>
+</tr>`,
+      )}</tbody></table>`
+    : html`<div class="empty">${a.rules.length ? `No alerts: ${a.rules.length} rule${a.rules.length === 1 ? '' : 's'} evaluated, none active.` : 'No alert rules configured (alerts.rules).'}</div>`;
+  const outbox = a.outbox.failed > 0 || a.outbox.pending > 0 ? html`<div class="foot">notifications: ${a.outbox.pending} pending, ${a.outbox.failed} failed permanently</div>` : '';
+  return html`<section id="alerts-section"><h2>Alerts <small>${a.rules.length} rule${a.rules.length === 1 ? '' : 's'}</small>${link}</h2>${body}${outbox}</section>`;
+}
+
+function fmtNum(v: number): string {
+  return Number.isInteger(v) ? fmtInt(v) : v < 1 && v > -1 ? v.toFixed(3) : v.toFixed(2);
+}
+
+function judgeSection(d: PageData): SafeHtml | '' {
+  const j = d.judge;
+  if (!j) return '';
+  const rate = (label: string, r: { rate: number | null; ci95: { low: number; high: number } | null }) =>
+    html`<div><div class="k">${label}</div><div class="v">${fmtRate(r.rate)}</div><div class="s">${r.ci95 ? `95% CI ${fmtRate(r.ci95.low)}–${fmtRate(r.ci95.high)}` : 'no verdicts'}</div></div>`;
+  const cal = j.calibration;
+  const problems = cal.fields.filter((f) => !f.calibrated).map((f) => `${f.field}: ${f.reason} (n=${f.n}${f.kappa === null ? '' : `, κ=${f.kappa.toFixed(2)}`})`);
+  const last = j.runs[0];
+  const statuses = Object.entries(j.trajectories).map(([k, v]) => `${k} ${v}`).join(' · ') || 'none stored';
+  return html`<section id="judge-section"><h2>Judge <small>${j.model} · prompt ${j.promptVersion} · last ${j.window}${d.service ? html` · ${d.service}` : ''} · weighted</small>
+  <span class="right"><a href="${href('/api/judge', { service: d.service })}">/api/judge</a></span></h2>
+<div class="kv">
+  <div><div class="k">verdicts</div><div class="v">${fmtInt(j.rates.n)}</div><div class="s">effective n ${j.rates.effectiveN.toFixed(1)}</div></div>
+  ${rate('reached goal', j.rates.reachedGoal)}
+  ${rate('with unnecessary calls', j.rates.withUnnecessaryCalls)}
+  ${rate('with dangerous calls', j.rates.withDangerousCalls)}
+</div>
+<div class="foot">${cal.calibrated ? 'calibrated against human labels' : html`<b>uncalibrated</b> — ${problems.join('; ')}`}
+ · trajectories: ${statuses}
+ · last run: ${last ? html`${last.status}, ${fmtTime(last.startedMs)} UTC, ${last.judged} judged${last.stopReason ? `, stopped: ${last.stopReason}` : ''}` : 'none yet'}</div>
+</section>`;
+}
+
+/** The whole document; `nonce` must match the response's Content-Security-Policy. */
+export function renderPage(d: PageData, nonce: string): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>toolwatch${d.service ? html` · ${d.service}` : ''} · ${d.window}</title>
+<link rel="icon" href="${FAVICON}">
+<style nonce="${nonce}">${STYLE_HTML}</style>
+</head>
+<body>
+${header(d)}
+<main>
+${summaryCards(d)}
+${alertsSection(d)}
+${toolsSection(d)}
+${failuresSection(d)}
+${judgeSection(d)}
+</main>
+<script nonce="${nonce}">${SCRIPT_HTML}</script>
+</body>
+</html>
+`.value;
+}

@@ -1,0 +1,59 @@
+/**
+ * GET / — the built-in page. Strict headers on every answer of this route: a CSP that allows only
+ * this response's inline style and script (by nonce) and data: images, nosniff, no referrer, no caching.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { parseDuration } from '../util/duration.js';
+import { loadPageData, type PageSources } from './data.js';
+import { renderPage } from './page.js';
+
+/** Longest window the page accepts (the store keeps store.retention_days anyway). */
+const MAX_WINDOW_MS = 90 * 86_400_000;
+
+export function contentSecurityPolicy(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}'`,
+    'img-src data:',
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export async function uiRoutes(app: FastifyInstance, opts: PageSources): Promise<void> {
+  app.addHook('onRequest', async (req, reply) => {
+    const nonce = randomBytes(16).toString('base64');
+    (req as { cspNonce?: string }).cspNonce = nonce;
+    reply.header('content-security-policy', contentSecurityPolicy(nonce));
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cache-control', 'no-store');
+  });
+
+  app.get<{ Querystring: { window?: string; service?: string } }>(
+    '/',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            window: { type: 'string', pattern: '^\\d{1,6}(m|h|d)$', default: '1h' },
+            service: { type: 'string', maxLength: 200 },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const window = req.query.window ?? '1h';
+      const windowMs = parseDuration(window)!;
+      if (windowMs > MAX_WINDOW_MS) return reply.code(400).send({ error: 'Bad Request', message: 'querystring/window must be at most 90d' });
+      const data = await loadPageData(opts, { window, windowMs, ...(req.query.service ? { service: req.query.service } : {}) });
+      const nonce = (req as { cspNonce?: string }).cspNonce!;
+      return reply.type('text/html; charset=utf-8').send(renderPage(data, nonce));
+    },
+  );
+}
