@@ -38,3 +38,23 @@ export function execution(span: Span, name: string, callId: string | undefined, 
   if (r !== undefined) e.result = r;
   return e;
 }
+
+/**
+ * Defines a fact that is computed on first read. Input history (the whole conversation, replayed
+ * on every model span) is the costliest attribute to parse and is needed only for the few sampled
+ * trajectories, never to count calls — so readers define `replays` and `userMessage` lazily.
+ * Assigning the property replaces the getter with the plain value.
+ */
+export function lazyFact<K extends 'replays' | 'userMessage'>(f: SpanFacts, key: K, compute: () => SpanFacts[K]): void {
+  const settle = (value: SpanFacts[K]) => Object.defineProperty(f, key, { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(f, key, {
+    get() {
+      const value = compute();
+      settle(value);
+      return value;
+    },
+    set: settle,
+    enumerable: true,
+    configurable: true,
+  });
+}

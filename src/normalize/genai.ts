@@ -4,7 +4,7 @@
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
-import { baseFacts, execution } from './facts.js';
+import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
 import { firstAttr, jsonValue, num, str } from './values.js';
@@ -69,15 +69,15 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
   }
   const input = a['gen_ai.input.messages'];
   const output = a['gen_ai.output.messages'];
-  const inMsgs = input === undefined ? [] : readMessages(jsonValue(input));
   const outMsgs = output === undefined ? [] : readMessages(jsonValue(output));
-  // Agent and other spans may repeat the conversation; only model spans own calls.
-  if (role === 'model') {
-    f.proposals = proposalsOf(outMsgs);
-    f.replays = replaysOf(inMsgs);
+  if (input !== undefined) {
+    let inMsgs: ReturnType<typeof readMessages> | undefined;
+    const history = () => (inMsgs ??= readMessages(jsonValue(input)));
+    // Agent and other spans may repeat the conversation; only model spans own calls.
+    if (role === 'model') lazyFact(f, 'replays', () => replaysOf(history()));
+    lazyFact(f, 'userMessage', () => firstUserText(history()));
   }
-  const user = firstUserText(inMsgs);
-  if (user !== undefined) f.userMessage = user;
+  if (role === 'model') f.proposals = proposalsOf(outMsgs);
   const text = assistantText(outMsgs);
   if (text !== undefined) f.outputText = text;
   return f;
