@@ -538,7 +538,7 @@ function fillerTrace(r, tracer, ids, n, t0) {
 }
 
 /**
- * @returns {{ bodies: Buffer[], meta: { service: string, spans: number, calls: number, outcomes: Record<string, number>, traceIdOffsets: number[] }[], totals: object }}
+ * @returns {{ bodies: Buffer[], meta: { service: string, spans: number, traces: number, toolTraces: number, calls: number, outcomes: Record<string, number>, traceIdOffsets: number[] }[], totals: object }}
  */
 export function generateFixtures({ bodies: nBodies = 200, spansPerBody = 100, failRate = 0.1, seed = 0x70017 } = {}) {
   const r = new Rand(seed);
@@ -562,6 +562,7 @@ export function generateFixtures({ bodies: nBodies = 200, spansPerBody = 100, fa
     const { svc, exporter, tracer } = perService[b % perService.length];
     const calls = [];
     const kept = [];
+    let toolTraces = 0;
     for (;;) {
       // Build a trace; keep it if it fits, else fill the remainder with a plain trace.
       exporter.reset();
@@ -572,6 +573,7 @@ export function generateFixtures({ bodies: nBodies = 200, spansPerBody = 100, fa
       if (kept.length + traceSpans.length <= spansPerBody) {
         kept.push(...traceSpans);
         calls.push(...tr.calls);
+        if (tr.calls.length > 0) toolTraces++;
         if (kept.length === spansPerBody) break;
         continue;
       }
@@ -589,12 +591,15 @@ export function generateFixtures({ bodies: nBodies = 200, spansPerBody = 100, fa
     const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
     for (const c of calls) outcomes[c.outcome]++;
     bodies.push(body);
-    meta.push({ service: svc.name, spans: spansPerBody, calls: calls.length, outcomes, traceIdOffsets });
+    const traces = new Set(finished.map((s) => s.spanContext().traceId)).size;
+    meta.push({ service: svc.name, spans: spansPerBody, traces, toolTraces, calls: calls.length, outcomes, traceIdOffsets });
   }
 
-  const totals = { bodies: nBodies, spans: 0, calls: 0, bytes: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) };
+  const totals = { bodies: nBodies, spans: 0, traces: 0, toolTraces: 0, calls: 0, bytes: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) };
   for (let i = 0; i < nBodies; i++) {
     totals.spans += meta[i].spans;
+    totals.traces += meta[i].traces;
+    totals.toolTraces += meta[i].toolTraces;
     totals.calls += meta[i].calls;
     totals.bytes += bodies[i].length;
     for (const o of OUTCOMES) totals.outcomes[o] += meta[i].outcomes[o];

@@ -4,8 +4,8 @@
  * fixed number of connections, in one of two modes:
  *
  *   max  — closed loop: every connection sends its next request as soon as the previous answer
- *          arrived, for `warmup` + `duration` seconds; only completions inside the measured window
- *          count for the rates and latencies.
+ *          arrived, for `warmup` + `duration` seconds (or until `requests` were sent); only
+ *          completions inside the measured window count for the rates and latencies.
  *   rate — open loop at a fixed request rate: request i is due at start + i/rate whatever happened
  *          before, and its latency is measured from that scheduled time, not from when a free
  *          connection picked it up, so a stalled server cannot hide its stall (coordinated omission).
@@ -26,6 +26,7 @@ const opts = {
   warmup: 2,
   duration: 8,
   rate: 0, // requests per second (mode rate)
+  requests: 0, // mode max: stop after this many requests (0 = run for the whole duration)
   runId: 1,
   timeoutMs: 30_000,
   maxOutstanding: 5_000,
@@ -137,8 +138,9 @@ async function runMax() {
   const t0 = nowMs();
   measureStart = t0 + opts.warmup * 1000;
   measureEnd = measureStart + opts.duration * 1000;
+  let budget = opts.requests > 0 ? opts.requests : Infinity;
   const worker = async () => {
-    while (nowMs() < measureEnd) {
+    while (nowMs() < measureEnd && budget-- > 0) {
       const { buf, b } = nextBody();
       const sent = nowMs();
       const res = await post(buf);
@@ -147,7 +149,9 @@ async function runMax() {
     }
   };
   await Promise.all(Array.from({ length: opts.connections }, worker));
-  return { measuredSeconds: opts.duration };
+  // With a request budget the run may end before the window does.
+  const measuredSeconds = Math.min(opts.duration, Math.max(0.001, (Math.min(nowMs(), measureEnd) - measureStart) / 1000));
+  return { measuredSeconds };
 }
 
 async function runRate() {

@@ -1,6 +1,13 @@
 /**
- * Summarises a V8 .cpuprofile (from `node bench/run.js --cpu-prof DIR`): top functions by self
- * time, and by inclusive time for a few chosen frames. Usage: node bench/profile-top.js FILE [N]
+ * Summarises a V8 .cpuprofile (from `node bench/run.js --cpu-prof DIR`): self time by area (decode,
+ * HTTP, normalize, check, pipeline, store, metrics, GC), the top functions by self time, and
+ * inclusive time of toolwatch's own frames. Percentages are of the busy (non-idle) samples of the
+ * main thread; GC helper threads are not in a V8 profile (run.js prints their CPU share).
+ *
+ * Usage: node bench/profile-top.js FILE [N]
+ *   SKIP_MS=2000     ignore the first 2 s (start-up)
+ *   FOCUS=regexp     which frames the inclusive list shows (default: toolwatch and a few libraries)
+ *   SHOW_OTHER=1     also list the frames no area claims
  */
 import { readFileSync } from 'node:fs';
 

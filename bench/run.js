@@ -5,18 +5,26 @@
  *   2. baseline: bench/baseline.js (Fastify + toolwatch's decodeProtobuf, nothing else) pinned to
  *      one core, max throughput from the load generator pinned to the other core
  *   3. toolwatch: `node dist/main.js` (defaults, SQLite in a temp dir) pinned to the same core, alone:
- *      max throughput, then a fixed rate at half of its own max, then (when below its max) a fixed
- *      rate of 42.5k spans/s (half the 85k spans/s aim)
+ *      max throughput until its one-call-one-count memory is full (50k traces, the steady state of a
+ *      busy instance), max throughput in that steady state (the figure the ratio uses), then a fixed
+ *      rate at half of its own max, then (when below its max) a fixed rate of 42.5k spans/s (half
+ *      the 85k spans/s aim)
  *   4. checks /metrics against what was sent (every call counted once, by outcome), reads peak RSS
  *      (VmHWM), prints the table. Targets are ratios within this run, so the machine cancels out.
  *
  * Exit 0 even when a target is missed (it is a report); 1 when something broke: a server did not
  * start, a request failed or got a non-200, or the counters disagree with what was sent.
  *
- * Options: --duration S (measured seconds per max phase, default 8), --warmup S (2),
- * --connections N (16), --bodies N (200), --cpu-prof DIR (write a V8 CPU profile of toolwatch, summarise it
- * with `node bench/profile-top.js FILE`), --node-flags "..." (extra node flags for toolwatch, e.g. --trace-gc),
- * --keep-stderr FILE (toolwatch's stderr), --json FILE (all figures).
+ * Options (node bench/run.js …; npm run bench -- …):
+ *   --duration S        measured seconds of each max phase (default 8; warm-up --warmup S, default 2)
+ *   --no-fill           skip filling the dedupe memory first (a cold, smaller heap: flattering)
+ *   --connections N     keep-alive connections of the load generator (16)
+ *   --bodies N          distinct fixture bodies (200)
+ *   --node-flags=FLAGS  extra node flags for toolwatch, e.g. --node-flags="--max-semi-space-size=32"
+ *   --cpu-prof DIR      write a V8 CPU profile of toolwatch; summarise with node bench/profile-top.js FILE
+ *   --keep-stderr FILE  save toolwatch's stderr/stdout (with --node-flags=--trace-gc, say)
+ *   --json FILE         every figure as JSON
+ *   --dist DIR          run toolwatch from another build (default dist/), for before/after comparisons
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,10 +42,14 @@ const CONNECTIONS = num(args.connections, 16);
 const BODIES = num(args.bodies, 200);
 const RATE_DURATION = num(args['rate-duration'], 6);
 const CPU_PROF = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
+/** Which build of toolwatch to run (A/B against a copy of another build). */
+const DIST = path.resolve(ROOT, args.dist ? String(args.dist) : 'dist');
 const AIM_SPANS = 85_000;
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 50;
 const TARGET_RSS_MB = 300;
+/** toolwatch's default dedupe.max_traces (the benchmark runs every setting at its default). */
+const DEDUPE_CAP = 50_000;
 
 // ---------------------------------------------------------------- cleanup on every exit path
 
@@ -82,7 +94,7 @@ main().then(
 );
 
 async function main() {
-  if (!existsSync(path.join(ROOT, 'dist/main.js'))) throw new BenchError('dist/main.js is missing: run `npm run build` first (npm run bench does)');
+  if (!existsSync(path.join(DIST, 'main.js'))) throw new BenchError(`${path.join(DIST, 'main.js')} is missing: run \`npm run build\` first (npm run bench does)`);
   const started = Date.now();
   const cpus = pickCpus();
   tmp = mkdtempSync(path.join(os.tmpdir(), 'toolwatch-bench-'));
@@ -126,7 +138,7 @@ async function main() {
 
   // ------------------------------------------------------------ toolwatch
   const tw = await startToolwatch(cpus);
-  log(`toolwatch: node dist/main.js (pid ${tw.child.pid}) on CPU ${cpus.server ?? '(unpinned)'}, SQLite in ${tw.dir}`);
+  log(`toolwatch: node ${path.relative(ROOT, path.join(DIST, 'main.js'))} (pid ${tw.child.pid}) on CPU ${cpus.server ?? '(unpinned)'}, SQLite in ${tw.dir}`);
   const twCheck = (name, r) => {
     try {
       checkLoad(name, r);
@@ -135,17 +147,29 @@ async function main() {
       throw new BenchError(`${err.message}\n${state}; its stderr:\n${tw.stderr() || '(empty)'}`);
     }
   };
-  const twMax = await load(tw, 'max', { runId: 2 });
+  // Steady state first: in production the one-call-one-count memory is full (at 85k spans/s it
+  // fills in seconds), and a full memory means a big old generation for the GC to mark.
+  let twFill;
+  if (!args['no-fill']) {
+    // The dedupe memory remembers the traces that carry tool calls.
+    const tracesPerBody = fx.totals.toolTraces / fx.totals.bodies;
+    const fillRequests = Math.ceil((DEDUPE_CAP * 1.1) / tracesPerBody);
+    twFill = await load(tw, 'max', { runId: 2, warmup: 0, duration: 60, requests: fillRequests });
+    twCheck('toolwatch while filling its dedupe memory', twFill);
+    const traces = sumMetric(await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text(), 'toolwatch_dedupe_traces').total;
+    log(`  filled the dedupe memory: ${fmtInt(fillRequests)} batches (${fmtInt(fillRequests * tracesPerBody)} traces with tool calls) at ${fmtInt(twFill.spansPerS)} spans/s; it holds ${fmtInt(traces)} traces now`);
+  }
+  const twMax = await load(tw, 'max', { runId: 3 });
   twCheck('toolwatch max', twMax);
   log(`  max: ${fmtInt(twMax.spansPerS)} spans/s${cpuNote(twMax)}`);
   const halfRate = twMax.requestsPerS / 2;
-  const twHalf = await load(tw, 'rate', { runId: 3, rate: halfRate, warmup: 1, duration: RATE_DURATION });
+  const twHalf = await load(tw, 'rate', { runId: 4, rate: halfRate, warmup: 1, duration: RATE_DURATION });
   twCheck('toolwatch at half its max', twHalf);
   log(`  half of its max (${fmtInt(halfRate * spansPerBody)} spans/s): p99 ${twHalf.latencyMs.p99} ms`);
   const aimRate = AIM_SPANS / 2 / spansPerBody;
   let twAim;
   if (aimRate < 0.9 * twMax.requestsPerS) {
-    twAim = await load(tw, 'rate', { runId: 4, rate: aimRate, warmup: 1, duration: RATE_DURATION });
+    twAim = await load(tw, 'rate', { runId: 5, rate: aimRate, warmup: 1, duration: RATE_DURATION });
     twCheck('toolwatch at 42.5k spans/s', twAim);
     log(`  at ${fmtInt(AIM_SPANS / 2)} spans/s: p99 ${twAim.latencyMs.p99} ms`);
   } else {
@@ -153,7 +177,7 @@ async function main() {
   }
 
   // ------------------------------------------------------------ counters and memory
-  const phases = [twMax, twHalf, twAim].filter(Boolean);
+  const phases = [twFill, twMax, twHalf, twAim].filter(Boolean);
   const sent = { requests: 0, spans: 0, calls: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) };
   for (const p of phases) {
     sent.requests += p.total.ok;
@@ -189,7 +213,8 @@ async function main() {
   const ratio = twMax.spansPerS / baseMax.spansPerS;
   const rows = [
     ['baseline (decode only), max', baseMax],
-    ['toolwatch, max', twMax],
+    ...(twFill ? [[`toolwatch, max, dedupe memory filling (0 → ${fmtInt(DEDUPE_CAP)} traces)`, twFill]] : []),
+    [twFill ? 'toolwatch, max, dedupe memory full' : 'toolwatch, max', twMax],
     [`toolwatch, fixed ${fmtInt(halfRate * spansPerBody)} spans/s (½ its max)`, twHalf],
     ...(twAim ? [[`toolwatch, fixed ${fmtInt(AIM_SPANS / 2)} spans/s (½ of 85k aim)`, twAim]] : []),
   ];
@@ -239,7 +264,7 @@ async function main() {
   if (rss) {
     out.push(
       `memory at the end: RSS ${rss.rssMb.toFixed(0)} MB (peak ${rss.hwmMb.toFixed(0)} MB); V8 heap ${mem.heapUsedMb.toFixed(0)} MB used of ${mem.heapTotalMb.toFixed(0)} MB, ` +
-        `external ${mem.externalMb.toFixed(0)} MB; ${fmtInt(mem.traces)} traces in the dedupe memory (cap ${fmtInt(50_000)} by default)`,
+        `external ${mem.externalMb.toFixed(0)} MB; ${fmtInt(mem.traces)} traces in the dedupe memory (cap ${fmtInt(DEDUPE_CAP)} by default)`,
     );
   }
   if (threads) {
@@ -267,10 +292,11 @@ async function main() {
       );
     }
   }
+  if (!twAim) out.push(`note: the fixed ${fmtInt(AIM_SPANS / 2)} spans/s phase (half the 85k aim) was skipped: it is above 90% of toolwatch's measured max here`);
   if (!cpus.pinned) out.push('note: processes were NOT pinned to cores (see the warning above): numbers are not comparable across machines');
   out.push(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
   process.stdout.write(out.join('\n') + '\n');
-  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify({ fixtures: fx.totals, baseMax, twMax, twHalf, twAim, rss, mem, threads, counted, sent, ratio }, null, 2));
+  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify({ fixtures: fx.totals, baseMax, twFill, twMax, twHalf, twAim, rss, mem, threads, counted, sent, ratio }, null, 2));
 
   if (problems.length) {
     process.stderr.write(`bench: counters disagree with what was sent:\n  - ${problems.join('\n  - ')}\n`);
@@ -344,7 +370,7 @@ async function startToolwatch(cpus) {
   writeFileSync(configFile, '# toolwatch benchmark: every setting at its default\n');
   const port = await freePort();
   const nodeArgs = [...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...(args['node-flags'] ? String(args['node-flags']).split(' ').filter(Boolean) : [])];
-  const child = spawnPinned(cpus.server, [process.execPath, ...nodeArgs, path.join(ROOT, 'dist/main.js')], {
+  const child = spawnPinned(cpus.server, [process.execPath, ...nodeArgs, path.join(DIST, 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, TOOLWATCH_CONFIG: configFile, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: path.join(dir, 'toolwatch.db'), LOG_LEVEL: 'warn' },
   });
