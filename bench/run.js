@@ -49,7 +49,7 @@ const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 50;
 const TARGET_RSS_MB = 300;
 /** toolwatch's default dedupe.max_traces (the benchmark runs every setting at its default). */
-const DEDUPE_CAP = 50_000;
+const DEDUPE_CAP = 20_000;
 
 // ---------------------------------------------------------------- cleanup on every exit path
 
@@ -362,6 +362,12 @@ async function startBaseline(cpus) {
   return { child, port: ready.port };
 }
 
+/** The node flags `npm start` uses (and the Dockerfile's CMD), so the benchmark runs toolwatch as users do. */
+function startFlags() {
+  const start = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  return start.split(/\s+/).filter((w) => w.startsWith('--') && w !== '--enable-source-maps');
+}
+
 async function startToolwatch(cpus) {
   const dir = path.join(tmp, 'toolwatch');
   mkdirSync(dir);
@@ -369,7 +375,7 @@ async function startToolwatch(cpus) {
   // Every setting at its default (independent of config/toolwatch.yaml edits).
   writeFileSync(configFile, '# toolwatch benchmark: every setting at its default\n');
   const port = await freePort();
-  const nodeArgs = [...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...(args['node-flags'] ? String(args['node-flags']).split(' ').filter(Boolean) : [])];
+  const nodeArgs = [...startFlags(), ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...(args['node-flags'] ? String(args['node-flags']).split(' ').filter(Boolean) : [])];
   const child = spawnPinned(cpus.server, [process.execPath, ...nodeArgs, path.join(DIST, 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, TOOLWATCH_CONFIG: configFile, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: path.join(dir, 'toolwatch.db'), LOG_LEVEL: 'warn' },
