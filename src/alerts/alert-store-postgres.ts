@@ -1,5 +1,6 @@
 /** AlertStore on PostgreSQL, over the PostgresStore's pool (its public `pool`). */
 import type pg from 'pg';
+import { withTransaction } from '../store/pg-transaction.js';
 import type { AlertStore, EvaluationCommit, OutboxRow } from './alert-store.js';
 import { fromOutboxRow, type OutboxDbRow } from './alert-store-sqlite.js';
 import type { AlertInstance } from './engine.js';
@@ -87,18 +88,7 @@ export class PostgresAlertStore implements AlertStore {
   }
 
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const value = await fn(client);
-      await client.query('COMMIT');
-      return value;
-    } catch (err) {
-      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+    return withTransaction(await this.pool.connect(), fn);
   }
+
 }

@@ -1,5 +1,6 @@
 /** The Langfuse source state on PostgreSQL (see langfuse-state.ts for what each method promises). */
 import type pg from 'pg';
+import { withTransaction } from '../store/pg-transaction.js';
 import type { BatchExtension } from '../store/store.js';
 import { fromStateRow, SOURCE_KEY, type ApiMode, type LangfuseStateStore, type OutboxRow, type SeenId, type SourceState } from './langfuse-state.js';
 
@@ -20,10 +21,7 @@ export class PgLangfuseState implements LangfuseStateStore {
   }
 
   async completeWindow(w: { watermarkMs: number; mode: ApiMode; nowMs: number; keepSinceMs: number }): Promise<void> {
-    const c = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await c.query('BEGIN');
+    await withTransaction(await this.pool.connect(), async (c) => {
       await c.query('UPDATE langfuse_state SET watermark_ms = $1, mode = $2, last_success_ms = $3, windows = windows + 1, updated_ms = $3 WHERE source = $4', [
         w.watermarkMs,
         w.mode,
@@ -31,13 +29,7 @@ export class PgLangfuseState implements LangfuseStateStore {
         SOURCE_KEY,
       ]);
       await c.query('DELETE FROM langfuse_seen WHERE start_ms < $1', [w.keepSinceMs]);
-      await c.query('COMMIT');
-    } catch (err) {
-      await c.query('ROLLBACK').catch((e: Error) => (broken = e));
-      throw err;
-    } finally {
-      c.release(broken);
-    }
+    });
   }
 
   async recordError(message: string, mode: ApiMode, nowMs: number): Promise<void> {

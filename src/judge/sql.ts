@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { withTransaction } from '../store/pg-transaction.js';
 
 export interface Sql {
   readonly kind: 'sqlite' | 'postgres';
@@ -76,18 +77,6 @@ export class PgSql implements Sql {
   }
   async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (!('totalCount' in this.q)) return fn(this); // already a transaction's client
-    const client = await this.q.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const v = await fn(new PgSql(client));
-      await client.query('COMMIT');
-      return v;
-    } catch (err) {
-      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+    return withTransaction(await this.q.connect(), (client) => fn(new PgSql(client)));
   }
 }

@@ -11,6 +11,7 @@
  *   and the alert evaluator run on one replica at a time.
  */
 import pg from 'pg';
+import { withTransaction } from './pg-transaction.js';
 import { migrations } from './migrations/index.js';
 import { fromFailureRow } from './sqlite.js';
 import type {
@@ -138,22 +139,7 @@ export class PostgresStore implements Store {
       if (err !== null && typeof err === 'object') connectErrors.add(err);
       throw err;
     }
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const value = await fn(client);
-      await client.query('COMMIT');
-      return value;
-    } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch (rbErr) {
-        broken = rbErr as Error; // the connection is unusable: destroy it instead of pooling it
-      }
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+    return withTransaction(client, fn);
   }
 
   async loadPending(): Promise<PendingRow[]> {
@@ -424,34 +410,17 @@ function compareKeys(a: (string | number)[], b: (string | number)[]): number {
 
 /** Applies pending migrations in one transaction, holding a transaction-scoped advisory lock. */
 export async function migratePostgres(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    try {
-      // Taken before anything else: concurrent CREATE TABLE IF NOT EXISTS can still collide.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), 0)', [LOCK_NS_MIGRATE]);
-      await client.query(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-      );
-      // Read after the lock: under READ COMMITTED this sees what a replica that went first committed.
-      const res = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-      const applied = new Set(res.rows.map((r) => Number(r.version)));
-      for (const m of migrations) {
-        if (applied.has(m.version)) continue;
-        await client.query(m.postgres);
-        await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
-          m.version,
-          m.name,
-          Date.now(),
-        ]);
-      }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch((rbErr: Error) => (broken = rbErr));
-      throw err;
+  await withTransaction(await pool.connect(), async (client) => {
+    // Taken before anything else: concurrent CREATE TABLE IF NOT EXISTS can still collide.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1), 0)', [LOCK_NS_MIGRATE]);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
+    // Read after the lock: under READ COMMITTED this sees what a replica that went first committed.
+    const res = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(res.rows.map((r) => Number(r.version)));
+    for (const m of migrations) {
+      if (applied.has(m.version)) continue;
+      await client.query(m.postgres);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
     }
-  } finally {
-    client.release(broken);
-  }
+  });
 }
