@@ -69,6 +69,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   });
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
   const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }));
+  // What start-up built so far, stopped in reverse order if a later part fails.
+  const built: (() => unknown)[] = [() => store.close()];
+  const abandon = async (err: unknown): Promise<never> => {
+    for (const stop of built.reverse()) await stop();
+    throw err;
+  };
   let judge: Judge | undefined;
   try {
     judge = createJudge(config.judge, {
@@ -79,8 +85,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores ? { onVerdict: (v: VerdictRecord) => langfuse?.onJudgeVerdict(v) } : {}),
     });
   } catch (err) {
-    await store.close();
-    throw err;
+    return abandon(err);
   }
   const pipeline = new Pipeline({
     registry: loaded.registry,
@@ -96,6 +101,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   });
   pipeline.restorePending(await store.loadPending());
   const scheduler = new Scheduler(log);
+  built.push(() => scheduler.stop());
   scheduler.interval('settle-pending-calls', Math.min(1000, Math.max(50, config.dedupe.executionGraceMs / 4)), () => pipeline.settle());
   scheduler.every('retention', '17 * * * *', async () => {
     const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
@@ -110,18 +116,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   let alerting: Alerting | undefined;
   try {
     alerting = createAlerting({ config: config.alerts, store, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
-  } catch (err) {
-    scheduler.stop();
-    await store.close();
-    throw err;
-  }
-  try {
+    built.push(() => alerting?.stop());
     langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
   } catch (err) {
-    scheduler.stop();
-    await alerting?.stop();
-    await store.close();
-    throw err;
+    return abandon(err);
   }
   return {
     config,
