@@ -166,6 +166,13 @@ async function main() {
   const twHalf = await load(tw, 'rate', { runId: 4, rate: halfRate, warmup: 1, duration: RATE_DURATION });
   twCheck('toolwatch at half its max', twHalf);
   log(`  half of its max (${fmtInt(halfRate * spansPerBody)} spans/s): p99 ${twHalf.latencyMs.p99} ms`);
+  // Control: the decode-only receiver at the same fixed rate (toolwatch sits idle meanwhile), so the
+  // p99 above can be read against what the machine, the loopback and the generator add by themselves.
+  const control = await startBaseline(cpus);
+  const baseHalf = await load(control, 'rate', { runId: 6, rate: halfRate, warmup: 1, duration: RATE_DURATION });
+  await stopChild(control.child);
+  checkLoad('baseline at the same fixed rate', baseHalf);
+  log(`  control: the decode-only receiver at the same rate: p99 ${baseHalf.latencyMs.p99} ms`);
   const aimRate = AIM_SPANS / 2 / spansPerBody;
   let twAim;
   if (aimRate < 0.9 * twMax.requestsPerS) {
@@ -216,6 +223,7 @@ async function main() {
     ...(twFill ? [[`toolwatch, max, dedupe memory filling (0 → ${fmtInt(DEDUPE_CAP)} traces)`, twFill]] : []),
     [twFill ? 'toolwatch, max, dedupe memory full' : 'toolwatch, max', twMax],
     [`toolwatch, fixed ${fmtInt(halfRate * spansPerBody)} spans/s (½ its max)`, twHalf],
+    [`baseline, same fixed rate (control)`, baseHalf],
     ...(twAim ? [[`toolwatch, fixed ${fmtInt(AIM_SPANS / 2)} spans/s (½ of 85k aim)`, twAim]] : []),
   ];
   const out = [];
@@ -232,7 +240,7 @@ async function main() {
     rows.map(([name, r]) => [
       name,
       fmtInt(r.spansPerS),
-      r === baseMax ? '(not checked)' : fmtInt(r.callsPerS),
+      r === baseMax || r === baseHalf ? '(not checked)' : fmtInt(r.callsPerS),
       fmtInt(r.requestsPerS),
       fmt(r.latencyMs.p50),
       fmt(r.latencyMs.p99),
@@ -296,7 +304,7 @@ async function main() {
   if (!cpus.pinned) out.push('note: processes were NOT pinned to cores (see the warning above): numbers are not comparable across machines');
   out.push(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
   process.stdout.write(out.join('\n') + '\n');
-  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify({ fixtures: fx.totals, baseMax, twFill, twMax, twHalf, twAim, rss, mem, threads, counted, sent, ratio }, null, 2));
+  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify({ fixtures: fx.totals, baseMax, baseHalf, twFill, twMax, twHalf, twAim, rss, mem, threads, counted, sent, ratio }, null, 2));
 
   if (problems.length) {
     process.stderr.write(`bench: counters disagree with what was sent:\n  - ${problems.join('\n  - ')}\n`);
