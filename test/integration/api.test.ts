@@ -2,33 +2,20 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
+import { chatResourceSpans } from '../helpers/otlp-json.js';
 
 const defs = JSON.stringify([{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } }]);
 const NOW = Date.now();
 
 function chatSpan(i: number, service: string, args: string, name = 'lookup') {
-  return {
-    resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
-    scopeSpans: [
-      {
-        spans: [
-          {
-            traceId: (i + 1).toString(16).padStart(32, '0'),
-            spanId: (i + 1).toString(16).padStart(16, '0'),
-            name: 'chat',
-            startTimeUnixNano: String((NOW - 1000) * 1e6),
-            endTimeUnixNano: String(NOW * 1e6),
-            attributes: [
-              { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-              { key: 'gen_ai.request.model', value: { stringValue: 'model-a' } },
-              { key: 'gen_ai.tool.definitions', value: { stringValue: defs } },
-              { key: 'gen_ai.output.messages', value: { stringValue: JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name, arguments: args }] }]) } },
-            ],
-          },
-        ],
-      },
-    ],
-  };
+  return chatResourceSpans({
+    service,
+    traceId: (i + 1).toString(16).padStart(32, '0'),
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    definitions: defs,
+    call: { id: `c${i}`, name, arguments: args },
+    endMs: NOW,
+  });
 }
 
 describe('API', () => {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
+import { chatResourceSpans } from '../helpers/otlp-json.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -28,31 +29,17 @@ let seq = 0;
 const tool = (name: string) => ({ type: 'function', name, parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } });
 const DEFS = JSON.stringify([tool('lookup'), tool('search'), tool(EVIL_TOOL)]);
 
-/** One GenAI chat span proposing one call (the shape test/integration/api.test.ts uses). */
+/** One GenAI chat span proposing one call. */
 function chatSpan(service: string, name: string, args: string) {
   const i = ++seq;
-  return {
-    resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
-    scopeSpans: [
-      {
-        spans: [
-          {
-            traceId: createHash('sha256').update(`trace ${i}`).digest('hex').slice(0, 32),
-            spanId: i.toString(16).padStart(16, '0'),
-            name: 'chat',
-            startTimeUnixNano: String((NOW - 1000) * 1e6),
-            endTimeUnixNano: String(NOW * 1e6),
-            attributes: [
-              { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-              { key: 'gen_ai.request.model', value: { stringValue: 'model-a' } },
-              { key: 'gen_ai.tool.definitions', value: { stringValue: DEFS } },
-              { key: 'gen_ai.output.messages', value: { stringValue: JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name, arguments: args }] }]) } },
-            ],
-          },
-        ],
-      },
-    ],
-  };
+  return chatResourceSpans({
+    service,
+    traceId: createHash('sha256').update(`trace ${i}`).digest('hex').slice(0, 32),
+    spanId: i.toString(16).padStart(16, '0'),
+    definitions: DEFS,
+    call: { id: `c${i}`, name, arguments: args },
+    endMs: NOW,
+  });
 }
 
 const times = <T>(n: number, f: () => T): T[] => Array.from({ length: n }, f);
