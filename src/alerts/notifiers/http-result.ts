@@ -1,5 +1,5 @@
 /** An HTTP answer (or failure) from a webhook → sent, retry later, or give up. */
-import { BlockedAddressError, retryAfterMs, type PostResult } from './http-post.js';
+import { BlockedAddressError, postJson, retryAfterMs, type PostOptions, type PostResult } from './http-post.js';
 import type { SendResult } from './registry.js';
 import { redactUrl } from './url-guard.js';
 
@@ -17,6 +17,15 @@ export function classifyResponse(res: PostResult, nowMs: number): SendResult {
   if (res.status >= 300 && res.status < 400) return { ok: false, retry: false, error: `${res.status} redirect not followed` };
   // 400 invalid_payload, 403 invalid_token, 404 no_service, 410 channel_is_archived…: retrying cannot help.
   return { ok: false, retry: false, error: `${res.status} ${body}`.trim() };
+}
+
+/** POSTs a JSON body and classifies whatever comes back, answer or failure. */
+export async function sendJson(url: string, body: unknown, opts: PostOptions, nowMs: () => number): Promise<SendResult> {
+  try {
+    return classifyResponse(await postJson(url, JSON.stringify(body), opts), nowMs());
+  } catch (err) {
+    return classifyError(err);
+  }
 }
 
 export function classifyError(err: unknown): SendResult {

@@ -5,8 +5,7 @@
  */
 import type { AlertMessage } from '../message.js';
 import { pct } from '../rules.js';
-import { postJson } from './http-post.js';
-import { classifyError, classifyResponse } from './http-result.js';
+import { sendJson } from './http-result.js';
 import { registerNotifierKind, type NotifierKind } from './registry.js';
 import { checkWebhookUrl, redactUrl } from './url-guard.js';
 
@@ -74,14 +73,7 @@ export const slackKind: NotifierKind = {
       name: s.name,
       kind: 'slack',
       target: redactUrl(url),
-      async send(m, signal) {
-        try {
-          const res = await postJson(url, JSON.stringify(slackPayload(m)), { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowAnyUrl });
-          return classifyResponse(res, deps.now());
-        } catch (err) {
-          return classifyError(err);
-        }
-      },
+      send: (m, signal) => sendJson(url, slackPayload(m), { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowAnyUrl }, deps.now),
     };
   },
 };

@@ -4,8 +4,7 @@
  * One message = one alert; groupKey is rule + group.
  */
 import type { AlertMessage } from '../message.js';
-import { postJson } from './http-post.js';
-import { classifyError, classifyResponse } from './http-result.js';
+import { sendJson } from './http-result.js';
 import { registerNotifierKind, type NotifierKind } from './registry.js';
 import { checkWebhookUrl, redactUrl } from './url-guard.js';
 
@@ -48,14 +47,7 @@ export const webhookKind: NotifierKind = {
       name: s.name,
       kind: 'webhook',
       target: redactUrl(url),
-      async send(m, signal) {
-        try {
-          const res = await postJson(url, JSON.stringify(alertmanagerPayload(m, s.name)), { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowPrivateAddresses });
-          return classifyResponse(res, deps.now());
-        } catch (err) {
-          return classifyError(err);
-        }
-      },
+      send: (m, signal) => sendJson(url, alertmanagerPayload(m, s.name), { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowPrivateAddresses }, deps.now),
     };
   },
 };
