@@ -3,7 +3,7 @@ import { BlockedAddressError, postJson, retryAfterMs, type PostOptions, type Pos
 import type { SendResult } from './registry.js';
 import { redactUrl } from './url-guard.js';
 
-export function classifyResponse(res: PostResult, nowMs: number): SendResult {
+function classifyResponse(res: PostResult, nowMs: number): SendResult {
   const body = oneLine(res.body);
   if (res.status >= 200 && res.status < 300) return { ok: true };
   if (res.status === 429) {
@@ -28,7 +28,7 @@ export async function sendJson(url: string, body: unknown, opts: PostOptions, no
   }
 }
 
-export function classifyError(err: unknown): SendResult {
+function classifyError(err: unknown): SendResult {
   if (err instanceof BlockedAddressError) return { ok: false, retry: false, error: err.message };
   const e = err as NodeJS.ErrnoException;
   // Node's messages name host and port at most, never the path; keep it to the code and a short text.
