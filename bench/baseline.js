@@ -8,8 +8,8 @@
  * Prints one line `{"ready":true,"port":N}` on stdout once listening; exits on SIGTERM/SIGINT.
  */
 import Fastify from 'fastify';
-import { readBody } from '../dist/ingest/body.js';
-import { decodeProtobuf } from '../dist/ingest/otlp-decode.js';
+import { readBody } from '../dist/sources/otlp/body.js';
+import { decodeProtobuf } from '../dist/sources/otlp/decode.js';
 
 const MAX_BODY = 8 * 1024 * 1024; // toolwatch's default ingest.max_body_bytes
 const EMPTY = Buffer.alloc(0); // ExportTraceServiceResponse without partial_success

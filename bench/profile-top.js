@@ -56,8 +56,8 @@ console.log(`${total} samples, ${idle} idle; percentages are of the ${busy} busy
 
 /** Where a frame belongs, by file. */
 const AREAS = [
-  ['OTLP decode', /dist\/ingest\/otlp-decode|protobufjs/],
-  ['HTTP + body read (fastify, node:http, streams)', /fastify|avvio|find-my-way|light-my-request|node:_http|node:net|node:internal\/streams|node:events|node:buffer|dist\/ingest\/(body|otlp-route)|^writev|^utf8Slice|^\(program\)|^runMicrotasks|processTicksAndRejections|node:internal\/process|^writeBuffer|^writeUtf8String|node:stream/],
+  ['OTLP decode', /dist\/sources\/otlp\/decode|protobufjs/],
+  ['HTTP + body read (fastify, node:http, streams)', /fastify|avvio|find-my-way|light-my-request|node:_http|node:net|node:internal\/streams|node:events|node:buffer|dist\/sources\/otlp\/(body|route)|^writev|^utf8Slice|^\(program\)|^runMicrotasks|processTicksAndRejections|node:internal\/process|^writeBuffer|^writeUtf8String|node:stream/],
   ['normalize (dialect readers, JSON.parse of messages)', /dist\/normalize\//],
   ['check (classify + Ajv validators)', /dist\/check\/|nm\/ajv|^validate\d*  :|^\(anonymous\)  :0/],
   ['pipeline (merge, ledger, write plan)', /dist\/pipeline\//],

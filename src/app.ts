@@ -10,7 +10,7 @@ import { metricsRoutes } from './api/metrics-route.js';
 import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './alerts/routes.js';
-import { otlpRoutes } from './ingest/otlp-route.js';
+import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
 import type { Services } from './services.js';
 

@@ -10,7 +10,7 @@ import { parseDuration } from './util/duration.js';
 import { deepFreeze } from './util/deep-freeze.js';
 import { judgeFileSchema, toJudgeConfig, type JudgeConfig, type JudgeFileShape } from './judge/config.js';
 import { alertsFileSchema, applyAlertsEnv, toAlertsConfig, type AlertsConfig, type AlertsFileShape } from './alerts/config.js';
-import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig, type LangfuseFileShape } from './ingest/langfuse-config.js';
+import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig, type LangfuseFileShape } from './sources/langfuse/config.js';
 
 export interface ToolSource {
   /** Only this service's calls are checked against these tools; absent = every service. */
@@ -41,7 +41,7 @@ export interface Config {
   judge: JudgeConfig;
   /** Alert rules and notifiers (src/alerts/config.ts); a Slack URL may come from env SLACK_WEBHOOK_URL. */
   alerts: AlertsConfig;
-  /** Langfuse as a source (src/ingest/langfuse-config.ts); keys from env LANGFUSE_PUBLIC_KEY / LANGFUSE_SECRET_KEY. */
+  /** Langfuse as a source (src/sources/langfuse/config.ts); keys from env LANGFUSE_PUBLIC_KEY / LANGFUSE_SECRET_KEY. */
   langfuse: LangfuseConfig;
 }
 

@@ -18,7 +18,7 @@ import { createJudge, type Judge } from './judge/service.js';
 import type { JudgeClient } from './judge/client.js';
 import type { VerdictRecord } from './judge/types.js';
 import { createAlerting, type Alerting } from './alerts/setup.js';
-import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './ingest/langfuse-setup.js';
+import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './sources/langfuse/setup.js';
 
 export interface Services {
   config: Config;

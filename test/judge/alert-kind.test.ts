@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ruleKind } from '../../src/alerts/rules.js';
 import { evaluateJudgeGoalRate, type JudgeGoalRateParams } from '../../src/judge/alert-kind.js';
 import type { VerdictPoint } from '../../src/judge/store.js';
-import { verdictJson } from './fake-openai.js';
+import { verdictJson } from '../fakes/openai.js';
 import { judgeEnv, type JudgeEnv } from './setup.js';
 
 const pt = (service: string, reachedGoal: boolean, weight = 1): VerdictPoint => ({ traceId: 't', service, runId: 1, reachedGoal, unnecessaryCalls: 0, dangerousCalls: 0, weight });

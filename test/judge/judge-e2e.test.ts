@@ -5,7 +5,7 @@
  * the metrics.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { verdictJson } from './fake-openai.js';
+import { verdictJson } from '../fakes/openai.js';
 import { PLANTED } from './planted.js';
 import { judgeEnv, type JudgeEnv } from './setup.js';
 import type { VerdictRecord } from '../../src/judge/types.js';

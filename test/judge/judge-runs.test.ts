@@ -14,7 +14,7 @@ import { JudgeJob } from '../../src/judge/job.js';
 import { loadPrompt } from '../../src/judge/prompt-file.js';
 import { policyOf } from '../../src/judge/service.js';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
-import { verdictJson } from './fake-openai.js';
+import { verdictJson } from '../fakes/openai.js';
 import { judgeEnv, type JudgeEnv } from './setup.js';
 
 let env: JudgeEnv | undefined;

@@ -2,7 +2,7 @@
 import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
 import { otelClient } from '../helpers/otel.js';
 import { agentTrace } from './agent.js';
-import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai.js';
 import type { ServiceOverrides } from '../../src/services.js';
 
 export interface JudgeEnv {

@@ -3,7 +3,7 @@
  * trace/span ids are hex, enums are integers). lowerCamelCase keys, snake_case accepted too; unknown
  * fields ignored. The AnyValue converter is depth-capped, so deep nesting never recurses far.
  */
-import type { AttrObject, AttrValue, Span, SpanEvent } from '../model.js';
+import type { AttrObject, AttrValue, Span, SpanEvent } from '../../model.js';
 import {
   DEFAULT_SERVICE,
   Rejects,
@@ -14,7 +14,7 @@ import {
   resolveMaxDepth,
   type DecodeLimits,
   type DecodeResult,
-} from './otlp-decode-common.js';
+} from './decode-common.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 /** The Langfuse source state on PostgreSQL (see langfuse-state.ts for what each method promises). */
 import type pg from 'pg';
-import { withTransaction } from '../store/pg-transaction.js';
-import type { BatchExtension } from '../store/store.js';
-import { fromStateRow, SOURCE_KEY, type ApiMode, type LangfuseStateStore, type OutboxRow, type SeenId, type SourceState } from './langfuse-state.js';
+import { withTransaction } from '../../store/pg-transaction.js';
+import type { BatchExtension } from '../../store/store.js';
+import { fromStateRow, SOURCE_KEY, type ApiMode, type LangfuseStateStore, type OutboxRow, type SeenId, type SourceState } from './state.js';
 
 export class PgLangfuseState implements LangfuseStateStore {
   private constructor(private readonly pool: pg.Pool) {}

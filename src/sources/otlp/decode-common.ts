@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the OTLP decoders (protobuf and JSON): result types, limits, reject bookkeeping.
  */
-import type { AttrObject, Span, SpanEvent } from '../model.js';
+import type { AttrObject, Span, SpanEvent } from '../../model.js';
 
 export interface DecodeLimits {
   /** Maximum nesting of AnyValue levels (an attribute's own value is level 1). Default 32. */

@@ -4,11 +4,11 @@
  * what a retry cannot fix; 503 + Retry-After (never 500) for what it can.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Metrics } from '../metrics/registry.js';
-import type { Pipeline } from '../pipeline/pipeline.js';
-import type { Store } from '../store/store.js';
+import type { Metrics } from '../../metrics/registry.js';
+import type { Pipeline } from '../../pipeline/pipeline.js';
+import type { Store } from '../../store/store.js';
 import { readBody } from './body.js';
-import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './otlp-decode.js';
+import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './decode.js';
 
 type Format = 'protobuf' | 'json';
 

@@ -4,16 +4,16 @@
  * langfuse.write_scores, the score sender on its own interval so write-back never holds up a sync.
  */
 import type { Logger } from 'pino';
-import type { Scheduler } from '../jobs/scheduler.js';
-import type { Metrics } from '../metrics/registry.js';
-import type { Pipeline } from '../pipeline/pipeline.js';
-import type { Store } from '../store/store.js';
-import type { LangfuseApi } from './langfuse-api.js';
-import { createLangfuseApi } from './langfuse-client.js';
-import type { LangfuseConfig } from './langfuse-config.js';
-import { fromJudgeVerdict, LangfuseScoreWriter, type JudgeVerdictLike, type VerdictForLangfuse } from './langfuse-scores.js';
-import { LangfuseSource } from './langfuse-source.js';
-import { openLangfuseState, type LangfuseStateStore } from './langfuse-state.js';
+import type { Scheduler } from '../../jobs/scheduler.js';
+import type { Metrics } from '../../metrics/registry.js';
+import type { Pipeline } from '../../pipeline/pipeline.js';
+import type { Store } from '../../store/store.js';
+import type { LangfuseApi } from './api.js';
+import { createLangfuseApi } from './client.js';
+import type { LangfuseConfig } from './config.js';
+import { fromJudgeVerdict, LangfuseScoreWriter, type JudgeVerdictLike, type VerdictForLangfuse } from './scores.js';
+import { LangfuseSource } from './source.js';
+import { openLangfuseState, type LangfuseStateStore } from './state.js';
 
 /** Test seams: any of them replaces the production adapter. */
 export interface LangfuseOverrides {

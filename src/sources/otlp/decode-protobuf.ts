@@ -5,7 +5,7 @@
  * the depth limit are skipped by length (no recursion) and reject their span.
  */
 import pb from 'protobufjs/minimal.js';
-import type { AttrObject, AttrValue, Span, SpanEvent } from '../model.js';
+import type { AttrObject, AttrValue, Span, SpanEvent } from '../../model.js';
 import {
   DEFAULT_SERVICE,
   Rejects,
@@ -16,7 +16,7 @@ import {
   resolveMaxDepth,
   type DecodeLimits,
   type DecodeResult,
-} from './otlp-decode-common.js';
+} from './decode-common.js';
 
 type Reader = pb.Reader;
 

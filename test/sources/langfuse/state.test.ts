@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLangfuseState } from '../../src/ingest/langfuse-state.js';
-import { PostgresStore } from '../../src/store/postgres.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { emptyBatch, type Store } from '../../src/store/store.js';
-import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
+import { openLangfuseState } from '../../../src/sources/langfuse/state.js';
+import { PostgresStore } from '../../../src/store/postgres.js';
+import { SqliteStore } from '../../../src/store/sqlite.js';
+import { emptyBatch, type Store } from '../../../src/store/store.js';
+import { dropDatabase, freshDatabase, pgServer } from '../../helpers/pg.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

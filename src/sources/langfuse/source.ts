@@ -18,14 +18,14 @@
  *   what v2 pages already delivered is deduplicated.
  */
 import type { Logger } from 'pino';
-import type { CheckedCall, SpanFacts } from '../model.js';
-import { observationToFacts, type LangfuseObservation } from '../normalize/langfuse.js';
-import type { IngestSummary } from '../pipeline/pipeline.js';
-import type { BatchExtension } from '../store/store.js';
-import { LangfuseHttpError, V2_FIELDS, type LangfuseApi } from './langfuse-api.js';
-import { withRetry } from './langfuse-retry.js';
-import { outcomeRows } from './langfuse-scores.js';
-import type { ApiMode, LangfuseStateStore, SeenId, SourceState } from './langfuse-state.js';
+import type { CheckedCall, SpanFacts } from '../../model.js';
+import { observationToFacts, type LangfuseObservation } from '../../normalize/langfuse.js';
+import type { IngestSummary } from '../../pipeline/pipeline.js';
+import type { BatchExtension } from '../../store/store.js';
+import { LangfuseHttpError, V2_FIELDS, type LangfuseApi } from './api.js';
+import { withRetry } from './retry.js';
+import { outcomeRows } from './scores.js';
+import type { ApiMode, LangfuseStateStore, SeenId, SourceState } from './state.js';
 
 export type IngestFn = (facts: readonly SpanFacts[], spanCount: number, extend: (calls: readonly CheckedCall[]) => readonly BatchExtension[]) => Promise<IngestSummary>;
 

@@ -4,7 +4,7 @@
  * LANGFUSE_HOST, LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY) and hands the values to applyLangfuseEnv.
  */
 import cron from 'node-cron';
-import { parseDuration } from '../util/duration.js';
+import { parseDuration } from '../../util/duration.js';
 
 const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
 const posInt = { type: 'integer', minimum: 1 } as const;

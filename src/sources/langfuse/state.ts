@@ -4,8 +4,8 @@
  * overlap; the score outbox. SQLite here, PostgreSQL in langfuse-state-pg.ts, same port.
  */
 import type Database from 'better-sqlite3';
-import type { BatchExtension, Store } from '../store/store.js';
-import { SqliteStore } from '../store/sqlite.js';
+import type { BatchExtension, Store } from '../../store/store.js';
+import { SqliteStore } from '../../store/sqlite.js';
 
 export type ApiMode = 'v2' | 'v1';
 
@@ -159,7 +159,7 @@ export class SqliteLangfuseState implements LangfuseStateStore {
 export async function openLangfuseState(store: Store): Promise<LangfuseStateStore> {
   if (store instanceof SqliteStore) return new SqliteLangfuseState(store.db);
   if (store.kind === 'postgres') {
-    const { PgLangfuseState } = await import('./langfuse-state-pg.js');
+    const { PgLangfuseState } = await import('./state-pg.js');
     return PgLangfuseState.open((store as unknown as { pool: import('pg').Pool }).pool);
   }
   throw new Error(`langfuse: no state store for a ${String(store.kind)} store`);

@@ -10,10 +10,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CheckedCall } from '../model.js';
-import { LangfuseHttpError, type LangfuseApi, type ScoreBody } from './langfuse-api.js';
-import type { LangfuseStateStore, OutboxRow } from './langfuse-state.js';
-import { backoffMs } from './langfuse-retry.js';
+import type { CheckedCall } from '../../model.js';
+import { LangfuseHttpError, type LangfuseApi, type ScoreBody } from './api.js';
+import type { LangfuseStateStore, OutboxRow } from './state.js';
+import { backoffMs } from './retry.js';
 
 export const OUTCOME_SCORE = 'tool_call_outcome';
 

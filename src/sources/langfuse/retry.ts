@@ -3,7 +3,7 @@
  * off exponentially. A request that keeps failing ends the run without moving the watermark, so
  * the pull pauses and the next run resumes the same window — it never skips one.
  */
-import { LangfuseHttpError } from './langfuse-api.js';
+import { LangfuseHttpError } from './api.js';
 
 const BASE_MS = 1000;
 const CAP_MS = 60_000;

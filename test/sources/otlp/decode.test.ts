@@ -17,8 +17,8 @@ import {
   encodeExportResponse,
   encodeStatus,
   type DecodeResult,
-} from '../../src/ingest/otlp-decode.js';
-import type { Span } from '../../src/model.js';
+} from '../../../src/sources/otlp/decode.js';
+import type { Span } from '../../../src/model.js';
 
 const FIXTURE = path.resolve(process.cwd(), '../shared/fixtures/public/otlp-proto/trace.json');
 

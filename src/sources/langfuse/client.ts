@@ -6,8 +6,8 @@
  * (no v2 endpoint on this server) are read from them here.
  */
 import { LangfuseClient } from '@langfuse/client';
-import { LangfuseHttpError, parseRetryAfter, type LangfuseApi } from './langfuse-api.js';
-import type { LangfuseObservation } from '../normalize/langfuse.js';
+import { LangfuseHttpError, parseRetryAfter, type LangfuseApi } from './api.js';
+import type { LangfuseObservation } from '../../normalize/langfuse.js';
 
 export interface LangfuseClientOptions {
   baseUrl: string;

@@ -6,9 +6,9 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
-import { LangfuseSource } from '../../src/ingest/langfuse-source.js';
-import { startFakeLangfuse, type FakeLangfuse } from './fake-langfuse.js';
+import { metricValue, startToolwatch, type Harness } from '../../helpers/harness.js';
+import { LangfuseSource } from '../../../src/sources/langfuse/source.js';
+import { startFakeLangfuse, type FakeLangfuse } from '../../fakes/langfuse.js';
 import { EXPECTED, lateGeneration, seedTraces } from './seed.js';
 
 const MIN = 60_000;

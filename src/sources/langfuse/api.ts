@@ -3,7 +3,7 @@
  * production adapter wraps @langfuse/client (langfuse-client.ts); tests may pass any object.
  * Every failure is a LangfuseHttpError, so the retry policy never has to know the client library.
  */
-import type { LangfuseObservation } from '../normalize/langfuse.js';
+import type { LangfuseObservation } from '../../normalize/langfuse.js';
 
 /** Field groups asked of GET /api/public/v2/observations (the default is only core,basic). */
 export const V2_FIELDS = 'core,basic,io,metadata,model,usage,metrics';

@@ -1,7 +1,7 @@
 /** The Langfuse observation normalizer, table-driven over every shape (span-conventions §5). */
 import { describe, expect, it } from 'vitest';
 import { observationToFacts, type LangfuseObservation } from '../../src/normalize/langfuse.js';
-import { anthropic, langchain, openaiChat, responsesApi } from './shapes.js';
+import { anthropic, langchain, openaiChat, responsesApi } from './langfuse-shapes.js';
 
 const base = { traceId: 'trace-1', startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:01.500Z' };
 const gen = (id: string, io: { input: unknown; output: unknown }, extra: Partial<LangfuseObservation> = {}): LangfuseObservation => ({

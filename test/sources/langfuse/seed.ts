@@ -1,6 +1,6 @@
 /** The observations the sync tests put into the fake Langfuse, and what toolwatch must count from them. */
-import type { StoredObservation } from './fake-langfuse.js';
-import { anthropic, langchain, openaiChat, responsesApi } from './shapes.js';
+import type { StoredObservation } from '../../fakes/langfuse.js';
+import { anthropic, langchain, openaiChat, responsesApi } from '../../normalize/langfuse-shapes.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -1,9 +1,0 @@
-/**
- * The only code that knows OTLP wire formats. `decodeProtobuf` / `decodeJson` turn an
- * ExportTraceServiceRequest body into `Span`s; `encodeExportResponse` / `encodeStatus` build the
- * response bodies. No I/O, no logging.
- */
-export { decodeProtobuf } from './otlp-decode-protobuf.js';
-export { decodeJson } from './otlp-decode-json.js';
-export { DEFAULT_DECODE_LIMITS, MAX_REASONS, type DecodeLimits, type DecodeResult } from './otlp-decode-common.js';
-export { encodeExportResponse, encodeStatus, type PartialSuccess, type WireFormat } from './otlp-wire.js';

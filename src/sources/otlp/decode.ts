@@ -1,0 +1,9 @@
+/**
+ * The only code that knows OTLP wire formats. `decodeProtobuf` / `decodeJson` turn an
+ * ExportTraceServiceRequest body into `Span`s; `encodeExportResponse` / `encodeStatus` build the
+ * response bodies. No I/O, no logging.
+ */
+export { decodeProtobuf } from './decode-protobuf.js';
+export { decodeJson } from './decode-json.js';
+export { DEFAULT_DECODE_LIMITS, MAX_REASONS, type DecodeLimits, type DecodeResult } from './decode-common.js';
+export { encodeExportResponse, encodeStatus, type PartialSuccess, type WireFormat } from './wire.js';
