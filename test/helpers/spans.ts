@@ -1,6 +1,6 @@
 /** Builders for decoded spans, shared by tests of every stage. */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AttrObject, AttrValue, Span, SpanEvent } from '../../src/model.js';
 
 /** Converts plain JS into the decoder's form: objects → null-prototype (kvlist), arrays stay arrays. */
@@ -50,8 +50,13 @@ export function makeSpan(attributes: Record<string, unknown> = {}, overrides: Pa
   };
 }
 
-/** A fixture from /work/shared/fixtures, read relative to the project root. */
+/** A fixture kept in test/fixtures/ (see test/fixtures/README.md for where each came from). */
 export function readFixture(relative: string): Record<string, unknown> {
-  const file = path.resolve(process.cwd(), '../shared/fixtures', relative);
+  const file = fixturePath(relative);
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
+
+/** The absolute path of a file in test/fixtures/, wherever the tests are run from. */
+export function fixturePath(relative: string): string {
+  return fileURLToPath(new URL(`../fixtures/${relative}`, import.meta.url));
 }

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pb from 'protobufjs/minimal.js';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
@@ -19,8 +18,9 @@ import {
   type DecodeResult,
 } from '../../../src/sources/otlp/decode.js';
 import type { Span } from '../../../src/model.js';
+import { fixturePath } from '../../helpers/spans.js';
 
-const FIXTURE = path.resolve(process.cwd(), '../shared/fixtures/public/otlp-proto/trace.json');
+const FIXTURE = fixturePath('public/otlp-proto/trace.json');
 
 function ok(res: DecodeResult): Extract<DecodeResult, { ok: true }> {
   if (!res.ok) throw new Error(`expected ok, got: ${res.message}`);
