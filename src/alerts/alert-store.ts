@@ -1,12 +1,16 @@
 /**
- * Where alert states and the outbox live: a small port of its own (SQLite and PostgreSQL
- * implementations next to it), so the main Store port does not grow for alerts.
+ * Where alert states live (one row per rule and group), over the store's SQL port, and the alerts'
+ * view of the delivery outbox (one destination per notifier: `alert:<name>`). A state change and
+ * its messages commit in one transaction.
  */
+import { enqueueStatements, Outbox, type OutboxMessage } from '../delivery/outbox.js';
+import { byteOrder, type Sql } from '../store/sql.js';
 import type { AlertInstance } from './engine.js';
 import type { AlertMessage } from './message.js';
 
 export type OutboxStatus = 'pending' | 'sent' | 'failed';
 
+/** An outbox message of a notifier, its payload read back as the alert message. */
 export interface OutboxRow {
   id: number;
   notifier: string;
@@ -28,24 +32,63 @@ export interface EvaluationCommit {
   nowMs: number;
 }
 
-export interface AlertStore {
-  states(): Promise<AlertInstance[]>;
+const PREFIX = 'alert:';
+export const alertDestination = (notifier: string): string => `${PREFIX}${notifier}`;
+
+export function toOutboxRow(m: OutboxMessage): OutboxRow {
+  const { destination, payload, ...rest } = m;
+  return { ...rest, notifier: destination.slice(PREFIX.length), message: JSON.parse(payload) as AlertMessage };
+}
+
+export class AlertStore {
+  readonly outbox: Outbox;
+
+  constructor(private readonly sql: Sql) {
+    this.outbox = new Outbox(sql);
+  }
+
+  async states(): Promise<AlertInstance[]> {
+    const rows = await this.sql.all(`SELECT instance FROM alert_states ORDER BY ${byteOrder(this.sql, 'rule')}, ${byteOrder(this.sql, 'group_key')}`);
+    return rows.map((r) => JSON.parse(String(r.instance)) as AlertInstance);
+  }
+
   /** States and their notifications in one transaction: a transition never loses or doubles its message. */
-  commit(c: EvaluationCommit): Promise<void>;
+  async commit(c: EvaluationCommit): Promise<void> {
+    await this.sql.tx(async (tx) => {
+      for (const s of c.upsert) {
+        await tx.run(
+          `INSERT INTO alert_states (rule, group_key, state, updated_ms, instance) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (rule, group_key) DO UPDATE SET state = excluded.state, updated_ms = excluded.updated_ms, instance = excluded.instance`,
+          [s.rule, s.groupKey, s.state, c.nowMs, JSON.stringify(s)],
+        );
+      }
+      for (const r of c.remove) await tx.run('DELETE FROM alert_states WHERE rule = ? AND group_key = ?', [r.rule, r.groupKey]);
+      for (const m of c.enqueue) {
+        for (const [text, params] of enqueueStatements(alertDestination(m.notifier), [{ payload: JSON.stringify(m.message) }], c.nowMs)) await tx.run(text, params);
+      }
+    });
+  }
+
   /** The oldest pending message of a notifier (FIFO per notifier: a resolved never overtakes its firing). */
-  head(notifier: string): Promise<OutboxRow | undefined>;
-  /** When the notifier may send next (rate limit, Retry-After); 0 when never used. */
-  notifierReadyAt(notifier: string): Promise<number>;
-  /**
-   * Records an attempt before it is made: attempts + 1, the retry time should the process die
-   * mid-send, and the notifier's next slot. A restart then resends it — at most one duplicate.
-   */
-  markAttempt(id: number, notifier: string, nowMs: number, retryAtMs: number, notifierReadyAtMs: number): Promise<void>;
-  markSent(id: number, nowMs: number): Promise<void>;
-  markRetry(id: number, notifier: string, error: string, retryAtMs: number): Promise<void>;
-  markFailed(id: number, error: string, nowMs: number): Promise<void>;
+  async head(notifier: string): Promise<OutboxRow | undefined> {
+    const m = await this.outbox.head(alertDestination(notifier));
+    return m ? toOutboxRow(m) : undefined;
+  }
+
+  /** Records an attempt before it is made (see Outbox.markAttempt). */
+  markAttempt(id: number, notifier: string, nowMs: number, retryAtMs: number, notifierReadyAtMs: number): Promise<void> {
+    return this.outbox.markAttempt(id, alertDestination(notifier), nowMs, retryAtMs, notifierReadyAtMs);
+  }
+
   /** Counts by status, and the most recent permanently failed messages. */
-  outboxSummary(failedLimit: number): Promise<{ pending: number; sent: number; failed: number; recentFailures: OutboxRow[] }>;
+  async outboxSummary(failedLimit: number): Promise<{ pending: number; sent: number; failed: number; recentFailures: OutboxRow[] }> {
+    const s = await this.outbox.summary(PREFIX, failedLimit);
+    return { ...s, recentFailures: s.recentFailures.map(toOutboxRow) };
+  }
+
   /** Deletes delivered / failed messages and resolved states older than the cutoff. */
-  prune(beforeMs: number): Promise<number>;
+  async prune(beforeMs: number): Promise<number> {
+    const removed = await this.outbox.prune(PREFIX, beforeMs);
+    return removed + (await this.sql.run(`DELETE FROM alert_states WHERE state = 'resolved' AND updated_ms < ?`, [beforeMs]));
+  }
 }

@@ -1,6 +1,7 @@
 /**
- * Delivers the outbox. Guarantees, per notifier (one webhook):
- * - FIFO: only the oldest pending message is tried, so a resolved never overtakes its firing;
+ * Delivers the alert notifications through the delivery outbox (src/delivery/outbox.ts), one
+ * ordered destination per notifier (one webhook):
+ * - FIFO: a resolved never overtakes its firing;
  * - at most one message per `min_interval` (default 1 s — Slack's limit for incoming webhooks);
  * - 5xx, 408, 429, timeouts and network errors are retried with exponential backoff
  *   (min_backoff doubling up to max_backoff), a Retry-After (seconds or date) holding the whole
@@ -12,9 +13,10 @@
  *   interruption too: the receiver may have taken the message before we gave up waiting).
  */
 import type { Logger } from 'pino';
-import type { AlertStore, OutboxRow } from './alert-store.js';
+import { MAX_RETRY_AFTER_MS, type DeliveryPolicy, type DeliveryStatus, type OutboxMessage } from '../delivery/outbox.js';
+import { alertDestination, toOutboxRow, type AlertStore } from './alert-store.js';
 import type { AlertsConfig } from './config.js';
-import type { Notifier, SendResult } from './notifiers/registry.js';
+import type { Notifier } from './notifiers/registry.js';
 
 export interface OutboxDeps {
   store: AlertStore;
@@ -25,18 +27,26 @@ export interface OutboxDeps {
   onResult?: (notifier: string, status: 'sent' | 'retried' | 'failed') => void;
 }
 
-/** Retry-After beyond this is treated as this (a broken header must not park a webhook for days). */
-const MAX_RETRY_AFTER_MS = 3_600_000;
-
-export function backoffMs(attempts: number, d: AlertsConfig['delivery']): number {
-  return Math.min(d.maxBackoffMs, d.minBackoffMs * 2 ** Math.max(0, Math.min(30, attempts - 1)));
+export function alertDeliveryPolicy(d: AlertsConfig['delivery']): DeliveryPolicy {
+  return {
+    ordered: true,
+    backoff: { baseMs: d.minBackoffMs, maxMs: d.maxBackoffMs },
+    minIntervalMs: d.minIntervalMs,
+    maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+    giveUpAfterMs: d.giveUpAfterMs,
+    keepDone: true,
+    perPass: 1,
+  };
 }
 
 export class OutboxWorker {
   private readonly inFlight = new Set<AbortController>();
   private running: Promise<unknown> | null = null;
+  private readonly policy: DeliveryPolicy;
 
-  constructor(private readonly deps: OutboxDeps) {}
+  constructor(private readonly deps: OutboxDeps) {
+    this.policy = alertDeliveryPolicy(deps.delivery);
+  }
 
   /** One pass: at most one message per notifier, notifiers in parallel. */
   async tick(): Promise<void> {
@@ -66,47 +76,29 @@ export class OutboxWorker {
   }
 
   private async deliverOne(n: Notifier): Promise<void> {
-    const { store, delivery, now } = this.deps;
-    const head = await store.head(n.name);
-    if (!head) return;
-    const t0 = now();
-    if (t0 < head.nextAttemptMs || t0 < (await store.notifierReadyAt(n.name))) return;
-    if (t0 - head.createdMs > delivery.giveUpAfterMs) {
-      await store.markFailed(head.id, `gave up after ${head.attempts} attempts: ${head.lastError ?? ''}`.trim(), t0);
-      this.report(n, head, 'failed', head.lastError ?? 'expired');
-      return;
-    }
-    // Written before the send: should we die now, a restart retries after the backoff.
-    await store.markAttempt(head.id, n.name, t0, t0 + backoffMs(head.attempts + 1, delivery), t0 + delivery.minIntervalMs);
-    const ctrl = new AbortController();
-    this.inFlight.add(ctrl);
-    let result: SendResult;
-    try {
-      result = await n.send(head.message, ctrl.signal);
-    } catch (err) {
-      result = { ok: false, retry: true, error: (err as Error).message };
-    } finally {
-      this.inFlight.delete(ctrl);
-    }
-    const t1 = now();
-    if (result.ok) {
-      await store.markSent(head.id, t1);
-      this.report(n, head, 'sent');
-    } else if (result.retry) {
-      const wait = Math.max(backoffMs(head.attempts + 1, delivery), Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS), delivery.minIntervalMs);
-      await store.markRetry(head.id, n.name, result.error, t1 + wait);
-      this.report(n, head, 'retried', result.error);
-    } else {
-      await store.markFailed(head.id, result.error, t1);
-      this.report(n, head, 'failed', result.error);
-    }
+    await this.deps.store.outbox.deliver(alertDestination(n.name), {
+      policy: this.policy,
+      now: this.deps.now,
+      send: async (m) => {
+        const ctrl = new AbortController();
+        this.inFlight.add(ctrl);
+        try {
+          return await n.send(toOutboxRow(m).message, ctrl.signal);
+        } finally {
+          this.inFlight.delete(ctrl);
+        }
+      },
+      report: (m, status, error) => this.report(n, m, status, error),
+    });
   }
 
-  private report(n: Notifier, row: OutboxRow, status: 'sent' | 'retried' | 'failed', error?: string): void {
-    this.deps.onResult?.(n.name, status);
-    const ctx = { notifier: n.name, kind: n.kind, target: n.target, outbox: row.id, rule: row.message.rule, status: row.message.status, attempt: row.attempts + 1 };
-    if (status === 'sent') this.deps.log.info(ctx, 'alert notification sent');
-    else if (status === 'retried') this.deps.log.warn({ ...ctx, error }, 'alert notification failed; will retry');
+  private report(n: Notifier, m: OutboxMessage, status: DeliveryStatus, error?: string): void {
+    const counted = status === 'expired' ? 'failed' : status;
+    this.deps.onResult?.(n.name, counted);
+    const { message } = toOutboxRow(m);
+    const ctx = { notifier: n.name, kind: n.kind, target: n.target, outbox: m.id, rule: message.rule, status: message.status, attempt: m.attempts };
+    if (counted === 'sent') this.deps.log.info(ctx, 'alert notification sent');
+    else if (counted === 'retried') this.deps.log.warn({ ...ctx, error }, 'alert notification failed; will retry');
     else this.deps.log.error({ ...ctx, error }, 'alert notification failed permanently; not retried');
   }
 }

@@ -11,8 +11,7 @@ import { ConfigError } from '../config.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
-import type { AlertStore } from './alert-store.js';
-import { alertStoreFor } from './alert-store-open.js';
+import { AlertStore } from './alert-store.js';
 import type { AlertsConfig } from './config.js';
 import { evaluateRound, type CompiledRule, type RoundResult } from './evaluator.js';
 import './kinds/index.js';
@@ -51,11 +50,7 @@ export function createAlerting(deps: AlertingDeps): Alerting | undefined {
   const notifiers = buildNotifiers(config, deps, problems);
   const rules = compileRules(config, new Set(notifiers.map((n) => n.name)), notifiers, problems);
   if (problems.length) throw new ConfigError(problems);
-  const alertStore = alertStoreFor(deps.store);
-  if (!alertStore) {
-    if (rules.length) log.warn('alerts: this store keeps no alert state; alert rules are not evaluated');
-    return undefined;
-  }
+  const alertStore = new AlertStore(deps.store.sql);
   const outbox = new OutboxWorker({
     store: alertStore,
     notifiers,

@@ -14,6 +14,9 @@
  * verdict is asked for once more, then reported as invalid.
  */
 import OpenAI from 'openai';
+import type { BackoffPolicy } from '../delivery/backoff.js';
+import { classifyStatus } from '../delivery/http-status.js';
+import { withRetries } from '../delivery/retry.js';
 import type { ChatMessage } from './prompt.js';
 import type { Verdict } from './types.js';
 import { parseVerdict, VERDICT_RESPONSE_SCHEMA } from './verdict.js';
@@ -26,6 +29,8 @@ export class JudgeTransportError extends Error {
     readonly kind: TransportKind,
     message: string,
     readonly status?: number,
+    /** The server's Retry-After, when it sent one. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'JudgeTransportError';
@@ -70,6 +75,8 @@ export class OpenAIJudgeClient implements JudgeClient {
   private jsonSchema: boolean | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
+  /** base × 2^n, at most 30 × base, each delay 75–100 % of that at random. */
+  private readonly backoff: BackoffPolicy;
 
   constructor(private readonly opts: OpenAIJudgeOptions) {
     this.model = opts.model;
@@ -83,6 +90,8 @@ export class OpenAIJudgeClient implements JudgeClient {
     });
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.random = opts.random ?? Math.random;
+    const base = opts.backoffBaseMs ?? 1000;
+    this.backoff = { baseMs: base, maxMs: base * 30, jitter: 0.25 };
   }
 
   async judge(messages: readonly ChatMessage[]): Promise<JudgeAnswer> {
@@ -127,29 +136,26 @@ export class OpenAIJudgeClient implements JudgeClient {
         ? { response_format: { type: 'json_schema', json_schema: { name: 'trajectory_verdict', strict: true, schema: VERDICT_RESPONSE_SCHEMA as unknown as Record<string, unknown> } } }
         : {}),
     };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const res = await this.api.chat.completions.create(body);
-        usage.inputTokens += res.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join('\n'));
-        const msg = res.choices[0]?.message;
-        const text = msg?.content ?? '';
-        usage.outputTokens += res.usage?.completion_tokens ?? estimateTokens(text);
-        if (!text && msg?.refusal) return `refused: ${msg.refusal}`;
-        return text;
-      } catch (err) {
-        const e = classify(err);
-        if (e.kind === 'rejected' || attempt >= this.opts.maxRetries) throw e.error;
-        const wait = e.retryAfterMs ?? this.backoff(attempt);
-        // Asked to wait longer than we may: stop now, the items stay pending for the next run.
-        if (e.retryAfterMs !== undefined && e.retryAfterMs > this.opts.maxRetryWaitMs) throw e.error;
-        await this.sleep(wait);
-      }
-    }
-  }
-
-  private backoff(attempt: number): number {
-    const base = this.opts.backoffBaseMs ?? 1000;
-    return Math.min(base * 2 ** attempt, base * 30) * (0.75 + 0.25 * this.random());
+    const once = async (): Promise<string> => {
+      const res = await this.api.chat.completions.create(body);
+      usage.inputTokens += res.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join('\n'));
+      const msg = res.choices[0]?.message;
+      const text = msg?.content ?? '';
+      usage.outputTokens += res.usage?.completion_tokens ?? estimateTokens(text);
+      if (!text && msg?.refusal) return `refused: ${msg.refusal}`;
+      return text;
+    };
+    // Asked to wait longer than max_retry_wait: stop now, the items stay pending for the next run.
+    return withRetries(
+      once,
+      { attempts: this.opts.maxRetries + 1, backoff: this.backoff, maxRetryAfterMs: this.opts.maxRetryWaitMs },
+      {
+        error: toTransportError,
+        transient: (e) => ({ retry: e.kind !== 'rejected', ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) }),
+        sleep: this.sleep,
+        random: this.random,
+      },
+    );
   }
 }
 
@@ -158,36 +164,17 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-interface Classified {
-  kind: TransportKind;
-  retryAfterMs?: number;
-  error: JudgeTransportError;
-}
-
-function classify(err: unknown): Classified {
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', error: new JudgeTransportError('timeout', 'the judge did not answer in time') };
-  if (err instanceof OpenAI.APIConnectionError) return { kind: 'connection', error: new JudgeTransportError('connection', `cannot reach the judge: ${err.message}`) };
+/** An SDK failure as the judge's transport error: 429 rate_limited; 5xx, 408 and 409 server; other statuses rejected. */
+function toTransportError(err: unknown): JudgeTransportError {
+  if (err instanceof JudgeTransportError) return err;
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return new JudgeTransportError('timeout', 'the judge did not answer in time');
+  if (err instanceof OpenAI.APIConnectionError) return new JudgeTransportError('connection', `cannot reach the judge: ${err.message}`);
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const s = err.status;
     const msg = `judge answered HTTP ${s}: ${String(err.message).slice(0, 300)}`;
-    if (s === 429) {
-      const ra = retryAfterMs(err.headers);
-      return { kind: 'rate_limited', ...(ra !== undefined ? { retryAfterMs: ra } : {}), error: new JudgeTransportError('rate_limited', msg, s) };
-    }
-    if (s >= 500 || s === 408 || s === 409) return { kind: 'server', error: new JudgeTransportError('server', msg, s) };
-    return { kind: 'rejected', error: new JudgeTransportError('rejected', msg, s) };
+    const v = classifyStatus(s, { headers: err.headers, nowMs: Date.now(), alsoRetry: [409] });
+    if (v.kind !== 'retry') return new JudgeTransportError('rejected', msg, s);
+    return new JudgeTransportError(s === 429 ? 'rate_limited' : 'server', msg, s, v.retryAfterMs);
   }
-  return { kind: 'rejected', error: new JudgeTransportError('rejected', `judge request failed: ${(err as Error)?.message ?? String(err)}`) };
-}
-
-/** retry-after-ms, then Retry-After as seconds or an HTTP date. */
-export function retryAfterMs(headers: Headers | undefined, nowMs = Date.now()): number | undefined {
-  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const v = headers?.get('retry-after');
-  if (!v) return undefined;
-  const secs = Number(v);
-  if (Number.isFinite(secs) && secs >= 0) return secs * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+  return new JudgeTransportError('rejected', `judge request failed: ${(err as Error)?.message ?? String(err)}`);
 }

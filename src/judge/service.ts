@@ -17,7 +17,7 @@ import { JudgeJob, type JudgeJobDeps, type JudgeMetricsPort } from './job.js';
 import { loadPrompt } from './prompt-file.js';
 import { createRedactor } from './redact.js';
 import type { SamplingPolicy } from './sampler.js';
-import { judgeStoreFor, type JudgeStore } from './store.js';
+import { JudgeStore } from './store.js';
 import { TrajectorySink } from './trajectory.js';
 import type { VerdictRecord } from './types.js';
 
@@ -87,11 +87,7 @@ export function metricsPort(metrics: Metrics, labels: LabelCap): JudgeMetricsPor
 
 /** Builds the judge; undefined when the core store is not one the judge can share (a test double). */
 export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEnabled?: boolean } = {}): Judge | undefined {
-  const store = judgeStoreFor(w.store);
-  if (!store) {
-    w.log.warn('judge: the store offers no SQL access; judge disabled');
-    return undefined;
-  }
+  const store = new JudgeStore(w.store.sql);
   const problems = checkJudgeConfig(cfg);
   if (problems.length) throw new ConfigError(problems);
   const calibration = async () => calibrate(await store.labelPairs(), cfg.minKappa, cfg.minLabels);

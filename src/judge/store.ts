@@ -1,11 +1,11 @@
 /**
- * Judge storage behind one small interface, written once over the SQL port (sql.ts) and so
- * implemented for SQLite and PostgreSQL alike. `ingestStatements` are the rows a batch adds inside
- * the core store's transaction (see trajectory.ts); everything else is the job's and the API's.
+ * Judge storage, written once over the store's SQL port and so the same on SQLite and PostgreSQL.
+ * `ingestExtension` gives the rows a batch adds inside the core store's transaction (see
+ * trajectory.ts); everything else is the job's and the API's.
  */
-import type { BatchExtension, Store } from '../store/store.js';
+import { num, optStr } from '../store/rows.js';
+import type { BatchExtension, Row, Sql } from '../store/sql.js';
 import { assemble, type TrajectoryHeader } from './assemble.js';
-import { PgSql, SqliteSql, type Sql } from './sql.js';
 import type { Label, RunRecord, Step, Trajectory, TrajectoryStatus, VerdictRecord } from './types.js';
 
 /** What one batch adds for one candidate trace. */
@@ -34,30 +34,6 @@ export interface VerdictPoint {
 export interface LabelPair {
   judge: { reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number };
   human: { reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number };
-}
-
-export interface JudgeStore {
-  readonly sql: Sql;
-  ingestExtension(writes: readonly TrajectoryWrite[]): BatchExtension;
-  /** Completes idle candidates: sampled → pending (with their probability), the rest → dropped (steps deleted). */
-  finalize(nowMs: number, idleMs: number, probabilityOf: (service: string, hasFailure: boolean) => number): Promise<{ pending: number; dropped: number }>;
-  pendingIds(limit: number): Promise<string[]>;
-  countByStatus(): Promise<Record<string, number>>;
-  trajectory(traceId: string): Promise<Trajectory | undefined>;
-  /** Which of these traces have a trajectory that GET /api/trajectories/:traceId would return (not dropped). */
-  storedTraceIds(traceIds: readonly string[]): Promise<Set<string>>;
-  recordVerdict(rec: VerdictRecord): Promise<void>;
-  /** The item could not be judged now (transport, caps, redaction): it stays pending. */
-  recordAttemptFailure(traceId: string, error: string, nowMs: number): Promise<void>;
-  startRun(startedMs: number, promptVersion: string, judgeModel: string): Promise<number>;
-  finishRun(r: Omit<RunRecord, 'startedMs' | 'promptVersion' | 'judgeModel'>): Promise<void>;
-  runs(limit: number): Promise<RunRecord[]>;
-  verdictPoints(q: { sinceMs?: number; service?: string; runIds?: number[] }): Promise<VerdictPoint[]>;
-  upsertLabels(labels: readonly Label[], nowMs: number): Promise<number>;
-  labelPairs(): Promise<LabelPair[]>;
-  /** Verdicts and the human label of one trace (for the trajectory API). */
-  judgementsOf(traceId: string): Promise<{ verdicts: Record<string, unknown>[]; label: Record<string, unknown> | null }>;
-  prune(beforeMs: number): Promise<number>;
 }
 
 const MAX_STEP_ROWS_PER_STATEMENT = 200; // 6 parameters each: far below SQLite's limit
@@ -95,27 +71,18 @@ function statementsFor(w: TrajectoryWrite): [string, unknown[]][] {
   return out;
 }
 
-type Row = Record<string, unknown>;
-const num = (v: unknown): number => Number(v ?? 0);
-const optStr = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v));
-
-export class SqlJudgeStore implements JudgeStore {
+export class JudgeStore {
   constructor(readonly sql: Sql) {}
 
+  /** The rows one batch adds for its candidate traces, inside the batch's own transaction. */
   ingestExtension(writes: readonly TrajectoryWrite[]): BatchExtension {
     const statements = writes.flatMap(statementsFor);
-    return {
-      sqlite: (db) => {
-        const s = this.sql instanceof SqliteSql ? this.sql : new SqliteSql(db);
-        for (const [text, params] of statements) s.runSync(text, params);
-      },
-      postgres: async (client) => {
-        const s = new PgSql(client);
-        for (const [text, params] of statements) await s.run(text, params);
-      },
+    return (tx) => {
+      for (const [text, params] of statements) tx.run(text, params);
     };
   }
 
+  /** Completes idle candidates: sampled → pending (with their probability), the rest → dropped (steps deleted). */
   async finalize(nowMs: number, idleMs: number, probabilityOf: (service: string, hasFailure: boolean) => number): Promise<{ pending: number; dropped: number }> {
     const cutoff = nowMs - idleMs;
     const rows = await this.sql.all<Row>(
@@ -181,6 +148,7 @@ export class SqlJudgeStore implements JudgeStore {
     return assemble(header, steps);
   }
 
+  /** Which of these traces have a trajectory that GET /api/trajectories/:traceId would return (not dropped). */
   async storedTraceIds(traceIds: readonly string[]): Promise<Set<string>> {
     const ids = [...new Set(traceIds)].slice(0, 500);
     if (ids.length === 0) return new Set();
@@ -216,6 +184,7 @@ export class SqlJudgeStore implements JudgeStore {
     });
   }
 
+  /** The item could not be judged now (transport, caps, redaction): it stays pending. */
   async recordAttemptFailure(traceId: string, error: string, nowMs: number): Promise<void> {
     await this.sql.run(`UPDATE judge_trajectories SET attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ? AND status = 'pending'`, [
       error.slice(0, 2000),
@@ -311,6 +280,7 @@ export class SqlJudgeStore implements JudgeStore {
     }));
   }
 
+  /** Verdicts and the human label of one trace (for the trajectory API). */
   async judgementsOf(traceId: string): Promise<{ verdicts: Record<string, unknown>[]; label: Record<string, unknown> | null }> {
     const verdicts = await this.sql.all<Row>('SELECT * FROM judge_verdicts WHERE trace_id = ? ORDER BY id', [traceId]);
     const [label] = await this.sql.all<Row>('SELECT * FROM judge_labels WHERE trace_id = ?', [traceId]);
@@ -347,12 +317,4 @@ export class SqlJudgeStore implements JudgeStore {
       return removed;
     });
   }
-}
-
-/** The judge store over whichever core store is in use; undefined for a store it cannot reach. */
-export function judgeStoreFor(store: Store): JudgeStore | undefined {
-  const s = store as unknown as { db?: unknown; pool?: unknown };
-  if (store.kind === 'sqlite' && s.db) return new SqlJudgeStore(new SqliteSql(s.db as import('better-sqlite3').Database));
-  if (store.kind === 'postgres' && s.pool) return new SqlJudgeStore(new PgSql(s.pool as import('pg').Pool));
-  return undefined;
 }

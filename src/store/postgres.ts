@@ -13,7 +13,9 @@
 import pg from 'pg';
 import { withTransaction } from './pg-transaction.js';
 import { migrations } from './migrations/index.js';
-import { fromFailureRow } from './sqlite.js';
+import { PgSql } from './pg-sql.js';
+import { fromFailureRow } from './rows.js';
+import { toPg, type Sql } from './sql.js';
 import type {
   CallAggregate,
   CallCountQuery,
@@ -52,8 +54,11 @@ export class PostgresStore implements Store {
   private flushing: Promise<void> | null = null;
   private closed = false;
   private readonly held = new Set<string>();
+  readonly sql: Sql;
 
-  private constructor(readonly pool: pg.Pool) {}
+  private constructor(readonly pool: pg.Pool) {
+    this.sql = new PgSql(pool, () => pool.connect());
+  }
 
   /** Connects, runs pending migrations (one replica at a time) and returns the store. */
   static async open(url: string, opts: PostgresOptions = {}): Promise<PostgresStore> {
@@ -360,7 +365,11 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
       [pending.add.map((p) => p.traceId), pending.add.map((p) => p.callKey), pending.add.map((p) => p.dueMs), pending.add.map((p) => p.payload)],
     );
   }
-  for (const b of batches) for (const x of b.extensions) await x.postgres(c);
+  // Extensions only write: collect their statements, then run them in order on this transaction.
+  const statements: [string, readonly unknown[]][] = [];
+  const tx = { run: (sql: string, params: readonly unknown[] = []) => void statements.push([sql, params]) };
+  for (const b of batches) for (const x of b.extensions) x(tx);
+  for (const [sql, params] of statements) await c.query(toPg(sql), params as unknown[]);
 }
 
 /**

@@ -7,6 +7,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
+import { fromFailureRow } from './rows.js';
+import type { Row, Sql } from './sql.js';
+import { SqliteSql } from './sqlite-sql.js';
 import type { CallCountQuery, CallCountRow, FailureQuery, PendingRow, Store, StoredFailure, WriteBatch } from './store.js';
 
 interface Pending {
@@ -23,6 +26,7 @@ export interface SqliteOptions {
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly db: Database.Database;
+  private readonly port: SqliteSql;
   private queue: Pending[] = [];
   private scheduled = false;
   private closed = false;
@@ -36,6 +40,7 @@ export class SqliteStore implements Store {
     this.db.pragma(`synchronous = ${opts.synchronous}`);
     this.db.pragma('busy_timeout = 5000');
     migrateSqlite(this.db);
+    this.port = new SqliteSql(this.db);
     this.stmts = {
       call: this.db.prepare(
         `INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
@@ -58,6 +63,10 @@ export class SqliteStore implements Store {
          ON CONFLICT (minute, service, tool) DO UPDATE SET dropped = dropped + excluded.dropped`,
       ),
     };
+  }
+
+  get sql(): Sql {
+    return this.port;
   }
 
   write(batch: WriteBatch): Promise<void> {
@@ -107,7 +116,7 @@ export class SqliteStore implements Store {
     for (const d of b.failureDrops) this.stmts.drop.run(d);
     for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload);
     for (const p of b.pendingRemove) this.stmts.pendingRemove.run(p.traceId, p.callKey);
-    for (const x of b.extensions) x.sqlite(this.db);
+    for (const x of b.extensions) x(this.port.batchTx);
   }
 
   async loadPending(): Promise<PendingRow[]> {
@@ -124,7 +133,7 @@ export class SqliteStore implements Store {
     if (q.sinceMs !== undefined) (where.push('time_ms >= ?'), args.push(q.sinceMs));
     if (q.cursor !== undefined) (where.push('id < ?'), args.push(q.cursor));
     const sql = `SELECT * FROM failures ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...args, q.limit) as FailureRow[];
+    const rows = this.db.prepare(sql).all(...args, q.limit) as Row[];
     return rows.map(fromFailureRow);
   }
 
@@ -170,42 +179,6 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.db.close();
   }
-}
-
-interface FailureRow {
-  id: number;
-  time_ms: number;
-  source: string;
-  service: string;
-  model: string;
-  tool: string;
-  name: string;
-  outcome: string;
-  trace_id: string;
-  span_id: string;
-  call_id: string | null;
-  arguments: string | null;
-  errors: string;
-  message: string;
-}
-
-export function fromFailureRow(r: FailureRow): StoredFailure {
-  return {
-    id: Number(r.id),
-    timeMs: Number(r.time_ms),
-    source: r.source as StoredFailure['source'],
-    service: r.service,
-    model: r.model,
-    tool: r.tool,
-    name: r.name,
-    outcome: r.outcome as StoredFailure['outcome'],
-    traceId: r.trace_id,
-    spanId: r.span_id,
-    ...(r.call_id ? { callId: r.call_id } : {}),
-    ...(r.arguments !== null ? { arguments: r.arguments } : {}),
-    errors: JSON.parse(r.errors) as StoredFailure['errors'],
-    message: r.message,
-  };
 }
 
 export function migrateSqlite(db: Database.Database): void {

@@ -3,6 +3,9 @@
  * else talks to this interface only.
  */
 import type { OutcomeName, SourceName, ValidationError } from '../model.js';
+import type { BatchExtension, Sql } from './sql.js';
+
+export type { BatchExtension, BatchTx, Sql } from './sql.js';
 
 export interface CallAggregate {
   /** Minute start, ms since the epoch. */
@@ -64,15 +67,6 @@ export interface PendingRow {
   payload: string;
 }
 
-/**
- * Rows a feature adds to a batch's transaction without the store knowing the feature (the judge's
- * sampled trajectories, for one). Each store calls the hook for its own kind, inside the transaction.
- */
-export interface BatchExtension {
-  sqlite(db: import('better-sqlite3').Database): void;
-  postgres(client: import('pg').PoolClient): Promise<void>;
-}
-
 /** Everything one ingested batch writes, in one transaction. */
 export interface WriteBatch {
   callAggregates: CallAggregate[];
@@ -81,6 +75,7 @@ export interface WriteBatch {
   failureDrops: FailureDrop[];
   pendingAdd: PendingRow[];
   pendingRemove: { traceId: string; callKey: string }[];
+  /** Rows features add in the same transaction (the judge's trajectories, the Langfuse ids taken). */
   extensions: BatchExtension[];
 }
 
@@ -115,6 +110,8 @@ export interface CallCountQuery {
 
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
+  /** The SQL port every feature's state (alerts, judge, Langfuse, the delivery outbox) is written over. */
+  readonly sql: Sql;
   /** Resolves once the batch is durably committed; rejects and writes nothing when it cannot be. */
   write(batch: WriteBatch): Promise<void>;
   /** Batches accepted by write() and not yet committed. */

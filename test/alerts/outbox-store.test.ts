@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { AlertStore } from '../../src/alerts/alert-store.js';
-import { alertStoreFor } from '../../src/alerts/alert-store-open.js';
+import { AlertStore } from '../../src/alerts/alert-store.js';
 import type { AlertMessage } from '../../src/alerts/message.js';
 import { postJson, BlockedAddressError } from '../../src/alerts/notifiers/http-post.js';
 import type { Notifier, SendResult } from '../../src/alerts/notifiers/registry.js';
@@ -32,7 +31,7 @@ const delivery = { timeoutMs: 1000, minIntervalMs: 1000, minBackoffMs: 500, maxB
 /** A notifier that answers from a script and records what it was asked to send. */
 function scripted(results: SendResult[]): Notifier & { sent: AlertMessage[] } {
   const sent: AlertMessage[] = [];
-  return { name: 'n', kind: 'test', target: 'test', sent, send: async (m) => (sent.push(m), results.shift() ?? { ok: true }) };
+  return { name: 'n', kind: 'test', target: 'test', sent, send: async (m) => (sent.push(m), results.shift() ?? { kind: 'ok' }) };
 }
 
 interface Target {
@@ -56,7 +55,7 @@ describe.each(targets)('alert store on %s', (_name, skip, makeTarget) => {
     const target = await makeTarget();
     let store = await target.open();
     try {
-      let as = alertStoreFor(store)!;
+      let as = new AlertStore(store.sql);
       const instance = { rule: 'r', groupKey: 'g', labels: { service: 'a' }, state: 'firing' as const, activeSince: 1, firingSince: 1, lastActiveAt: 1, lastNotifiedAt: 1, resolvedAt: null, evaluatedAt: 1, value: 0.5, threshold: 0.1, summary: 's', details: {} };
       await as.commit({ upsert: [instance], remove: [], enqueue: [{ notifier: 'n', message: msg('firing') }, { notifier: 'other', message: msg('firing') }], nowMs: 1000 });
       await as.commit({ upsert: [{ ...instance, state: 'resolved', resolvedAt: 2 }], remove: [], enqueue: [{ notifier: 'n', message: msg('resolved') }], nowMs: 2000 });
@@ -69,7 +68,7 @@ describe.each(targets)('alert store on %s', (_name, skip, makeTarget) => {
       await store.close();
 
       store = await target.open();
-      as = alertStoreFor(store)!;
+      as = new AlertStore(store.sql);
       let clock = 5100;
       const notifier = scripted([]);
       const worker = new OutboxWorker({ store: as, notifiers: [notifier], delivery, now: () => clock, log: pino({ level: 'silent' }) });
@@ -97,14 +96,14 @@ describe.each(targets)('alert store on %s', (_name, skip, makeTarget) => {
     const target = await makeTarget();
     const store = await target.open();
     try {
-      const as = alertStoreFor(store)!;
+      const as = new AlertStore(store.sql);
       await as.commit({ upsert: [], remove: [], enqueue: ['firing', 'resolved', 'firing'].map((s) => ({ notifier: 'n', message: msg(s as 'firing') })), nowMs: 0 });
       let clock = 0;
       const results: SendResult[] = [
-        { ok: false, retry: true, error: '500 boom' },
-        { ok: false, retry: true, retryAfterMs: 3000, error: '429 rate_limited' },
-        { ok: false, retry: false, error: '404 no_service' },
-        { ok: true },
+        { kind: 'retry', error: '500 boom' },
+        { kind: 'retry', retryAfterMs: 3000, rateLimited: true, error: '429 rate_limited' },
+        { kind: 'permanent', error: '404 no_service' },
+        { kind: 'ok' },
       ];
       const notifier = scripted(results);
       const worker = new OutboxWorker({ store: as, notifiers: [notifier], delivery, now: () => clock, log: pino({ level: 'silent' }) });

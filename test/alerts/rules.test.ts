@@ -21,7 +21,7 @@ beforeAll(() => {
   registerNotifierKind('capture', {
     needsUrl: false,
     check: () => [],
-    create: (s) => ({ name: s.name, kind: 'capture', target: 'memory', send: async (message) => (captured.push({ notifier: s.name, message }), { ok: true }) }),
+    create: (s) => ({ name: s.name, kind: 'capture', target: 'memory', send: async (message) => (captured.push({ notifier: s.name, message }), { kind: 'ok' as const }) }),
   });
 });
 

@@ -96,12 +96,3 @@ export function postJson(rawUrl: string, payload: string, opts: PostOptions): Pr
     req.end(payload);
   });
 }
-
-/** Retry-After as seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | string[] | undefined, nowMs: number): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return undefined;
-  if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v) * 1000);
-  const t = Date.parse(v);
-  return Number.isNaN(t) ? undefined : Math.max(0, t - nowMs);
-}

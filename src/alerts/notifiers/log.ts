@@ -13,7 +13,7 @@ export const logKind: NotifierKind = {
         const line = { alert: m.rule, status: m.status, repeat: m.repeat, labels: m.labels, value: m.value, threshold: m.threshold, severity: m.severity, link: m.link };
         if (m.status === 'firing') deps.log.warn(line, `alert ${m.rule} firing: ${m.summary}`);
         else deps.log.info(line, `alert ${m.rule} resolved: ${m.summary}`);
-        return { ok: true };
+        return { kind: 'ok' };
       },
     };
   },

@@ -3,12 +3,11 @@
  * (PagerDuty, e-mail) is one registerNotifierKind call.
  */
 import type { Logger } from 'pino';
+import type { SendOutcome } from '../../delivery/outbox.js';
 import type { AlertMessage } from '../message.js';
 
-export type SendResult =
-  | { ok: true }
-  /** retry: worth trying again (5xx, 429, timeout, network); false: permanent (4xx, redirect, blocked address). */
-  | { ok: false; retry: boolean; retryAfterMs?: number; error: string };
+/** ok; retry: worth trying again (5xx, 429, timeout, network); permanent (4xx, redirect, blocked address). */
+export type SendResult = SendOutcome;
 
 export interface Notifier {
   readonly name: string;

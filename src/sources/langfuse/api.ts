@@ -1,8 +1,10 @@
 /**
  * The port the Langfuse sync talks to: two observation listings and score creation. The
- * production adapter wraps @langfuse/client (langfuse-client.ts); tests may pass any object.
+ * production adapter wraps @langfuse/client (client.ts); tests may pass any object.
  * Every failure is a LangfuseHttpError, so the retry policy never has to know the client library.
  */
+import type { BackoffPolicy } from '../../delivery/backoff.js';
+import { isRetryableStatus } from '../../delivery/http-status.js';
 import type { LangfuseObservation } from '../../normalize/langfuse.js';
 
 /** Field groups asked of GET /api/public/v2/observations (the default is only core,basic). */
@@ -50,17 +52,16 @@ export class LangfuseHttpError extends Error {
     this.name = 'LangfuseHttpError';
   }
 
-  /** 429, 5xx, timeouts and network errors pass; anything else will not get better by waiting. */
+  /** 429, 408, 5xx, timeouts and network errors pass; anything else will not get better by waiting. */
   get retryable(): boolean {
-    return this.status === 429 || this.status === 'timeout' || this.status === 'network' || (typeof this.status === 'number' && this.status >= 500);
+    return typeof this.status === 'number' ? isRetryableStatus(this.status) : true;
   }
 }
 
-/** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(header: string | null | undefined, nowMs: number): number | undefined {
-  if (!header) return undefined;
-  const t = header.trim();
-  if (/^\d+$/.test(t)) return Number(t) * 1000;
-  const at = Date.parse(t);
-  return Number.isFinite(at) ? Math.max(0, at - nowMs) : undefined;
+/** Whatever an API call threw, as a LangfuseHttpError (an unknown throw counts as a network error). */
+export function toLangfuseError(err: unknown): LangfuseHttpError {
+  return err instanceof LangfuseHttpError ? err : new LangfuseHttpError('network', String((err as Error)?.message ?? err));
 }
+
+/** Waits between attempts, for the pull and the score writes alike: 1 s, 2 s, 4 s … capped at a minute. */
+export const LANGFUSE_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 60_000 };

@@ -6,7 +6,8 @@
  * (no v2 endpoint on this server) are read from them here.
  */
 import { LangfuseClient } from '@langfuse/client';
-import { LangfuseHttpError, parseRetryAfter, type LangfuseApi } from './api.js';
+import { parseRetryAfter } from '../../delivery/retry-after.js';
+import { LangfuseHttpError, type LangfuseApi } from './api.js';
 import type { LangfuseObservation } from '../../normalize/langfuse.js';
 
 export interface LangfuseClientOptions {
@@ -32,8 +33,7 @@ function toHttpError(err: unknown): LangfuseHttpError {
     return new LangfuseHttpError('timeout', 'request timed out');
   }
   if (typeof e.statusCode === 'number') {
-    const header = e.rawResponse?.headers?.get?.('retry-after') ?? null;
-    const retryAfterMs = parseRetryAfter(header, Date.now());
+    const retryAfterMs = parseRetryAfter(e.rawResponse?.headers, Date.now());
     return new LangfuseHttpError(e.statusCode, `HTTP ${e.statusCode}`, retryAfterMs);
   }
   // No status: the request never got an answer (refused, reset, DNS). Never echo headers or keys.

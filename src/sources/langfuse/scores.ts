@@ -4,16 +4,16 @@
  * trace, so Langfuse users see them in their own UI and alerts.
  *
  * Scores never block ingestion: outcome scores are put in an outbox in the same transaction as
- * the counts (langfuse-state.ts) and sent by their own job. Every score has a deterministic id —
+ * * the counts (state.ts) and sent by their own job. Every score has a deterministic id —
  * Langfuse upserts by id — so a resend after a lost answer, or after a crash between sending and
  * deleting, updates the same score instead of adding one.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CheckedCall } from '../../model.js';
-import { LangfuseHttpError, type LangfuseApi, type ScoreBody } from './api.js';
-import type { LangfuseStateStore, OutboxRow } from './state.js';
-import { backoffMs } from './retry.js';
+import { MAX_RETRY_AFTER_MS, type DeliveryPolicy, type DeliveryStatus } from '../../delivery/outbox.js';
+import { LANGFUSE_BACKOFF, toLangfuseError, type LangfuseApi, type ScoreBody } from './api.js';
+import { SCORES_DESTINATION, type LangfuseState } from './state.js';
 
 export const OUTCOME_SCORE = 'tool_call_outcome';
 
@@ -92,15 +92,13 @@ export function verdictScores(v: VerdictForLangfuse): ScoreBody[] {
   });
 }
 
-export function toOutbox(bodies: readonly ScoreBody[], nowMs: number): OutboxRow[] {
-  return bodies.map((b) => ({ id: b.id, body: JSON.stringify(b), attempts: 0, nextMs: nowMs }));
-}
-
 export type ScoreStatus = 'sent' | 'retry' | 'rejected' | 'dropped';
+
+const STATUS: Record<DeliveryStatus, ScoreStatus> = { sent: 'sent', retried: 'retry', failed: 'rejected', expired: 'dropped' };
 
 export interface ScoreWriterDeps {
   api: LangfuseApi;
-  state: LangfuseStateStore;
+  state: LangfuseState;
   clock: () => number;
   log: Pick<Logger, 'warn' | 'debug'>;
   onScore?: (status: ScoreStatus) => void;
@@ -114,73 +112,70 @@ export interface ScoreWriterOptions {
   maxAttempts: number;
 }
 
+/**
+ * Scores go through the delivery outbox, unordered (Langfuse upserts by id, so order never matters
+ * and one refused score holds no other): 429 holds every score for Retry-After (else the backoff);
+ * 5xx and timeouts retry that score with backoff until maxAttempts; other 4xx drop it at once.
+ */
 export class LangfuseScoreWriter {
-  /** Set by a 429: nothing is sent before this (Retry-After). */
-  private pausedUntil = 0;
+  private readonly policy: DeliveryPolicy;
 
   constructor(
     private readonly deps: ScoreWriterDeps,
-    private readonly opts: ScoreWriterOptions,
-  ) {}
+    opts: ScoreWriterOptions,
+  ) {
+    this.policy = {
+      ordered: false,
+      backoff: LANGFUSE_BACKOFF,
+      minIntervalMs: 0,
+      maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+      maxAttempts: opts.maxAttempts,
+      keepDone: false,
+      perPass: opts.batchSize,
+    };
+  }
 
   /** For the judge: queues its verdict's scores; the next flush sends them. Returns how many. */
   async writeVerdictScores(v: VerdictForLangfuse): Promise<number> {
     const bodies = verdictScores(v);
-    await this.deps.state.enqueueScores(toOutbox(bodies, this.deps.clock()));
+    await this.deps.state.enqueueScores(bodies, this.deps.clock());
     return bodies.length;
   }
 
   /** Sends what is due. Never throws on Langfuse errors: they are counted and retried later. */
   async flush(): Promise<Record<ScoreStatus, number>> {
-    const { deps, opts } = this;
+    const { deps } = this;
     const result: Record<ScoreStatus, number> = { sent: 0, retry: 0, rejected: 0, dropped: 0 };
-    const count = (s: ScoreStatus) => {
-      result[s]++;
-      deps.onScore?.(s);
-    };
-    const now = deps.clock();
-    if (now < this.pausedUntil) return result;
-    const due = await deps.state.dueScores(now, opts.batchSize);
-    const done: string[] = [];
-    for (const row of due) {
-      try {
-        await deps.api.createScore(JSON.parse(row.body) as ScoreBody);
-        deps.onRequest?.('200');
-        done.push(row.id);
-        count('sent');
-      } catch (err) {
-        const e = err instanceof LangfuseHttpError ? err : new LangfuseHttpError('network', String(err));
-        deps.onRequest?.(String(e.status));
-        if (!e.retryable) {
+    await deps.state.outbox.deliver(SCORES_DESTINATION, {
+      policy: this.policy,
+      now: deps.clock,
+      send: async (m) => {
+        try {
+          await deps.api.createScore(JSON.parse(m.payload) as ScoreBody);
+          deps.onRequest?.('200');
+          return { kind: 'ok' };
+        } catch (err) {
+          const e = toLangfuseError(err);
+          deps.onRequest?.(String(e.status));
+          const error = `${e.message} (${e.status})`;
+          if (e.retryable) return { kind: 'retry', error, rateLimited: e.status === 429, ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) };
           // 400/401/404…: the same body will be refused again.
-          deps.log.warn({ status: e.status, score: row.id }, 'langfuse: score refused; dropped');
-          done.push(row.id);
-          count('rejected');
-          continue;
+          deps.log.warn({ status: e.status, score: m.id }, 'langfuse: score refused; dropped');
+          return { kind: 'permanent', error };
         }
-        const attempts = row.attempts + 1;
-        if (attempts >= opts.maxAttempts) {
-          done.push(row.id);
-          count('dropped');
-          continue;
-        }
-        const wait = e.status === 429 ? (e.retryAfterMs ?? 60_000) : backoffMs(attempts);
-        await deps.state.rescheduleScore(row.id, attempts, now + wait);
-        count('retry');
-        if (e.status === 429) {
-          this.pausedUntil = now + wait;
-          break;
-        }
-      }
-    }
-    if (done.length > 0) await deps.state.deleteScores(done);
+      },
+      report: (_m, status) => {
+        result[STATUS[status]]++;
+        deps.onScore?.(STATUS[status]);
+      },
+    });
     return result;
   }
 }
 
-/** Outbox rows for a langfuse batch's checked calls. */
-export function outcomeRows(calls: readonly CheckedCall[], nowMs: number): OutboxRow[] {
-  return toOutbox(calls.map(outcomeScore), nowMs);
+/** Scores owed for a langfuse batch's checked calls. */
+export function outcomeScores(calls: readonly CheckedCall[]): ScoreBody[] {
+  return calls.map(outcomeScore);
 }
 
 /** The judge's recorded verdict (src/judge/types.ts VerdictRecord), structurally: only what becomes scores. */

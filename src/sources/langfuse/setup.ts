@@ -13,7 +13,7 @@ import { createLangfuseApi } from './client.js';
 import type { LangfuseConfig } from './config.js';
 import { fromJudgeVerdict, LangfuseScoreWriter, type JudgeVerdictLike, type VerdictForLangfuse } from './scores.js';
 import { LangfuseSource } from './source.js';
-import { openLangfuseState, type LangfuseStateStore } from './state.js';
+import { LangfuseState } from './state.js';
 
 /** Test seams: any of them replaces the production adapter. */
 export interface LangfuseOverrides {
@@ -40,7 +40,7 @@ export interface LangfuseSourceInfo {
 export interface LangfuseRuntime {
   source: LangfuseSource;
   scores: LangfuseScoreWriter;
-  state: LangfuseStateStore;
+  state: LangfuseState;
   /** For the judge: queue a verdict's scores (no-op unless write_scores). */
   writeVerdictScores(v: VerdictForLangfuse): Promise<number>;
   /** The judge's onVerdict hook. */
@@ -79,7 +79,7 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
         t.unref();
         aborter.signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('langfuse: stopping'))), { once: true });
       }));
-  const state = await openLangfuseState(w.store);
+  const state = await LangfuseState.open(w.store.sql, clock());
   const source = new LangfuseSource(
     {
       api,

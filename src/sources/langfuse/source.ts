@@ -11,7 +11,7 @@
  *   process starts, so re-reading a page, the overlap or a crashed window counts nothing twice.
  * - Late arrivals: an observation that shows up in Langfuse after its window was synced, but
  *   within the overlap, is read by the next window.
- * - Rate limits: requests go through withRetry (429 → Retry-After; 5xx/timeouts → backoff); when
+ * - Rate limits: requests are retried (Retry-After when sent, else backoff: 1 s, 2 s, 4 s … 60 s); when
  *   attempts run out the run ends with the watermark where it was — the pull pauses, never skips.
  * - v2 → v1: a 404 from GET /api/public/v2/observations (an older self-hosted server) switches to
  *   the page-based legacy endpoint for the rest of the process; the window restarts in v1 mode and
@@ -22,16 +22,16 @@ import type { CheckedCall, SpanFacts } from '../../model.js';
 import { observationToFacts, type LangfuseObservation } from '../../normalize/langfuse.js';
 import type { IngestSummary } from '../../pipeline/pipeline.js';
 import type { BatchExtension } from '../../store/store.js';
-import { LangfuseHttpError, V2_FIELDS, type LangfuseApi } from './api.js';
-import { withRetry } from './retry.js';
-import { outcomeRows } from './scores.js';
-import type { ApiMode, LangfuseStateStore, SeenId, SourceState } from './state.js';
+import { withRetries } from '../../delivery/retry.js';
+import { LANGFUSE_BACKOFF, LangfuseHttpError, toLangfuseError, V2_FIELDS, type LangfuseApi } from './api.js';
+import { outcomeScores } from './scores.js';
+import type { ApiMode, LangfuseState, SeenId, SourceState } from './state.js';
 
 export type IngestFn = (facts: readonly SpanFacts[], spanCount: number, extend: (calls: readonly CheckedCall[]) => readonly BatchExtension[]) => Promise<IngestSummary>;
 
 export interface LangfuseSourceDeps {
   api: LangfuseApi;
-  state: LangfuseStateStore;
+  state: LangfuseState;
   /** The pipeline, bound to source 'langfuse'. */
   ingest: IngestFn;
   clock: () => number;
@@ -182,13 +182,31 @@ export class LangfuseSource {
     }
   }
 
+  /**
+   * One request, retried until it succeeds, fails for good (401/403/400 …) or maxAttempts ran out.
+   * Retry-After is the server's word: waited as sent, not shortened, not capped by our backoff.
+   */
   private request<T>(endpoint: 'v2_observations' | 'v1_observations', fn: () => Promise<T>): Promise<T> {
     const { deps } = this;
-    return withRetry(fn, this.opts.maxAttempts, {
-      sleep: deps.sleep,
-      onAttempt: (status) => deps.onRequest?.(endpoint, status),
-      onWait: (ms, err) => deps.log.warn({ endpoint, status: err.status, waitMs: ms }, 'langfuse: request failed; waiting before the next attempt'),
-    });
+    const attempt = async (): Promise<T> => {
+      const v = await fn();
+      deps.onRequest?.(endpoint, '200');
+      return v;
+    };
+    return withRetries(
+      attempt,
+      { attempts: this.opts.maxAttempts, backoff: LANGFUSE_BACKOFF },
+      {
+        error: (err) => {
+          const e = toLangfuseError(err);
+          deps.onRequest?.(endpoint, String(e.status));
+          return e;
+        },
+        transient: (e) => ({ retry: e.retryable, ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) }),
+        sleep: deps.sleep,
+        onWait: (ms, e) => deps.log.warn({ endpoint, status: e.status, waitMs: ms }, 'langfuse: request failed; waiting before the next attempt'),
+      },
+    );
   }
 
   /** One pipeline batch; the ids taken (and owed scores) commit in the same transaction as the counts. */
@@ -204,7 +222,7 @@ export class LangfuseSource {
       ids.push({ id: o.id, startMs: Number.isFinite(start) ? start : from });
     }
     const now = deps.clock();
-    const summary = await deps.ingest(facts, obs.length, (calls) => [deps.state.batchExtension(ids, calls.length, opts.writeScores ? outcomeRows(calls, now) : [])]);
+    const summary = await deps.ingest(facts, obs.length, (calls) => [deps.state.batchExtension(ids, calls.length, opts.writeScores ? outcomeScores(calls) : [], now)]);
     for (const s of ids) this.seen!.set(s.id, s.startMs);
     while (this.seen!.size > opts.maxSeen) this.seen!.delete(this.seen!.keys().next().value!);
     const byType = new Map<string, number>();

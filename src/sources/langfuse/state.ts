@@ -1,11 +1,12 @@
 /**
- * Where the Langfuse source keeps what must survive a restart: the watermark (only moved after a
- * window is fully processed), the API mode, the last error and counts; the observation ids of the
- * overlap; the score outbox. SQLite here, PostgreSQL in langfuse-state-pg.ts, same port.
+ * Where the Langfuse source keeps what must survive a restart, over the store's SQL port: the
+ * watermark (only moved after a window is fully processed), the API mode, the last error and
+ * counts; the observation ids of the overlap; and, in the delivery outbox, the scores owed.
  */
-import type Database from 'better-sqlite3';
-import type { BatchExtension, Store } from '../../store/store.js';
-import { SqliteStore } from '../../store/sqlite.js';
+import { enqueueStatements, Outbox, type NewMessage } from '../../delivery/outbox.js';
+import { num, numOrNull, strOrNull } from '../../store/rows.js';
+import { valuesList, type BatchExtension, type Row, type Sql } from '../../store/sql.js';
+import type { ScoreBody } from './api.js';
 
 export type ApiMode = 'v2' | 'v1';
 
@@ -22,145 +23,100 @@ export interface SourceState {
   windows: number;
 }
 
-export interface OutboxRow {
-  id: string;
-  /** The score's JSON body. */
-  body: string;
-  attempts: number;
-  nextMs: number;
-}
-
 export interface SeenId {
   id: string;
   startMs: number;
 }
 
-export interface LangfuseStateStore {
-  load(): Promise<SourceState>;
-  /** The window up to watermarkMs is done: advance it and forget seen ids that started before keepSinceMs. */
-  completeWindow(w: { watermarkMs: number; mode: ApiMode; nowMs: number; keepSinceMs: number }): Promise<void>;
-  recordError(message: string, mode: ApiMode, nowMs: number): Promise<void>;
-  /** Seen ids of observations that started at or after sinceMs (loaded when a process starts its first window). */
-  seenSince(sinceMs: number): Promise<Map<string, number>>;
-  /** Rows written inside the pipeline batch's own transaction: counted and remembered atomically. */
-  batchExtension(seen: readonly SeenId[], calls: number, scores: readonly OutboxRow[]): BatchExtension;
-  enqueueScores(rows: readonly OutboxRow[]): Promise<void>;
-  dueScores(nowMs: number, limit: number): Promise<OutboxRow[]>;
-  deleteScores(ids: readonly string[]): Promise<void>;
-  rescheduleScore(id: string, attempts: number, nextMs: number): Promise<void>;
-  pendingScores(): Promise<number>;
-}
-
 export const SOURCE_KEY = 'langfuse';
+/** The outbox destination of score writes. */
+export const SCORES_DESTINATION = 'langfuse:scores';
 
-interface StateRow {
-  watermark_ms: number | string | null;
-  mode: string;
-  last_error: string | null;
-  last_error_ms: number | string | null;
-  last_success_ms: number | string | null;
-  observations: number | string;
-  calls: number | string;
-  windows: number | string;
-}
+const MAX_SEEN_PER_STATEMENT = 200;
 
-const numOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
-
-export function fromStateRow(r: StateRow | undefined): SourceState {
+export function fromStateRow(r: Row | undefined): SourceState {
   if (!r) return { watermarkMs: null, mode: 'v2', lastError: null, lastErrorMs: null, lastSuccessMs: null, observations: 0, calls: 0, windows: 0 };
   return {
     watermarkMs: numOrNull(r.watermark_ms),
     mode: r.mode === 'v1' ? 'v1' : 'v2',
-    lastError: r.last_error,
+    lastError: strOrNull(r.last_error),
     lastErrorMs: numOrNull(r.last_error_ms),
     lastSuccessMs: numOrNull(r.last_success_ms),
-    observations: Number(r.observations),
-    calls: Number(r.calls),
-    windows: Number(r.windows),
+    observations: num(r.observations),
+    calls: num(r.calls),
+    windows: num(r.windows),
   };
 }
 
-export class SqliteLangfuseState implements LangfuseStateStore {
-  constructor(private readonly db: Database.Database) {
-    db.prepare(`INSERT OR IGNORE INTO langfuse_state (source, mode, observations, calls, windows, updated_ms) VALUES (?, 'v2', 0, 0, 0, ?)`).run(SOURCE_KEY, Date.now());
+/** Scores as outbox messages: the score id is the dedupe key (Langfuse upserts by it anyway). */
+export function scoreMessages(bodies: readonly ScoreBody[]): NewMessage[] {
+  return bodies.map((b) => ({ key: b.id, payload: JSON.stringify(b) }));
+}
+
+export class LangfuseState {
+  readonly outbox: Outbox;
+
+  private constructor(private readonly sql: Sql) {
+    this.outbox = new Outbox(sql);
+  }
+
+  static async open(sql: Sql, nowMs = Date.now()): Promise<LangfuseState> {
+    await sql.run(
+      `INSERT INTO langfuse_state (source, mode, observations, calls, windows, updated_ms) VALUES (?, 'v2', 0, 0, 0, ?) ON CONFLICT (source) DO NOTHING`,
+      [SOURCE_KEY, nowMs],
+    );
+    return new LangfuseState(sql);
   }
 
   async load(): Promise<SourceState> {
-    return fromStateRow(this.db.prepare('SELECT * FROM langfuse_state WHERE source = ?').get(SOURCE_KEY) as StateRow | undefined);
+    const [r] = await this.sql.all('SELECT * FROM langfuse_state WHERE source = ?', [SOURCE_KEY]);
+    return fromStateRow(r);
   }
 
+  /** The window up to watermarkMs is done: advance it and forget seen ids that started before keepSinceMs. */
   async completeWindow(w: { watermarkMs: number; mode: ApiMode; nowMs: number; keepSinceMs: number }): Promise<void> {
-    this.db.transaction(() => {
-      this.db
-        .prepare('UPDATE langfuse_state SET watermark_ms = ?, mode = ?, last_success_ms = ?, windows = windows + 1, updated_ms = ? WHERE source = ?')
-        .run(w.watermarkMs, w.mode, w.nowMs, w.nowMs, SOURCE_KEY);
-      this.db.prepare('DELETE FROM langfuse_seen WHERE start_ms < ?').run(w.keepSinceMs);
-    })();
+    await this.sql.tx(async (tx) => {
+      await tx.run('UPDATE langfuse_state SET watermark_ms = ?, mode = ?, last_success_ms = ?, windows = windows + 1, updated_ms = ? WHERE source = ?', [
+        w.watermarkMs,
+        w.mode,
+        w.nowMs,
+        w.nowMs,
+        SOURCE_KEY,
+      ]);
+      await tx.run('DELETE FROM langfuse_seen WHERE start_ms < ?', [w.keepSinceMs]);
+    });
   }
 
   async recordError(message: string, mode: ApiMode, nowMs: number): Promise<void> {
-    this.db.prepare('UPDATE langfuse_state SET last_error = ?, last_error_ms = ?, mode = ?, updated_ms = ? WHERE source = ?').run(message, nowMs, mode, nowMs, SOURCE_KEY);
+    await this.sql.run('UPDATE langfuse_state SET last_error = ?, last_error_ms = ?, mode = ?, updated_ms = ? WHERE source = ?', [message, nowMs, mode, nowMs, SOURCE_KEY]);
   }
 
+  /** Seen ids of observations that started at or after sinceMs (loaded when a process starts its first window). */
   async seenSince(sinceMs: number): Promise<Map<string, number>> {
-    const rows = this.db.prepare('SELECT observation_id, start_ms FROM langfuse_seen WHERE start_ms >= ?').all(sinceMs) as { observation_id: string; start_ms: number }[];
-    return new Map(rows.map((r) => [r.observation_id, Number(r.start_ms)]));
+    const rows = await this.sql.all('SELECT observation_id, start_ms FROM langfuse_seen WHERE start_ms >= ?', [sinceMs]);
+    return new Map(rows.map((r) => [String(r.observation_id), num(r.start_ms)]));
   }
 
-  batchExtension(seen: readonly SeenId[], calls: number, scores: readonly OutboxRow[]): BatchExtension {
-    const now = Date.now();
-    return {
-      sqlite: (db) => {
-        const ins = db.prepare('INSERT OR IGNORE INTO langfuse_seen (observation_id, start_ms) VALUES (?, ?)');
-        for (const s of seen) ins.run(s.id, s.startMs);
-        db.prepare('UPDATE langfuse_state SET observations = observations + ?, calls = calls + ?, updated_ms = ? WHERE source = ?').run(seen.length, calls, now, SOURCE_KEY);
-        const out = db.prepare('INSERT OR IGNORE INTO langfuse_score_outbox (id, body, attempts, next_ms, created_ms) VALUES (?, ?, ?, ?, ?)');
-        for (const r of scores) out.run(r.id, r.body, r.attempts, r.nextMs, now);
-      },
-      postgres: () => Promise.reject(new Error('langfuse: SQLite state used with a PostgreSQL store')),
+  /** Rows written inside the pipeline batch's own transaction: counted, remembered and owed atomically. */
+  batchExtension(seen: readonly SeenId[], calls: number, scores: readonly ScoreBody[], nowMs: number): BatchExtension {
+    return (tx) => {
+      for (let i = 0; i < seen.length; i += MAX_SEEN_PER_STATEMENT) {
+        const chunk = seen.slice(i, i + MAX_SEEN_PER_STATEMENT);
+        tx.run(
+          `INSERT INTO langfuse_seen (observation_id, start_ms) VALUES ${valuesList(chunk.length, 2)} ON CONFLICT DO NOTHING`,
+          chunk.flatMap((s) => [s.id, s.startMs]),
+        );
+      }
+      tx.run('UPDATE langfuse_state SET observations = observations + ?, calls = calls + ?, updated_ms = ? WHERE source = ?', [seen.length, calls, nowMs, SOURCE_KEY]);
+      for (const [text, params] of enqueueStatements(SCORES_DESTINATION, scoreMessages(scores), nowMs)) tx.run(text, params);
     };
   }
 
-  async enqueueScores(rows: readonly OutboxRow[]): Promise<void> {
-    const now = Date.now();
-    const out = this.db.prepare('INSERT OR IGNORE INTO langfuse_score_outbox (id, body, attempts, next_ms, created_ms) VALUES (?, ?, ?, ?, ?)');
-    this.db.transaction(() => {
-      for (const r of rows) out.run(r.id, r.body, r.attempts, r.nextMs, now);
-    })();
-  }
-
-  async dueScores(nowMs: number, limit: number): Promise<OutboxRow[]> {
-    const rows = this.db.prepare('SELECT id, body, attempts, next_ms FROM langfuse_score_outbox WHERE next_ms <= ? ORDER BY next_ms, id LIMIT ?').all(nowMs, limit) as {
-      id: string;
-      body: string;
-      attempts: number;
-      next_ms: number;
-    }[];
-    return rows.map((r) => ({ id: r.id, body: r.body, attempts: Number(r.attempts), nextMs: Number(r.next_ms) }));
-  }
-
-  async deleteScores(ids: readonly string[]): Promise<void> {
-    const del = this.db.prepare('DELETE FROM langfuse_score_outbox WHERE id = ?');
-    this.db.transaction(() => {
-      for (const id of ids) del.run(id);
-    })();
-  }
-
-  async rescheduleScore(id: string, attempts: number, nextMs: number): Promise<void> {
-    this.db.prepare('UPDATE langfuse_score_outbox SET attempts = ?, next_ms = ? WHERE id = ?').run(attempts, nextMs, id);
+  async enqueueScores(scores: readonly ScoreBody[], nowMs: number): Promise<void> {
+    await this.outbox.enqueue(SCORES_DESTINATION, scoreMessages(scores), nowMs);
   }
 
   async pendingScores(): Promise<number> {
-    return Number((this.db.prepare('SELECT COUNT(*) AS n FROM langfuse_score_outbox').get() as { n: number }).n);
+    return this.outbox.pending(SCORES_DESTINATION);
   }
-}
-
-/** The state store for whichever store toolwatch runs on. */
-export async function openLangfuseState(store: Store): Promise<LangfuseStateStore> {
-  if (store instanceof SqliteStore) return new SqliteLangfuseState(store.db);
-  if (store.kind === 'postgres') {
-    const { PgLangfuseState } = await import('./state-pg.js');
-    return PgLangfuseState.open((store as unknown as { pool: import('pg').Pool }).pool);
-  }
-  throw new Error(`langfuse: no state store for a ${String(store.kind)} store`);
 }

@@ -6,6 +6,7 @@ import { core } from './001-core.js';
 import { alerts } from './002-alerts.js';
 import { judge } from './003-judge.js';
 import { langfuse } from './004-langfuse.js';
+import { outbox } from './005-outbox.js';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,4 @@ export interface Migration {
   postgres: string;
 }
 
-export const migrations: readonly Migration[] = [core, alerts, judge, langfuse];
+export const migrations: readonly Migration[] = [core, alerts, judge, langfuse, outbox];

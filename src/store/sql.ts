@@ -1,0 +1,50 @@
+/**
+ * The SQL port the store exposes to features (alerts, judge, Langfuse state, the delivery outbox):
+ * every feature writes its SQL once for both databases. SQL uses `?` placeholders (rewritten to
+ * $n for PostgreSQL) and only syntax both accept (INSERT … ON CONFLICT, RETURNING, CAST, CASE).
+ * PostgreSQL returns BIGINT and COUNT as strings: read numbers through the mappers in rows.ts.
+ */
+
+export type Row = Record<string, unknown>;
+
+export interface Sql {
+  readonly dialect: 'sqlite' | 'postgres';
+  all<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Returns the number of rows changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * One transaction. On SQLite the body must only await this port (whose promises resolve at once),
+   * so it finishes before the store's group commit — a macrotask — can start its own transaction;
+   * transactions of one process run one after another.
+   */
+  tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+}
+
+/**
+ * What a batch extension may do inside the ingest batch's own transaction: write statements, run in
+ * order, committed (or not) together with the batch's counts. Write-only, so one extension runs
+ * unchanged inside SQLite's synchronous transaction and PostgreSQL's asynchronous one.
+ */
+export interface BatchTx {
+  run(sql: string, params?: readonly unknown[]): void;
+}
+
+/** Rows a feature adds to a batch's transaction without the store knowing the feature. */
+export type BatchExtension = (tx: BatchTx) => void;
+
+/** `?` → `$1, $2 …` (our SQL never has a `?` inside a string literal). */
+export function toPg(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** ORDER BY text as bytes on both engines (SQLite's default; PostgreSQL's depends on the cluster's locale). */
+export function byteOrder(sql: Pick<Sql, 'dialect'>, column: string): string {
+  return sql.dialect === 'postgres' ? `${column} COLLATE "C"` : column;
+}
+
+/** `(?, ?, …)` for one row of n values, repeated for rows: the VALUES list of a multi-row INSERT. */
+export function valuesList(rows: number, columns: number): string {
+  const row = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
+  return Array.from({ length: rows }, () => row).join(', ');
+}
