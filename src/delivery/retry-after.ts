@@ -26,6 +26,7 @@ export function parseRetryAfter(headers: HeaderSource, nowMs: number): number | 
   const v = header(headers, 'retry-after');
   if (v === undefined) return undefined;
   if (NUMBER.test(v)) return Math.round(Number(v) * 1000);
+  if (/^[+-]?[\d.]+$/.test(v)) return undefined; // a number, but not delay-seconds (Date.parse would take it for a year)
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }

@@ -4,7 +4,7 @@
  * trace, so Langfuse users see them in their own UI and alerts.
  *
  * Scores never block ingestion: outcome scores are put in an outbox in the same transaction as
- * * the counts (state.ts) and sent by their own job. Every score has a deterministic id —
+ * the counts (state.ts) and sent by their own job. Every score has a deterministic id —
  * Langfuse upserts by id — so a resend after a lost answer, or after a crash between sending and
  * deleting, updates the same score instead of adding one.
  */
