@@ -60,12 +60,6 @@ async function withStore(argv: readonly string[], env: NodeJS.ProcessEnv, io: Cl
   const store = await openStore(config, createLogger(config.logLevel));
   try {
     return await fn(config, store);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.err(`toolwatch: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
   } finally {
     await store.close();
   }
@@ -75,7 +69,7 @@ async function judgeOnce(config: Config, store: Store, io: CliIo): Promise<numbe
   const log = createLogger(config.logLevel);
   const metrics = createMetrics();
   const judge = createJudge(config.judge, { store, metrics, labels: new LabelCap(config.metrics.maxLabelValues), log, now: Date.now }, { requireEnabled: false });
-  if (!judge?.job) {
+  if (!judge.job) {
     io.err('toolwatch: judge.model is not set; nothing to run\n');
     return 2;
   }
@@ -113,10 +107,6 @@ async function importLabels(file: string, config: Config, store: Store, io: CliI
     return 2;
   }
   const judge = createJudge(config.judge, { store, metrics: createMetrics(), labels: new LabelCap(1), log: createLogger(config.logLevel), now: Date.now }, { requireEnabled: true });
-  if (!judge) {
-    io.err('toolwatch: this store cannot hold labels\n');
-    return 1;
-  }
   const stored = await judge.store.upsertLabels(labels, Date.now());
   const c = await judge.calibration();
   io.out(`${JSON.stringify({ imported: stored, calibration: c })}\n`);

@@ -1,16 +1,25 @@
 /**
- * One typed config: the YAML file, then environment overrides, validated once with every bad
- * field reported, then frozen. Nothing else in toolwatch reads process.env.
+ * One typed config: the YAML file, then environment overrides, validated once — the schema of every
+ * section and every section's own checks (cron, regular expressions, files, rule-kind keys, notifier
+ * URLs) — with every problem reported at once, then frozen. Nothing else in toolwatch reads
+ * process.env, and nothing after this phase reports a configuration problem.
+ *
+ * Types are derived from the schemas (json-schema-to-ts: the schemas stay plain JSON Schema for Ajv,
+ * so there is no second description of the file to keep in step).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
+import type { FromSchema } from 'json-schema-to-ts';
 import { parse as parseYaml } from 'yaml';
-import { parseDuration } from './util/duration.js';
+import { alertsFileSchema, applyAlertsEnv, toAlertsConfig, type AlertsConfig } from './alerts/config.js';
+import { loadToolRegistry } from './check/registry.js';
+import { checkJudgeConfig, judgeFileSchema, toJudgeConfig, type JudgeConfig } from './judge/config.js';
+import { builtinKinds, type Kinds } from './kinds.js';
+import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig } from './sources/langfuse/config.js';
 import { deepFreeze } from './util/deep-freeze.js';
-import { judgeFileSchema, toJudgeConfig, type JudgeConfig, type JudgeFileShape } from './judge/config.js';
-import { alertsFileSchema, applyAlertsEnv, toAlertsConfig, type AlertsConfig, type AlertsFileShape } from './alerts/config.js';
-import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig, type LangfuseFileShape } from './sources/langfuse/config.js';
+import { durationMs, durationSchema as duration } from './util/duration.js';
+import { schemaProblem } from './util/schema-problem.js';
 
 export interface ToolSource {
   /** Only this service's calls are checked against these tools; absent = every service. */
@@ -52,7 +61,6 @@ export class ConfigError extends Error {
   }
 }
 
-const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
 const posInt = { type: 'integer', minimum: 1 } as const;
 
 /** The file's schema. Defaults live here, so the YAML in config/ only documents them. */
@@ -132,6 +140,8 @@ export interface LoadOptions {
   cwd?: string;
   /** Values merged over the file (tests use this instead of writing YAML). */
   overrides?: Record<string, unknown>;
+  /** The rule and notifier kinds rules and notifiers are checked against (default: the built-in ones). */
+  kinds?: Pick<Kinds, 'rules' | 'notifiers'>;
 }
 
 export const DEFAULT_CONFIG_PATH = 'config/toolwatch.yaml';
@@ -159,12 +169,12 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
   const validate = ajv.compile(fileSchema);
-  if (!validate(raw)) problems.push(...(validate.errors ?? []).map(describe));
-  if (problems.length) throw new ConfigError(problems);
-
-  // Secrets come from the environment only, never from the file.
-  const cfg = toConfig(raw as FileShape, configPath, cwd, env, problems);
-  if (problems.length) throw new ConfigError(problems);
+  const errors = validate(raw) ? [] : (validate.errors ?? []);
+  problems.push(...errors.map(describe));
+  // A section whose shape is wrong cannot be checked further; every other section still is.
+  const broken = new Set(errors.map((e) => e.instancePath.split('/')[1] ?? ''));
+  const cfg = toConfig(raw as FileShape, { configPath, cwd, env, kinds: opts.kinds ?? builtinKinds(), broken }, problems);
+  if (problems.length || !cfg) throw new ConfigError(problems);
   return deepFreeze(cfg);
 }
 
@@ -200,33 +210,41 @@ function applyEnv(raw: Record<string, unknown>, env: Readonly<Record<string, str
 function describe(e: ErrorObject): string {
   const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(top level)';
   if (e.keyword === 'additionalProperties') return `${where === '(top level)' ? '' : where + '.'}${String(e.params.additionalProperty)}: unknown key`;
-  if (e.keyword === 'enum') return `${where}: must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
-  if (e.keyword === 'pattern') return `${where}: must be a duration such as 30s, 5m, 24h`;
-  return `${where}: ${e.message ?? 'is invalid'}`;
+  return `${where}: ${schemaProblem(e)}`;
 }
 
-type FileShape = {
-  server: { host: string; port: number; shutdown_grace: string };
-  log_level: string;
-  database_url: string;
-  ingest: { max_body_bytes: number; max_pending_batches: number; retry_after_seconds: number; max_attribute_depth: number };
-  dedupe: { max_traces: number; max_calls_per_trace: number; trace_ttl: string; execution_grace: string };
-  metrics: { max_label_values: number };
-  store: { failures_per_tool_per_minute: number; retention_days: number; sqlite_synchronous: 'NORMAL' | 'FULL' };
-  tools: { service?: string; path: string }[];
-  judge: JudgeFileShape;
-  alerts: AlertsFileShape;
-  langfuse: LangfuseFileShape;
-};
+type FileShape = FromSchema<typeof fileSchema>;
 
-/** Semantic checks a schema cannot express (cron syntax, keys a section needs) add to `problems`. */
-function toConfig(f: FileShape, configPath: string | undefined, cwd: string, env: Readonly<Record<string, string | undefined>>, problems: string[]): Config {
-  const base = configPath ? path.dirname(configPath) : cwd;
+interface Phase {
+  configPath: string | undefined;
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  kinds: Pick<Kinds, 'rules' | 'notifiers'>;
+  /** Top-level keys the schema already found wrong: not checked further. */
+  broken: Set<string>;
+}
+
+/** Each section's checks a schema cannot express add to `problems`; undefined when a section could not be read at all. */
+function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefined {
+  const base = ph.configPath ? path.dirname(ph.configPath) : ph.cwd;
+  const ok = (section: string) => !ph.broken.has(section);
+  const tools = ok('tools') ? f.tools.map((t) => ({ ...(t.service ? { service: t.service } : {}), path: path.resolve(base, t.path) })) : [];
+  // The files are read here so a bad one is reported with everything else; the services read them again.
+  if (ok('tools')) {
+    const loaded = loadToolRegistry(tools);
+    if (!loaded.ok) problems.push(...loaded.problems);
+  }
+  // Secrets come from the environment only, never from the file.
+  const judge = ok('judge') ? { ...toJudgeConfig(f.judge), ...(ph.env.JUDGE_API_KEY ? { apiKey: ph.env.JUDGE_API_KEY } : {}) } : undefined;
+  if (judge) problems.push(...checkJudgeConfig(judge));
+  const alerts = ok('alerts') ? toAlertsConfig(f.alerts, { baseDir: base, rules: ph.kinds.rules, notifiers: ph.kinds.notifiers }, problems) : undefined;
+  const langfuse = ok('langfuse') ? toLangfuseConfig(f.langfuse, { publicKey: ph.env.LANGFUSE_PUBLIC_KEY, secretKey: ph.env.LANGFUSE_SECRET_KEY }, problems) : undefined;
+  if (ph.broken.size > 0 || !judge || !alerts || !langfuse) return undefined;
   return {
-    configPath,
-    server: { host: f.server.host, port: f.server.port, shutdownGraceMs: parseDuration(f.server.shutdown_grace)! },
+    configPath: ph.configPath,
+    server: { host: f.server.host, port: f.server.port, shutdownGraceMs: durationMs(f.server.shutdown_grace) },
     logLevel: f.log_level,
-    database: parseDatabaseUrl(f.database_url, cwd),
+    database: parseDatabaseUrl(f.database_url, ph.cwd),
     ingest: {
       maxBodyBytes: f.ingest.max_body_bytes,
       maxPendingBatches: f.ingest.max_pending_batches,
@@ -236,8 +254,8 @@ function toConfig(f: FileShape, configPath: string | undefined, cwd: string, env
     dedupe: {
       maxTraces: f.dedupe.max_traces,
       maxCallsPerTrace: f.dedupe.max_calls_per_trace,
-      traceTtlMs: parseDuration(f.dedupe.trace_ttl)!,
-      executionGraceMs: parseDuration(f.dedupe.execution_grace)!,
+      traceTtlMs: durationMs(f.dedupe.trace_ttl),
+      executionGraceMs: durationMs(f.dedupe.execution_grace),
     },
     metrics: { maxLabelValues: f.metrics.max_label_values },
     store: {
@@ -245,10 +263,10 @@ function toConfig(f: FileShape, configPath: string | undefined, cwd: string, env
       retentionDays: f.store.retention_days,
       sqliteSynchronous: f.store.sqlite_synchronous,
     },
-    tools: f.tools.map((t) => ({ ...(t.service ? { service: t.service } : {}), path: path.resolve(base, t.path) })),
-    judge: { ...toJudgeConfig(f.judge), ...(env.JUDGE_API_KEY ? { apiKey: env.JUDGE_API_KEY } : {}) },
-    alerts: toAlertsConfig(f.alerts, base),
-    langfuse: toLangfuseConfig(f.langfuse, { publicKey: env.LANGFUSE_PUBLIC_KEY, secretKey: env.LANGFUSE_SECRET_KEY }, problems),
+    tools,
+    judge,
+    alerts,
+    langfuse,
   };
 }
 

@@ -20,17 +20,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     throw err;
   }
   const log = createLogger(config.logLevel);
-  let services;
-  try {
-    services = await createServices(config, log);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`toolwatch: ${err.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    throw err;
-  }
+  const services = await createServices(config, log);
   const app = await buildApp(services);
   await app.listen({ host: config.server.host, port: config.server.port });
   log.info({ store: services.store.kind, config: config.configPath ?? '(defaults)', tools: services.registry.size }, 'toolwatch is listening');

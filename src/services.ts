@@ -4,8 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { ConfigError } from './config.js';
 import { loadToolRegistry, type ToolRegistry } from './check/registry.js';
+import { builtinKinds, type Kinds } from './kinds.js';
 import { SchemaCache } from './check/schema-cache.js';
 import { LabelCap } from './metrics/label-cap.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
@@ -30,11 +30,13 @@ export interface Services {
   ledger: Ledger;
   pipeline: Pipeline;
   scheduler: Scheduler;
-  /** The LLM judge (issue 4); undefined only with a store double the judge cannot share. */
-  judge?: Judge;
-  /** Alert rules, their states and the notification outbox; undefined when the store keeps no alert state. */
-  alerting: Alerting | undefined;
-  /** Langfuse as a source (issue 5); undefined unless langfuse.enabled. */
+  /** The registries of dialects, rule kinds and notifier kinds of this instance. */
+  kinds: Kinds;
+  /** The LLM judge: its store and calibration always; its sampler and job when enabled. */
+  judge: Judge;
+  /** Alert rules, their states and the notification outbox. */
+  alerting: Alerting;
+  /** Langfuse as a source; undefined unless langfuse.enabled. */
   langfuse?: LangfuseRuntime;
   /** Set while shutting down: the receiver answers 503 so clients retry elsewhere. */
   draining: boolean;
@@ -50,11 +52,16 @@ export interface ServiceOverrides {
   onVerdict?: (v: VerdictRecord) => void | Promise<void>;
   /** Replaces the Langfuse client adapter, clock or sleep. */
   langfuse?: LangfuseOverrides;
+  /** The registries (default: the built-in kinds); pass the ones the config was loaded with. */
+  kinds?: Kinds;
 }
 
+/** Builds everything from a config the config phase checked; never reports a configuration problem. */
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
   const loaded = loadToolRegistry(config.tools);
-  if (!loaded.ok) throw new ConfigError(loaded.problems);
+  // loadConfig read these files already; failing now means they changed under us.
+  if (!loaded.ok) throw new Error(`tool registry files changed since the config was checked: ${loaded.problems.join('; ')}`);
+  const kinds = overrides.kinds ?? builtinKinds();
   const now = overrides.now ?? Date.now;
   const store = overrides.store ?? (await openStore(config, log));
   let ledger: Ledger | undefined;
@@ -75,7 +82,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     for (const stop of built.reverse()) await stop();
     throw err;
   };
-  let judge: Judge | undefined;
+  let judge: Judge;
   try {
     judge = createJudge(config.judge, {
       store, metrics, labels, log, now,
@@ -88,6 +95,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     return abandon(err);
   }
   const pipeline = new Pipeline({
+    dialects: kinds.dialects,
     registry: loaded.registry,
     schemas: new SchemaCache(),
     ledger,
@@ -97,7 +105,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
     executionGraceMs: config.dedupe.executionGraceMs,
     now,
-    sinks: judge?.sink ? [judge.sink] : [],
+    sinks: judge.sink ? [judge.sink] : [],
   });
   pipeline.restorePending(await store.loadPending());
   const scheduler = new Scheduler(log);
@@ -107,16 +115,17 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
     log.info({ removed }, 'retention: old rows removed');
   });
-  const judgeJob = judge?.job;
-  if (judge && judgeJob) {
+  const judgeJob = judge.job;
+  if (judgeJob) {
     const judgeStore = judge.store;
     scheduler.every('judge', config.judge.schedule, () => judgeJob.run());
     scheduler.every('judge-retention', '23 * * * *', () => judgeStore.prune(now() - config.store.retentionDays * 86_400_000));
   }
-  let alerting: Alerting | undefined;
+  let alerting: Alerting;
   try {
-    alerting = createAlerting({ config: config.alerts, store, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
-    built.push(() => alerting?.stop());
+    alerting = createAlerting({ config: config.alerts, kinds, store, judge, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
+    const started = alerting;
+    built.push(() => started.stop());
     langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
   } catch (err) {
     return abandon(err);
@@ -131,14 +140,15 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     ledger,
     pipeline,
     scheduler,
+    kinds,
     alerting,
-    ...(judge ? { judge } : {}),
+    judge,
     ...(langfuse ? { langfuse } : {}),
     draining: false,
     async close() {
       scheduler.stop();
       langfuse?.stop();
-      await alerting?.stop();
+      await alerting.stop();
       await store.close();
     },
   };

@@ -1,13 +1,18 @@
 /**
- * The `alerts` section of the config: its file schema (merged into src/config.ts's fileSchema),
- * its typed form, and SLACK_WEBHOOK_URL. The keys of each rule kind and notifier kind are
- * checked by their registries when the services are built (setup.ts), so a kind registered by
- * another feature is validated the same way; every problem is reported with its path.
+ * The `alerts` section of the config: its file schema (merged into src/config.ts's fileSchema), the
+ * typed form derived from it, SLACK_WEBHOOK_URL, and the checks a schema cannot express, run in the
+ * config phase with every other problem: each rule's keys against its kind's schema (defaults
+ * applied), each notifier against its kind (URL policy), `url_file` secrets read, names unique.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from '../util/duration.js';
+import { Ajv, type ErrorObject } from 'ajv';
+import { schemaProblem } from '../util/schema-problem.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { durationMs, durationSchema } from '../util/duration.js';
+import type { RuleKinds } from './kinds/index.js';
+import type { NotifierKinds, NotifierSettings } from './notifiers/index.js';
 
-const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
 const name = { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,100}$' } as const;
 
 export const alertsFileSchema = {
@@ -15,7 +20,7 @@ export const alertsFileSchema = {
   additionalProperties: false,
   default: {},
   properties: {
-    interval: { ...duration, default: '30s' },
+    interval: { ...durationSchema, default: '30s' },
     public_url: { type: 'string', pattern: '^https?://' },
     rules: {
       type: 'array',
@@ -23,14 +28,14 @@ export const alertsFileSchema = {
       items: {
         type: 'object',
         required: ['name', 'kind'],
-        // The kind's own keys (window, threshold, …) are checked against the kind's schema in setup.ts.
+        // The kind's own keys (window, threshold, …) are checked against the kind's schema below.
         additionalProperties: true,
         properties: {
           name,
           kind: { type: 'string', minLength: 1 },
-          for: { ...duration, default: '0s' },
-          keep_firing_for: { ...duration, default: '0s' },
-          repeat_interval: { ...duration, default: '4h' },
+          for: { ...durationSchema, default: '0s' },
+          keep_firing_for: { ...durationSchema, default: '0s' },
+          repeat_interval: { ...durationSchema, default: '4h' },
           severity: { enum: ['critical', 'warning', 'info'], default: 'warning' },
           notify: { type: 'array', items: name, uniqueItems: true },
         },
@@ -57,24 +62,18 @@ export const alertsFileSchema = {
       additionalProperties: false,
       default: {},
       properties: {
-        timeout: { ...duration, default: '10s' },
-        min_interval: { ...duration, default: '1s' },
-        min_backoff: { ...duration, default: '1s' },
-        max_backoff: { ...duration, default: '5m' },
-        give_up_after: { ...duration, default: '24h' },
-        poll: { ...duration, default: '250ms' },
+        timeout: { ...durationSchema, default: '10s' },
+        min_interval: { ...durationSchema, default: '1s' },
+        min_backoff: { ...durationSchema, default: '1s' },
+        max_backoff: { ...durationSchema, default: '5m' },
+        give_up_after: { ...durationSchema, default: '24h' },
+        poll: { ...durationSchema, default: '250ms' },
       },
     },
   },
 } as const;
 
-export interface AlertsFileShape {
-  interval: string;
-  public_url?: string;
-  rules: ({ name: string; kind: string; for: string; keep_firing_for: string; repeat_interval: string; severity: string; notify?: string[] } & Record<string, unknown>)[];
-  notifiers?: { name: string; kind: string; url?: string; url_file?: string; allow_any_url: boolean; allow_private_addresses: boolean }[];
-  delivery: { timeout: string; min_interval: string; min_backoff: string; max_backoff: string; give_up_after: string; poll: string };
-}
+export type AlertsFileShape = FromSchema<typeof alertsFileSchema>;
 
 export interface AlertRuleConfig {
   name: string;
@@ -85,16 +84,16 @@ export interface AlertRuleConfig {
   severity: 'critical' | 'warning' | 'info';
   /** Notifier names; absent = every notifier. */
   notify?: string[];
-  /** The kind's own keys as written (checked and given defaults in setup.ts). */
+  /** The kind's own keys, checked against its schema, with its defaults applied. */
   params: Record<string, unknown>;
 }
 
 export interface NotifierConfig {
   name: string;
   kind: string;
-  /** A secret: never logged, never returned by the API. */
+  /** A secret (from `url`, `url_file` or SLACK_WEBHOOK_URL): never logged, never returned by the API. */
   url?: string;
-  /** Absolute path of a file holding the URL (a mounted secret), read at start. */
+  /** Absolute path of the file the URL was read from (a mounted secret). */
   urlFile?: string;
   allowAnyUrl: boolean;
   allowPrivateAddresses: boolean;
@@ -109,6 +108,15 @@ export interface AlertsConfig {
   delivery: { timeoutMs: number; minIntervalMs: number; minBackoffMs: number; maxBackoffMs: number; giveUpAfterMs: number; pollMs: number };
 }
 
+export interface AlertsContext {
+  /** The config file's folder: `url_file` is relative to it. */
+  baseDir: string;
+  rules: RuleKinds;
+  notifiers: NotifierKinds;
+  /** Reads a `url_file` (tests may pass another). */
+  readFile?: (file: string) => string;
+}
+
 const COMMON_RULE_KEYS = new Set(['name', 'kind', 'for', 'keep_firing_for', 'repeat_interval', 'severity', 'notify']);
 
 /**
@@ -118,7 +126,7 @@ const COMMON_RULE_KEYS = new Set(['name', 'kind', 'for', 'keep_firing_for', 'rep
 export function applyAlertsEnv(raw: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): void {
   const url = env.SLACK_WEBHOOK_URL;
   if (!url) return;
-  const alerts = raw.alerts && typeof raw.alerts === 'object' && !Array.isArray(raw.alerts) ? (raw.alerts as Record<string, unknown>) : (raw.alerts = {}) as Record<string, unknown>;
+  const alerts = raw.alerts && typeof raw.alerts === 'object' && !Array.isArray(raw.alerts) ? (raw.alerts as Record<string, unknown>) : ((raw.alerts = {}) as Record<string, unknown>);
   if (alerts.notifiers !== undefined && !Array.isArray(alerts.notifiers)) return; // the schema reports it
   const list = ((alerts.notifiers as Record<string, unknown>[] | undefined) ?? []).map((n) => ({ ...n }));
   const slack = list.filter((n) => n && n.kind === 'slack');
@@ -127,37 +135,100 @@ export function applyAlertsEnv(raw: Record<string, unknown>, env: Readonly<Recor
   alerts.notifiers = list;
 }
 
-export function toAlertsConfig(f: AlertsFileShape, baseDir: string): AlertsConfig {
-  const ms = (d: string) => parseDuration(d)!;
-  const notifiers = f.notifiers ?? [{ name: 'log', kind: 'log', allow_any_url: false, allow_private_addresses: false }];
-  return {
-    intervalMs: ms(f.interval),
-    ...(f.public_url ? { publicUrl: f.public_url.replace(/\/+$/, '') } : {}),
-    rules: f.rules.map((r) => ({
+/** The typed section; every problem a schema cannot see is added to `problems`, by its path. */
+export function toAlertsConfig(f: AlertsFileShape, ctx: AlertsContext, problems: string[]): AlertsConfig {
+  const notifiers = (f.notifiers ?? [{ name: 'log', kind: 'log', allow_any_url: false, allow_private_addresses: false }]).map((n, i) =>
+    toNotifier(n, i, ctx, problems),
+  );
+  const names = new Set<string>();
+  notifiers.forEach((n, i) => {
+    if (names.has(n.name)) problems.push(`alerts.notifiers.${i}.name: duplicate notifier name ${n.name}`);
+    names.add(n.name);
+  });
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
+  const ruleNames = new Set<string>();
+  const rules = f.rules.map((r, i): AlertRuleConfig => {
+    const where = `alerts.rules.${i}`;
+    if (ruleNames.has(r.name)) problems.push(`${where}.name: duplicate rule name ${r.name}`);
+    ruleNames.add(r.name);
+    for (const n of r.notify ?? []) if (!names.has(n)) problems.push(`${where}.notify: no notifier named ${n}`);
+    const params = structuredClone(Object.fromEntries(Object.entries(r).filter(([k]) => !COMMON_RULE_KEYS.has(k))));
+    const kind = ctx.rules.get(r.kind);
+    if (!kind) problems.push(`${where}.kind: unknown rule kind ${JSON.stringify(r.kind)} (known: ${[...ctx.rules.list()].sort().join(', ')})`);
+    else {
+      const validate = ajv.compile(kind.schema);
+      if (!validate(params)) for (const e of validate.errors ?? []) problems.push(describe(where, e));
+    }
+    return {
       name: r.name,
       kind: r.kind,
-      forMs: ms(r.for),
-      keepFiringForMs: ms(r.keep_firing_for),
-      repeatIntervalMs: ms(r.repeat_interval),
-      severity: r.severity as AlertRuleConfig['severity'],
+      forMs: durationMs(r.for),
+      keepFiringForMs: durationMs(r.keep_firing_for),
+      repeatIntervalMs: durationMs(r.repeat_interval),
+      severity: r.severity,
       ...(r.notify ? { notify: [...r.notify] } : {}),
-      params: Object.fromEntries(Object.entries(r).filter(([k]) => !COMMON_RULE_KEYS.has(k))),
-    })),
-    notifiers: notifiers.map((n) => ({
-      name: n.name,
-      kind: n.kind,
-      ...(n.url ? { url: n.url } : {}),
-      ...(n.url_file ? { urlFile: path.resolve(baseDir, n.url_file) } : {}),
-      allowAnyUrl: n.allow_any_url,
-      allowPrivateAddresses: n.allow_private_addresses,
-    })),
+      params,
+    };
+  });
+  return {
+    intervalMs: durationMs(f.interval),
+    ...(f.public_url ? { publicUrl: f.public_url.replace(/\/+$/, '') } : {}),
+    rules,
+    notifiers,
     delivery: {
-      timeoutMs: ms(f.delivery.timeout),
-      minIntervalMs: ms(f.delivery.min_interval),
-      minBackoffMs: ms(f.delivery.min_backoff),
-      maxBackoffMs: ms(f.delivery.max_backoff),
-      giveUpAfterMs: ms(f.delivery.give_up_after),
-      pollMs: Math.max(10, ms(f.delivery.poll)),
+      timeoutMs: durationMs(f.delivery.timeout),
+      minIntervalMs: durationMs(f.delivery.min_interval),
+      minBackoffMs: durationMs(f.delivery.min_backoff),
+      maxBackoffMs: durationMs(f.delivery.max_backoff),
+      giveUpAfterMs: durationMs(f.delivery.give_up_after),
+      pollMs: Math.max(10, durationMs(f.delivery.poll)),
     },
   };
+}
+
+type NotifierFile = NonNullable<AlertsFileShape['notifiers']>[number];
+
+/** Resolves the URL (url, url_file) and checks it against the kind; the URL is a secret: problems name the field, never its value. */
+function toNotifier(n: NotifierFile, i: number, ctx: AlertsContext, problems: string[]): NotifierConfig {
+  const where = `alerts.notifiers.${i}`;
+  const urlFile = n.url_file ? path.resolve(ctx.baseDir, n.url_file) : undefined;
+  let url = n.url;
+  if (n.url && n.url_file) problems.push(`${where}: give url or url_file, not both`);
+  if (urlFile) {
+    try {
+      url = (ctx.readFile ?? ((f) => readFileSync(f, 'utf8')))(urlFile).trim();
+      if (!url) problems.push(`${where}.url_file: the file is empty`);
+    } catch (err) {
+      problems.push(`${where}.url_file: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  const cfg: NotifierConfig = {
+    name: n.name,
+    kind: n.kind,
+    ...(url ? { url } : {}),
+    ...(urlFile ? { urlFile } : {}),
+    allowAnyUrl: n.allow_any_url,
+    allowPrivateAddresses: n.allow_private_addresses,
+  };
+  const kind = ctx.notifiers.get(n.kind);
+  if (!kind) {
+    problems.push(`${where}.kind: unknown notifier kind ${JSON.stringify(n.kind)}`);
+    return cfg;
+  }
+  if (kind.needsUrl && !url) {
+    problems.push(`${where}: needs a url (url, url_file${n.kind === 'slack' ? ' or env SLACK_WEBHOOK_URL' : ''})`);
+    return cfg;
+  }
+  for (const p of kind.check(notifierSettings(cfg))) problems.push(`${where}.${n.url_file ? 'url_file' : 'url'}: ${p}`);
+  return cfg;
+}
+
+export function notifierSettings(n: NotifierConfig): NotifierSettings {
+  return { name: n.name, kind: n.kind, ...(n.url ? { url: n.url } : {}), allowAnyUrl: n.allowAnyUrl, allowPrivateAddresses: n.allowPrivateAddresses };
+}
+
+function describe(where: string, e: ErrorObject): string {
+  const at = e.instancePath ? `${where}.${e.instancePath.slice(1).replace(/\//g, '.')}` : where;
+  if (e.keyword === 'additionalProperties') return `${where}.${String(e.params.additionalProperty)}: unknown key for this rule kind`;
+  return `${at}: ${schemaProblem(e)}`;
 }

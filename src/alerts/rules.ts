@@ -1,16 +1,19 @@
 /**
  * Rule kinds live in a registry, not a switch: each kind brings the JSON Schema of its own keys,
- * an optional loader (the only I/O, thin) and a pure evaluate(). The built-in kinds register
- * themselves in kinds/index.ts; other features (the judge) call registerRuleKind the same way
- * before the services are built.
+ * an optional loader (the only I/O, thin) and a pure evaluate(). The registry is built per service
+ * instance (src/kinds.ts: the built-in kinds of kinds/index.ts and the judge's judge_goal_rate);
+ * the config phase checks each rule's keys against its kind's schema.
  */
+import type { JudgeRuleSource } from '../judge/alert-kind.js';
 import type { CallCountQuery, CallCountRow } from '../store/store.js';
 import { MINUTE_MS, minuteOf } from '../store/store.js';
 import { parseDuration } from '../util/duration.js';
 
-/** What a rule may read. The evaluator passes the store; tests pass plain functions. */
+/** What a rule may read. The evaluator passes the store (and the judge, when it runs); tests pass plain functions. */
 export interface RuleIO {
   callCounts(q: CallCountQuery): Promise<CallCountRow[]>;
+  /** The judge's verdicts and calibration (judge_goal_rate reads them). */
+  judge?: JudgeRuleSource;
 }
 
 /** Extra facts for the message: top tools, shifted shares, the p-value… all optional. */
@@ -49,22 +52,6 @@ export interface RuleKind<P = Record<string, unknown>, D = unknown> {
   load?(params: P, io: RuleIO, now: number): Promise<D>;
   /** Pure: the same params, data and now give the same observations. */
   evaluate(params: P, data: D, now: number): Observation[];
-}
-
-const REGISTRY = new Map<string, RuleKind<never, never>>();
-
-export function registerRuleKind<P, D>(kind: string, def: RuleKind<P, D>): void {
-  if (!/^[a-z][a-z0-9_]*$/.test(kind)) throw new Error(`rule kind ${JSON.stringify(kind)}: use lower_snake_case`);
-  if (REGISTRY.has(kind)) throw new Error(`rule kind ${kind} is already registered`);
-  REGISTRY.set(kind, def as unknown as RuleKind<never, never>);
-}
-
-export function ruleKind(kind: string): RuleKind | undefined {
-  return REGISTRY.get(kind) as RuleKind | undefined;
-}
-
-export function ruleKinds(): string[] {
-  return [...REGISTRY.keys()].sort();
 }
 
 /** Windows over the minute aggregates: whole minutes, the current (partial) one included, as /api/stats counts. */
@@ -121,6 +108,5 @@ export function pct(x: number): string {
   return `${v >= 10 || v === 0 ? v.toFixed(1).replace(/\.0$/, '') : v.toPrecision(2)}%`;
 }
 
-/** The `by`, `window`, `service` and `min_calls` keys most kinds share, as schema fragments. */
-export const durationSchema = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
+/** The `by` key most kinds share, as a schema fragment. */
 export const bySchema = { type: 'array', items: { enum: [...GROUP_LABELS] }, uniqueItems: true, default: ['service'] } as const;

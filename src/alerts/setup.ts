@@ -1,23 +1,20 @@
 /**
- * Wires alerting from the config: checks each rule against its kind's schema and each notifier
- * against its kind (every problem reported at once, as a ConfigError), reads `url_file` secrets,
- * and schedules the evaluator (every alerts.interval, under store.runExclusive('alerts') so one
- * replica evaluates) and the outbox (every delivery.poll, under runExclusive('alerts-outbox')).
+ * Wires alerting from the checked config (src/alerts/config.ts did every check in the config
+ * phase): builds the notifiers and rules from their kinds, and schedules the evaluator (every
+ * alerts.interval, under store.runExclusive('alerts') so one replica evaluates) and the outbox
+ * (every delivery.poll, under runExclusive('alerts-outbox')).
  */
-import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config.js';
+import type { JudgeRuleSource } from '../judge/alert-kind.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
 import { AlertStore } from './alert-store.js';
-import type { AlertsConfig } from './config.js';
+import { notifierSettings, type AlertsConfig } from './config.js';
 import { evaluateRound, type CompiledRule, type RoundResult } from './evaluator.js';
-import './kinds/index.js';
-import { notifierKind, type Notifier, type NotifierSettings } from './notifiers/index.js';
+import type { RuleKinds } from './kinds/index.js';
+import type { Notifier, NotifierKinds } from './notifiers/index.js';
 import { OutboxWorker } from './outbox.js';
-import { ruleKind, ruleKinds } from './rules.js';
 
 export interface Alerting {
   readonly config: AlertsConfig;
@@ -34,7 +31,11 @@ export interface Alerting {
 
 export interface AlertingDeps {
   config: AlertsConfig;
+  /** The registries the config was checked against. */
+  kinds: { rules: RuleKinds; notifiers: NotifierKinds };
   store: Store;
+  /** The judge's verdicts, for judge_goal_rate rules (absent: those rules read none). */
+  judge?: JudgeRuleSource;
   metrics?: Pick<Metrics, 'alertsFiring' | 'notifications'>;
   log: Logger;
   now: () => number;
@@ -43,13 +44,12 @@ export interface AlertingDeps {
   retentionDays?: number;
 }
 
-/** Checks and builds; throws ConfigError listing every problem. Undefined when the store has no alert storage. */
-export function createAlerting(deps: AlertingDeps): Alerting | undefined {
+/** Builds alerting from a config the config phase checked against the same kinds. */
+export function createAlerting(deps: AlertingDeps): Alerting {
   const { config, log } = deps;
-  const problems: string[] = [];
-  const notifiers = buildNotifiers(config, deps, problems);
-  const rules = compileRules(config, new Set(notifiers.map((n) => n.name)), notifiers, problems);
-  if (problems.length) throw new ConfigError(problems);
+  const notifiers = config.notifiers.map((n) => kindOf(deps.kinds.notifiers, n.kind).create(notifierSettings(n), { timeoutMs: config.delivery.timeoutMs, log, now: deps.now }));
+  const all = notifiers.map((n) => n.name);
+  const rules: CompiledRule[] = config.rules.map((r) => ({ config: r, kind: kindOf(deps.kinds.rules, r.kind), params: r.params, notifiers: r.notify ? [...r.notify] : all }));
   const alertStore = new AlertStore(deps.store.sql);
   const outbox = new OutboxWorker({
     store: alertStore,
@@ -71,7 +71,7 @@ export function createAlerting(deps: AlertingDeps): Alerting | undefined {
         evaluateRound(
           {
             rules,
-            io: { callCounts: (q) => deps.store.callCounts(q) },
+            io: { callCounts: (q) => deps.store.callCounts(q), ...(deps.judge ? { judge: deps.judge } : {}) },
             failures: (q) => deps.store.failures(q),
             alertStore,
             ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
@@ -106,64 +106,8 @@ export function createAlerting(deps: AlertingDeps): Alerting | undefined {
   return alerting;
 }
 
-function buildNotifiers(config: AlertsConfig, deps: AlertingDeps, problems: string[]): Notifier[] {
-  const out: Notifier[] = [];
-  const seen = new Set<string>();
-  config.notifiers.forEach((n, i) => {
-    const where = `alerts.notifiers.${i}`;
-    if (seen.has(n.name)) problems.push(`${where}.name: duplicate notifier name ${n.name}`);
-    seen.add(n.name);
-    const kind = notifierKind(n.kind);
-    if (!kind) return void problems.push(`${where}.kind: unknown notifier kind ${JSON.stringify(n.kind)}`);
-    let url = n.url;
-    if (n.url && n.urlFile) problems.push(`${where}: give url or url_file, not both`);
-    if (n.urlFile) {
-      try {
-        url = readFileSync(n.urlFile, 'utf8').trim();
-        if (!url) problems.push(`${where}.url_file: the file is empty`);
-      } catch (err) {
-        problems.push(`${where}.url_file: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-      }
-    }
-    if (kind.needsUrl && !url) {
-      problems.push(`${where}: needs a url (url, url_file${n.kind === 'slack' ? ' or env SLACK_WEBHOOK_URL' : ''})`);
-      return;
-    }
-    const settings: NotifierSettings = { name: n.name, kind: n.kind, ...(url ? { url } : {}), allowAnyUrl: n.allowAnyUrl, allowPrivateAddresses: n.allowPrivateAddresses };
-    const bad = kind.check(settings);
-    // The URL is a secret: problems name the field, never its value.
-    for (const p of bad) problems.push(`${where}.${n.urlFile ? 'url_file' : 'url'}: ${p}`);
-    if (bad.length === 0) out.push(kind.create(settings, { timeoutMs: config.delivery.timeoutMs, log: deps.log, now: deps.now }));
-  });
-  return out;
-}
-
-function compileRules(config: AlertsConfig, notifierNames: Set<string>, notifiers: Notifier[], problems: string[]): CompiledRule[] {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
-  const out: CompiledRule[] = [];
-  const seen = new Set<string>();
-  config.rules.forEach((r, i) => {
-    const where = `alerts.rules.${i}`;
-    if (seen.has(r.name)) problems.push(`${where}.name: duplicate rule name ${r.name}`);
-    seen.add(r.name);
-    for (const n of r.notify ?? []) if (!notifierNames.has(n) && !config.notifiers.some((c) => c.name === n)) problems.push(`${where}.notify: no notifier named ${n}`);
-    const kind = ruleKind(r.kind);
-    if (!kind) return void problems.push(`${where}.kind: unknown rule kind ${JSON.stringify(r.kind)} (known: ${ruleKinds().join(', ')})`);
-    const params = structuredClone(r.params) as Record<string, unknown>;
-    const validate = ajv.compile(kind.schema);
-    if (!validate(params)) {
-      for (const e of validate.errors ?? []) problems.push(describe(where, e));
-      return;
-    }
-    out.push({ config: r, kind, params, notifiers: r.notify ? [...r.notify] : notifiers.map((n) => n.name) });
-  });
-  return out;
-}
-
-function describe(where: string, e: ErrorObject): string {
-  const at = e.instancePath ? `${where}.${e.instancePath.slice(1).replace(/\//g, '.')}` : where;
-  if (e.keyword === 'additionalProperties') return `${where}.${String(e.params.additionalProperty)}: unknown key for this rule kind`;
-  if (e.keyword === 'enum') return `${at}: must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
-  if (e.keyword === 'pattern') return `${at}: must be a duration such as 30s, 5m, 24h`;
-  return `${at}: ${e.message ?? 'is invalid'}`;
+function kindOf<T>(registry: { what: string; get(name: string): T | undefined }, name: string): T {
+  const kind = registry.get(name);
+  if (!kind) throw new Error(`${registry.what} ${name} is not registered (the config was checked against other kinds)`);
+  return kind;
 }

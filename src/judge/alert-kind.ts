@@ -4,10 +4,10 @@
  * Per service, or for one `service`. When the judge is uncalibrated (κ, see calibration.ts) the
  * alert still reads, but says so in its summary and details.
  *
- * evaluate() is pure; load() reads the judge store that createJudge() hands to this module (the
- * alert evaluator's RuleIO only knows call counts).
+ * evaluate() is pure; load() reads the judge's store through the evaluator's RuleIO (`io.judge`,
+ * present when the services run a judge).
  */
-import { pct, registerRuleKind, ruleKind, type Observation, type RuleKind } from '../alerts/rules.js';
+import { pct, type Observation, type RuleKind } from '../alerts/rules.js';
 import { verdictRates, type Calibration } from './calibration.js';
 import type { JudgeStore, VerdictPoint } from './store.js';
 
@@ -26,13 +26,6 @@ export interface JudgeGoalRateData {
 export interface JudgeRuleSource {
   store: JudgeStore;
   calibration(): Promise<Calibration>;
-}
-
-let source: JudgeRuleSource | undefined;
-
-/** Called by createJudge: the store the rule reads. */
-export function setJudgeRuleSource(s: JudgeRuleSource | undefined): void {
-  source = s;
 }
 
 export function evaluateJudgeGoalRate(p: JudgeGoalRateParams, data: JudgeGoalRateData): Observation[] {
@@ -69,7 +62,8 @@ export const judgeGoalRate: RuleKind<JudgeGoalRateParams, JudgeGoalRateData> = {
       service: { type: 'string', minLength: 1 },
     },
   },
-  async load(p) {
+  async load(p, io) {
+    const source = io.judge;
     if (!source) return { points: [], calibration: null };
     const runs = (await source.store.runs(p.runs * 10)).filter((r) => r.judged > 0).slice(0, p.runs);
     const points = await source.store.verdictPoints({ runIds: runs.map((r) => r.id), ...(p.service ? { service: p.service } : {}) });
@@ -77,5 +71,3 @@ export const judgeGoalRate: RuleKind<JudgeGoalRateParams, JudgeGoalRateData> = {
   },
   evaluate: (p, data) => evaluateJudgeGoalRate(p, data),
 };
-
-if (!ruleKind('judge_goal_rate')) registerRuleKind('judge_goal_rate', judgeGoalRate);

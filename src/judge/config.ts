@@ -1,11 +1,13 @@
 /**
- * The `judge:` section of the config file: its schema, its file shape and the typed form the rest
- * of the judge reads. Kept here so src/config.ts only gains a few lines; config.ts alone reads the
- * environment (JUDGE_API_KEY) and puts it into `apiKey`.
+ * The `judge:` section of the config file: its schema, the typed form derived from it and the checks
+ * a schema cannot express (run in the config phase with every other problem). src/config.ts alone
+ * reads the environment (JUDGE_API_KEY) and puts it into `apiKey`.
  */
-import { parseDuration } from '../util/duration.js';
+import cron from 'node-cron';
+import type { FromSchema } from 'json-schema-to-ts';
+import { durationMs, durationSchema as duration } from '../util/duration.js';
+import { loadPrompt } from './prompt-file.js';
 
-const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
 const rate = { type: 'number', minimum: 0, maximum: 1 } as const;
 const posInt = { type: 'integer', minimum: 1 } as const;
 const nonNeg = { type: 'number', minimum: 0 } as const;
@@ -48,29 +50,7 @@ export const judgeFileSchema = {
   },
 } as const;
 
-export type JudgeFileShape = {
-  enabled: boolean;
-  project: string;
-  sample_rate: number;
-  service_rates: Record<string, number>;
-  failed_rate?: number;
-  idle: string;
-  schedule: string;
-  base_url: string;
-  model: string;
-  timeout: string;
-  max_retries: number;
-  max_retry_wait: string;
-  max_trajectories_per_run: number;
-  max_tokens_per_run: number;
-  max_cost_per_run: number;
-  price_per_million_input_tokens: number;
-  price_per_million_output_tokens: number;
-  concurrency: number;
-  min_kappa: number;
-  min_labels: number;
-  redact: { fields: string[]; patterns: string[] };
-};
+export type JudgeFileShape = FromSchema<typeof judgeFileSchema>;
 
 export interface JudgeConfig {
   enabled: boolean;
@@ -103,13 +83,13 @@ export function toJudgeConfig(f: JudgeFileShape): JudgeConfig {
     sampleRate: f.sample_rate,
     serviceRates: { ...f.service_rates },
     ...(f.failed_rate !== undefined ? { failedRate: f.failed_rate } : {}),
-    idleMs: parseDuration(f.idle)!,
+    idleMs: durationMs(f.idle),
     schedule: f.schedule,
     baseUrl: f.base_url,
     model: f.model,
-    timeoutMs: parseDuration(f.timeout)!,
+    timeoutMs: durationMs(f.timeout),
     maxRetries: f.max_retries,
-    maxRetryWaitMs: parseDuration(f.max_retry_wait)!,
+    maxRetryWaitMs: durationMs(f.max_retry_wait),
     caps: { trajectories: f.max_trajectories_per_run, tokens: f.max_tokens_per_run, cost: f.max_cost_per_run },
     price: { inputPerMillion: f.price_per_million_input_tokens, outputPerMillion: f.price_per_million_output_tokens },
     concurrency: f.concurrency,
@@ -117,4 +97,24 @@ export function toJudgeConfig(f: JudgeFileShape): JudgeConfig {
     minLabels: f.min_labels,
     redact: { fields: [...f.redact.fields], patterns: [...f.redact.patterns] },
   };
+}
+
+/** Problems with a judge config that the schema cannot express. */
+export function checkJudgeConfig(cfg: JudgeConfig): string[] {
+  const problems: string[] = [];
+  if (cfg.enabled && !cfg.model) problems.push('judge.model: required when judge.enabled is true');
+  for (const p of cfg.redact.patterns) {
+    try {
+      new RegExp(p, 'g');
+    } catch (err) {
+      problems.push(`judge.redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`);
+    }
+  }
+  if (!cron.validate(cfg.schedule)) problems.push(`judge.schedule: not a cron expression: ${JSON.stringify(cfg.schedule)}`);
+  try {
+    loadPrompt();
+  } catch (err) {
+    problems.push(`judge prompt: ${(err as Error).message}`);
+  }
+  return problems;
 }

@@ -3,13 +3,10 @@
  * sink for the pipeline, the job with its OpenAI-compatible client, and the metrics adapter.
  * The composition root (services.ts) and the CLI both use this.
  */
-import cron from 'node-cron';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config.js';
 import type { LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
-import { setJudgeRuleSource } from './alert-kind.js';
 import { calibrate, KAPPA_FIELDS, type Calibration } from './calibration.js';
 import { OpenAIJudgeClient, type JudgeClient } from './client.js';
 import type { JudgeConfig } from './config.js';
@@ -47,26 +44,6 @@ export function policyOf(cfg: JudgeConfig): SamplingPolicy {
   return { sampleRate: cfg.sampleRate, serviceRates: cfg.serviceRates, ...(cfg.failedRate !== undefined ? { failedRate: cfg.failedRate } : {}) };
 }
 
-/** Problems with a judge config that the schema cannot express. */
-export function checkJudgeConfig(cfg: JudgeConfig): string[] {
-  const problems: string[] = [];
-  if (cfg.enabled && !cfg.model) problems.push('judge.model: required when judge.enabled is true');
-  for (const p of cfg.redact.patterns) {
-    try {
-      new RegExp(p, 'g');
-    } catch (err) {
-      problems.push(`judge.redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`);
-    }
-  }
-  if (!cron.validate(cfg.schedule)) problems.push(`judge.schedule: not a cron expression: ${JSON.stringify(cfg.schedule)}`);
-  try {
-    loadPrompt();
-  } catch (err) {
-    problems.push(`judge prompt: ${(err as Error).message}`);
-  }
-  return problems;
-}
-
 export function metricsPort(metrics: Metrics, labels: LabelCap): JudgeMetricsPort {
   return {
     verdict(service, v) {
@@ -85,11 +62,9 @@ export function metricsPort(metrics: Metrics, labels: LabelCap): JudgeMetricsPor
   };
 }
 
-/** Builds the judge; undefined when the core store is not one the judge can share (a test double). */
-export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEnabled?: boolean } = {}): Judge | undefined {
+/** Builds the judge from a checked config: always its store and calibration; the sampler and job when active. */
+export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEnabled?: boolean } = {}): Judge {
   const store = new JudgeStore(w.store.sql);
-  const problems = checkJudgeConfig(cfg);
-  if (problems.length) throw new ConfigError(problems);
   const calibration = async () => calibrate(await store.labelPairs(), cfg.minKappa, cfg.minLabels);
   const refreshKappa = async () => {
     const c = await calibration();
@@ -100,7 +75,6 @@ export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEna
     return c;
   };
   const judge: Judge = { config: cfg, store, calibration, refreshKappa };
-  setJudgeRuleSource({ store, calibration }); // the judge_goal_rate alert rule reads this store
   const active = opts.requireEnabled === false ? Boolean(cfg.model) : cfg.enabled;
   if (!active) return judge;
   const policy = policyOf(cfg);

@@ -1,6 +1,7 @@
 /**
- * The ordered list of dialect readers. The first reader whose `matches` is true reads the span, so
- * order encodes precedence; a new dialect is added with `register`, never by editing a switch.
+ * The dialect readers, in precedence order: the first reader whose `matches` is true reads the
+ * span. A registry built per service instance (builtinDialects); a new dialect is added with
+ * `register(name, reader, { before })`, never by editing a switch.
  *
  * Default order, most specific marker first:
  *  1. vercel-ai     — its do* spans also carry gen_ai.system/request.model, which `genai` would take
@@ -12,6 +13,7 @@
  *  4. genai         — the current conventions; the catch-all for gen_ai.*.
  */
 import type { Span, SpanFacts } from '../model.js';
+import { Registry } from '../util/registry.js';
 import { baseFacts } from './facts.js';
 import { genaiReader } from './genai.js';
 import { genaiLegacyReader } from './genai-legacy.js';
@@ -27,58 +29,52 @@ export interface DialectReader {
   read(span: Span): SpanFacts;
 }
 
-export const readers: DialectReader[] = [];
+export class Dialects extends Registry<DialectReader> {
+  private readers: DialectReader[] = [];
 
-/**
- * Adds a reader, by default last. `before` names a reader it must precede. A reader with the same
- * name replaces the old one in place (keeps its precedence).
- */
-export function register(reader: DialectReader, options: { before?: string } = {}): void {
-  const existing = readers.findIndex((r) => r.name === reader.name);
-  if (existing >= 0) {
-    readers[existing] = reader;
-    return;
+  constructor() {
+    super('dialect');
   }
-  const at = options.before === undefined ? -1 : readers.findIndex((r) => r.name === options.before);
-  if (at >= 0) readers.splice(at, 0, reader);
-  else readers.push(reader);
-}
 
-/** Removes a reader by name; true when one was removed. */
-export function unregister(name: string): boolean {
-  const at = readers.findIndex((r) => r.name === name);
-  if (at < 0) return false;
-  readers.splice(at, 1);
-  return true;
-}
+  /** Adds a reader under its own name, by default last; `before` names a reader it must precede. */
+  add(reader: DialectReader, options: { before?: string } = {}): this {
+    return this.register(reader.name, reader, options);
+  }
 
-register(vercelAiReader);
-register(openinferenceReader);
-register(genaiLegacyReader);
-register(genaiReader);
+  override register(name: string, reader: DialectReader, options: { before?: string } = {}): this {
+    super.register(name, reader, options);
+    this.readers = this.values();
+    return this;
+  }
 
-/**
- * What the span says about models and tools; undefined when no reader recognises it (the span
- * carries nothing about them). A reader bug on hostile input must not take the whole batch down,
- * so a throw yields bare facts with the span's identity and no calls.
- */
-export function normalizeSpan(span: Span): SpanFacts | undefined {
-  for (const r of readers) {
-    if (!r.matches(span)) continue;
-    try {
-      return r.read(span);
-    } catch {
-      return baseFacts(span, r.name, 'other');
+  /**
+   * What the span says about models and tools; undefined when no reader recognises it (the span
+   * carries nothing about them). A reader bug on hostile input must not take the whole batch down,
+   * so a throw yields bare facts with the span's identity and no calls.
+   */
+  normalizeSpan(span: Span): SpanFacts | undefined {
+    for (const r of this.readers) {
+      if (!r.matches(span)) continue;
+      try {
+        return r.read(span);
+      } catch {
+        return baseFacts(span, r.name, 'other');
+      }
     }
+    return undefined;
   }
-  return undefined;
+
+  normalizeSpans(spans: readonly Span[]): SpanFacts[] {
+    const out: SpanFacts[] = [];
+    for (const s of spans) {
+      const f = this.normalizeSpan(s);
+      if (f) out.push(f);
+    }
+    return out;
+  }
 }
 
-export function normalizeSpans(spans: readonly Span[]): SpanFacts[] {
-  const out: SpanFacts[] = [];
-  for (const s of spans) {
-    const f = normalizeSpan(s);
-    if (f) out.push(f);
-  }
-  return out;
+/** The built-in readers in their precedence order (a fresh registry each call). */
+export function builtinDialects(): Dialects {
+  return new Dialects().add(vercelAiReader).add(openinferenceReader).add(genaiLegacyReader).add(genaiReader);
 }

@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { LabelCap } from '../metrics/label-cap.js';
-import { normalizeSpans } from '../normalize/registry.js';
+import type { Dialects } from '../normalize/registry.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount, type ExecutionToRecord } from './merge.js';
@@ -22,6 +22,8 @@ export interface BatchSink {
 }
 
 export interface PipelineDeps {
+  /** The dialect readers of this service instance. */
+  dialects: Dialects;
   registry: ToolRegistry;
   schemas: SchemaCache;
   ledger: Ledger;
@@ -53,7 +55,7 @@ export class Pipeline {
   }
 
   ingestSpans(spans: readonly Span[], source: SourceName = 'otlp'): Promise<IngestSummary> {
-    return this.ingestFacts(normalizeSpans(spans), source, spans.length);
+    return this.ingestFacts(this.deps.dialects.normalizeSpans(spans), source, spans.length);
   }
 
   /**

@@ -7,8 +7,8 @@ import pino from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { createAlerting, type Alerting } from '../../src/alerts/setup.js';
-import { registerNotifierKind } from '../../src/alerts/notifiers/index.js';
-import { registerRuleKind, type RuleKind } from '../../src/alerts/rules.js';
+import type { RuleKind } from '../../src/alerts/rules.js';
+import { builtinKinds } from '../../src/kinds.js';
 import type { AlertMessage } from '../../src/alerts/message.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { emptyBatch, MINUTE_MS, minuteOf, type CallAggregate, type FailureRecord } from '../../src/store/store.js';
@@ -16,9 +16,11 @@ import type { OutcomeName } from '../../src/model.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 
 const captured: { notifier: string; message: AlertMessage }[] = [];
+/** The registries these tests load configs with and build alerting from. */
+const kinds = builtinKinds();
 beforeAll(() => {
   // A notifier kind of the test's own: shows the registry, and records what would be sent.
-  registerNotifierKind('capture', {
+  kinds.notifiers.register('capture', {
     needsUrl: false,
     check: () => [],
     create: (s) => ({ name: s.name, kind: 'capture', target: 'memory', send: async (message) => (captured.push({ notifier: s.name, message }), { kind: 'ok' as const }) }),
@@ -43,9 +45,9 @@ function agg(minute: number, service: string, tool: string, outcome: OutcomeName
 
 function setup(alerts: Record<string, unknown>, logStream?: Writable): Alerting {
   store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
-  const config = loadConfig({ cwd: '/tmp', overrides: { alerts: { notifiers: [{ name: 'mem', kind: 'capture' }], ...alerts } } });
+  const config = loadConfig({ cwd: '/tmp', kinds, overrides: { alerts: { notifiers: [{ name: 'mem', kind: 'capture' }], ...alerts } } });
   const log = logStream ? pino({ level: 'debug' }, logStream) : pino({ level: 'silent' });
-  alerting = createAlerting({ config: config.alerts, store, log, now: () => clock, metrics: createMetrics() });
+  alerting = createAlerting({ config: config.alerts, kinds, store, log, now: () => clock, metrics: createMetrics() });
   return alerting!;
 }
 
@@ -188,8 +190,8 @@ describe('the registry', () => {
       load: async () => 0.6,
       evaluate: (p, rate) => [{ labels: {}, active: rate < p.threshold, value: rate, threshold: p.threshold, summary: `goal rate ${rate}`, details: {} }],
     };
-    registerRuleKind('test_goal_rate', kind);
-    expect(() => registerRuleKind('test_goal_rate', kind)).toThrow(/already registered/);
+    kinds.rules.register('test_goal_rate', kind);
+    expect(() => kinds.rules.register('test_goal_rate', kind)).toThrow(/already registered/);
     const a = setup({ rules: [{ name: 'goals', kind: 'test_goal_rate' }] });
     const msgs = await evaluateAndDeliver(a);
     expect(msgs.map((m) => [m.rule, m.value, m.threshold])).toEqual([['goals', 0.6, 0.8]]);
@@ -197,10 +199,10 @@ describe('the registry', () => {
 });
 
 describe('configuration', () => {
-  it('reports every bad rule and notifier field at once, by path, never echoing a URL', () => {
+  it('reports every bad rule and notifier field at once, by path, never echoing a URL (in the config phase)', () => {
     store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
     const secret = 'T000/B000/XXXXSECRETXXXX';
-    const config = loadConfig({
+    const load = () => loadConfig({
       cwd: '/tmp',
       overrides: {
         alerts: {
@@ -226,7 +228,7 @@ describe('configuration', () => {
     });
     let err: unknown;
     try {
-      createAlerting({ config: config.alerts, store, log: pino({ level: 'silent' }), now: () => NOW });
+      load();
     } catch (e) {
       err = e;
     }

@@ -28,6 +28,7 @@ describe('config', () => {
 
   it('env overrides the file; --config and TOOLWATCH_CONFIG pick the file', () => {
     const dir = dirWith('server:\n  port: 9000\nlog_level: warn\ntools:\n  - path: tools.json\n    service: s\n');
+    writeFileSync(path.join(dir, 'tools.json'), '[{"name": "get_weather", "parameters": {"type": "object"}}]');
     const cfg = loadConfig({ cwd: '/', argv: ['--config', path.join(dir, 'toolwatch.yaml')], env: { PORT: '9100', DATABASE_URL: 'sqlite:/tmp/x.db', LOG_LEVEL: 'debug', HOST: '0.0.0.0' } });
     expect(cfg.server.port).toBe(9100);
     expect(cfg.server.host).toBe('0.0.0.0');
@@ -57,6 +58,47 @@ describe('config', () => {
     expect(problems).toContain('log_level: must be one of');
     expect(problems).toContain("tools.0: must have required property 'path'");
     expect((err as ConfigError).problems.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('one phase: schema problems and every section\'s own checks (files, cron, regex, rule keys, notifier URLs) together', () => {
+    const dir = dirWith(
+      [
+        'tools:',
+        '  - path: missing.json',
+        'judge:',
+        '  enabled: true',
+        "  schedule: 'every hour'",
+        "  redact: { patterns: ['(unclosed'] }",
+        'langfuse:',
+        "  schedule: 'soon'",
+        'alerts:',
+        '  rules: [{ name: r, kind: error_rate, threshold: 3 }]',
+        '  notifiers: [{ name: n, kind: webhook, url: "http://10.0.0.1/hook" }]',
+        'dedupe:',
+        '  trace_ttl: 1y',
+      ].join('\n'),
+    );
+    let err: unknown;
+    try {
+      loadConfig({ cwd: dir, argv: ['--config', 'toolwatch.yaml'], env: {} });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems;
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'dedupe.trace_ttl: must be a duration such as 30s, 5m, 24h',
+        expect.stringMatching(/^tools: .*missing\.json: ENOENT/),
+        'judge.model: required when judge.enabled is true',
+        expect.stringMatching(/^judge\.redact\.patterns: "\(unclosed" is not a valid regular expression/),
+        'judge.schedule: not a cron expression: "every hour"',
+        'langfuse.schedule: not a cron expression: "soon"',
+        'alerts.rules.0.threshold: must be <= 1',
+        expect.stringMatching(/^alerts\.notifiers\.0\.url: points at a loopback, link-local or private address/),
+      ]),
+    );
+    expect(problems).toHaveLength(8);
   });
 
   it('a YAML syntax error is reported with the file', () => {

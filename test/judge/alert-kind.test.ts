@@ -1,6 +1,5 @@
 /** judge_goal_rate: registered in the alerts' rule-kind registry, pure evaluation, and its loader over real runs. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ruleKind } from '../../src/alerts/rules.js';
 import { evaluateJudgeGoalRate, type JudgeGoalRateParams } from '../../src/judge/alert-kind.js';
 import type { VerdictPoint } from '../../src/judge/store.js';
 import { verdictJson } from '../fakes/openai.js';
@@ -34,10 +33,10 @@ describe('judge_goal_rate alert kind', () => {
     env = await judgeEnv({ script: (_, req) => ({ content: verdictJson({ reached_goal: !req.raw.includes('[miss') }) }) });
     await env.send([{ tag: 'miss-1' }, { tag: 'miss-2' }, { tag: 'hit-1' }]);
     await env.tw.services.judge!.job!.run();
-    const kind = ruleKind('judge_goal_rate')!;
+    const kind = env.tw.services.kinds.rules.get('judge_goal_rate')!;
     expect(kind).toBeDefined();
     const p = { runs: 1, threshold: 0.5, min_verdicts: 3 };
-    const data = await kind.load!(p as never, { callCounts: async () => [] }, Date.now());
+    const data = await kind.load!(p as never, { callCounts: async () => [], judge: env.tw.services.judge }, Date.now());
     const [obs] = kind.evaluate(p as never, data as never, Date.now());
     expect(obs).toMatchObject({ labels: { service: 'support-agent' }, active: true, details: { verdicts: 3, calibrated: false } });
     expect(obs!.value).toBeCloseTo(1 / 3, 10);

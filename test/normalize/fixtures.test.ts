@@ -1,8 +1,10 @@
 /** The public fixtures from Arize-ai/openinference: the same conversation in three dialects plus a tool span. */
 import { describe, expect, it } from 'vitest';
-import { normalizeSpan } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/registry.js';
 import { makeSpan, readFixture } from '../helpers/spans.js';
 import { c, summarize, type FactsSummary } from './summary.js';
+
+const dialects = builtinDialects();
 
 const dir = 'public/openinference-genai';
 const conversation = {
@@ -64,7 +66,7 @@ const rows: { file: string; expected: FactsSummary }[] = [
 
 describe('public fixtures', () => {
   it.each(rows)('$file', ({ file, expected }) => {
-    const facts = normalizeSpan(makeSpan(readFixture(`${dir}/${file}`)));
+    const facts = dialects.normalizeSpan(makeSpan(readFixture(`${dir}/${file}`)));
     expect(facts).toBeDefined();
     expect(summarize(facts!)).toEqual(expected);
   });

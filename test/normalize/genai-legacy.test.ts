@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSpan } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/registry.js';
 import type { Span } from '../../src/model.js';
 import { makeEvent, makeSpan } from '../helpers/spans.js';
 import { c, summarize, type FactsSummary } from './summary.js';
+
+const dialects = builtinDialects();
 
 const choiceBody = {
   index: 0,
@@ -220,13 +222,13 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
 
 describe('genai-legacy reader', () => {
   it.each(rows)('$name', ({ span, expected }) => {
-    const facts = normalizeSpan(span);
+    const facts = dialects.normalizeSpan(span);
     expect(facts).toBeDefined();
     expect(summarize(facts!)).toEqual(JSON.parse(JSON.stringify(expected)));
   });
 
   it('parses llm.request.functions parameters from their JSON string', () => {
-    const f = normalizeSpan(makeSpan(openllmetry))!;
+    const f = dialects.normalizeSpan(makeSpan(openllmetry))!;
     expect(f.offered?.[0]).toEqual({
       name: 'get_weather',
       description: 'Weather',

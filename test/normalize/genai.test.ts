@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSpan } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/registry.js';
 import type { Span } from '../../src/model.js';
 import { makeSpan } from '../helpers/spans.js';
 import { c, summarize, type FactsSummary } from './summary.js';
+
+const dialects = builtinDialects();
 
 const defsFlat = [
   { type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
@@ -234,13 +236,13 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
 
 describe('genai reader', () => {
   it.each(rows)('$name', ({ span, expected }) => {
-    const facts = normalizeSpan(span);
+    const facts = dialects.normalizeSpan(span);
     expect(facts).toBeDefined();
     expect(summarize(facts!)).toEqual(expected);
   });
 
   it('keeps the span identity and timing', () => {
-    const f = normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat' }, { parentSpanId: 'aaaaaaaaaaaaaaaa' }))!;
+    const f = dialects.normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat' }, { parentSpanId: 'aaaaaaaaaaaaaaaa' }))!;
     expect(f).toMatchObject({
       traceId: '0af7651916cd43dd8448eb211c80319c',
       spanId: 'b7ad6b7169203331',
@@ -253,7 +255,7 @@ describe('genai reader', () => {
   });
 
   it('keeps the definition schema, parsing a JSON-string `parameters`', () => {
-    const f = normalizeSpan(
+    const f = dialects.normalizeSpan(
       makeSpan({
         'gen_ai.operation.name': 'chat',
         'gen_ai.tool.definitions': [{ type: 'function', name: 'a', parameters: '{"type":"object","required":["x"]}' }],

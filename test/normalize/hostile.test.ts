@@ -1,9 +1,11 @@
 /** Input an attacker controls must not throw, overflow the stack, or touch prototypes. */
 import { describe, expect, it } from 'vitest';
-import { normalizeSpan, normalizeSpans } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/registry.js';
 import { parseToolDefs, toToolDef } from '../../src/normalize/tooldefs.js';
 import { TOO_DEEP_RAW, toToolArgs } from '../../src/normalize/values.js';
 import { kv, makeEvent, makeSpan } from '../helpers/spans.js';
+
+const dialects = builtinDialects();
 
 const DEEP = 100_000;
 const deepArray = '['.repeat(DEEP) + ']'.repeat(DEEP);
@@ -19,7 +21,7 @@ describe('hostile input', () => {
   it('__proto__ and constructor keys in arguments are plain data', () => {
     const rawArgs = '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"city":"Paris"}';
     const messages = `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"get_weather","arguments":${rawArgs}}]}]`;
-    const f = normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': messages }))!;
+    const f = dialects.normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': messages }))!;
     const args = f.proposals[0]!.args;
     expect(args.kind).toBe('structured');
     if (args.kind !== 'structured') return;
@@ -30,7 +32,7 @@ describe('hostile input', () => {
 
   it('__proto__ keys in structured (kvlist) arguments and numbered keys are plain data', () => {
     const structured = kv(JSON.parse('{"__proto__":{"polluted":true},"x":1}'));
-    const f = normalizeSpan(
+    const f = dialects.normalizeSpan(
       makeSpan({
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': 't',
@@ -57,14 +59,14 @@ describe('hostile input', () => {
     ['ai.response.toolCalls', { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.response.toolCalls': deepArray }],
     ['gen_ai.completion', { 'gen_ai.completion': deepObject }],
   ])('a 100,000-deep JSON string in %s does not throw', (_name, attributes) => {
-    const f = normalizeSpan(makeSpan(attributes));
+    const f = dialects.normalizeSpan(makeSpan(attributes));
     expect(f).toBeDefined();
     expect(f!.proposals).toEqual([]);
   });
 
   it('100,000-deep arguments inside a tool call: the call survives with an unparseable raw', () => {
     const messages = `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"f","arguments":${deepObject}}]}]`;
-    const f = normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': messages }))!;
+    const f = dialects.normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': messages }))!;
     expect(f.proposals).toHaveLength(1);
     expect(f.proposals[0]!.args).toEqual({ kind: 'string', raw: TOO_DEEP_RAW });
     expect(() => JSON.parse(TOO_DEEP_RAW)).toThrow();
@@ -77,13 +79,13 @@ describe('hostile input', () => {
       makeSpan({ 'gen_ai.operation.name': 'chat' }, { events: [makeEvent('gen_ai.choice', { body: deepObject })] }),
       makeSpan({ 'openinference.span.kind': 'TOOL', 'tool.name': 't', 'tool.parameters': deepObject }),
     ];
-    expect(normalizeSpans(spans)).toHaveLength(3);
+    expect(dialects.normalizeSpans(spans)).toHaveLength(3);
     expect(toToolArgs(deep)).toEqual({ kind: 'string', raw: TOO_DEEP_RAW });
     expect(toToolDef(deepObject)).toBeUndefined();
   });
 
   it('invalid JSON everywhere: readers do not throw, arguments stay raw strings', () => {
-    const f = normalizeSpan(
+    const f = dialects.normalizeSpan(
       makeSpan({
         'gen_ai.operation.name': 'chat',
         'gen_ai.tool.definitions': '[{"name":',
@@ -97,7 +99,7 @@ describe('hostile input', () => {
 
   it('wrong types in every position are ignored, not fatal', () => {
     const junk = [1, 'x', null, true, [], {}, [[1]], { parts: 5 }, { parts: [{ type: 'tool_call', name: 7 }] }, { tool_calls: 'nope' }];
-    const f = normalizeSpan(
+    const f = dialects.normalizeSpan(
       makeSpan({
         'gen_ai.operation.name': 'chat',
         'gen_ai.output.messages': junk,
@@ -112,7 +114,7 @@ describe('hostile input', () => {
   });
 
   it('huge numbered indices do not allocate sparse arrays', () => {
-    const f = normalizeSpan(
+    const f = dialects.normalizeSpan(
       makeSpan({
         'openinference.span.kind': 'LLM',
         'llm.output_messages.999999.message.tool_calls.0.tool_call.function.name': 'f',

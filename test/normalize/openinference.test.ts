@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSpan } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/registry.js';
 import type { Span } from '../../src/model.js';
 import { makeSpan } from '../helpers/spans.js';
 import { c, summarize, type FactsSummary } from './summary.js';
+
+const dialects = builtinDialects();
 
 const llm = {
   'openinference.span.kind': 'LLM',
@@ -129,13 +131,13 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
 
 describe('openinference reader', () => {
   it.each(rows)('$name', ({ span, expected }) => {
-    const facts = normalizeSpan(span);
+    const facts = dialects.normalizeSpan(span);
     expect(facts).toBeDefined();
     expect(summarize(facts!)).toEqual(expected);
   });
 
   it('keeps the TOOL span schema as parsed JSON', () => {
-    const f = normalizeSpan(makeSpan({ 'openinference.span.kind': 'TOOL', 'tool.name': 't', 'tool.parameters': { type: 'object' } }))!;
+    const f = dialects.normalizeSpan(makeSpan({ 'openinference.span.kind': 'TOOL', 'tool.name': 't', 'tool.parameters': { type: 'object' } }))!;
     expect(f.offered).toEqual([{ name: 't', parameters: { type: 'object' } }]);
   });
 });

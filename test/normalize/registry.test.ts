@@ -1,30 +1,31 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { normalizeSpan, normalizeSpans, readers, register, unregister, type DialectReader } from '../../src/normalize/registry.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { builtinDialects, type DialectReader, type Dialects } from '../../src/normalize/registry.js';
 import { baseFacts } from '../../src/normalize/facts.js';
 import { makeSpan } from '../helpers/spans.js';
 
 describe('dialect registry', () => {
-  afterEach(() => {
-    unregister('custom');
-    unregister('broken');
+  // Built per service instance: each test gets its own, nothing to undo afterwards.
+  let dialects: Dialects;
+  beforeEach(() => {
+    dialects = builtinDialects();
   });
 
   it('has the default readers in precedence order', () => {
-    expect(readers.map((r) => r.name)).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'genai']);
+    expect(dialects.list()).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'genai']);
   });
 
   it('returns undefined for spans that say nothing about models or tools', () => {
-    expect(normalizeSpan(makeSpan({ 'http.method': 'GET', 'http.route': '/x' }, { name: 'GET /x' }))).toBeUndefined();
-    expect(normalizeSpans([makeSpan({}), makeSpan({ 'gen_ai.operation.name': 'chat' })]).map((f) => f.dialect)).toEqual(['genai']);
+    expect(dialects.normalizeSpan(makeSpan({ 'http.method': 'GET', 'http.route': '/x' }, { name: 'GET /x' }))).toBeUndefined();
+    expect(dialects.normalizeSpans([makeSpan({}), makeSpan({ 'gen_ai.operation.name': 'chat' })]).map((f) => f.dialect)).toEqual(['genai']);
   });
 
   it('Vercel do* spans carrying gen_ai.* too are read by vercel-ai', () => {
-    const f = normalizeSpan(makeSpan({ 'ai.operationId': 'ai.generateText.doGenerate', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'm' }))!;
+    const f = dialects.normalizeSpan(makeSpan({ 'ai.operationId': 'ai.generateText.doGenerate', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'm' }))!;
     expect(f.dialect).toBe('vercel-ai');
   });
 
   it('OpenInference spans carrying gen_ai.* too are read by openinference', () => {
-    const f = normalizeSpan(makeSpan({ 'openinference.span.kind': 'LLM', 'gen_ai.operation.name': 'chat' }))!;
+    const f = dialects.normalizeSpan(makeSpan({ 'openinference.span.kind': 'LLM', 'gen_ai.operation.name': 'chat' }))!;
     expect(f.dialect).toBe('openinference');
   });
 
@@ -34,14 +35,19 @@ describe('dialect registry', () => {
       matches: (s) => s.attributes['custom.kind'] !== undefined,
       read: (s) => ({ ...baseFacts(s, 'custom', 'model'), model: 'custom-model' }),
     };
-    register(custom, { before: 'genai' });
-    expect(readers.map((r) => r.name)).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'custom', 'genai']);
-    const f = normalizeSpan(makeSpan({ 'custom.kind': 'x', 'gen_ai.operation.name': 'chat' }))!;
+    dialects.add(custom, { before: 'genai' });
+    expect(dialects.list()).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'custom', 'genai']);
+    const f = dialects.normalizeSpan(makeSpan({ 'custom.kind': 'x', 'gen_ai.operation.name': 'chat' }))!;
     expect(f).toMatchObject({ dialect: 'custom', model: 'custom-model', proposals: [], replays: [] });
   });
 
+  it('a name is registered once', () => {
+    expect(() => dialects.add({ name: 'genai', matches: () => false, read: (s) => baseFacts(s, 'genai', 'other') })).toThrow(/already registered/);
+    expect(builtinDialects().list()).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'genai']); // another instance is untouched
+  });
+
   it('a reader that throws yields bare facts instead of breaking the batch', () => {
-    register(
+    dialects.add(
       {
         name: 'broken',
         matches: (s) => s.attributes['broken'] !== undefined,
@@ -51,7 +57,7 @@ describe('dialect registry', () => {
       },
       { before: 'vercel-ai' },
     );
-    const f = normalizeSpan(makeSpan({ broken: true }, { statusCode: 2, statusMessage: 'x' }))!;
+    const f = dialects.normalizeSpan(makeSpan({ broken: true }, { statusCode: 2, statusMessage: 'x' }))!;
     expect(f).toMatchObject({ dialect: 'broken', role: 'other', proposals: [], replays: [], error: 'x' });
   });
 });

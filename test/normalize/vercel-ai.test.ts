@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSpan } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/registry.js';
 import type { Span } from '../../src/model.js';
 import { makeSpan } from '../helpers/spans.js';
 import { c, summarize, type FactsSummary } from './summary.js';
+
+const dialects = builtinDialects();
 
 const tools = [
   JSON.stringify({ type: 'function', name: 'weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }),
@@ -174,13 +176,13 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
 
 describe('vercel-ai reader', () => {
   it.each(rows)('$name', ({ span, expected }) => {
-    const facts = normalizeSpan(span);
+    const facts = dialects.normalizeSpan(span);
     expect(facts).toBeDefined();
     expect(summarize(facts!)).toEqual(expected);
   });
 
   it('keeps inputSchema as the parameters', () => {
-    const f = normalizeSpan(doGenerate({ 'ai.prompt.tools': tools }))!;
+    const f = dialects.normalizeSpan(doGenerate({ 'ai.prompt.tools': tools }))!;
     expect(f.offered?.[0]?.parameters).toEqual({ type: 'object', properties: { city: { type: 'string' } } });
   });
 });

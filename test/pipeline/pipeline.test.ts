@@ -13,6 +13,7 @@ import { Pipeline } from '../../src/pipeline/pipeline.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { makeSpan } from '../helpers/spans.js';
+import { builtinDialects } from '../../src/normalize/registry.js';
 
 const T1 = '11111111111111111111111111111111';
 const T2 = '22222222222222222222222222222222';
@@ -118,6 +119,7 @@ const cases: { name: string; batches: Span[][]; want: Counts; executions: number
 function makePipeline(store: Store, clock: { now: number }) {
   const metrics = createMetrics();
   const pipeline = new Pipeline({
+    dialects: builtinDialects(),
     registry: new ToolRegistry(),
     schemas: new SchemaCache(),
     ledger: new Ledger({ maxTraces: 100, maxCallsPerTrace: 100, traceTtlMs: 3_600_000 }),

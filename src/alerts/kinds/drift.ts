@@ -7,7 +7,8 @@
  * With heavy traffic the test alone flags trivial shifts; with light traffic the distance alone
  * flags noise. Together they say "real and large enough to look at".
  */
-import { durationSchema, groupRows, type CallWindows, type Observation, type RuleKind } from '../rules.js';
+import { groupRows, type CallWindows, type Observation, type RuleKind } from '../rules.js';
+import { durationSchema } from '../../util/duration.js';
 import { chiSquareHomogeneity, jensenShannonDistance } from '../stats.js';
 import { perTool } from './counts.js';
 

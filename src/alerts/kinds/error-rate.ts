@@ -2,7 +2,8 @@
  * error_rate: the structural error rate (InvalidJson + UnknownName + SchemaMismatch over every
  * checked call) of each group over `window`, above `threshold`, once `min_calls` were checked.
  */
-import { bySchema, durationSchema, groupRows, pct, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
+import { bySchema, groupRows, pct, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
+import { durationSchema } from '../../util/duration.js';
 import { tally, topFailingTools } from './counts.js';
 
 export interface ErrorRateParams {

@@ -3,7 +3,8 @@
  * a schema that does not compile). A rise means instrumentation stopped capturing what the
  * other rules need — it silently blinds them — so it gets a rule of its own.
  */
-import { bySchema, durationSchema, groupRows, pct, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
+import { bySchema, groupRows, pct, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
+import { durationSchema } from '../../util/duration.js';
 import { tally } from './counts.js';
 
 export interface UnvalidatedShareParams {

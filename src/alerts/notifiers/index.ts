@@ -1,5 +1,13 @@
-/** The built-in notifier kinds register themselves on import. */
-import './log.js';
-import './slack.js';
-import './webhook.js';
-export { notifierKind, notifierKinds, registerNotifierKind, type Notifier, type NotifierKind, type NotifierSettings, type SendResult } from './registry.js';
+/** The built-in notifier kinds, in a fresh registry (one per service instance). */
+import { Registry } from '../../util/registry.js';
+import { logKind } from './log.js';
+import type { NotifierKind } from './registry.js';
+import { slackKind } from './slack.js';
+import { webhookKind } from './webhook.js';
+
+export type { Notifier, NotifierKind, NotifierSettings, SendResult } from './registry.js';
+export type NotifierKinds = Registry<NotifierKind>;
+
+export function builtinNotifierKinds(): NotifierKinds {
+  return new Registry<NotifierKind>('notifier kind').register('log', logKind).register('slack', slackKind).register('webhook', webhookKind);
+}

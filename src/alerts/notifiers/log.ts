@@ -1,5 +1,5 @@
 /** The default notifier: one structured log line per message (nothing to configure, nothing to leak). */
-import { registerNotifierKind, type NotifierKind } from './registry.js';
+import type { NotifierKind } from './registry.js';
 
 export const logKind: NotifierKind = {
   needsUrl: false,
@@ -18,5 +18,3 @@ export const logKind: NotifierKind = {
     };
   },
 };
-
-registerNotifierKind('log', logKind);

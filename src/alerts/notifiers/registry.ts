@@ -1,6 +1,6 @@
 /**
- * Notifiers by kind, in a registry: `slack`, `webhook` and `log` register here; another kind
- * (PagerDuty, e-mail) is one registerNotifierKind call.
+ * Notifiers by kind, in a registry built per service instance (notifiers/index.ts): `slack`,
+ * `webhook` and `log`; another kind (PagerDuty, e-mail) is one more register call.
  */
 import type { Logger } from 'pino';
 import type { SendOutcome } from '../../delivery/outbox.js';
@@ -38,19 +38,4 @@ export interface NotifierKind {
   /** Problems with the settings (each a phrase; the caller prefixes the config path). */
   check(s: NotifierSettings): string[];
   create(s: NotifierSettings, deps: NotifierDeps): Notifier;
-}
-
-const KINDS = new Map<string, NotifierKind>();
-
-export function registerNotifierKind(kind: string, def: NotifierKind): void {
-  if (KINDS.has(kind)) throw new Error(`notifier kind ${kind} is already registered`);
-  KINDS.set(kind, def);
-}
-
-export function notifierKind(kind: string): NotifierKind | undefined {
-  return KINDS.get(kind);
-}
-
-export function notifierKinds(): string[] {
-  return [...KINDS.keys()].sort();
 }

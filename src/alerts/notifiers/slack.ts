@@ -6,7 +6,7 @@
 import type { AlertMessage } from '../message.js';
 import { pct } from '../rules.js';
 import { sendJson } from './http-result.js';
-import { registerNotifierKind, type NotifierKind } from './registry.js';
+import type { NotifierKind } from './registry.js';
 import { checkWebhookUrl, redactUrl } from './url-guard.js';
 
 const EMOJI: Record<string, string> = { critical: ':rotating_light:', warning: ':warning:', info: ':information_source:' };
@@ -77,5 +77,3 @@ export const slackKind: NotifierKind = {
     };
   },
 };
-
-registerNotifierKind('slack', slackKind);

@@ -5,7 +5,7 @@
  */
 import type { AlertMessage } from '../message.js';
 import { sendJson } from './http-result.js';
-import { registerNotifierKind, type NotifierKind } from './registry.js';
+import type { NotifierKind } from './registry.js';
 import { checkWebhookUrl, redactUrl } from './url-guard.js';
 
 export function alertmanagerPayload(m: AlertMessage, receiver: string): Record<string, unknown> {
@@ -51,5 +51,3 @@ export const webhookKind: NotifierKind = {
     };
   },
 };
-
-registerNotifierKind('webhook', webhookKind);

@@ -1,12 +1,12 @@
 /**
- * The `langfuse:` section of the config file: schema, file shape and typed form. Kept here so
- * src/config.ts only gains a few lines; config.ts alone reads the environment (LANGFUSE_BASE_URL or
- * LANGFUSE_HOST, LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY) and hands the values to applyLangfuseEnv.
+ * The `langfuse:` section of the config file: schema, the typed form derived from it and its checks
+ * (keys present when enabled, URL, cron), run in the config phase. src/config.ts alone reads the
+ * environment (LANGFUSE_BASE_URL or LANGFUSE_HOST, LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY).
  */
 import cron from 'node-cron';
-import { parseDuration } from '../../util/duration.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { durationMs, durationSchema as duration } from '../../util/duration.js';
 
-const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
 const posInt = { type: 'integer', minimum: 1 } as const;
 
 export const langfuseFileSchema = {
@@ -33,24 +33,7 @@ export const langfuseFileSchema = {
   },
 } as const;
 
-export type LangfuseFileShape = {
-  enabled: boolean;
-  base_url: string;
-  schedule: string;
-  overlap: string;
-  lag: string;
-  page_size: number;
-  max_window: string;
-  initial_lookback: string;
-  request_timeout: string;
-  max_attempts: number;
-  service: string;
-  max_seen: number;
-  write_scores: boolean;
-  scores_every: string;
-  scores_per_flush: number;
-  score_max_attempts: number;
-};
+export type LangfuseFileShape = FromSchema<typeof langfuseFileSchema>;
 
 export interface LangfuseConfig {
   enabled: boolean;
@@ -92,17 +75,17 @@ export function toLangfuseConfig(f: LangfuseFileShape, keys: { publicKey?: strin
     baseUrl: f.base_url.replace(/\/+$/, ''),
     publicKey: keys.publicKey ?? '',
     schedule: f.schedule,
-    overlapMs: parseDuration(f.overlap)!,
-    lagMs: parseDuration(f.lag)!,
+    overlapMs: durationMs(f.overlap),
+    lagMs: durationMs(f.lag),
     pageSize: f.page_size,
-    maxWindowMs: Math.max(1000, parseDuration(f.max_window)!),
-    initialLookbackMs: parseDuration(f.initial_lookback)!,
-    requestTimeoutMs: Math.max(100, parseDuration(f.request_timeout)!),
+    maxWindowMs: Math.max(1000, durationMs(f.max_window)),
+    initialLookbackMs: durationMs(f.initial_lookback),
+    requestTimeoutMs: Math.max(100, durationMs(f.request_timeout)),
     maxAttempts: f.max_attempts,
     service: f.service,
     maxSeen: f.max_seen,
     writeScores: f.write_scores,
-    scoresEveryMs: Math.max(100, parseDuration(f.scores_every)!),
+    scoresEveryMs: Math.max(100, durationMs(f.scores_every)),
     scoresPerFlush: f.scores_per_flush,
     scoreMaxAttempts: f.score_max_attempts,
   } as LangfuseConfig;

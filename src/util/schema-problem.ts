@@ -1,0 +1,9 @@
+import type { ErrorObject } from 'ajv';
+import { DURATION_PROBLEM, durationSchema } from './duration.js';
+
+/** One JSON Schema error in words, as every config problem says it (the caller puts the path first). */
+export function schemaProblem(e: ErrorObject): string {
+  if (e.keyword === 'enum') return `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+  if (e.keyword === 'pattern' && e.params.pattern === durationSchema.pattern) return DURATION_PROBLEM;
+  return e.message ?? 'is invalid';
+}
