@@ -9,7 +9,7 @@ import { judgeRoutes } from './api/judge.js';
 import { metricsRoutes } from './api/metrics-route.js';
 import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
-import { alertsRoutes } from './alerts/routes.js';
+import { alertsRoutes } from './api/alerts.js';
 import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
 import type { Services } from './services.js';

@@ -3,7 +3,7 @@
  * (GET /api/stats), store.failures (GET /api/failures), alertsSnapshot (GET /api/alerts) and
  * judgeSummary (GET /api/judge). No query logic of its own.
  */
-import { alertsSnapshot } from '../alerts/routes.js';
+import { alertsSnapshot } from '../api/alerts.js';
 import type { Alerting } from '../alerts/setup.js';
 import { judgeSummary } from '../api/judge.js';
 import { finish, toolStats, type ToolStats } from '../api/stats.js';
