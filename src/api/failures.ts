@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { FAILURE_OUTCOMES } from '../model.js';
+import { failuresPage } from '../queries/failures.js';
 import type { Store } from '../store/store.js';
 import { parseSince } from './time-params.js';
 
@@ -39,20 +40,14 @@ export async function failuresRoutes(app: FastifyInstance, opts: { store: Store;
         sinceMs = parseSince(q.since, opts.now());
         if (sinceMs === undefined) return reply.code(400).send({ error: 'Bad Request', message: 'querystring/since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds' });
       }
-      const limit = q.limit ?? 100;
-      const items = await opts.store.failures({
+      return failuresPage(opts.store, {
         ...(q.service ? { service: q.service } : {}),
         ...(q.tool ? { tool: q.tool } : {}),
         ...(q.outcome ? { outcome: q.outcome } : {}),
         ...(sinceMs !== undefined ? { sinceMs } : {}),
         ...(q.cursor ? { cursor: Number(q.cursor) } : {}),
-        limit,
+        limit: q.limit ?? 100,
       });
-      const last = items.at(-1);
-      return {
-        items: items.map((f) => ({ ...f, time: new Date(f.timeMs).toISOString() })),
-        nextCursor: items.length === limit && last ? String(last.id) : null,
-      };
     },
   );
 }

@@ -4,12 +4,11 @@
  * /api/trajectories/:traceId (a stored trajectory with its verdicts and label).
  */
 import type { FastifyInstance } from 'fastify';
-import { verdictRates } from '../judge/calibration.js';
-import { CURRENT_PROMPT_VERSION } from '../judge/prompt-file.js';
 import type { Judge } from '../judge/service.js';
-import { checkLabel } from '../judge/verdict.js';
 import type { Label } from '../judge/types.js';
-import { parseDuration } from '../util/duration.js';
+import { checkLabel } from '../judge/verdict.js';
+import { judgeSummary, trajectoryDetail } from '../queries/judge.js';
+import { durationSchema } from '../util/duration.js';
 
 const MAX_LABELS_PER_REQUEST = 10_000;
 
@@ -45,7 +44,7 @@ export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | u
           type: 'object',
           additionalProperties: false,
           properties: {
-            window: { type: 'string', pattern: '^\\d+(ms|s|m|h|d)$', default: '7d' },
+            window: { ...durationSchema, default: '7d' },
             service: { type: 'string', maxLength: 200 },
             runs: { type: 'integer', minimum: 1, maximum: 500, default: 20 },
           },
@@ -70,38 +69,9 @@ export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | u
     async (req, reply) => {
       const judge = opts.judge;
       if (!judge) return reply.code(503).send(unavailable);
-      const id = req.params.traceId.toLowerCase();
-      const t = await judge.store.trajectory(id);
+      const t = await trajectoryDetail(judge, req.params.traceId.toLowerCase());
       if (!t) return reply.code(404).send({ error: 'Not Found', message: 'no stored trajectory for this trace (not sampled, not complete yet and dropped, or pruned)' });
-      return { ...t, ...(await judge.store.judgementsOf(id)) };
+      return t;
     },
   );
-}
-
-/** What GET /api/judge answers (the built-in page shows a part of it). `window` is a duration ('7d'). */
-export async function judgeSummary(judge: Judge, q: { window: string; nowMs: number; runs: number; service?: string }) {
-  const windowMs = parseDuration(q.window)!;
-  const sinceMs = q.nowMs - windowMs;
-  const points = await judge.store.verdictPoints({ sinceMs, ...(q.service ? { service: q.service } : {}) });
-  const byService = new Map<string, typeof points>();
-  for (const p of points) byService.set(p.service, [...(byService.get(p.service) ?? []), p]);
-  const calibration = await judge.calibration();
-  return {
-    enabled: judge.config.enabled,
-    model: judge.config.model,
-    promptVersion: CURRENT_PROMPT_VERSION,
-    sampling: {
-      project: judge.config.project,
-      sampleRate: judge.config.sampleRate,
-      serviceRates: judge.config.serviceRates,
-      failedRate: judge.config.failedRate ?? null,
-    },
-    trajectories: await judge.store.countByStatus(),
-    window: q.window,
-    since: new Date(sinceMs).toISOString(),
-    rates: verdictRates(points),
-    services: [...byService].map(([service, ps]) => ({ service, ...verdictRates(ps) })),
-    calibration,
-    runs: await judge.store.runs(q.runs),
-  };
 }

@@ -1,21 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import { OUTCOMES, isFailure, type OutcomeName } from '../model.js';
-import type { Store } from '../store/store.js';
-import { MINUTE_MS, minuteOf } from '../store/store.js';
-import { formatDuration, parseDuration } from '../util/duration.js';
-
-export interface ToolStats {
-  service: string;
-  tool: string;
-  counts: Record<OutcomeName, number>;
-  total: number;
-  /** All but unvalidated: the denominator of the error rate. */
-  checked: number;
-  /** (InvalidJson + UnknownName + SchemaMismatch) / checked; null when nothing was checked. */
-  errorRate: number | null;
-}
-
 /** GET /api/stats?window=1h — per service and tool: counts by outcome and the structural error rate. */
+import type { FastifyInstance } from 'fastify';
+import { toolStats } from '../queries/stats.js';
+import type { Store } from '../store/store.js';
+import { durationMs, durationSchema } from '../util/duration.js';
+
 export async function statsRoutes(app: FastifyInstance, opts: { store: Store; now: () => number }): Promise<void> {
   app.get<{ Querystring: { window?: string; service?: string } }>(
     '/api/stats',
@@ -24,46 +12,13 @@ export async function statsRoutes(app: FastifyInstance, opts: { store: Store; no
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { window: { type: 'string', pattern: '^\\d+(ms|s|m|h|d)$', default: '1h' }, service: { type: 'string', maxLength: 200 } },
+          properties: { window: { ...durationSchema, default: '1h' }, service: { type: 'string', maxLength: 200 } },
         },
       },
     },
     async (req) => {
-      const windowMs = parseDuration(req.query.window ?? '1h')!;
-      const { window, sinceMs, tools } = await toolStats(opts.store, { windowMs, nowMs: opts.now(), ...(req.query.service ? { service: req.query.service } : {}) });
+      const { window, sinceMs, tools } = await toolStats(opts.store, { windowMs: durationMs(req.query.window ?? '1h'), nowMs: opts.now(), ...(req.query.service ? { service: req.query.service } : {}) });
       return { window, since: new Date(sinceMs).toISOString(), tools };
     },
   );
-}
-
-/**
- * Per service and tool over a window: counts by outcome and the error rate (GET /api/stats and the
- * built-in page). Aggregates are per minute: the window covers whole minutes, the current one included.
- */
-export async function toolStats(store: Store, q: { windowMs: number; nowMs: number; service?: string }): Promise<{ window: string; sinceMs: number; tools: ToolStats[] }> {
-  const windowMs = Math.max(MINUTE_MS, q.windowMs);
-  const sinceMs = minuteOf(q.nowMs) - windowMs + MINUTE_MS;
-  const rows = await store.callCounts({ sinceMs, ...(q.service ? { service: q.service } : {}) });
-  const byTool = new Map<string, ToolStats>();
-  for (const r of rows) {
-    const key = `${r.service}\u0000${r.tool}`;
-    let s = byTool.get(key);
-    if (!s) {
-      s = { service: r.service, tool: r.tool, counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>, total: 0, checked: 0, errorRate: null };
-      byTool.set(key, s);
-    }
-    s.counts[r.outcome] += Number(r.count);
-  }
-  return { window: formatDuration(windowMs), sinceMs, tools: [...byTool.values()].map(finish) };
-}
-
-export function finish(s: ToolStats): ToolStats {
-  let total = 0;
-  let failed = 0;
-  for (const o of OUTCOMES) {
-    total += s.counts[o];
-    if (isFailure(o)) failed += s.counts[o];
-  }
-  const checked = total - s.counts.unvalidated;
-  return { ...s, total, checked, errorRate: checked > 0 ? failed / checked : null };
 }

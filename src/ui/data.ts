@@ -1,13 +1,14 @@
 /**
- * What the built-in page shows, read through the same functions the JSON API uses: toolStats
- * (GET /api/stats), store.failures (GET /api/failures), alertsSnapshot (GET /api/alerts) and
+ * What the built-in page shows, read through the same query modules the JSON API calls (src/queries/):
+ * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts) and
  * judgeSummary (GET /api/judge). No query logic of its own.
  */
-import { alertsSnapshot } from '../api/alerts.js';
 import type { Alerting } from '../alerts/setup.js';
-import { judgeSummary } from '../api/judge.js';
-import { finish, toolStats, type ToolStats } from '../api/stats.js';
 import type { Judge } from '../judge/service.js';
+import { alertsSnapshot } from '../queries/alerts.js';
+import { failuresPage } from '../queries/failures.js';
+import { judgeSummary } from '../queries/judge.js';
+import { finish, toolStats, type ToolStats } from '../queries/stats.js';
 import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { Store, StoredFailure } from '../store/store.js';
 
@@ -57,7 +58,7 @@ export async function loadPageData(src: PageSources, q: { window: string; window
     src.alerting ? alertsSnapshot(src.alerting) : Promise.resolve(undefined),
     src.judge?.config.enabled ? judgeSummary(src.judge, { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) }) : Promise.resolve(undefined),
   ]);
-  const failures = await src.store.failures({ sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) });
+  const failures = (await failuresPage(src.store, { sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) })).items;
   const trajectories = src.judge ? await src.judge.store.storedTraceIds(failures.map((f) => f.traceId)) : new Set<string>();
   const tools = stats.tools.filter((t) => !service || t.service === service).sort(byConcern);
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, tools.reduce((n, t) => n + t.counts[o], 0)])) as Record<OutcomeName, number>;

@@ -2,7 +2,7 @@
  * The built-in page (GET /): what an on-call engineer opens first. Server-rendered from PageData,
  * every value escaped by the `html` template (span data is attacker-controlled).
  */
-import type { ToolStats } from '../api/stats.js';
+import type { ToolStats } from '../queries/stats.js';
 import { FAILURE_OUTCOMES, OUTCOMES, type OutcomeName } from '../model.js';
 import type { StoredFailure } from '../store/store.js';
 import { STYLE, SCRIPT } from './assets.js';

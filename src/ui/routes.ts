@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { parseDuration } from '../util/duration.js';
+import { durationMs, durationSchema } from '../util/duration.js';
 import { loadPageData, type PageSources } from './data.js';
 import { renderPage } from './page.js';
 
@@ -41,7 +41,7 @@ export async function uiRoutes(app: FastifyInstance, opts: PageSources): Promise
           type: 'object',
           additionalProperties: false,
           properties: {
-            window: { type: 'string', pattern: '^\\d{1,6}(m|h|d)$', default: '1h' },
+            window: { ...durationSchema, default: '1h' },
             service: { type: 'string', maxLength: 200 },
           },
         },
@@ -49,7 +49,7 @@ export async function uiRoutes(app: FastifyInstance, opts: PageSources): Promise
     },
     async (req, reply) => {
       const window = req.query.window ?? '1h';
-      const windowMs = parseDuration(window)!;
+      const windowMs = durationMs(window);
       if (windowMs > MAX_WINDOW_MS) return reply.code(400).send({ error: 'Bad Request', message: 'querystring/window must be at most 90d' });
       const data = await loadPageData(opts, { window, windowMs, ...(req.query.service ? { service: req.query.service } : {}) });
       const nonce = (req as { cspNonce?: string }).cspNonce!;
