@@ -16,6 +16,11 @@ export interface SpanEvent {
   attributes: AttrObject;
 }
 
+/** OTLP SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+export type SpanKind = 0 | 1 | 2 | 3 | 4 | 5;
+/** OTLP StatusCode: 0 unset, 1 ok, 2 error. */
+export type StatusCode = 0 | 1 | 2;
+
 /** One decoded span, whatever wire format it came in. Ids are lower-case hex. */
 export interface Span {
   traceId: string;
@@ -23,12 +28,10 @@ export interface Span {
   /** '' when the span is a root. */
   parentSpanId: string;
   name: string;
-  /** OTLP SpanKind 0..5. */
-  kind: number;
+  kind: SpanKind;
   startTimeMs: number;
   endTimeMs: number;
-  /** 0 unset, 1 ok, 2 error. */
-  statusCode: number;
+  statusCode: StatusCode;
   statusMessage: string;
   /** Null-prototype object. */
   attributes: AttrObject;

@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the OTLP decoders (protobuf and JSON): result types, limits, reject bookkeeping.
  */
-import type { AttrObject, Span, SpanEvent } from '../../model.js';
+import type { AttrObject, Span, SpanEvent, SpanKind, StatusCode } from '../../model.js';
 
 export interface DecodeLimits {
   /** Maximum nesting of AnyValue levels (an attribute's own value is level 1). Default 32. */
@@ -22,14 +22,50 @@ export const MAX_REASONS = 5;
 
 export const DEFAULT_SERVICE = 'unknown_service';
 
-/** Counts rejected spans and keeps the first few distinct reasons. */
-export class Rejects {
-  count = 0;
-  reasons: string[] = [];
-  add(reason: string): void {
-    this.count++;
-    if (this.reasons.length < MAX_REASONS && !this.reasons.includes(reason)) this.reasons.push(reason);
+/** One span of a request: read, or rejected with a short reason (the rest of the request is unaffected). */
+export type SpanResult = { ok: true; span: Span } | { ok: false; reason: string };
+
+/**
+ * Thrown inside one span's decoding (however deep: an attribute nested too far) and caught at that
+ * span's boundary, where it becomes the span's result. Never escapes a decoder.
+ */
+export class SpanRejected extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
   }
+}
+
+/** Runs one span's decoder and turns a rejection into the span's result. */
+export function spanResult(decode: () => Span): SpanResult {
+  try {
+    return { ok: true, span: decode() };
+  } catch (err) {
+    if (err instanceof SpanRejected) return { ok: false, reason: err.reason };
+    throw err;
+  }
+}
+
+/** The request's spans from the per-span results: read ones in order, rejected ones counted with the first few distinct reasons. */
+export function collect(results: readonly SpanResult[]): Extract<DecodeResult, { ok: true }> {
+  const spans: Span[] = [];
+  const reasons: string[] = [];
+  let rejected = 0;
+  for (const r of results) {
+    if (r.ok) spans.push(r.span);
+    else {
+      rejected++;
+      if (reasons.length < MAX_REASONS && !reasons.includes(r.reason)) reasons.push(r.reason);
+    }
+  }
+  return { ok: true, spans, rejectedSpans: rejected, rejectReasons: reasons };
+}
+
+export function toSpanKind(n: number): SpanKind {
+  return (Number.isInteger(n) && n >= 0 && n <= 5 ? n : 0) as SpanKind;
+}
+
+export function toStatusCode(n: number): StatusCode {
+  return (Number.isInteger(n) && n >= 0 && n <= 2 ? n : 0) as StatusCode;
 }
 
 export function resolveMaxDepth(limits: DecodeLimits | undefined): number {
@@ -52,10 +88,10 @@ export function newSpan(
   spanId: string,
   parentSpanId: string,
   name: string,
-  kind: number,
+  kind: SpanKind,
   startTimeMs: number,
   endTimeMs: number,
-  statusCode: number,
+  statusCode: StatusCode,
   statusMessage: string,
   attributes: AttrObject,
   events: SpanEvent[],

@@ -3,24 +3,28 @@
  * trace/span ids are hex, enums are integers). lowerCamelCase keys, snake_case accepted too; unknown
  * fields ignored. The AnyValue converter is depth-capped, so deep nesting never recurses far.
  */
-import type { AttrObject, AttrValue, Span, SpanEvent } from '../../model.js';
+import type { AttrObject, AttrValue, Span, SpanEvent, StatusCode } from '../../model.js';
 import {
   DEFAULT_SERVICE,
-  Rejects,
+  SpanRejected,
+  collect,
   depthReason,
   errorMessage,
   newAttrs,
   newSpan,
   resolveMaxDepth,
+  spanResult,
+  toSpanKind,
+  toStatusCode,
   type DecodeLimits,
   type DecodeResult,
+  type SpanResult,
 } from './decode-common.js';
 
 type Obj = Record<string, unknown>;
 
 interface Ctx {
   maxDepth: number;
-  reject: string | null;
 }
 
 class Malformed extends Error {}
@@ -62,9 +66,8 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
     return { ok: false, message: `invalid JSON: ${errorMessage(err)}` };
   }
   if (!isObj(root)) return { ok: false, message: 'OTLP/JSON body must be a JSON object (ExportTraceServiceRequest)' };
-  const spans: Span[] = [];
-  const rejects = new Rejects();
-  const c: Ctx = { maxDepth: resolveMaxDepth(limits), reject: null };
+  const results: SpanResult[] = [];
+  const c: Ctx = { maxDepth: resolveMaxDepth(limits) };
   try {
     const rsList = arrayField(root, 'resourceSpans', 'resource_spans', 'resourceSpans');
     for (let i = 0; i < rsList.length; i++) {
@@ -78,19 +81,14 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
         const scopeObj = ss['scope'];
         const scopeName = isObj(scopeObj) && typeof scopeObj['name'] === 'string' ? scopeObj['name'] : '';
         const spanList = arrayField(ss, 'spans', 'spans', `resourceSpans[${i}].scopeSpans[${j}].spans`);
-        for (let k = 0; k < spanList.length; k++) {
-          c.reject = null;
-          const span = convertSpan(c, spanList[k], service, scopeName);
-          if (span !== null && c.reject === null) spans.push(span);
-          else rejects.add(c.reject ?? 'span must be a JSON object');
-        }
+        for (const sp of spanList) results.push(spanResult(() => convertSpan(c, sp, service, scopeName)));
       }
     }
   } catch (err) {
     if (err instanceof Malformed) return { ok: false, message: `malformed OTLP/JSON request: ${err.message}` };
     return { ok: false, message: `malformed OTLP/JSON request: ${errorMessage(err)}` };
   }
-  return { ok: true, spans, rejectedSpans: rejects.count, rejectReasons: rejects.reasons };
+  return collect(results);
 }
 
 function isObj(v: unknown): v is Obj {
@@ -149,77 +147,67 @@ function enumValue(v: unknown, names: Record<string, number>, max: number): numb
   return 0;
 }
 
-function convertSpan(c: Ctx, sp: unknown, service: string, scope: string): Span | null {
-  if (!isObj(sp)) return null;
+/** One span; throws SpanRejected when it cannot be read. */
+function convertSpan(c: Ctx, sp: unknown, service: string, scope: string): Span {
+  if (!isObj(sp)) throw new SpanRejected('span must be a JSON object');
   const rawTrace = field(sp, 'traceId', 'trace_id');
   if (typeof rawTrace !== 'string' || !TRACE_ID_RE.test(rawTrace)) {
-    c.reject = R_TRACE_ID;
-    return null;
+    throw new SpanRejected(R_TRACE_ID);
   }
   const traceId = rawTrace.toLowerCase();
   if (traceId === ZERO_TRACE) {
-    c.reject = 'traceId must not be all zeros';
-    return null;
+    throw new SpanRejected('traceId must not be all zeros');
   }
   const rawSpan = field(sp, 'spanId', 'span_id');
   if (typeof rawSpan !== 'string' || !SPAN_ID_RE.test(rawSpan)) {
-    c.reject = R_SPAN_ID;
-    return null;
+    throw new SpanRejected(R_SPAN_ID);
   }
   const spanId = rawSpan.toLowerCase();
   if (spanId === ZERO_SPAN) {
-    c.reject = 'spanId must not be all zeros';
-    return null;
+    throw new SpanRejected('spanId must not be all zeros');
   }
   const rawParent = field(sp, 'parentSpanId', 'parent_span_id');
   let parentSpanId = '';
   if (rawParent !== undefined && rawParent !== null && rawParent !== '') {
     if (typeof rawParent !== 'string' || !SPAN_ID_RE.test(rawParent)) {
-      c.reject = R_PARENT_ID;
-      return null;
+      throw new SpanRejected(R_PARENT_ID);
     }
     parentSpanId = rawParent.toLowerCase();
   }
   const rawName = sp['name'];
   const name = typeof rawName === 'string' ? rawName : '';
-  const kind = enumValue(sp['kind'], KIND_NAMES, 5);
+  const kind = toSpanKind(enumValue(sp['kind'], KIND_NAMES, 5));
   const startTimeMs = nanosToMs(field(sp, 'startTimeUnixNano', 'start_time_unix_nano'));
   const endTimeMs = nanosToMs(field(sp, 'endTimeUnixNano', 'end_time_unix_nano'));
   if (Number.isNaN(startTimeMs) || Number.isNaN(endTimeMs)) {
-    c.reject = 'startTimeUnixNano/endTimeUnixNano must be unsigned integers (decimal string or number)';
-    return null;
+    throw new SpanRejected('startTimeUnixNano/endTimeUnixNano must be unsigned integers (decimal string or number)');
   }
-  let statusCode = 0;
+  let statusCode: StatusCode = 0;
   let statusMessage = '';
   const status = sp['status'];
   if (isObj(status)) {
-    statusCode = enumValue(status['code'], STATUS_NAMES, 2);
+    statusCode = toStatusCode(enumValue(status['code'], STATUS_NAMES, 2));
     const m = status['message'];
     if (typeof m === 'string') statusMessage = m;
   }
   const attributes = convertAttributes(c, sp['attributes'], 1);
-  if (c.reject !== null) return null;
   const events: SpanEvent[] = [];
   const rawEvents = sp['events'];
   if (Array.isArray(rawEvents)) {
     for (const ev of rawEvents) {
       if (!isObj(ev)) {
-        c.reject = 'span event must be a JSON object';
-        return null;
+        throw new SpanRejected('span event must be a JSON object');
       }
       const timeMs = nanosToMs(field(ev, 'timeUnixNano', 'time_unix_nano'));
       if (Number.isNaN(timeMs)) {
-        c.reject = 'event timeUnixNano must be an unsigned integer (decimal string or number)';
-        return null;
+        throw new SpanRejected('event timeUnixNano must be an unsigned integer (decimal string or number)');
       }
       const evName = ev['name'];
       const evAttrs = convertAttributes(c, ev['attributes'], 1);
-      if (c.reject !== null) return null;
       events.push({ name: typeof evName === 'string' ? evName : '', timeMs, attributes: evAttrs });
     }
   } else if (rawEvents !== undefined && rawEvents !== null) {
-    c.reject = 'span events must be an array';
-    return null;
+    throw new SpanRejected('span events must be an array');
   }
   return newSpan(
     traceId,
@@ -243,30 +231,25 @@ function convertAttributes(c: Ctx, list: unknown, depth: number): AttrObject {
   const out = newAttrs();
   if (list === undefined || list === null) return out;
   if (!Array.isArray(list)) {
-    c.reject = 'attributes must be an array of {key, value}';
-    return out;
+    throw new SpanRejected('attributes must be an array of {key, value}');
   }
   for (let i = 0; i < list.length; i++) {
     const kv = list[i];
     if (!isObj(kv) || typeof kv['key'] !== 'string') {
-      c.reject = 'attributes must be an array of {key, value}';
-      return out;
+      throw new SpanRejected('attributes must be an array of {key, value}');
     }
     out[kv['key']] = convertAnyValue(c, kv['value'], depth);
-    if (c.reject !== null) return out;
   }
   return out;
 }
 
 function convertAnyValue(c: Ctx, v: unknown, depth: number): AttrValue {
   if (depth > c.maxDepth) {
-    c.reject = depthReason(c.maxDepth);
-    return null;
+    throw new SpanRejected(depthReason(c.maxDepth));
   }
   if (v === undefined || v === null) return null;
   if (!isObj(v)) {
-    c.reject = 'attribute value must be an AnyValue object';
-    return null;
+    throw new SpanRejected('attribute value must be an AnyValue object');
   }
   const s = v['stringValue'];
   if (typeof s === 'string') return s;
@@ -303,15 +286,13 @@ function convertAnyValue(c: Ctx, v: unknown, depth: number): AttrValue {
         const out: AttrValue[] = new Array<AttrValue>(vals.length);
         for (let i = 0; i < vals.length; i++) {
           out[i] = convertAnyValue(c, vals[i], depth + 1);
-          if (c.reject !== null) return null;
         }
         return out;
       }
       case 'kvlistValue':
       case 'kvlist_value': {
         if (!isObj(x)) break;
-        const obj = convertAttributes(c, x['values'], depth + 1);
-        return c.reject !== null ? null : obj;
+        return convertAttributes(c, x['values'], depth + 1);
       }
       case 'bytesValue':
       case 'bytes_value':
@@ -320,8 +301,7 @@ function convertAnyValue(c: Ctx, v: unknown, depth: number): AttrValue {
       default:
         continue; // unknown field: ignored
     }
-    c.reject = `invalid AnyValue ${k}`;
-    return null;
+    throw new SpanRejected(`invalid AnyValue ${k}`);
   }
   return null;
 }

@@ -5,17 +5,22 @@
  * the depth limit are skipped by length (no recursion) and reject their span.
  */
 import pb from 'protobufjs/minimal.js';
-import type { AttrObject, AttrValue, Span, SpanEvent } from '../../model.js';
+import type { AttrObject, AttrValue, Span, SpanEvent, SpanKind, StatusCode } from '../../model.js';
 import {
   DEFAULT_SERVICE,
-  Rejects,
+  SpanRejected,
+  collect,
   depthReason,
   errorMessage,
   newAttrs,
   newSpan,
   resolveMaxDepth,
+  spanResult,
+  toSpanKind,
+  toStatusCode,
   type DecodeLimits,
   type DecodeResult,
+  type SpanResult,
 } from './decode-common.js';
 
 type Reader = pb.Reader;
@@ -31,8 +36,6 @@ interface Ctx {
   r: Reader;
   b: FastBuffer;
   maxDepth: number;
-  /** Reason the span being decoded must be rejected (first one wins), or null. */
-  reject: string | null;
 }
 
 const TWO32 = 4294967296;
@@ -46,22 +49,29 @@ export function decodeProtobuf(body: Uint8Array, limits?: DecodeLimits): DecodeR
   const b = (
     Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   ) as FastBuffer;
-  const spans: Span[] = [];
-  const rejects = new Rejects();
-  if (b.length === 0) return { ok: true, spans, rejectedSpans: 0, rejectReasons: [] };
+  const results: SpanResult[] = [];
+  if (b.length === 0) return collect(results);
   const r = pb.Reader.create(b);
-  const c: Ctx = { r, b, maxDepth: resolveMaxDepth(limits), reject: null };
+  const c: Ctx = { r, b, maxDepth: resolveMaxDepth(limits) };
   try {
     const end = r.len;
     while (r.pos < end) {
       const tag = r.uint32();
-      if (tag === 10) decodeResourceSpans(c, ldEnd(r), spans, rejects);
+      if (tag === 10) decodeResourceSpans(c, ldEnd(r), results);
       else skipField(r, tag);
     }
   } catch (err) {
     return { ok: false, message: `malformed OTLP protobuf ExportTraceServiceRequest: ${errorMessage(err)}` };
   }
-  return { ok: true, spans, rejectedSpans: rejects.count, rejectReasons: rejects.reasons };
+  return collect(results);
+}
+
+/** Sets a field on the spans read since index `first` (resource and scope may follow their spans). */
+function patch(results: SpanResult[], first: number, set: (span: Span) => void): void {
+  for (let i = first; i < results.length; i++) {
+    const x = results[i]!;
+    if (x.ok) set(x.span);
+  }
 }
 
 /** Reads a length prefix and returns the end offset of the field, checked against the buffer. */
@@ -205,15 +215,15 @@ function readInt64(r: Reader): number {
   return hi * TWO32 + lo;
 }
 
-function decodeResourceSpans(c: Ctx, end: number, spans: Span[], rejects: Rejects): void {
+function decodeResourceSpans(c: Ctx, end: number, results: SpanResult[]): void {
   const r = c.r;
-  const first = spans.length;
+  const first = results.length;
   let service = DEFAULT_SERVICE;
   let sawResource = false;
   while (r.pos < end) {
     const tag = r.uint32();
     if (tag === 18) {
-      decodeScopeSpans(c, ldEnd(r), spans, rejects, service);
+      decodeScopeSpans(c, ldEnd(r), results, service);
     } else if (tag === 10) {
       service = decodeResourceService(c, ldEnd(r));
       sawResource = true;
@@ -221,9 +231,7 @@ function decodeResourceSpans(c: Ctx, end: number, spans: Span[], rejects: Reject
   }
   checkEnd(r, end);
   // The resource normally precedes the spans; if it came after some, patch them.
-  if (sawResource) {
-    for (let i = first; i < spans.length; i++) spans[i]!.service = service;
-  }
+  if (sawResource) patch(results, first, (span) => (span.service = service));
 }
 
 /** Resource → its `service.name` (only that attribute is decoded). */
@@ -241,7 +249,7 @@ function decodeResourceService(c: Ctx, end: number): string {
         if (t === 10) key = readString(c);
         else if (t === 18) {
           const vEnd = ldEnd(r);
-          if (key === null || key === 'service.name') value = decodeAnyValue(c, vEnd, 1);
+          if (key === null || key === 'service.name') value = resourceValue(c, vEnd);
           else r.pos = vEnd;
         } else skipField(r, t);
       }
@@ -250,30 +258,38 @@ function decodeResourceService(c: Ctx, end: number): string {
     } else skipField(r, tag);
   }
   checkEnd(r, end);
-  c.reject = null;
   return service;
 }
 
-function decodeScopeSpans(c: Ctx, end: number, spans: Span[], rejects: Rejects, service: string): void {
+/** A resource attribute nested too deeply is ignored (no span is rejected for it). */
+function resourceValue(c: Ctx, end: number): AttrValue {
+  try {
+    return decodeAnyValue(c, end, 1);
+  } catch (err) {
+    if (!(err instanceof SpanRejected)) throw err;
+    c.r.pos = end;
+    return null;
+  }
+}
+
+function decodeScopeSpans(c: Ctx, end: number, results: SpanResult[], service: string): void {
   const r = c.r;
-  const first = spans.length;
+  const first = results.length;
   let scope = '';
   let sawScope = false;
   while (r.pos < end) {
     const tag = r.uint32();
     if (tag === 18) {
-      const span = decodeSpan(c, ldEnd(r), service, scope);
-      if (c.reject === null) spans.push(span);
-      else rejects.add(c.reject);
+      const spanEnd = ldEnd(r);
+      results.push(spanResult(() => decodeSpan(c, spanEnd, service, scope)));
+      r.pos = spanEnd; // a rejected span is skipped by its length
     } else if (tag === 10) {
       scope = decodeScopeName(c, ldEnd(r));
       sawScope = true;
     } else skipField(r, tag);
   }
   checkEnd(r, end);
-  if (sawScope) {
-    for (let i = first; i < spans.length; i++) spans[i]!.scope = scope;
-  }
+  if (sawScope) patch(results, first, (span) => (span.scope = scope));
 }
 
 function decodeScopeName(c: Ctx, end: number): string {
@@ -293,10 +309,9 @@ function idHex(c: Ctx, start: number, end: number, want: number): string {
   return end - start === want ? cachedHex(c.b, start, end) : '';
 }
 
-/** Decodes one Span. Sets c.reject when the span must be skipped (the returned object is then junk). */
+/** Decodes one Span; throws SpanRejected when it cannot be read. */
 function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
   const r = c.r;
-  c.reject = null;
   let traceId = '';
   let traceLen = -1;
   let spanId = '';
@@ -304,10 +319,10 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
   let parentSpanId = '';
   let parentLen = 0;
   let name = '';
-  let kind = 0;
+  let kind: SpanKind = 0;
   let startTimeMs = 0;
   let endTimeMs = 0;
-  let statusCode = 0;
+  let statusCode: StatusCode = 0;
   let statusMessage = '';
   const attributes = newAttrs();
   const events: SpanEvent[] = [];
@@ -342,8 +357,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
         name = readString(c);
         break;
       case 48: {
-        const k = r.uint32();
-        kind = k <= 5 ? k : 0;
+        kind = toSpanKind(r.uint32());
         break;
       }
       case 57:
@@ -365,8 +379,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
           const t = r.uint32();
           if (t === 18) statusMessage = readString(c);
           else if (t === 24) {
-            const sc = r.int32();
-            statusCode = sc >= 0 && sc <= 2 ? sc : 0;
+            statusCode = toStatusCode(r.int32());
           } else skipField(r, t);
         }
         checkEnd(r, e);
@@ -378,13 +391,11 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
     }
   }
   checkEnd(r, end);
-  if (c.reject === null) {
-    if (traceLen !== 16) c.reject = traceLen < 0 ? 'trace_id missing' : 'trace_id must be 16 bytes';
-    else if (traceId === ZERO_TRACE) c.reject = 'trace_id must not be all zeros';
-    else if (spanLen !== 8) c.reject = spanLen < 0 ? 'span_id missing' : 'span_id must be 8 bytes';
-    else if (spanId === ZERO_SPAN) c.reject = 'span_id must not be all zeros';
-    else if (parentLen !== 0 && parentLen !== 8) c.reject = 'parent_span_id must be empty or 8 bytes';
-  }
+  if (traceLen !== 16) throw new SpanRejected(traceLen < 0 ? 'trace_id missing' : 'trace_id must be 16 bytes');
+  if (traceId === ZERO_TRACE) throw new SpanRejected('trace_id must not be all zeros');
+  if (spanLen !== 8) throw new SpanRejected(spanLen < 0 ? 'span_id missing' : 'span_id must be 8 bytes');
+  if (spanId === ZERO_SPAN) throw new SpanRejected('span_id must not be all zeros');
+  if (parentLen !== 0 && parentLen !== 8) throw new SpanRejected('parent_span_id must be empty or 8 bytes');
   return newSpan(
     traceId,
     spanId,
@@ -435,12 +446,8 @@ function decodeKeyValueInto(c: Ctx, end: number, target: AttrObject, depth: numb
 
 function decodeAnyValue(c: Ctx, end: number, depth: number): AttrValue {
   const r = c.r;
-  if (depth > c.maxDepth) {
-    // Skip the whole nested value by its length: no recursion, no scan.
-    if (c.reject === null) c.reject = depthReason(c.maxDepth);
-    r.pos = end;
-    return null;
-  }
+  // Rejects the span at once: the caller skips it by its length, no recursion, no scan.
+  if (depth > c.maxDepth) throw new SpanRejected(depthReason(c.maxDepth));
   let v: AttrValue = null;
   while (r.pos < end) {
     const tag = r.uint32();
