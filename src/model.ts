@@ -157,8 +157,6 @@ export interface CheckedCall {
   model: string;
   /** The name as the model wrote it (may be invented). */
   name: string;
-  /** true when the name is offered or in the registry: only then may it become a label value. */
-  nameKnown: boolean;
   args: ToolArgs;
   timeMs: number;
   outcome: Outcome;

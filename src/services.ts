@@ -107,7 +107,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     now,
     sinks: judge.sink ? [judge.sink] : [],
   });
-  pipeline.restorePending(await store.loadPending());
+  const restored = pipeline.restorePending(await store.loadPending());
+  if (restored.unreadable.length > 0) {
+    // Not counted (this version cannot read them); they stay in the table for inspection.
+    log.warn({ unreadable: restored.unreadable.length, first: restored.unreadable.slice(0, 5) }, 'pending calls: unreadable rows skipped');
+  }
   const scheduler = new Scheduler(log);
   built.push(() => scheduler.stop());
   scheduler.interval('settle-pending-calls', Math.min(1000, Math.max(50, config.dedupe.executionGraceMs / 4)), () => pipeline.settle());

@@ -14,42 +14,31 @@ export interface CallToCheck {
   offered?: readonly ToolDef[];
 }
 
-export interface Classified {
-  outcome: Outcome;
-  /** The name is offered or registered, so it may be a metric label value. */
-  nameKnown: boolean;
-}
-
 const MAX_ERRORS = 25;
 
-export function classify(call: CallToCheck, registry: ToolRegistry, schemas: SchemaCache): Classified {
+export function classify(call: CallToCheck, registry: ToolRegistry, schemas: SchemaCache): Outcome {
   const parsed = parseArguments(call.args);
-  if (parsed.kind === 'invalid') return { outcome: { outcome: 'InvalidJson', message: parsed.message }, nameKnown: isKnown(call, registry) };
+  if (parsed.kind === 'invalid') return { outcome: 'InvalidJson', message: parsed.message };
 
   const offered = call.offered && call.offered.length > 0 ? call.offered : undefined;
   let def: ToolDef | undefined;
   if (offered) {
     def = offered.find((t) => t.name === call.name);
-    if (!def) return { outcome: { outcome: 'UnknownName', known: offered.map((t) => t.name) }, nameKnown: false };
+    if (!def) return { outcome: 'UnknownName', known: offered.map((t) => t.name) };
   } else if (registry.knows(call.service)) {
     def = registry.lookup(call.service, call.name);
-    if (!def) return { outcome: { outcome: 'UnknownName', known: registry.names(call.service) }, nameKnown: false };
+    if (!def) return { outcome: 'UnknownName', known: registry.names(call.service) };
   } else {
-    return { outcome: { outcome: 'unvalidated', reason: 'no_schema' }, nameKnown: false };
+    return { outcome: 'unvalidated', reason: 'no_schema' };
   }
 
-  if (parsed.kind === 'none') return { outcome: { outcome: 'unvalidated', reason: 'no_arguments' }, nameKnown: true };
+  if (parsed.kind === 'none') return { outcome: 'unvalidated', reason: 'no_arguments' };
   const schema = def.parameters ?? (offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
-  if (schema === undefined) return { outcome: { outcome: 'unvalidated', reason: 'no_schema' }, nameKnown: true };
+  if (schema === undefined) return { outcome: 'unvalidated', reason: 'no_schema' };
   const compiled = schemas.get(schema);
-  if (!compiled.ok) return { outcome: { outcome: 'unvalidated', reason: 'bad_schema', message: compiled.message }, nameKnown: true };
-  if (compiled.validate(parsed.value)) return { outcome: { outcome: 'valid' }, nameKnown: true };
-  return { outcome: { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) }, nameKnown: true };
-}
-
-function isKnown(call: CallToCheck, registry: ToolRegistry): boolean {
-  if (call.offered && call.offered.length > 0) return call.offered.some((t) => t.name === call.name);
-  return registry.lookup(call.service, call.name) !== undefined;
+  if (!compiled.ok) return { outcome: 'unvalidated', reason: 'bad_schema', message: compiled.message };
+  if (compiled.validate(parsed.value)) return { outcome: 'valid' };
+  return { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) };
 }
 
 type Parsed = { kind: 'none' } | { kind: 'invalid'; message: string } | { kind: 'object'; value: unknown };

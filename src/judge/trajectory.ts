@@ -17,7 +17,7 @@
 import type { CheckedCall, SourceName, SpanFacts, ToolDef } from '../model.js';
 import type { BatchSink } from '../pipeline/pipeline.js';
 import { isFailure } from '../model.js';
-import type { WriteBatch } from '../store/store.js';
+import type { BatchExtension } from '../store/store.js';
 import { maxProbability, samplePosition, type SamplingPolicy } from './sampler.js';
 import type { JudgeStore, TrajectoryWrite } from './store.js';
 import type { ModelStep, Step, StepCall, ToolStep } from './types.js';
@@ -49,8 +49,8 @@ export class TrajectorySink implements BatchSink {
     this.threshold = maxProbability(deps.policy);
   }
 
-  collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[]; batch: WriteBatch }): void {
-    if (this.threshold <= 0) return;
+  collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[] }): readonly BatchExtension[] {
+    if (this.threshold <= 0) return [];
     const byTrace = new Map<string, SpanFacts[]>();
     for (const f of input.facts) {
       if (this.position(f.traceId) >= this.threshold) continue;
@@ -58,7 +58,7 @@ export class TrajectorySink implements BatchSink {
       if (list) list.push(f);
       else byTrace.set(f.traceId, [f]);
     }
-    if (byTrace.size === 0) return;
+    if (byTrace.size === 0) return [];
     const outcomes = new Map<string, CheckedCall>();
     for (const c of input.calls) outcomes.set(callKey(c.spanId, c.callId, c.name), c);
     const seenMs = this.deps.now();
@@ -83,7 +83,7 @@ export class TrajectorySink implements BatchSink {
         steps,
       });
     }
-    input.batch.extensions.push(this.deps.store.ingestExtension(writes));
+    return [this.deps.store.ingestExtension(writes)];
   }
 
   /** Memoised for the traces of recent batches (a trace's spans come in several). */

@@ -1,7 +1,9 @@
 /**
  * One batch at a time: normalize → merge (one call, one count) → check → one durable write →
- * metrics. Metrics move only after the store committed, so the two always agree, and a batch
- * the store refused leaves no trace (the client's retry is counted in full).
+ * metrics. The write batch is built once, whole: the rows of the calls (under labels derived once
+ * per call), the pending-call changes, and the rows sinks and the caller return. Metrics move only
+ * after the store committed, under the same labels, so the two always agree, and a batch the store
+ * refused leaves no trace (the client's retry is counted in full).
  */
 import type { CheckedCall, SourceName, Span, SpanFacts } from '../model.js';
 import { isFailure } from '../model.js';
@@ -14,11 +16,18 @@ import type { Dialects } from '../normalize/registry.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount, type ExecutionToRecord } from './merge.js';
-import { buildWrite, FailureCap, UNKNOWN_TOOL } from './write-batch.js';
+import { decodePending, encodePending } from './pending-payload.js';
+import { buildWrite, callLabels, executionLabels, FailureCap, type CallLabels, type ExecutionLabels } from './write-batch.js';
 
-/** A stage that adds its own rows to a batch's write (the judge's trajectory sampler, for one). */
+/** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
 export interface BatchSink {
-  collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[]; batch: WriteBatch }): void;
+  collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[] }): readonly BatchExtension[];
+}
+
+/** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
+export interface RestoreResult {
+  restored: number;
+  unreadable: { traceId: string; callKey: string; reason: string }[];
 }
 
 export interface PipelineDeps {
@@ -75,21 +84,25 @@ export class Pipeline {
     const txn = deps.ledger.begin(now);
     const merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
     const calls = merged.calls.map((c) => this.check(c, source, now));
-    const plan = buildWrite(source, calls, merged.executions, this.failureCap, now);
-    plan.batch.pendingAdd = merged.deferred.map(toRow);
-    plan.batch.pendingRemove = merged.cancelled.map((c) => ({ traceId: c.traceId, callKey: c.key }));
-    for (const sink of deps.sinks ?? []) sink.collect({ source, facts, calls, batch: plan.batch });
-    if (extend) plan.batch.extensions.push(...extend(calls));
+    const labels = calls.map((c) => callLabels(c, deps.labels));
+    const execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
+    const plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now);
+    const batch: WriteBatch = {
+      ...plan.rows,
+      pendingAdd: merged.deferred.map(encodePending),
+      pendingRemove: merged.cancelled.map((c) => ({ traceId: c.traceId, callKey: c.key })),
+      extensions: [...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })), ...(extend?.(calls) ?? [])],
+    };
 
     try {
-      await deps.store.write(plan.batch);
+      await deps.store.write(batch);
     } catch (err) {
       txn.rollback();
       throw err;
     }
     plan.commitCaps();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, merged.executions, plan.dropped, merged.duplicateSpans);
+    this.count(source, calls, labels, execLabels, plan.dropped, merged.duplicateSpans);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     return {
       spans: spanCount,
@@ -113,36 +126,36 @@ export class Pipeline {
     for (const p of due) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
     for (const [source, items] of bySource) {
       const calls = items.map((p) => this.check(p.call, source, nowMs));
-      const plan = buildWrite(source, calls, [], this.failureCap, nowMs);
-      plan.batch.pendingRemove = items.map((p) => ({ traceId: p.traceId, callKey: p.key }));
+      const labels = calls.map((c) => callLabels(c, deps.labels));
+      const plan = buildWrite(source, calls, labels, [], [], this.failureCap, nowMs);
+      const batch: WriteBatch = { ...plan.rows, pendingAdd: [], pendingRemove: items.map((p) => ({ traceId: p.traceId, callKey: p.key })), extensions: [] };
       try {
-        await deps.store.write(plan.batch);
+        await deps.store.write(batch);
       } catch (err) {
         deps.ledger.restore(items, nowMs);
         throw err;
       }
       plan.commitCaps();
-      this.count(source, calls, [], plan.dropped, 0);
+      this.count(source, calls, labels, [], plan.dropped, 0);
     }
     return due.length;
   }
 
-  /** Puts back the pending calls a previous process persisted. */
-  restorePending(rows: readonly PendingRow[]): void {
+  /** Puts back the pending calls a previous process persisted; a row that cannot be read is reported, not counted. */
+  restorePending(rows: readonly PendingRow[]): RestoreResult {
     const items: PendingCall[] = [];
+    const unreadable: RestoreResult['unreadable'] = [];
     for (const r of rows) {
-      try {
-        const { source, call } = JSON.parse(r.payload) as { source: SourceName; call: CallToCount };
-        items.push({ source, traceId: r.traceId, key: r.callKey, dueMs: r.dueMs, call });
-      } catch {
-        // A row we cannot read cannot be counted either; it is left for retention.
-      }
+      const d = decodePending(r);
+      if (d.ok) items.push(d.call);
+      else unreadable.push({ traceId: r.traceId, callKey: r.callKey, reason: d.reason });
     }
     this.deps.ledger.restore(items, this.deps.now());
+    return { restored: items.length, unreadable };
   }
 
   private check(c: CallToCount, source: SourceName, now: number): CheckedCall {
-    const { outcome, nameKnown } = classify(c, this.deps.registry, this.deps.schemas);
+    const outcome = classify(c, this.deps.registry, this.deps.schemas);
     return {
       source,
       traceId: c.traceId,
@@ -151,7 +164,6 @@ export class Pipeline {
       service: c.service,
       model: c.model,
       name: c.name,
-      nameKnown,
       args: c.args,
       timeMs: c.timeMs || now,
       outcome,
@@ -159,23 +171,24 @@ export class Pipeline {
     };
   }
 
-  private count(source: SourceName, calls: readonly CheckedCall[], executions: readonly ExecutionToRecord[], dropped: number, duplicates: number): void {
-    const { metrics: m, labels } = this.deps;
-    for (const c of calls) {
-      const outcome = c.outcome.outcome;
-      const tool = outcome === 'UnknownName' ? UNKNOWN_TOOL : labels.value('tool', c.name);
-      const service = labels.value('service', c.service);
-      m.toolCalls.inc({ service, model: labels.value('model', c.model), tool, outcome, source });
-      if (c.outcome.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: c.outcome.reason });
+  /** Moves the metrics of a committed batch, under the labels its rows were stored with. */
+  private count(
+    source: SourceName,
+    calls: readonly CheckedCall[],
+    labels: readonly CallLabels[],
+    execLabels: readonly ExecutionLabels[],
+    dropped: number,
+    duplicates: number,
+  ): void {
+    const m = this.deps.metrics;
+    for (let i = 0; i < calls.length; i++) {
+      const o = calls[i]!.outcome;
+      const { service, model, tool } = labels[i]!;
+      m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
+      if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
     }
-    for (const e of executions) {
-      m.toolExecutions.inc({ service: labels.value('service', e.service), tool: labels.value('tool', e.execution.name), status: e.execution.status });
-    }
+    for (const l of execLabels) m.toolExecutions.inc(l);
     if (dropped) m.failureRecordsDropped.inc(dropped);
     if (duplicates) m.duplicateSpans.inc(duplicates);
   }
-}
-
-function toRow(p: PendingCall): PendingRow {
-  return { traceId: p.traceId, callKey: p.key, dueMs: p.dueMs, payload: JSON.stringify({ source: p.source, call: p.call }) };
 }

@@ -1,10 +1,12 @@
 /**
  * Turns checked calls and executions into the rows of one store write: minute aggregates for
  * every call, failure records for failed ones — at most N per tool per minute, the rest counted
- * as dropped — so storage grows with errors, not with traffic.
+ * as dropped — so storage grows with errors, not with traffic. A call's label values are derived
+ * once (callLabels) and used for its metric and its stored rows alike.
  */
+import type { LabelCap } from '../metrics/label-cap.js';
 import type { CheckedCall, SourceName } from '../model.js';
-import type { CallAggregate, ExecutionAggregate, FailureRecord, WriteBatch } from '../store/store.js';
+import type { CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
 import { minuteOf } from '../store/store.js';
 import type { ExecutionToRecord } from './merge.js';
 
@@ -17,6 +19,36 @@ const clip = (s: string, n = MAX_TEXT): string => {
   const cut = s.length > n ? s.slice(0, n) : s;
   return cut.includes('\u0000') ? cut.replace(/\u0000/g, '\uFFFD') : cut;
 };
+
+export interface CallLabels {
+  service: string;
+  model: string;
+  /** The tool as counted: its name, or `_unknown` for an UnknownName call. */
+  tool: string;
+}
+
+export interface ExecutionLabels {
+  service: string;
+  tool: string;
+  status: 'ok' | 'error';
+}
+
+/**
+ * The label values a call is counted under, in /metrics and in the store: clipped and storable,
+ * capped per label (overflow → `_other`, so no input can explode cardinality) and `_unknown` for a
+ * name the model invented. Derived once per call, so the metric and the stored row always agree.
+ */
+export function callLabels(c: CheckedCall, cap: LabelCap): CallLabels {
+  return {
+    service: cap.value('service', clip(c.service)),
+    model: cap.value('model', clip(c.model)),
+    tool: c.outcome.outcome === 'UnknownName' ? UNKNOWN_TOOL : cap.value('tool', clip(c.name)),
+  };
+}
+
+export function executionLabels(e: ExecutionToRecord, cap: LabelCap): ExecutionLabels {
+  return { service: cap.value('service', clip(e.service)), tool: cap.value('tool', clip(e.execution.name)), status: e.execution.status };
+}
 
 /** Records kept per (minute, service, tool); remembered for the current and previous minutes only. */
 export class FailureCap {
@@ -38,26 +70,42 @@ export class FailureCap {
   }
 }
 
+/** The rows one batch writes for its calls and executions. */
+export interface CallRows {
+  callAggregates: CallAggregate[];
+  executionAggregates: ExecutionAggregate[];
+  failures: FailureRecord[];
+  failureDrops: FailureDrop[];
+}
+
 export interface WritePlan {
-  batch: WriteBatch;
+  rows: CallRows;
   dropped: number;
   /** Call after the batch committed: the cap counts only what was stored. */
   commitCaps(): void;
 }
 
-export function buildWrite(source: SourceName, calls: readonly CheckedCall[], executions: readonly ExecutionToRecord[], cap: FailureCap, nowMs: number): WritePlan {
+/** `labels[i]` are the labels of `calls[i]`, `execLabels[i]` of `executions[i]`. */
+export function buildWrite(
+  source: SourceName,
+  calls: readonly CheckedCall[],
+  labels: readonly CallLabels[],
+  executions: readonly ExecutionToRecord[],
+  execLabels: readonly ExecutionLabels[],
+  cap: FailureCap,
+  nowMs: number,
+): WritePlan {
   const aggregates = new Map<string, CallAggregate>();
   const failures: FailureRecord[] = [];
   const drops = new Map<string, { minute: number; service: string; tool: string; dropped: number }>();
   const capUse = new Map<string, number>();
   let dropped = 0;
 
-  for (const c of calls) {
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
+    const { service, model, tool } = labels[i]!;
     const o = c.outcome;
-    const tool = clip(o.outcome === 'UnknownName' ? UNKNOWN_TOOL : c.name);
     const minute = minuteOf(c.timeMs);
-    const service = clip(c.service);
-    const model = clip(c.model);
     const reason = o.outcome === 'unvalidated' ? o.reason : '';
     const key = `${minute}\u0000${service}\u0000${model}\u0000${tool}\u0000${o.outcome}\u0000${reason}`;
     const agg = aggregates.get(key);
@@ -94,10 +142,10 @@ export function buildWrite(source: SourceName, calls: readonly CheckedCall[], ex
   }
 
   const execAggs = new Map<string, ExecutionAggregate>();
-  for (const e of executions) {
+  for (let i = 0; i < executions.length; i++) {
+    const e = executions[i]!;
+    const { service, tool } = execLabels[i]!;
     const minute = minuteOf(e.timeMs || nowMs);
-    const service = clip(e.service);
-    const tool = clip(e.execution.name);
     const key = `${minute}\u0000${service}\u0000${tool}\u0000${e.execution.status}`;
     const agg = execAggs.get(key);
     if (agg) agg.count++;
@@ -105,7 +153,7 @@ export function buildWrite(source: SourceName, calls: readonly CheckedCall[], ex
   }
 
   return {
-    batch: { callAggregates: [...aggregates.values()], executionAggregates: [...execAggs.values()], failures, failureDrops: [...drops.values()], pendingAdd: [], pendingRemove: [], extensions: [] },
+    rows: { callAggregates: [...aggregates.values()], executionAggregates: [...execAggs.values()], failures, failureDrops: [...drops.values()] },
     dropped,
     commitCaps: () => cap.commit(capUse, minuteOf(nowMs)),
   };

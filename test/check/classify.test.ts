@@ -26,14 +26,14 @@ const noSchema: ToolDef = { name: 'bare' };
 const registry = new ToolRegistry();
 registry.add('billing', [{ name: 'refund', parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] } }]);
 
-const cases: { name: string; call: CallToCheck; want: string; detail?: unknown; known?: boolean }[] = [
-  { name: 'valid', call: { name: 'weather', args: s('{"city":"Oslo"}'), service: 'x', offered: [weather] }, want: 'valid', known: true },
+const cases: { name: string; call: CallToCheck; want: string; detail?: unknown }[] = [
+  { name: 'valid', call: { name: 'weather', args: s('{"city":"Oslo"}'), service: 'x', offered: [weather] }, want: 'valid' },
   { name: 'structured args (kvlist) valid', call: { name: 'weather', args: { kind: 'structured', value: { city: 'Oslo' }, raw: '{"city":"Oslo"}' }, service: 'x', offered: [weather] }, want: 'valid' },
   { name: 'not JSON', call: { name: 'weather', args: s('{"city": Oslo'), service: 'x', offered: [weather] }, want: 'InvalidJson' },
   { name: 'JSON but an array', call: { name: 'weather', args: s('["Oslo"]'), service: 'x', offered: [weather] }, want: 'InvalidJson', detail: 'arguments must be a JSON object, got an array' },
   { name: 'JSON but null', call: { name: 'weather', args: s('null'), service: 'x', offered: [weather] }, want: 'InvalidJson' },
-  { name: 'InvalidJson wins over UnknownName', call: { name: 'nope', args: s('{'), service: 'x', offered: [weather] }, want: 'InvalidJson', known: false },
-  { name: 'invented name', call: { name: 'wether', args: s('{"city":"Oslo"}'), service: 'x', offered: [weather] }, want: 'UnknownName', detail: ['weather'], known: false },
+  { name: 'InvalidJson wins over UnknownName', call: { name: 'nope', args: s('{'), service: 'x', offered: [weather] }, want: 'InvalidJson' },
+  { name: 'invented name', call: { name: 'wether', args: s('{"city":"Oslo"}'), service: 'x', offered: [weather] }, want: 'UnknownName', detail: ['weather'] },
   { name: 'invented name without arguments is still UnknownName', call: { name: 'wether', args: none, service: 'x', offered: [weather] }, want: 'UnknownName' },
   { name: 'no coercion: "3" is not an integer', call: { name: 'weather', args: s('{"city":"Oslo","days":"3"}'), service: 'x', offered: [weather] }, want: 'SchemaMismatch', detail: [{ instancePath: '/days', keyword: 'type' }] },
   { name: 'all errors collected', call: { name: 'weather', args: s('{"days":1.5,"extra":1}'), service: 'x', offered: [weather] }, want: 'SchemaMismatch', detail: [{ instancePath: '', keyword: 'required' }, { instancePath: '', keyword: 'additionalProperties' }, { instancePath: '/days', keyword: 'type' }] },
@@ -41,10 +41,10 @@ const cases: { name: string; call: CallToCheck; want: string; detail?: unknown; 
   { name: 'draft 2020-12 valid', call: { name: 'tuple', args: s('{"pair":["a",1]}'), service: 'x', offered: [draft2020] }, want: 'valid' },
   { name: 'draft 2019-09 by $schema', call: { name: 'dep', args: s('{"a":1}'), service: 'x', offered: [draft2019] }, want: 'SchemaMismatch' },
   { name: 'formats checked, vendor keywords ignored', call: { name: 'mail', args: s('{"to":"not-an-email"}'), service: 'x', offered: [withFormat] }, want: 'SchemaMismatch', detail: [{ instancePath: '/to', keyword: 'format' }] },
-  { name: 'no arguments captured', call: { name: 'weather', args: none, service: 'x', offered: [weather] }, want: 'unvalidated', detail: 'no_arguments', known: true },
+  { name: 'no arguments captured', call: { name: 'weather', args: none, service: 'x', offered: [weather] }, want: 'unvalidated', detail: 'no_arguments' },
   { name: 'offered without a schema', call: { name: 'bare', args: s('{}'), service: 'x', offered: [noSchema] }, want: 'unvalidated', detail: 'no_schema' },
   { name: 'schema does not compile', call: { name: 'broken', args: s('{}'), service: 'x', offered: [broken] }, want: 'unvalidated', detail: 'bad_schema' },
-  { name: 'no definitions anywhere', call: { name: 'anything', args: s('{}'), service: 'other' }, want: 'unvalidated', detail: 'no_schema', known: false },
+  { name: 'no definitions anywhere', call: { name: 'anything', args: s('{}'), service: 'other' }, want: 'unvalidated', detail: 'no_schema' },
   { name: 'registry: valid', call: { name: 'refund', args: s('{"amount":5}'), service: 'billing' }, want: 'valid' },
   { name: 'registry: mismatch', call: { name: 'refund', args: s('{"amount":"5"}'), service: 'billing' }, want: 'SchemaMismatch' },
   { name: 'registry: invented name', call: { name: 'refnud', args: s('{}'), service: 'billing' }, want: 'UnknownName', detail: ['refund'] },
@@ -55,10 +55,9 @@ const cases: { name: string; call: CallToCheck; want: string; detail?: unknown; 
 
 describe('classify', () => {
   const schemas = new SchemaCache();
-  it.each(cases)('$name → $want', ({ call, want, detail, known }) => {
-    const { outcome, nameKnown } = classify(call, registry, schemas);
+  it.each(cases)('$name → $want', ({ call, want, detail }) => {
+    const outcome = classify(call, registry, schemas);
     expect(outcome.outcome).toBe(want);
-    if (known !== undefined) expect(nameKnown).toBe(known);
     if (detail === undefined) return;
     if (outcome.outcome === 'InvalidJson') expect(outcome.message).toBe(detail);
     if (outcome.outcome === 'UnknownName') expect(outcome.known).toEqual(detail);

@@ -116,7 +116,7 @@ const cases: { name: string; batches: Span[][]; want: Counts; executions: number
   },
 ];
 
-function makePipeline(store: Store, clock: { now: number }) {
+function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100) {
   const metrics = createMetrics();
   const pipeline = new Pipeline({
     dialects: builtinDialects(),
@@ -125,7 +125,7 @@ function makePipeline(store: Store, clock: { now: number }) {
     ledger: new Ledger({ maxTraces: 100, maxCallsPerTrace: 100, traceTtlMs: 3_600_000 }),
     store,
     metrics,
-    labels: new LabelCap(100),
+    labels: new LabelCap(maxLabelValues),
     failuresPerToolPerMinute: 10,
     executionGraceMs: 10_000,
     now: () => clock.now,
@@ -189,5 +189,49 @@ describe('pipeline: one call, one count', () => {
     expect(await second.loadPending()).toHaveLength(0);
     await second.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a persisted pending call carries a version; a row this version cannot read is reported, not counted', async () => {
+    const clock = { now: 1_000_000 };
+    const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    const a = makePipeline(store, clock);
+    await a.pipeline.ingestSpans([tool('b1', 'weather', 'c1')]);
+    const [row] = await store.loadPending();
+    expect(JSON.parse(row!.payload)).toMatchObject({ v: 1, source: 'otlp', call: { traceId: T1, name: 'weather', fromExecution: true } });
+    const legacy = { ...row!, callKey: 'legacy', payload: JSON.stringify({ ...JSON.parse(row!.payload), v: undefined }) };
+    const bad = [
+      { ...row!, callKey: 'not-json', payload: '{' },
+      { ...row!, callKey: 'no-args', payload: JSON.stringify({ v: 1, source: 'otlp', call: { ...JSON.parse(row!.payload).call, args: 'x' } }) },
+      { ...row!, callKey: 'future', payload: JSON.stringify({ ...JSON.parse(row!.payload), v: 2 }) },
+    ];
+    const b = makePipeline(store, clock);
+    const res = b.pipeline.restorePending([row!, legacy, ...bad]);
+    expect(res.restored).toBe(2);
+    expect(res.unreadable.map((u) => u.callKey)).toEqual(['not-json', 'no-args', 'future']);
+    await store.close();
+  });
+});
+
+describe('pipeline: labels of a call are derived once', () => {
+  it('after a label overflow, the metric and the stored aggregates name the same tool', async () => {
+    const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    const clock = { now: 1_000_000 };
+    // One value per label: the second tool overflows to _other.
+    const { metrics, pipeline } = makePipeline(store, clock, 1);
+    const both = JSON.stringify([
+      { type: 'function', name: 'weather', parameters: schema },
+      { type: 'function', name: 'forecast', parameters: schema },
+    ]);
+    const span = chat('a1', [
+      { id: 'c1', name: 'weather', args: '{"city":"Lima"}' },
+      { id: 'c2', name: 'forecast', args: '{"city":"Lima"}' },
+    ]);
+    span.attributes['gen_ai.tool.definitions'] = both;
+    await pipeline.ingestSpans([span]);
+    const metric = (await metrics.toolCalls.get()).values.map((v) => [v.labels.tool, v.value]).sort();
+    const stored = (await store.callCounts({ sinceMs: 0 })).map((r) => [r.tool, Number(r.count)]).sort();
+    expect(metric).toEqual([['_other', 1], ['weather', 1]]);
+    expect(stored).toEqual(metric);
+    await store.close();
   });
 });
