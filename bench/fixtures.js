@@ -136,7 +136,7 @@ const TOOLS = {
       additionalProperties: false,
     },
     valid: (r) => ({ query: r.words(r.int(3, 9)), top_k: r.int(1, 10), ...(r.chance(0.4) ? { filters: { product: r.pick(['pro', 'basic', 'team']), locale: r.pick(['en', 'en-US', 'fr-FR', 'de']) } } : {}) }),
-    result: (r) => ({ hits: [1, 2, 3].map((i) => ({ id: `kb-${r.int(1000, 9999)}`, title: r.words(5), score: r.int(50, 99) / 100, snippet: r.words(18) })) }),
+    result: (r) => ({ hits: [1, 2, 3].map((_i) => ({ id: `kb-${r.int(1000, 9999)}`, title: r.words(5), score: r.int(50, 99) / 100, snippet: r.words(18) })) }),
   },
   escalate_ticket: {
     description: 'Hand the conversation to a human agent.',
@@ -436,7 +436,7 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
     const final = turn === toolTurns;
     const model = start(`chat ${svc.model}`, { kind: SpanKind.CLIENT }, agentCtx);
     const modelCtx = trace.setSpan(agentCtx, model);
-    let proposed = [];
+    const proposed = [];
     let output;
     if (final) {
       output = [{ role: 'assistant', parts: [{ type: 'text', content: `${r.words(r.int(20, 60))}.` }], finish_reason: 'stop' }];
@@ -526,7 +526,7 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
 }
 
 /** A trace of `n` plain spans (health checks, DB queries): no GenAI attributes at all. */
-function fillerTrace(r, tracer, ids, n, t0) {
+function fillerTrace(_r, tracer, ids, n, t0) {
   ids.nextTrace = ids.r.hex(16);
   const root = tracer.startSpan('GET /healthz', { kind: SpanKind.SERVER, startTime: t0, attributes: { 'http.request.method': 'GET', 'http.route': '/healthz', 'url.path': '/healthz', 'http.response.status_code': 200 } });
   const ctx = trace.setSpan(ROOT_CONTEXT, root);

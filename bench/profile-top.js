@@ -59,7 +59,7 @@ const AREAS = [
   ['OTLP decode', /dist\/sources\/otlp\/decode|protobufjs/],
   ['HTTP + body read (fastify, node:http, streams)', /fastify|avvio|find-my-way|light-my-request|node:_http|node:net|node:internal\/streams|node:events|node:buffer|dist\/sources\/otlp\/(body|route)|^writev|^utf8Slice|^\(program\)|^runMicrotasks|processTicksAndRejections|node:internal\/process|^writeBuffer|^writeUtf8String|node:stream/],
   ['normalize (dialect readers, JSON.parse of messages)', /dist\/normalize\//],
-  ['check (classify + Ajv validators)', /dist\/check\/|nm\/ajv|^validate\d*  :|^\(anonymous\)  :0/],
+  ['check (classify + Ajv validators)', /dist\/check\/|nm\/ajv|^validate\d* {2}:|^\(anonymous\) {2}:0/],
   ['pipeline (merge, ledger, write plan)', /dist\/pipeline\//],
   ['store (better-sqlite3)', /dist\/store\/|better-sqlite3/],
   ['metrics (prom-client)', /prom-client|dist\/metrics\//],

@@ -3,12 +3,12 @@
  * (clients retry elsewhere), in-flight ones finish and commit, then the store closes.
  */
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services.js';
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig({ argv, env });
   } catch (err) {

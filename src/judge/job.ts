@@ -8,7 +8,7 @@
  * Runs are serialised twice: the scheduler skips a tick while the previous run goes on, and
  * `lock` (Store.runExclusive) lets one replica at a time run it.
  */
-import type { JudgeClient } from './client.js';
+import type { JudgeAnswer, JudgeClient } from './client.js';
 import { estimateTokens, JudgeTransportError } from './client.js';
 import { buildMessages, redactTrajectory, type ChatMessage, type PromptTemplate } from './prompt.js';
 import type { Redactor } from './redact.js';
@@ -89,7 +89,7 @@ export class JudgeJob {
 
       const judgeOne = async (traceId: string): Promise<void> => {
         const t = await d.store.trajectory(traceId);
-        if (!t || t.status !== 'pending') return;
+        if (t?.status !== 'pending') return;
         let messages: ChatMessage[];
         try {
           // Fail closed: nothing is sent unless every part went through the redactor.
@@ -112,7 +112,7 @@ export class JudgeJob {
         if (budget.cost + estCost > d.caps.cost) return void (stop ??= 'cost_cap');
         budget.tokens += estTokens;
         budget.cost += estCost;
-        let answer;
+        let answer: JudgeAnswer;
         try {
           answer = await d.client.judge(messages);
         } catch (err) {

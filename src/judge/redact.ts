@@ -55,7 +55,7 @@ const BUILTIN: Rule[] = [
   // key=value / "key": "value" for secret-sounding keys (aws_secret_access_key, api_key, password …).
   {
     // (A value that is already a mask, [REDACTED] …, is left as it is.)
-    re: /((?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|password|passwd|pwd)["']?\s*[:=]\s*["']?)(?!\[)([^"'\s,;}&{\[]{4,})/gi,
+    re: /((?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|password|passwd|pwd)["']?\s*[:=]\s*["']?)(?!\[)([^"'\s,;}&{[]{4,})/gi,
     replace: (m) => m.replace(/([:=]\s*["']?)[^"'\s,;}&]{4,}$/, '$1[SECRET]'),
   },
   // Emails.

@@ -30,7 +30,7 @@ const MAX_TOOLS = 64;
 
 const clip = (s: string, n: number): string => {
   const cut = s.length > n ? `${s.slice(0, n)}…[truncated ${s.length - n} chars]` : s;
-  return cut.includes('\u0000') ? cut.replace(/\u0000/g, '\uFFFD') : cut; // PostgreSQL TEXT refuses NUL
+  return cut.includes('\u0000') ? cut.replaceAll('\u0000', '\uFFFD') : cut; // PostgreSQL TEXT refuses NUL
 };
 
 export interface TrajectorySinkDeps {

@@ -61,7 +61,7 @@ export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: Mer
       out.duplicateSpans++;
       continue;
     }
-    f.proposals.forEach((p, i) => takeProposal(f, p, i, txn, out));
+    for (let i = 0; i < f.proposals.length; i++) takeProposal(f, f.proposals[i]!, i, txn, out);
     if (f.execution) takeExecution(f, f.execution, txn, out, ctx);
   }
   return out;

@@ -15,7 +15,7 @@ import type { LabelCap } from '../metrics/label-cap.js';
 import type { Dialects } from '../normalize/registry.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
-import { mergeBatch, type CallToCount, type ExecutionToRecord } from './merge.js';
+import { mergeBatch, type CallToCount } from './merge.js';
 import { decodePending, encodePending } from './pending-payload.js';
 import { buildWrite, callLabels, executionLabels, FailureCap, type CallLabels, type ExecutionLabels } from './write-batch.js';
 

@@ -17,7 +17,7 @@ const MAX_ARGS = 64 * 1024;
 /** Bounded and storable everywhere: PostgreSQL TEXT refuses NUL, so it becomes U+FFFD. */
 const clip = (s: string, n = MAX_TEXT): string => {
   const cut = s.length > n ? s.slice(0, n) : s;
-  return cut.includes('\u0000') ? cut.replace(/\u0000/g, '\uFFFD') : cut;
+  return cut.includes('\u0000') ? cut.replaceAll('\u0000', '\uFFFD') : cut;
 };
 
 export interface CallLabels {
