@@ -128,7 +128,7 @@ export interface ValidationError {
 export type OutcomeName = 'valid' | 'InvalidJson' | 'UnknownName' | 'SchemaMismatch' | 'unvalidated';
 export type UnvalidatedReason = 'no_arguments' | 'no_schema' | 'bad_schema';
 
-/** The outcome contract of architecture.md, as a discriminated union. */
+/** The outcome contract (the README's outcome table), as a discriminated union. */
 export type Outcome =
   | { outcome: 'valid' }
   | { outcome: 'InvalidJson'; message: string }

@@ -1,5 +1,5 @@
 /**
- * The outcome contract (architecture.md): InvalidJson, UnknownName, SchemaMismatch, valid, else
+ * The outcome contract (the README's outcome table): InvalidJson, UnknownName, SchemaMismatch, valid, else
  * unvalidated — the first that applies wins.
  */
 import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';

@@ -1,5 +1,5 @@
 /**
- * Langfuse observations (pulled over its public API, span-conventions §5) → SpanFacts. Pure: no
+ * Langfuse observations (pulled over its public API; README: Langfuse, What is read) → SpanFacts. Pure: no
  * client, no clock. The public API returns no parsed tool calls, so they are read from a
  * generation's `input` (tools offered, history) and `output` (proposals) in every shape SDKs
  * write there, and from TOOL observations (name, input = arguments, output = result).

@@ -1,5 +1,5 @@
 /**
- * One call, one count (span-conventions §7), across export batches: remembers, per trace, which
+ * One call, one count (README: How calls are found and counted), across export batches: remembers, per trace, which
  * tool-bearing spans were already taken and which calls were already counted. Bounded: at most
  * `maxTraces` traces (least recently touched evicted first, and any idle longer than the TTL),
  * at most `maxCallsPerTrace` calls each. Every change made while a batch is being recorded can be

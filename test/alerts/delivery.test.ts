@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
 import { otelClient, type OtelClient } from '../helpers/otel.js';
-import { agentCalls, fakeSlack, sleep, slackText, waitFor, type FakeSlack, type Received } from './helpers.js';
+import { fakeSlack, slackText, type FakeSlack, type Received } from '../fakes/slack.js';
+import { agentCalls, sleep, waitFor } from './helpers.js';
 
 const SECRET = 'T0001/B0001/s3cr3tW3bh00kT0k3n';
 

@@ -20,7 +20,7 @@ import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
-import { fakeSlack } from './helpers.js';
+import { fakeSlack } from '../fakes/slack.js';
 
 const msg = (status: 'firing' | 'resolved', rule = 'r'): AlertMessage => ({
   status, repeat: false, rule, kind: 'error_rate', severity: 'warning', labels: { service: 'a' }, groupKey: '[["service","a"]]', fingerprint: 'f00d',

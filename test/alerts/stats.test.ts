@@ -92,7 +92,7 @@ describe('two-proportion z-test', () => {
     expect(r.pGreater).toBeCloseTo(0.051235217429874705, 12);
     expect(r.pTwoSided).toBeCloseTo(0.10247043485974941, 12);
   });
-  it('the issue\'s case: 0.9 % of 5,000 against 0.2 % of 100,000 is significant (z = 10.01)', () => {
+  it('a rise below any fixed threshold: 0.9 % of 5,000 against 0.2 % of 100,000 is significant (z = 10.01)', () => {
     const r = twoProportionZTest(45, 5000, 200, 100_000);
     expect(r.z).toBeCloseTo(10.011687123113628, 10);
     expect(r.pGreater / 6.7711556411546e-24).toBeCloseTo(1, 6);

@@ -1,4 +1,4 @@
-/** The outcome contract of architecture.md, table-driven: first rule that applies wins. */
+/** The outcome contract (the README's outcome table), table-driven: first rule that applies wins. */
 import { describe, expect, it } from 'vitest';
 import { classify, type CallToCheck } from '../../src/check/classify.js';
 import { loadToolRegistry, ToolRegistry } from '../../src/check/registry.js';

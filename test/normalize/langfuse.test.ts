@@ -1,4 +1,4 @@
-/** The Langfuse observation normalizer, table-driven over every shape (span-conventions §5). */
+/** The Langfuse observation normalizer, table-driven over every shape (README: Langfuse, What is read). */
 import { describe, expect, it } from 'vitest';
 import { observationToFacts, type LangfuseObservation } from '../../src/normalize/langfuse.js';
 import { anthropic, langchain, openaiChat, responsesApi } from './langfuse-shapes.js';
