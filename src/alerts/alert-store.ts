@@ -8,20 +8,10 @@ import { byteOrder, type Sql } from '../store/sql.js';
 import type { AlertInstance } from './engine.js';
 import type { AlertMessage } from './message.js';
 
-export type OutboxStatus = 'pending' | 'sent' | 'failed';
-
 /** An outbox message of a notifier, its payload read back as the alert message. */
-export interface OutboxRow {
-  id: number;
+export interface OutboxRow extends Omit<OutboxMessage, 'destination' | 'payload'> {
   notifier: string;
-  createdMs: number;
   message: AlertMessage;
-  status: OutboxStatus;
-  attempts: number;
-  nextAttemptMs: number;
-  lastAttemptMs: number | null;
-  doneMs: number | null;
-  lastError: string | null;
 }
 
 export interface EvaluationCommit {
