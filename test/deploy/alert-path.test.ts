@@ -129,8 +129,11 @@ describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
       expect(attachment!.text).toContain('See /api/failures?service=checkout.');
 
       // Alertmanager holds it as an active alert from this Prometheus.
-      const held = (await (await fetch(`${am!.url}/api/v2/alerts`)).json()) as { labels: Record<string, string>; status: { state: string } }[];
-      expect(held.map((a) => [a.labels.alertname, a.labels.service, a.status.state])).toEqual([['ToolwatchToolCallErrorRate', 'checkout', 'active']]);
+      type AmAlert = { labels: Record<string, string>; status: { state: string } };
+      const held = (await (await fetch(`${am!.url}/api/v2/alerts`)).json()) as AmAlert[];
+      expect(held.map((a) => [a.labels.alertname, a.labels.service, a.status.state])).toEqual([
+        ['ToolwatchToolCallErrorRate', 'checkout', 'active'],
+      ]);
     } finally {
       sending = false;
       await traffic;

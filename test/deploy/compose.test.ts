@@ -78,7 +78,9 @@ describe('compose.yaml', () => {
         if (m.bind) expect(existsSync(m.source), `${name}: ${m.source}`).toBe(true);
         else expect(Object.keys(compose.volumes), `${name}: volume ${m.source}`).toContain(m.source);
       }
-      for (const secret of services[name].secrets ?? []) expect(Object.keys(compose.secrets), `${name}: secret ${secret}`).toContain(secret);
+      for (const secret of services[name].secrets ?? []) {
+        expect(Object.keys(compose.secrets), `${name}: secret ${secret}`).toContain(secret);
+      }
     }
     for (const [name, s] of Object.entries(compose.secrets as Record<string, { file: string }>)) {
       expect(existsSync(path.resolve(composeDir, interpolate(s.file))), `secret ${name}`).toBe(true);
@@ -98,12 +100,16 @@ describe('compose.yaml', () => {
       const url = new URL((cfg.database as { url: string }).url);
       expect(url.hostname).toBe('postgres');
       const pg = env('postgres');
-      expect([url.username, decodeURIComponent(url.password), url.pathname.slice(1)]).toEqual([pg.POSTGRES_USER, pg.POSTGRES_PASSWORD, pg.POSTGRES_DB]);
+      expect([url.username, decodeURIComponent(url.password), url.pathname.slice(1)]).toEqual([
+        pg.POSTGRES_USER,
+        pg.POSTGRES_PASSWORD,
+        pg.POSTGRES_DB,
+      ]);
     }
     expect(Object.keys(services.postgres.healthcheck)).toContain('test');
   });
 
-  it('Prometheus loads the mounted config and rules, scrapes every replica where it listens, alerts to the Alertmanager service', () => {
+  it('Prometheus loads the mounted config and rules, scrapes every replica where it listens, alerts to Alertmanager', () => {
     const configFile = hostFile('prometheus', flag('prometheus', '--config.file'));
     const prom = readYaml(configFile);
     for (const rf of prom.rule_files) expect(existsSync(path.resolve(path.dirname(configFile), rf)), rf).toBe(true);

@@ -36,7 +36,8 @@ describe('Prometheus and Alertmanager configs', () => {
   });
 
   it('the checkers do reject a broken config (the checks above can fail)', () => {
-    const promtool = tool('promtool', ['check', 'config', '/dev/stdin'], { input: 'scrape_configs: [{job_name: x, scrape_interval: often}]\n' });
+    const badScrape = 'scrape_configs: [{job_name: x, scrape_interval: often}]\n';
+    const promtool = tool('promtool', ['check', 'config', '/dev/stdin'], { input: badScrape });
     expect(promtool.status).not.toBe(0);
     const amtool = tool('amtool', ['check-config', '/dev/stdin'], { input: 'route: {receiver: nobody}\nreceivers: []\n' });
     expect(amtool.status).not.toBe(0);
@@ -65,7 +66,9 @@ describe('Collector configs', () => {
       }
     }
     // Inside a container the OTLP receiver must listen beyond localhost (its default since v0.104).
-    for (const proto of Object.values(cfg.receivers.otlp.protocols) as { endpoint: string }[]) expect(proto.endpoint).toMatch(/^0\.0\.0\.0:/);
+    for (const proto of Object.values(cfg.receivers.otlp.protocols) as { endpoint: string }[]) {
+      expect(proto.endpoint).toMatch(/^0\.0\.0\.0:/);
+    }
   });
 
   it('fan-out: the existing backend and toolwatch both get every trace, over OTLP/HTTP', () => {

@@ -75,9 +75,8 @@ async function startDaemon(spec: Spec): Promise<Daemon> {
     if (/could not be started/.test(lastProblem)) break;
   }
   rmSync(dir, { recursive: true, force: true });
-  throw new Error(
-    `${spec.name} did not start (Debian package ${spec.name === 'prometheus' ? 'prometheus' : 'prometheus-alertmanager'}; .ci/run installs it): ${lastProblem}`,
-  );
+  const pkg = spec.name === 'prometheus' ? 'prometheus' : 'prometheus-alertmanager';
+  throw new Error(`${spec.name} did not start (Debian package ${pkg}; .ci/run installs it): ${lastProblem}`);
 }
 
 async function waitReady(url: string): Promise<true | undefined> {

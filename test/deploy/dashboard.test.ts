@@ -50,7 +50,7 @@ const queries: { where: string; expr: string }[] = [
 
 describe('PromQL helpers', () => {
   it.each([
-    ['sum by (service) (rate(toolwatch_tool_calls_total{outcome!="unvalidated", tool="x_total"}[5m]))', ['toolwatch_tool_calls_total']],
+    ['sum by (service) (rate(calls_total{outcome!="unvalidated", tool="x_total"}[5m]))', ['calls_total']],
     ['histogram_quantile(0.99, sum by (le) (rate(a_bucket[1m]))) > 1e3', ['a_bucket']],
     ['a / on (service) group_left(model) b unless c offset 5m and bool_metric', ['a', 'b', 'bool_metric', 'c']],
     ['topk(15, sum without (instance) (increase(x:y:z[1h])))', ['x:y:z']],
@@ -96,7 +96,12 @@ describe('Grafana dashboard', () => {
 
   it('every expression parses (promtool check rules on one recording rule per expression)', () => {
     const rules = {
-      groups: [{ name: 'dashboard', rules: queries.map((q, i) => ({ record: `dashboard:query_${i}`, expr: substituteGrafanaVariables(q.expr) })) }],
+      groups: [
+        {
+          name: 'dashboard',
+          rules: queries.map((q, i) => ({ record: `dashboard:query_${i}`, expr: substituteGrafanaVariables(q.expr) })),
+        },
+      ],
     };
     writeFileSync(path.join(dir, 'dashboard-rules.yml'), stringify(rules));
     const r = tool('promtool', ['check', 'rules', 'dashboard-rules.yml'], { cwd: dir });

@@ -68,7 +68,8 @@ describe('Kubernetes manifests', () => {
     expect(r.status).toBe(0);
     const rules = parse(readFileSync(path.join(deploy, 'prometheus/toolwatch-rules.yml'), 'utf8'));
     expect(find('PrometheusRule', 'toolwatch').spec.groups).toEqual(rules.groups);
-    expect(find('ConfigMap', 'toolwatch-otel-relay').data['relay.yaml']).toBe(readFileSync(path.join(deploy, 'otel-collector/relay.yaml'), 'utf8'));
+    const relayText = readFileSync(path.join(deploy, 'otel-collector/relay.yaml'), 'utf8');
+    expect(find('ConfigMap', 'toolwatch-otel-relay').data['relay.yaml']).toBe(relayText);
   });
 
   it('the PrometheusRule passes promtool check rules', () => {
@@ -87,7 +88,11 @@ describe('Kubernetes manifests', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: expect.any(Number) });
     expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
     for (const c of pod.containers) {
-      expect(c.securityContext, c.name).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(c.securityContext, c.name).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+      });
       expect(c.resources.requests, c.name).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
       expect(c.resources.limits.memory, c.name).toEqual(expect.any(String));
       expect(c.image, c.name).toMatch(/:v?\d+\.\d+\.\d+$/);
@@ -99,7 +104,9 @@ describe('Kubernetes manifests', () => {
   });
 
   it('Secret references: required keys exist in the example Secret, optional ones are marked optional', () => {
-    const refs = pod.containers.flatMap((c: any) => (c.env ?? []).filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.valueFrom.secretKeyRef));
+    const refs = pod.containers.flatMap((c: any) =>
+      (c.env ?? []).filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.valueFrom.secretKeyRef),
+    );
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) {
       expect(ref.name).toBe(secretExample.metadata.name);
@@ -130,7 +137,9 @@ describe('Kubernetes manifests', () => {
     expect(svcs.map((s) => s.metadata.name)).toEqual(['toolwatch', 'toolwatch-relay']);
     for (const s of svcs) {
       expect(podLabels).toMatchObject(s.spec.selector);
-      for (const p of s.spec.ports) expect(pod.containers.some((c: any) => portNumber(c, p.targetPort)), `${s.metadata.name} ${p.targetPort}`).toBe(true);
+      for (const p of s.spec.ports) {
+        expect(pod.containers.some((c: any) => portNumber(c, p.targetPort)), `${s.metadata.name} ${p.targetPort}`).toBe(true);
+      }
     }
     expect(find('Service', 'toolwatch-relay').spec.clusterIP).toBe('None'); // one DNS record per pod, for the loadbalancing exporter
     const sm = find('ServiceMonitor', 'toolwatch');
