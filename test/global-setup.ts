@@ -42,7 +42,7 @@ function pgRun(bin: string, args: string[]): void {
   }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);

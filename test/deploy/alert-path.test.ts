@@ -1,0 +1,143 @@
+/**
+ * The scrape-to-Slack path with the real servers: toolwatch on a socket, fed through the real
+ * OpenTelemetry exporter; Prometheus scraping it with the shipped scrape job and rules; Alertmanager
+ * with the shipped route and Slack receiver, posting to a local stand-in for Slack's incoming
+ * webhook. Only timings are shortened (scrape and evaluation 1 s, `for` 1 s, group_wait 1 s): the
+ * expressions, labels, annotations, routing and message templates are the shipped ones
+ * (toolwatch-rules.test.yml covers the real `for`/`keep_firing_for` timing in promtool).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { agentCalls } from '../alerts/helpers.js';
+import { fakeSlack, type FakeSlack } from '../fakes/slack.js';
+import { startToolwatch, type Harness } from '../helpers/harness.js';
+import { otelClient, type OtelClient } from '../helpers/otel.js';
+import { startAlertmanager, startPrometheus, type Daemon } from './daemons.js';
+
+const deploy = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../deploy');
+const readYaml = (file: string) => parse(readFileSync(path.join(deploy, file), 'utf8')) as Record<string, any>;
+const hostOf = (url: string) => new URL(url).host;
+const WEBHOOK_PATH = '/services/T0000TEST/B0000TEST/toolwatchtesttoken';
+
+interface SlackAttachment {
+  title: string;
+  text: string;
+  color?: string;
+}
+
+interface PromAlert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  state: string;
+  value: string;
+}
+
+async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, explain: () => string): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}\n${explain()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
+  let tw: Harness;
+  let slack: FakeSlack;
+  let am: Daemon | undefined;
+  let prom: Daemon | undefined;
+  let client: OtelClient;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-alert-path-'));
+    slack = await fakeSlack();
+    tw = await startToolwatch();
+    client = otelClient(tw.url, { service: 'checkout' });
+
+    const amConfig = readYaml('alertmanager/alertmanager.yml');
+    Object.assign(amConfig.route, { group_wait: '1s', group_interval: '1s', repeat_interval: '1h' });
+    const webhookFile = path.join(dir, 'slack-webhook-url');
+    writeFileSync(webhookFile, `${slack.url}${WEBHOOK_PATH}\n`);
+    amConfig.receivers[0].slack_configs[0].api_url_file = webhookFile;
+    writeFileSync(path.join(dir, 'alertmanager.yml'), stringify(amConfig));
+    am = await startAlertmanager(path.join(dir, 'alertmanager.yml'));
+
+    const rules = readYaml('prometheus/toolwatch-rules.yml');
+    for (const group of rules.groups) {
+      for (const rule of group.rules) {
+        if (rule.for) rule.for = '1s';
+        if (rule.keep_firing_for) rule.keep_firing_for = '1s';
+      }
+    }
+    writeFileSync(path.join(dir, 'rules.yml'), stringify(rules));
+    const promConfig = readYaml('prometheus/prometheus.yml');
+    promConfig.global = { scrape_interval: '1s', evaluation_interval: '1s' };
+    promConfig.rule_files = [path.join(dir, 'rules.yml')];
+    promConfig.alerting.alertmanagers[0].static_configs = [{ targets: [hostOf(am.url)] }];
+    const job = promConfig.scrape_configs.find((j: { job_name: string }) => j.job_name === 'toolwatch');
+    job.static_configs = [{ targets: [hostOf(tw.url)] }];
+    writeFileSync(path.join(dir, 'prometheus.yml'), stringify(promConfig));
+    prom = await startPrometheus(path.join(dir, 'prometheus.yml'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.shutdown();
+    await prom?.stop();
+    await am?.stop();
+    await slack?.close();
+    await tw?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a rising error rate fires ToolwatchToolCallErrorRate in Prometheus and reaches Slack through Alertmanager', async () => {
+    const explain = () => `prometheus:\n${prom!.output()}\nalertmanager:\n${am!.output()}`;
+    // A third of checkout's calls fail (InvalidJson, SchemaMismatch), 30 calls a second, until the alert fires.
+    let sending = true;
+    const traffic = (async () => {
+      while (sending) {
+        await agentCalls(client, { valid: 4, invalidJson: 1, mismatch: 1 });
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    try {
+      const firing = await poll(
+        'ToolwatchToolCallErrorRate firing in Prometheus',
+        async () => {
+          const body = (await (await fetch(`${prom!.url}/api/v1/alerts`)).json()) as { data: { alerts: PromAlert[] } };
+          return body.data.alerts.find((a) => a.labels.alertname === 'ToolwatchToolCallErrorRate' && a.state === 'firing');
+        },
+        40_000,
+        explain,
+      );
+      expect(firing.labels).toEqual({ alertname: 'ToolwatchToolCallErrorRate', service: 'checkout', severity: 'warning' });
+      expect(Number(firing.value)).toBeGreaterThan(0.2);
+      expect(Number(firing.value)).toBeLessThan(0.5);
+      expect(firing.annotations.summary).toMatch(/^Tool-call error rate of checkout is \d+(\.\d+)?%$/);
+      expect(firing.annotations.description).toContain('/api/failures?service=checkout');
+
+      const message = await poll('the Slack message', async () => slack.received[0], 20_000, explain);
+      expect(message.path).toBe(WEBHOOK_PATH);
+      const [attachment] = (message.body as unknown as { attachments: SlackAttachment[] }).attachments;
+      expect(attachment!.title).toBe('[FIRING:1] ToolwatchToolCallErrorRate · checkout');
+      expect(attachment!.text).toContain('*Tool-call error rate of checkout is ');
+      expect(attachment!.text).toContain('(warning)');
+      expect(attachment!.text).toContain('See /api/failures?service=checkout.');
+
+      // Alertmanager holds it as an active alert from this Prometheus.
+      type AmAlert = { labels: Record<string, string>; status: { state: string } };
+      const held = (await (await fetch(`${am!.url}/api/v2/alerts`)).json()) as AmAlert[];
+      expect(held.map((a) => [a.labels.alertname, a.labels.service, a.status.state])).toEqual([
+        ['ToolwatchToolCallErrorRate', 'checkout', 'active'],
+      ]);
+    } finally {
+      sending = false;
+      await traffic;
+    }
+  }, 90_000);
+});
