@@ -50,7 +50,7 @@ function writeAtomic(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
-const pct = (r: Rate) => (r.value === null ? '—' : `${round(r.value * 100)}% (${r.numerator}/${r.denominator})`);
+const pct = (r: Rate) => (r.value === null ? '—' : `${(r.value * 100).toFixed(1)}% (${r.numerator}/${r.denominator})`);
 
 function summary(report: Report): string[] {
   const lines: string[] = [];

@@ -104,7 +104,7 @@ export function parseReport(text: string, file: string): Report {
   return r as Report;
 }
 
-const pct = (v: number | null) => (v === null ? '—' : `${round(v * 100)}%`);
+const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
 
 /** The plain-text summary `compare` prints. */
 export function formatComparison(c: Comparison): string[] {

@@ -13,16 +13,19 @@ export function mdCell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;').slice(0, 300);
 }
 
-const r = (x: Rate) => (x.value === null ? '—' : `${round(x.value * 100)}% (${x.numerator}/${x.denominator})`);
+export const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+const r = (x: Rate) => (x.value === null ? '—' : `${pct(x.value)} (${x.numerator}/${x.denominator})`);
+/** Macro-F1 is a mean of per-tool scores, not a count over a count: shown as a number. */
+const f1 = (x: Rate) => (x.value === null ? '—' : x.value.toFixed(3));
 
-const COLUMNS: [string, (m: Report['models'][number]['overall']) => Rate][] = [
+const COLUMNS: [string, (m: Report['models'][number]['overall']) => Rate, ((x: Rate) => string)?][] = [
   ['selection', (m) => m.selectionAccuracy],
   ['strict pass', (m) => m.strictPassRate],
   ['args', (m) => m.argsAccuracy],
   ['exact match', (m) => m.exactMatchRate],
   ['should call', (m) => m.shouldCallPassRate],
   ['should not call', (m) => m.shouldNotCallPassRate],
-  ['macro-F1', (m) => m.macroF1],
+  ['macro-F1', (m) => m.macroF1, f1],
   ['valid calls', (m) => m.validity.validRate],
   ['coverage', (m) => m.coverage],
 ];
@@ -33,7 +36,7 @@ export function toMarkdown(report: Report): string {
   lines.push(`## toolwatch eval — ${mdCell(report.suite.name)} (dataset ${mdCell(report.suite.datasetVersion)})`, '');
   lines.push(ok ? '**All gates passed.**' : '**A gate failed.**', '');
   lines.push(`| model | ${COLUMNS.map((c) => c[0]).join(' | ')} |`, `|---|${COLUMNS.map(() => '---').join('|')}|`);
-  for (const m of report.models) lines.push(`| ${mdCell(m.key)} | ${COLUMNS.map((c) => r(c[1](m.overall))).join(' | ')} |`);
+  for (const m of report.models) lines.push(`| ${mdCell(m.key)} | ${COLUMNS.map(([, get, fmt]) => (fmt ?? r)(get(m.overall))).join(' | ')} |`);
   lines.push('');
   const extra = report.models.filter((m) => m.overall.clarificationAccuracy.denominator || m.overall.recoveryRate.denominator || m.repeats > 1);
   if (extra.length) {
@@ -53,7 +56,7 @@ export function toMarkdown(report: Report): string {
     lines.push('### Gates', '', '| model | gate | threshold | value | status |', '|---|---|---|---|---|');
     for (const m of gated) {
       for (const g of m.gates) {
-        const v = g.value === null ? '—' : `${round(g.value * 100)}% (${g.numerator}/${g.denominator})`;
+        const v = g.value === null ? '—' : `${pct(g.value)} (${g.numerator}/${g.denominator})`;
         lines.push(`| ${mdCell(m.key)} | ${g.gate} | ${g.threshold} | ${v} | ${g.status === 'failed' ? '❌ failed' : g.status === 'passed' ? '✅ passed' : 'skipped'} |`);
       }
     }
@@ -84,11 +87,11 @@ export function comparisonMarkdown(c: Comparison): string {
     if (m.drops.length) {
       lines.push('| rate | baseline | now | change |', '|---|---|---|---|');
       for (const d of m.drops) {
-        lines.push(`| ${d.metric} | ${round(d.baseline * 100)}% | ${round(d.current * 100)}% | ${d.deltaPp >= 0 ? '+' : ''}${d.deltaPp} pp${d.failed ? ' ❌' : ''} |`);
+        lines.push(`| ${d.metric} | ${pct(d.baseline)} | ${pct(d.current)} | ${d.deltaPp >= 0 ? '+' : ''}${d.deltaPp} pp${d.failed ? ' ❌' : ''} |`);
       }
       lines.push('');
     }
-    for (const g of m.gates.filter((x) => x.status === 'failed')) lines.push(`- gate ${g.gate} ≥ ${g.threshold} failed: ${g.value === null ? '—' : `${round(g.value * 100)}%`}`);
+    for (const g of m.gates.filter((x) => x.status === 'failed')) lines.push(`- gate ${g.gate} ≥ ${g.threshold} failed: ${g.value === null ? '—' : pct(g.value)}`);
     if (m.broke.length) lines.push(`- broke: ${m.broke.map(mdCell).join(', ')}`);
     if (m.fixed.length) lines.push(`- fixed: ${m.fixed.map(mdCell).join(', ')}`);
     if (m.added.length) lines.push(`- new cases: ${m.added.map(mdCell).join(', ')}`);

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { readToolFile } from '../check/registry.js';
 import { SchemaCache } from '../check/schema-cache.js';
@@ -146,6 +146,8 @@ export function modelLabel(provider: string, model: string): string {
   return `${provider}/${model}`;
 }
 
+let validate: ValidateFunction | undefined;
+
 function readSettings(file: string, problems: string[]): SuiteSettings | undefined {
   let raw: unknown;
   try {
@@ -164,7 +166,7 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
     problems.push(`${file}: models[].api_key: keys are never read from files; name an environment variable with api_key_env`);
     return undefined;
   }
-  const validate = new Ajv({ allErrors: true, useDefaults: true, strict: true }).compile(suiteSchema);
+  validate ??= new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true }).compile(suiteSchema);
   if (!validate(raw)) {
     problems.push(...(validate.errors ?? []).map((e) => `${file}: ${describe(e)}`));
     return undefined;
