@@ -15,7 +15,7 @@ import { createProgress } from './progress.js';
 import { readRecords, selectResults } from './records.js';
 import { buildReport, type Report } from './report.js';
 import { missingKeys, runSuite } from './runner.js';
-import { round, type Rate } from './score.js';
+import type { Rate } from './score.js';
 import { runSelftest } from './selftest.js';
 import { loadSuite, modelLabel, PROVIDERS, SuiteError, variantsOf, type ModelSpec, type ProviderKind, type Suite, type Variant } from './suite.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Comparison } from './compare.js';
 import type { Report } from './report.js';
-import { round, type Rate } from './score.js';
+import type { Rate } from './score.js';
 
 const MAX_FAILING = 20;
 
