@@ -236,6 +236,10 @@ function compare(argv: string[], io: EvalIo, cwd: string): number {
 export async function runEvalCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: EvalDeps = {}): Promise<number> {
   const [sub, ...rest] = argv;
   const cwd = deps.cwd ?? process.cwd();
+  if (sub === '--help' || sub === 'help' || sub === '-h') {
+    io.out(`${EVAL_USAGE}\n`);
+    return 0;
+  }
   try {
     if (sub === 'selftest' && rest.length === 0) {
       const r = runSelftest();
