@@ -43,14 +43,16 @@ export function constraintProblems(key: string, v: unknown, c: Constraint): stri
   const p: string[] = [];
   const t = typeOf(v);
   if (c.integer && t !== 'integer') p.push(`${key}: must be an integer, got ${JSON.stringify(v)}`);
-  if (c.type && !(t === c.type || (c.type === 'number' && t === 'integer'))) p.push(`${key}: must be of type ${c.type}, got ${t}`);
+  if (c.type && !(t === c.type || (c.type === 'number' && t === 'integer')))
+    p.push(`${key}: must be of type ${c.type}, got ${t}`);
   if (typeof v === 'number') {
     if (c.minimum !== undefined && v < c.minimum) p.push(`${key}: must be ≥ ${c.minimum}, got ${v}`);
     if (c.maximum !== undefined && v > c.maximum) p.push(`${key}: must be ≤ ${c.maximum}, got ${v}`);
   } else if (c.minimum !== undefined || c.maximum !== undefined) {
     p.push(`${key}: must be a number, got ${JSON.stringify(v)}`);
   }
-  if (c.enum && !c.enum.some((e) => deepEqual(e, v))) p.push(`${key}: must be one of ${JSON.stringify(c.enum)}, got ${JSON.stringify(v)}`);
+  if (c.enum && !c.enum.some((e) => deepEqual(e, v)))
+    p.push(`${key}: must be one of ${JSON.stringify(c.enum)}, got ${JSON.stringify(v)}`);
   if (c.pattern !== undefined && (typeof v !== 'string' || !new RegExp(c.pattern, 'u').test(v))) {
     p.push(`${key}: must match /${c.pattern}/, got ${JSON.stringify(v)}`);
   }
@@ -77,7 +79,10 @@ export function argsProblems(spec: ArgsSpec, actual: Record<string, unknown>): s
       continue;
     }
     const ok = c.mode === 'soft' ? softEqual(c.value, actual[c.key]) : deepEqual(c.value, actual[c.key]);
-    if (!ok) p.push(`${c.key}: expected ${JSON.stringify(c.value)}${c.mode === 'soft' ? ' (soft)' : ''}, got ${JSON.stringify(actual[c.key])}`);
+    if (!ok)
+      p.push(
+        `${c.key}: expected ${JSON.stringify(c.value)}${c.mode === 'soft' ? ' (soft)' : ''}, got ${JSON.stringify(actual[c.key])}`,
+      );
   }
   for (const [k, c] of Object.entries(spec.constraints)) if (has(k)) p.push(...constraintProblems(k, actual[k], c));
   if (spec.extra === 'fail') {

@@ -9,7 +9,15 @@
  *   tool_args_match_overrides} with agentevals' modes.
  */
 import type { Read } from './case-messages.js';
-import type { ArgsSpec, Constraint, ExpectedCall, Expectation, ToolArgsMode, TrajectoryMode, ValueMode } from './types.js';
+import type {
+  ArgsSpec,
+  Constraint,
+  ExpectedCall,
+  Expectation,
+  ToolArgsMode,
+  TrajectoryMode,
+  ValueMode,
+} from './types.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
@@ -29,7 +37,8 @@ function readConstraint(v: unknown, where: string): Read<Constraint> {
       if (typeof x !== 'boolean') return fail(`${at}: must be true or false`);
       c.integer = x;
     } else if (k === 'type') {
-      if (typeof x !== 'string' || !CONSTRAINT_TYPES.includes(x)) return fail(`${at}: must be one of ${CONSTRAINT_TYPES.join(', ')}`);
+      if (typeof x !== 'string' || !CONSTRAINT_TYPES.includes(x))
+        return fail(`${at}: must be one of ${CONSTRAINT_TYPES.join(', ')}`);
       c.type = x as Constraint['type'];
     } else if (k === 'minimum' || k === 'maximum') {
       if (typeof x !== 'number') return fail(`${at}: must be a number`);
@@ -49,7 +58,9 @@ function readConstraint(v: unknown, where: string): Read<Constraint> {
       }
       c.pattern = x;
     } else {
-      return fail(`${at}: unknown constraint (known: integer, type, minimum, maximum, minLength, maxLength, enum, pattern)`);
+      return fail(
+        `${at}: unknown constraint (known: integer, type, minimum, maximum, minLength, maxLength, enum, pattern)`,
+      );
     }
   }
   return { ok: true, value: c };
@@ -59,24 +70,33 @@ function readModes(v: unknown, where: string): Read<Record<string, ValueMode>> {
   if (v === undefined || v === null) return { ok: true, value: {} };
   if (!isObj(v)) return fail(`${where}: must map argument names to exact, soft or ignore`);
   for (const [k, m] of Object.entries(v)) {
-    if (!VALUE_MODES.includes(m as ValueMode)) return fail(`${where}.${k}: must be exact, soft or ignore, got ${JSON.stringify(m)}`);
+    if (!VALUE_MODES.includes(m as ValueMode))
+      return fail(`${where}.${k}: must be exact, soft or ignore, got ${JSON.stringify(m)}`);
   }
   return { ok: true, value: v as Record<string, ValueMode> };
 }
 
 /** `arguments` of a seed-003 / canonical tool expectation (plain object or the spec form). */
-export function readArgs(v: unknown, modesRaw: unknown, extra: 'fail' | 'ignore', where: string, modesWhere: string): Read<ArgsSpec | undefined> {
+export function readArgs(
+  v: unknown,
+  modesRaw: unknown,
+  extra: 'fail' | 'ignore',
+  where: string,
+  modesWhere: string,
+): Read<ArgsSpec | undefined> {
   const modes = readModes(modesRaw, modesWhere);
   if (!modes.ok) return modes;
   if (v === undefined || v === null) {
-    if (Object.keys(modes.value).length) return fail(`${where}: match_mode names arguments but no expected values are given`);
+    if (Object.keys(modes.value).length)
+      return fail(`${where}: match_mode names arguments but no expected values are given`);
     return { ok: true, value: undefined };
   }
   if (!isObj(v)) return fail(`${where}: must be an object`);
   const keys = Object.keys(v);
   if (keys.length > 0 && keys.every((k) => SPEC_KEYS.has(k))) return readSpec(v, modes.value, where);
   for (const k of Object.keys(modes.value)) {
-    if (!(k in v) && modes.value[k] !== 'ignore') return fail(`${where}: match_mode names ${JSON.stringify(k)} but no expected value is given`);
+    if (!(k in v) && modes.value[k] !== 'ignore')
+      return fail(`${where}: match_mode names ${JSON.stringify(k)} but no expected value is given`);
   }
   return {
     ok: true,
@@ -94,14 +114,16 @@ function readSpec(v: Record<string, unknown>, modes: Record<string, ValueMode>, 
   const req = v.requiredEquals ?? {};
   if (!isObj(req)) return fail(`${where}.requiredEquals: must be an object`);
   const optional = v.optional ?? [];
-  if (!Array.isArray(optional) || !optional.every((k) => typeof k === 'string')) return fail(`${where}.optional: must be a list of argument names`);
+  if (!Array.isArray(optional) || !optional.every((k) => typeof k === 'string'))
+    return fail(`${where}.optional: must be a list of argument names`);
   const rawConstraints = v.constraints ?? {};
   if (!isObj(rawConstraints)) return fail(`${where}.constraints: must be an object`);
   const constraints: Record<string, Constraint> = {};
   for (const [k, c] of Object.entries(rawConstraints)) {
     const r = readConstraint(c, `${where}.constraints.${k}`);
     if (!r.ok) return r;
-    if (!(k in req) && !optional.includes(k)) return fail(`${where}.constraints.${k}: not in requiredEquals or optional`);
+    if (!(k in req) && !optional.includes(k))
+      return fail(`${where}.constraints.${k}: not in requiredEquals or optional`);
     constraints[k] = r.value;
   }
   return {
@@ -121,7 +143,13 @@ function readToolCalls(list: unknown[], where: string, seed002: boolean): Read<E
   for (const [i, c] of list.entries()) {
     const at = `${where}[${i}]`;
     if (!isObj(c) || typeof c.name !== 'string' || c.name === '') return fail(`${at}: needs a tool name`);
-    const args = readArgs(c.arguments, seed002 ? undefined : c.match_mode, 'fail', `${at}.arguments`, `${at}.match_mode`);
+    const args = readArgs(
+      c.arguments,
+      seed002 ? undefined : c.match_mode,
+      'fail',
+      `${at}.arguments`,
+      `${at}.match_mode`,
+    );
     if (!args.ok) return args;
     calls.push({ name: c.name, ...(args.value ? { args: args.value } : {}) });
   }
@@ -141,7 +169,8 @@ export function readExpected(v: unknown): Read<Expectation> {
   if (v.kind === 'text') return { ok: true, value: { kind: 'text' } };
   if (v.kind === 'clarification') {
     const missing = v.missing ?? [];
-    if (!Array.isArray(missing) || !missing.every((m) => typeof m === 'string')) return fail('expected.missing: must be a list of argument names');
+    if (!Array.isArray(missing) || !missing.every((m) => typeof m === 'string'))
+      return fail('expected.missing: must be a list of argument names');
     return { ok: true, value: { kind: 'clarification', missing: missing as string[] } };
   }
   if (v.kind === 'tool') {
@@ -151,10 +180,14 @@ export function readExpected(v: unknown): Read<Expectation> {
     }
     if (typeof v.name !== 'string' || v.name === '') return fail('expected: a tool expectation needs name (or calls)');
     const extra = v.extra_args === 'ignore' ? 'ignore' : 'fail';
-    if (v.extra_args !== undefined && v.extra_args !== 'ignore' && v.extra_args !== 'fail') return fail('expected.extra_args: must be fail or ignore');
+    if (v.extra_args !== undefined && v.extra_args !== 'ignore' && v.extra_args !== 'fail')
+      return fail('expected.extra_args: must be fail or ignore');
     const args = readArgs(v.arguments, v.match_mode, extra, 'expected.arguments', 'expected.match_mode');
     if (!args.ok) return args;
-    return { ok: true, value: { kind: 'tool', calls: [{ name: v.name, ...(args.value ? { args: args.value } : {}) }] } };
+    return {
+      ok: true,
+      value: { kind: 'tool', calls: [{ name: v.name, ...(args.value ? { args: args.value } : {}) }] },
+    };
   }
   return fail(`expected.kind: unknown kind ${JSON.stringify(v.kind)} (known: ${KINDS.join(', ')})`);
 }
@@ -174,7 +207,8 @@ export function readSeed001(tool: unknown, args: unknown, modes: unknown): Read<
 }
 
 function readArgsMode(v: unknown, where: string): Read<ToolArgsMode> {
-  if (typeof v === 'string' && (ARGS_MODES as readonly string[]).includes(v)) return { ok: true, value: v as ToolArgsMode };
+  if (typeof v === 'string' && (ARGS_MODES as readonly string[]).includes(v))
+    return { ok: true, value: v as ToolArgsMode };
   if (Array.isArray(v) && v.every((k) => typeof k === 'string')) return { ok: true, value: v as string[] };
   return fail(`${where}: must be one of ${ARGS_MODES.join(', ')} or a list of argument names`);
 }
@@ -182,19 +216,28 @@ function readArgsMode(v: unknown, where: string): Read<ToolArgsMode> {
 /** `expected_trajectory`: a list of calls, or an object with the calls and agentevals' modes. */
 export function readTrajectory(v: unknown): Read<Expectation> {
   const obj = Array.isArray(v) ? { calls: v } : v;
-  if (!isObj(obj) || !Array.isArray(obj.calls)) return fail('expected_trajectory: must be a list of calls or {calls, match, …}');
-  const known = new Set(['calls', 'match', 'trajectory_match_mode', 'tool_args_match_mode', 'tool_args_match_overrides']);
+  if (!isObj(obj) || !Array.isArray(obj.calls))
+    return fail('expected_trajectory: must be a list of calls or {calls, match, …}');
+  const known = new Set([
+    'calls',
+    'match',
+    'trajectory_match_mode',
+    'tool_args_match_mode',
+    'tool_args_match_overrides',
+  ]);
   for (const k of Object.keys(obj)) if (!known.has(k)) return fail(`expected_trajectory.${k}: unknown key`);
   const calls: { name: string; arguments: Record<string, unknown> }[] = [];
   for (const [i, c] of obj.calls.entries()) {
     const fn = isObj(c) && isObj(c.function) ? c.function : c;
-    if (!isObj(fn) || typeof fn.name !== 'string' || fn.name === '') return fail(`expected_trajectory.calls[${i}]: needs a tool name`);
+    if (!isObj(fn) || typeof fn.name !== 'string' || fn.name === '')
+      return fail(`expected_trajectory.calls[${i}]: needs a tool name`);
     const args = fn.arguments ?? fn.args ?? {};
     if (!isObj(args)) return fail(`expected_trajectory.calls[${i}].arguments: must be an object`);
     calls.push({ name: fn.name, arguments: args });
   }
   const match = obj.match ?? obj.trajectory_match_mode ?? 'strict';
-  if (!TRAJECTORY_MODES.includes(match as TrajectoryMode)) return fail(`expected_trajectory.match: must be one of ${TRAJECTORY_MODES.join(', ')}`);
+  if (!TRAJECTORY_MODES.includes(match as TrajectoryMode))
+    return fail(`expected_trajectory.match: must be one of ${TRAJECTORY_MODES.join(', ')}`);
   const argsMode = readArgsMode(obj.tool_args_match_mode ?? 'exact', 'expected_trajectory.tool_args_match_mode');
   if (!argsMode.ok) return argsMode;
   const overrides: Record<string, ToolArgsMode> = {};
@@ -205,7 +248,16 @@ export function readTrajectory(v: unknown): Read<Expectation> {
     if (!r.ok) return r;
     overrides[tool] = r.value;
   }
-  return { ok: true, value: { kind: 'trajectory', calls, match: match as TrajectoryMode, argsMode: argsMode.value, argsOverrides: overrides } };
+  return {
+    ok: true,
+    value: {
+      kind: 'trajectory',
+      calls,
+      match: match as TrajectoryMode,
+      argsMode: argsMode.value,
+      argsOverrides: overrides,
+    },
+  };
 }
 
 /** Every tool name an expectation refers to (each must be offered). */

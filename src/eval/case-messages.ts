@@ -52,18 +52,26 @@ function readMessage(v: unknown, where: string): Read<Message> {
     for (const [i, c] of v.tool_calls.entries()) {
       const call = readCall(c, `${where}.tool_calls[${i}]`);
       if (!call.ok) return call;
-      if (call.value.id === null) return { ok: false, error: `${where}.tool_calls[${i}]: needs an id (tool results refer to it)` };
+      if (call.value.id === null)
+        return { ok: false, error: `${where}.tool_calls[${i}]: needs an id (tool results refer to it)` };
       toolCalls.push(call.value);
     }
     return { ok: true, value: { role, content, toolCalls } };
   }
   if (role === 'tool') {
-    if (typeof v.tool_call_id !== 'string' || v.tool_call_id === '') return { ok: false, error: `${where}: a tool message needs tool_call_id` };
-    const c = typeof v.content === 'string' ? { ok: true as const, value: v.content } : contentText(v.content ?? '', where);
+    if (typeof v.tool_call_id !== 'string' || v.tool_call_id === '')
+      return { ok: false, error: `${where}: a tool message needs tool_call_id` };
+    const c =
+      typeof v.content === 'string' ? { ok: true as const, value: v.content } : contentText(v.content ?? '', where);
     if (!c.ok) return c;
     return {
       ok: true,
-      value: { role, toolCallId: v.tool_call_id, content: c.value, ...(typeof v.name === 'string' ? { name: v.name } : {}) },
+      value: {
+        role,
+        toolCallId: v.tool_call_id,
+        content: c.value,
+        ...(typeof v.name === 'string' ? { name: v.name } : {}),
+      },
     };
   }
   return { ok: false, error: `${where}.role: must be one of system, developer, user, assistant, tool` };
@@ -79,7 +87,10 @@ export function readMessages(v: unknown, where: string): Read<Message[]> {
     if (!r.ok) return r;
     if (r.value.role === 'assistant') for (const c of r.value.toolCalls ?? []) callIds.add(c.id!);
     if (r.value.role === 'tool' && !callIds.has(r.value.toolCallId)) {
-      return { ok: false, error: `${where}[${i}]: tool_call_id ${JSON.stringify(r.value.toolCallId)} answers no earlier tool call` };
+      return {
+        ok: false,
+        error: `${where}[${i}]: tool_call_id ${JSON.stringify(r.value.toolCallId)} answers no earlier tool call`,
+      };
     }
     out.push(r.value);
   }

@@ -15,10 +15,29 @@ import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedC
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const KNOWN_KEYS = new Set([
-  'id', 'user', 'prompt', 'user_message', 'context', 'messages',
-  'expected', 'expected_tool', 'expected_args', 'match_mode', 'expected_trajectory',
-  'tags', 'tools', 'tool_results', 'max_turns', 'trace_id', 'observed', 'review',
-  'description', 'notes', 'why', 'comment', 'metadata',
+  'id',
+  'user',
+  'prompt',
+  'user_message',
+  'context',
+  'messages',
+  'expected',
+  'expected_tool',
+  'expected_args',
+  'match_mode',
+  'expected_trajectory',
+  'tags',
+  'tools',
+  'tool_results',
+  'max_turns',
+  'trace_id',
+  'observed',
+  'review',
+  'description',
+  'notes',
+  'why',
+  'comment',
+  'metadata',
 ]);
 const INPUT_KEYS = ['messages', 'user', 'prompt', 'user_message'] as const;
 export const MAX_TURNS_LIMIT = 20;
@@ -72,16 +91,19 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
   if (!isObj(v)) return { ok: false, error: 'a case must be a JSON object' };
   const unknown = Object.keys(v).filter((k) => !KNOWN_KEYS.has(k));
   if (unknown.length) return { ok: false, error: `unknown key(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}` };
-  if ((typeof v.id !== 'string' || v.id === '') && !Number.isInteger(v.id)) return { ok: false, error: 'id: must be a non-empty string' };
+  if ((typeof v.id !== 'string' || v.id === '') && !Number.isInteger(v.id))
+    return { ok: false, error: 'id: must be a non-empty string' };
   const id = String(v.id);
   const at = (error: string): Read<never> => ({ ok: false, error: `case ${JSON.stringify(id)}: ${error}` });
 
   if (v.review !== undefined && typeof v.review !== 'boolean') return at('review: must be true or false');
   if (v.trace_id !== undefined && typeof v.trace_id !== 'string') return at('trace_id: must be a string');
   const traceId = v.trace_id as string | undefined;
-  const hasExpectation = (v.expected !== undefined && v.expected !== null) || 'expected_tool' in v || v.expected_trajectory !== undefined;
+  const hasExpectation =
+    (v.expected !== undefined && v.expected !== null) || 'expected_tool' in v || v.expected_trajectory !== undefined;
   // An exported production failure nobody has reviewed yet: kept in the file, counted, never run.
-  if (v.review === true && !hasExpectation) return { ok: true, value: { id, file, line, reason: 'review', ...(traceId ? { traceId } : {}) } };
+  if (v.review === true && !hasExpectation)
+    return { ok: true, value: { id, file, line, reason: 'review', ...(traceId ? { traceId } : {}) } };
 
   const messages = readInput(v);
   if (!messages.ok) return at(messages.error);
@@ -90,7 +112,8 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
 
   let tools: ToolDef[] | undefined;
   if (v.tools !== undefined) {
-    if (!Array.isArray(v.tools) || v.tools.length === 0) return at('tools: must be a non-empty list of tool definitions');
+    if (!Array.isArray(v.tools) || v.tools.length === 0)
+      return at('tools: must be a non-empty list of tool definitions');
     tools = [];
     for (const [i, t] of v.tools.entries()) {
       const def = toToolDef(t);
@@ -102,14 +125,16 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
   const where = tools ? "the case's tools" : 'tools.json';
   const offeredNames = new Set(offered.map((t) => t.name));
   for (const name of expectedToolNames(expected.value)) {
-    if (!offeredNames.has(name)) return at(`expected tool ${JSON.stringify(name)} is not in ${where} (offered: ${[...offeredNames].join(', ')})`);
+    if (!offeredNames.has(name))
+      return at(`expected tool ${JSON.stringify(name)} is not in ${where} (offered: ${[...offeredNames].join(', ')})`);
   }
   const schemaProblem = checkExpectedArgs(expected.value, offered, opts.schemas);
   if (schemaProblem) return at(schemaProblem);
 
   const toolResults = readToolResults(v.tool_results, offeredNames);
   if (!toolResults.ok) return at(toolResults.error);
-  if (v.tags !== undefined && (!Array.isArray(v.tags) || !v.tags.every((t) => typeof t === 'string'))) return at('tags: must be a list of strings');
+  if (v.tags !== undefined && (!Array.isArray(v.tags) || !v.tags.every((t) => typeof t === 'string')))
+    return at('tags: must be a list of strings');
   const multiTurn = Object.keys(toolResults.value).length > 0 || expected.value.kind === 'trajectory';
   let maxTurns = multiTurn ? opts.defaultMaxTurns : 1;
   if (v.max_turns !== undefined) {
@@ -148,19 +173,29 @@ function formatOf(v: Record<string, unknown>): CaseFormat {
 function readInput(v: Record<string, unknown>): Read<Message[]> {
   const given = INPUT_KEYS.filter((k) => v[k] !== undefined);
   if (given.length !== 1) {
-    return { ok: false, error: given.length ? `give one input, not ${given.join(' and ')}` : 'no input: give messages, user, prompt or user_message' };
+    return {
+      ok: false,
+      error: given.length
+        ? `give one input, not ${given.join(' and ')}`
+        : 'no input: give messages, user, prompt or user_message',
+    };
   }
   const key = given[0]!;
   if (key === 'messages') {
-    if (v.context !== undefined) return { ok: false, error: 'context: not with messages (put the prior turns in messages)' };
+    if (v.context !== undefined)
+      return { ok: false, error: 'context: not with messages (put the prior turns in messages)' };
     const m = readMessages(v.messages, 'messages');
     if (!m.ok) return m;
-    if (!m.value.some((x) => x.role === 'user')) return { ok: false, error: 'messages: needs at least one user message' };
+    if (!m.value.some((x) => x.role === 'user'))
+      return { ok: false, error: 'messages: needs at least one user message' };
     return m;
   }
   const text = v[key];
   if (typeof text !== 'string' || text.trim() === '') return { ok: false, error: `${key}: must be a non-empty string` };
-  const prior = v.context === undefined || v.context === null ? { ok: true as const, value: [] } : readMessages(v.context, 'context');
+  const prior =
+    v.context === undefined || v.context === null
+      ? { ok: true as const, value: [] }
+      : readMessages(v.context, 'context');
   if (!prior.ok) return prior;
   return { ok: true, value: [...prior.value, { role: 'user', content: text }] };
 }
@@ -214,14 +249,19 @@ function checkExpectedArgs(e: Expectation, offered: readonly ToolDef[], schemas:
   if (e.kind === 'tool') {
     for (const c of e.calls) {
       const a = c.args;
-      if (a && a.extra === 'fail' && a.optional.length === 0 && a.checks.every((x) => x.mode === 'exact')) literals.push({ name: c.name, args: a.literal });
+      if (a && a.extra === 'fail' && a.optional.length === 0 && a.checks.every((x) => x.mode === 'exact'))
+        literals.push({ name: c.name, args: a.literal });
     }
   } else if (e.kind === 'trajectory' && e.argsMode === 'exact' && Object.keys(e.argsOverrides).length === 0) {
     for (const c of e.calls) literals.push({ name: c.name, args: c.arguments });
   }
   for (const l of literals) {
     const raw = JSON.stringify(l.args);
-    const r = classify({ name: l.name, args: { kind: 'structured', value: l.args, raw }, service: 'eval', offered }, EMPTY, schemas);
+    const r = classify(
+      { name: l.name, args: { kind: 'structured', value: l.args, raw }, service: 'eval', offered },
+      EMPTY,
+      schemas,
+    );
     if (r.outcome.outcome === 'SchemaMismatch') {
       const first = r.outcome.errors[0];
       return `expected arguments of ${JSON.stringify(l.name)} break its schema (${first ? `${first.instancePath || '/'} ${first.message}` : 'invalid'})`;

@@ -30,7 +30,8 @@ export function checkCall(call: CanonicalCall, offered: readonly ToolDef[], sche
   else if (outcome.outcome === 'unvalidated') checked.detail = outcome.reason;
   // The checker accepted the JSON as an object: the same parse, for value matching afterwards.
   if (outcome.outcome !== 'InvalidJson') {
-    const value = args.kind === 'string' ? (JSON.parse(args.raw) as unknown) : args.kind === 'structured' ? args.value : undefined;
+    const value =
+      args.kind === 'string' ? (JSON.parse(args.raw) as unknown) : args.kind === 'structured' ? args.value : undefined;
     if (value && typeof value === 'object' && !Array.isArray(value)) checked.parsed = value as Record<string, unknown>;
   }
   return checked;

@@ -17,7 +17,17 @@ import { buildReport, type Report } from './report.js';
 import { missingKeys, runSuite } from './runner.js';
 import type { Rate } from './score.js';
 import { runSelftest } from './selftest.js';
-import { loadSuite, modelLabel, PROVIDERS, SuiteError, variantsOf, type ModelSpec, type ProviderKind, type Suite, type Variant } from './suite.js';
+import {
+  loadSuite,
+  modelLabel,
+  PROVIDERS,
+  SuiteError,
+  variantsOf,
+  type ModelSpec,
+  type ProviderKind,
+  type Suite,
+  type Variant,
+} from './suite.js';
 
 export const EVAL_USAGE = `usage: toolwatch eval selftest
        toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic]
@@ -60,7 +70,8 @@ function summary(report: Report): string[] {
       `${m.key}: selection ${pct(o.selectionAccuracy)}, strict pass ${pct(o.strictPassRate)}, args ${pct(o.argsAccuracy)}, ` +
         `exact match ${pct(o.exactMatchRate)}, coverage ${pct(o.coverage)}, provider errors ${o.providerErrors.total}`,
     );
-    for (const g of m.gates) if (g.status === 'failed') lines.push(`  gate ${g.gate} ≥ ${g.threshold} failed: ${pct(g)}`);
+    for (const g of m.gates)
+      if (g.status === 'failed') lines.push(`  gate ${g.gate} ≥ ${g.threshold} failed: ${pct(g)}`);
   }
   if (report.suite.skipped.length) lines.push(`${report.suite.skipped.length} case(s) waiting for review were not run`);
   lines.push(report.passed ? 'gates: passed' : 'gates: FAILED');
@@ -80,17 +91,29 @@ function writeOutputs(report: Report, o: Outputs): void {
 }
 
 function modelsFrom(suite: Suite, v: Record<string, string | boolean | string[] | undefined>): ModelSpec[] {
-  const names = typeof v.models === 'string' ? v.models.split(',').map((s) => s.trim()).filter(Boolean) : typeof v.model === 'string' ? [v.model] : [];
-  if (v.provider !== undefined && !PROVIDERS.includes(v.provider as ProviderKind)) throw new UsageError(`--provider: must be one of ${PROVIDERS.join(', ')}`);
-  if (typeof v['base-url'] === 'string' && !/^https?:\/\//.test(v['base-url'])) throw new UsageError('--base-url: must be an http(s) URL');
-  if (typeof v['api-key-env'] === 'string' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v['api-key-env'])) throw new UsageError('--api-key-env: must be an environment variable name');
+  const names =
+    typeof v.models === 'string'
+      ? v.models
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : typeof v.model === 'string'
+        ? [v.model]
+        : [];
+  if (v.provider !== undefined && !PROVIDERS.includes(v.provider as ProviderKind))
+    throw new UsageError(`--provider: must be one of ${PROVIDERS.join(', ')}`);
+  if (typeof v['base-url'] === 'string' && !/^https?:\/\//.test(v['base-url']))
+    throw new UsageError('--base-url: must be an http(s) URL');
+  if (typeof v['api-key-env'] === 'string' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v['api-key-env']))
+    throw new UsageError('--api-key-env: must be an environment variable name');
   const over = {
     ...(typeof v.provider === 'string' ? { provider: v.provider as ProviderKind } : {}),
     ...(typeof v['base-url'] === 'string' ? { baseUrl: v['base-url'] } : {}),
     ...(typeof v['api-key-env'] === 'string' ? { apiKeyEnv: v['api-key-env'] } : {}),
   };
   if (!names.length) {
-    if (!suite.settings.models.length) throw new UsageError('no model: give --model/--models or list models in suite.yaml');
+    if (!suite.settings.models.length)
+      throw new UsageError('no model: give --model/--models or list models in suite.yaml');
     return suite.settings.models.map((m) => ({ ...m, ...over }));
   }
   return names.map((name) => {
@@ -145,7 +168,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
   const models = modelsFrom(suite, v);
   const variants = variantsFrom(suite, v.variant);
   const adapters = deps.adapters ?? createAdapterRegistry();
-  const problems = [...missingKeys(models, env), ...models.filter((m) => !adapters.has(m.provider)).map((m) => `${m.label}: no adapter for ${m.provider}`)];
+  const problems = [
+    ...missingKeys(models, env),
+    ...models.filter((m) => !adapters.has(m.provider)).map((m) => `${m.label}: no adapter for ${m.provider}`),
+  ];
   if (problems.length) throw new UsageError(problems.join('\n'));
   const out = path.resolve(cwd, v.out);
   try {
@@ -157,7 +183,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
 
   const progress = createProgress({ write: io.err, isTTY: io.isTTY === true });
   const total = models.length * variants.length * suite.cases.length * suite.settings.repeats;
-  io.err(`toolwatch eval: ${suite.name} (dataset ${suite.settings.datasetVersion}), ${suite.cases.length} cases × ${suite.settings.repeats} repeats × ${models.length} model(s) × ${variants.length} variant(s) = ${total} observations\n`);
+  const shape = `${suite.cases.length} cases × ${suite.settings.repeats} repeats × ${models.length} model(s) × ${variants.length} variant(s)`;
+  io.err(`toolwatch eval: ${suite.name} (dataset ${suite.settings.datasetVersion}), ${shape} = ${total} observations\n`);
   const res = await runSuite({
     suite,
     models,
@@ -182,7 +209,12 @@ const rel = (cwd: string, f: string | undefined) => (f ? path.resolve(cwd, f) : 
 async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
   const { values: v } = parseArgs({
     args: argv,
-    options: { suite: { type: 'string' }, pred: { type: 'string', multiple: true }, 'run-id': { type: 'string' }, ...REPORT_OPTIONS },
+    options: {
+      suite: { type: 'string' },
+      pred: { type: 'string', multiple: true },
+      'run-id': { type: 'string' },
+      ...REPORT_OPTIONS,
+    },
     strict: true,
     allowPositionals: false,
   });
@@ -191,14 +223,26 @@ async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
   const read = readRecords(v.pred.map((p) => path.resolve(cwd, p)));
   if (read.problems.length) throw new SuiteError(read.problems);
   const results = selectResults(read, v['run-id']);
-  if (!results.length) throw new UsageError(v['run-id'] ? `no records of run ${v['run-id']}` : 'no result records in the predictions file(s)');
-  const versions = [...new Set(results.map((r) => r.datasetVersion))].filter((x) => x !== suite.settings.datasetVersion);
+  if (!results.length)
+    throw new UsageError(
+      v['run-id'] ? `no records of run ${v['run-id']}` : 'no result records in the predictions file(s)',
+    );
+  const versions = [...new Set(results.map((r) => r.datasetVersion))].filter(
+    (x) => x !== suite.settings.datasetVersion,
+  );
   if (versions.length) {
-    throw new UsageError(`the predictions are of dataset_version ${versions.join(', ')}, the suite is ${suite.settings.datasetVersion}: run it again (or score with the suite they were made from)`);
+    const want = suite.settings.datasetVersion;
+    throw new UsageError(
+      `the predictions are of dataset_version ${versions.join(', ')}, the suite is ${want}: ` +
+        'run it again (or score with the suite they were made from)',
+    );
   }
   const report = buildReport(suite, results, read.runs);
   writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
-  if (report.unknownCases.length) io.err(`note: records of ${report.unknownCases.length} case(s) not in the suite were ignored: ${report.unknownCases.slice(0, 10).join(', ')}\n`);
+  if (report.unknownCases.length)
+    io.err(
+      `note: records of ${report.unknownCases.length} case(s) not in the suite were ignored: ${report.unknownCases.slice(0, 10).join(', ')}\n`,
+    );
   io.out(`${summary(report).join('\n')}\n`);
   return v['check-gates'] && !report.passed ? 1 : 0;
 }
@@ -233,7 +277,12 @@ function compare(argv: string[], io: EvalIo, cwd: string): number {
   return c.passed ? 0 : 1;
 }
 
-export async function runEvalCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: EvalDeps = {}): Promise<number> {
+export async function runEvalCli(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: EvalIo,
+  deps: EvalDeps = {},
+): Promise<number> {
   const [sub, ...rest] = argv;
   const cwd = deps.cwd ?? process.cwd();
   if (sub === '--help' || sub === 'help' || sub === '-h') {
@@ -243,7 +292,9 @@ export async function runEvalCli(argv: readonly string[], env: NodeJS.ProcessEnv
   try {
     if (sub === 'selftest' && rest.length === 0) {
       const r = runSelftest();
-      io.out(`${r.lines.join('\n')}\nselftest: ${r.passed} passed, ${r.failed} failed (scoring logic only; no model was asked)\n`);
+      io.out(
+        `${r.lines.join('\n')}\nselftest: ${r.passed} passed, ${r.failed} failed (scoring logic only; no model was asked)\n`,
+      );
       return r.failed ? 1 : 0;
     }
     if (sub === 'run') return await run(rest, env, io, deps, cwd);

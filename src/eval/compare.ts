@@ -51,7 +51,14 @@ function gatedDrops(cur: ModelReport, base: ModelReport, gates: Gates): Drop[] {
     if (a === null || b === null) continue;
     const deltaPp = round((b - a) * 100);
     // A tolerance of 1e-9 pp keeps float noise from failing an exact 2.0 pp drop.
-    out.push({ gate, metric, baseline: a, current: b, deltaPp, failed: typeof maxDrop === 'number' && -deltaPp > maxDrop + 1e-9 });
+    out.push({
+      gate,
+      metric,
+      baseline: a,
+      current: b,
+      deltaPp,
+      failed: typeof maxDrop === 'number' && -deltaPp > maxDrop + 1e-9,
+    });
   }
   return out;
 }
@@ -77,7 +84,9 @@ export function compareReports(report: Report, baseline?: Report): Comparison {
     const passed = m.gates.every((g) => g.status !== 'failed') && drops.every((d) => !d.failed);
     return { key: m.key, inBaseline: Boolean(base), gates: m.gates, drops, fixed, broke, added, removed, passed };
   });
-  const missingModels = baseline ? baseline.models.filter((b) => !report.models.some((m) => m.key === b.key)).map((b) => b.key) : [];
+  const missingModels = baseline
+    ? baseline.models.filter((b) => !report.models.some((m) => m.key === b.key)).map((b) => b.key)
+    : [];
   return {
     suite: report.suite.name,
     datasetVersion: report.suite.datasetVersion,
@@ -110,7 +119,9 @@ const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}
 export function formatComparison(c: Comparison): string[] {
   const lines: string[] = [];
   if (c.baselineDatasetVersion !== undefined && c.baselineDatasetVersion !== c.datasetVersion) {
-    lines.push(`note: dataset_version changed ${c.baselineDatasetVersion} → ${c.datasetVersion}; case changes below include edits to the suite`);
+    lines.push(
+      `note: dataset_version changed ${c.baselineDatasetVersion} → ${c.datasetVersion}; case changes below include edits to the suite`,
+    );
   }
   for (const m of c.models) {
     lines.push(`${m.passed ? 'PASS' : 'FAIL'} ${m.key}${m.inBaseline ? '' : ' (no baseline)'}`);
@@ -118,7 +129,9 @@ export function formatComparison(c: Comparison): string[] {
       lines.push(`  gate ${g.gate} ≥ ${g.threshold}: ${pct(g.value)} (${g.numerator}/${g.denominator}) ${g.status}`);
     }
     for (const d of m.drops) {
-      lines.push(`  ${d.metric}: ${pct(d.baseline)} → ${pct(d.current)} (${d.deltaPp >= 0 ? '+' : ''}${d.deltaPp} pp)${d.failed ? ` dropped more than ${c.maxDropPp} pp` : ''}`);
+      lines.push(
+        `  ${d.metric}: ${pct(d.baseline)} → ${pct(d.current)} (${d.deltaPp >= 0 ? '+' : ''}${d.deltaPp} pp)${d.failed ? ` dropped more than ${c.maxDropPp} pp` : ''}`,
+      );
     }
     if (m.fixed.length) lines.push(`  fixed: ${m.fixed.join(', ')}`);
     if (m.broke.length) lines.push(`  broke: ${m.broke.join(', ')}`);

@@ -35,7 +35,11 @@ export interface ConversationResult {
   attempts: number;
 }
 
-function answerCall(call: CanonicalCall, input: ConversationInput, counters: Map<string, number>): { content: string; isError: boolean } {
+function answerCall(
+  call: CanonicalCall,
+  input: ConversationInput,
+  counters: Map<string, number>,
+): { content: string; isError: boolean } {
   const checked = checkCall(call, input.tools, input.schemas);
   if (isFailure(checked.outcome)) {
     const code = checked.outcome === 'UnknownName' ? 'UNKNOWN_TOOL' : 'INVALID_ARGUMENTS';
@@ -45,7 +49,10 @@ function answerCall(call: CanonicalCall, input: ConversationInput, counters: Map
         : checked.outcome === 'InvalidJson'
           ? 'The tool arguments are not a JSON object.'
           : 'The tool arguments did not match the schema.';
-    return { content: JSON.stringify({ ok: false, error: { code, message, details: checked.detail ?? null } }), isError: true };
+    return {
+      content: JSON.stringify({ ok: false, error: { code, message, details: checked.detail ?? null } }),
+      isError: true,
+    };
   }
   const canned = input.case.toolResults[call.name];
   if (!canned) return { content: JSON.stringify({ ok: true, result: null }), isError: false };
@@ -59,7 +66,10 @@ function answerCall(call: CanonicalCall, input: ConversationInput, counters: Map
 
 export async function converse(input: ConversationInput): Promise<ConversationResult> {
   const c = input.case;
-  const messages: Message[] = [...(input.system ? [{ role: 'system' as const, content: input.system }] : []), ...c.messages];
+  const messages: Message[] = [
+    ...(input.system ? [{ role: 'system' as const, content: input.system }] : []),
+    ...c.messages,
+  ];
   const turns: Turn[] = [];
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   const counters = new Map<string, number>();
@@ -88,15 +98,28 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
     turns.push(turn);
     const o = res.outcome;
     if (o.kind === 'provider_error') {
-      return { status: 'provider_error', error: { code: o.code, message: o.message, ...(o.status ? { status: o.status } : {}) }, turns, latencyMs, usage, attempts };
+      return {
+        status: 'provider_error',
+        error: { code: o.code, message: o.message, ...(o.status ? { status: o.status } : {}) },
+        turns,
+        latencyMs,
+        usage,
+        attempts,
+      };
     }
     if (o.kind !== 'tool_calls' || t === c.maxTurns - 1) break;
     // Providers that send no call id still need one to pair results; the recorded outcome keeps null.
     const calls = o.calls.map((call, i) => ({ ...call, id: call.id ?? `call_${t + 1}_${i + 1}` }));
     const answers = calls.map((call) => ({ call, ...answerCall(call, input, counters) }));
-    turn.toolResults = answers.map((a) => ({ callId: a.call.id, name: a.call.name, content: a.content, isError: a.isError }));
+    turn.toolResults = answers.map((a) => ({
+      callId: a.call.id,
+      name: a.call.name,
+      content: a.content,
+      isError: a.isError,
+    }));
     messages.push({ role: 'assistant', content: o.text ?? null, toolCalls: calls });
-    for (const a of answers) messages.push({ role: 'tool', toolCallId: a.call.id, name: a.call.name, content: a.content, isError: a.isError });
+    for (const a of answers)
+      messages.push({ role: 'tool', toolCallId: a.call.id, name: a.call.name, content: a.content, isError: a.isError });
   }
   return { status: 'ok', turns, latencyMs, usage, attempts };
 }

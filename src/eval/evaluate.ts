@@ -67,7 +67,11 @@ export interface EvalContext {
 const labelOf = (names: string[]): string => (names.length ? [...names].sort().join('+') : NONE);
 
 export function expectedLabel(c: EvalCase): string {
-  return c.expected.kind === 'tool' ? labelOf(c.expected.calls.map((x) => x.name)) : c.expected.kind === 'trajectory' ? 'trajectory' : NONE;
+  return c.expected.kind === 'tool'
+    ? labelOf(c.expected.calls.map((x) => x.name))
+    : c.expected.kind === 'trajectory'
+      ? 'trajectory'
+      : NONE;
 }
 
 /** A case with no record at all: a failure, counted as coverage loss. */
@@ -99,7 +103,10 @@ const REJECTED_STATUSES = new Set([400, 404, 413, 422]);
 
 function outcomeKey(o: CanonicalOutcome, calls: CheckedCall[], clarification: RegExp): string {
   if (o.kind === 'tool_calls') {
-    return JSON.stringify(calls.map((c) => [c.name, c.parsed ?? (typeof c.arguments === 'string' ? c.arguments : null)]), sortKeys);
+    return JSON.stringify(
+      calls.map((c) => [c.name, c.parsed ?? (typeof c.arguments === 'string' ? c.arguments : null)]),
+      sortKeys,
+    );
   }
   if (o.kind === 'text') return clarification.test(o.text) ? 'clarification' : 'text';
   return o.kind;
@@ -107,7 +114,11 @@ function outcomeKey(o: CanonicalOutcome, calls: CheckedCall[], clarification: Re
 
 function sortKeys(_k: string, v: unknown): unknown {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, (v as Record<string, unknown>)[k]]),
+  );
 }
 
 /** Pairs expected calls with made ones by name (each made call used once); problems when any fails. */
@@ -122,7 +133,10 @@ function callsProblems(expected: ExpectedCall[], made: CheckedCall[], literal: b
       let p: string[];
       if (!m.parsed) p = [`${e.name}: arguments are not a JSON object`];
       else if (!e.args) p = [];
-      else if (literal) p = deepEqual(e.args.literal, m.parsed) ? [] : [`${e.name}: arguments differ from ${JSON.stringify(e.args.literal)}`];
+      else if (literal)
+        p = deepEqual(e.args.literal, m.parsed)
+          ? []
+          : [`${e.name}: arguments differ from ${JSON.stringify(e.args.literal)}`];
       else p = argsProblems(e.args, m.parsed).map((x) => `${e.name}.${x}`);
       if (p.length === 0) {
         found = i;
@@ -141,32 +155,54 @@ interface Judged {
   problems: string[];
 }
 
-function judgeDecision(c: EvalCase, o: CanonicalOutcome, calls: CheckedCall[], ctx: EvalContext, literal: boolean): Judged {
+function judgeDecision(
+  c: EvalCase,
+  o: CanonicalOutcome,
+  calls: CheckedCall[],
+  ctx: EvalContext,
+  literal: boolean,
+): Judged {
   const e = c.expected;
   if (e.kind === 'trajectory') return { pass: false, problems: [] };
   if (o.kind === 'provider_error') return { pass: false, problems: [`provider error: ${o.code}`] };
   if (e.kind === 'text') {
-    return calls.length === 0 ? { pass: true, problems: [] } : { pass: false, problems: [`called ${labelOf(calls.map((x) => x.name))}; no call expected`] };
+    return calls.length === 0
+      ? { pass: true, problems: [] }
+      : { pass: false, problems: [`called ${labelOf(calls.map((x) => x.name))}; no call expected`] };
   }
   if (e.kind === 'clarification') {
-    if (calls.length) return { pass: false, problems: [`called ${labelOf(calls.map((x) => x.name))} instead of asking`] };
+    if (calls.length)
+      return { pass: false, problems: [`called ${labelOf(calls.map((x) => x.name))} instead of asking`] };
     if (o.kind === 'text' && ctx.clarification.test(o.text)) return { pass: true, problems: [] };
-    return { pass: false, problems: [`answered (${o.kind}) without asking for ${e.missing.join(', ') || 'the missing value'}`] };
+    return {
+      pass: false,
+      problems: [`answered (${o.kind}) without asking for ${e.missing.join(', ') || 'the missing value'}`],
+    };
   }
   const want = labelOf(e.calls.map((x) => x.name));
   const got = labelOf(calls.map((x) => x.name));
-  if (want !== got) return { pass: false, problems: [calls.length ? `called ${got}, expected ${want}` : `no call (${o.kind}), expected ${want}`] };
+  if (want !== got)
+    return {
+      pass: false,
+      problems: [calls.length ? `called ${got}, expected ${want}` : `no call (${o.kind}), expected ${want}`],
+    };
   const problems = callsProblems(e.calls, calls, literal);
   for (const m of calls) if (isFailure(m.outcome)) problems.push(`${m.name}: ${m.outcome}`);
   return { pass: problems.length === 0, problems };
 }
 
 export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evaluated {
-  const checkedTurns = obs.turns.map((t) => (t.outcome.kind === 'tool_calls' ? t.outcome.calls.map((x) => checkCall(x, ctx.offered, ctx.schemas)) : []));
+  const checkedTurns = obs.turns.map((t) =>
+    t.outcome.kind === 'tool_calls' ? t.outcome.calls.map((x) => checkCall(x, ctx.offered, ctx.schemas)) : [],
+  );
   const calls = checkedTurns.flat();
   const answered = obs.turns.filter((t) => t.outcome.kind !== 'provider_error').length;
-  const rejected = obs.turns.filter((t) => t.outcome.kind === 'provider_error' && REJECTED_STATUSES.has(t.outcome.status ?? 0)).length;
-  const errorTurns = obs.turns.map((t, i) => ((t.toolResults ?? []).some((r) => r.isError) ? i : -1)).filter((i) => i >= 0);
+  const rejected = obs.turns.filter(
+    (t) => t.outcome.kind === 'provider_error' && REJECTED_STATUSES.has(t.outcome.status ?? 0),
+  ).length;
+  const errorTurns = obs.turns
+    .map((t, i) => ((t.toolResults ?? []).some((r) => r.isError) ? i : -1))
+    .filter((i) => i >= 0);
   const lastErrorTurn = errorTurns.length ? errorTurns[errorTurns.length - 1]! : -1;
   const base = {
     caseId: c.id,
@@ -183,10 +219,17 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
   const first = obs.turns[0];
   if (obs.status !== 'ok' || !first) {
     const m = missing(c, obs.repeat);
-    return { ...m, ...base, status: 'provider_error', ...(obs.error ? { errorCode: obs.error.code } : {}), problems: [`provider error: ${obs.error?.code ?? 'unknown'}`] };
+    return {
+      ...m,
+      ...base,
+      status: 'provider_error',
+      ...(obs.error ? { errorCode: obs.error.code } : {}),
+      problems: [`provider error: ${obs.error?.code ?? 'unknown'}`],
+    };
   }
   const firstCalls = checkedTurns[0]!;
-  const clarified = first.outcome.kind === 'text' && firstCalls.length === 0 && ctx.clarification.test(first.outcome.text);
+  const clarified =
+    first.outcome.kind === 'text' && firstCalls.length === 0 && ctx.clarification.test(first.outcome.text);
   const key = obs.turns.map((t, i) => outcomeKey(t.outcome, checkedTurns[i]!, ctx.clarification)).join(' | ');
 
   if (c.expected.kind === 'trajectory') {
@@ -218,11 +261,14 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
       break;
     }
   }
-  const final = finalIdx === 0 ? decision : judgeDecision(c, obs.turns[finalIdx]!.outcome, checkedTurns[finalIdx]!, ctx, false);
+  const final =
+    finalIdx === 0 ? decision : judgeDecision(c, obs.turns[finalIdx]!.outcome, checkedTurns[finalIdx]!, ctx, false);
   const e = c.expected;
-  const selectionPass = e.kind === 'tool' ? labelOf(firstCalls.map((x) => x.name)) === expectedLabel(c) : firstCalls.length === 0;
+  const selectionPass =
+    e.kind === 'tool' ? labelOf(firstCalls.map((x) => x.name)) === expectedLabel(c) : firstCalls.length === 0;
   const hasArgs = e.kind === 'tool' && e.calls.some((x) => x.args);
-  const argsPass = e.kind === 'tool' && selectionPass && hasArgs ? callsProblems(e.calls, firstCalls, false).length === 0 : null;
+  const argsPass =
+    e.kind === 'tool' && selectionPass && hasArgs ? callsProblems(e.calls, firstCalls, false).length === 0 : null;
   return {
     ...base,
     status: 'ok',

@@ -27,7 +27,12 @@ export const GATE_NAMES = Object.keys(GATE_METRICS) as GateName[];
 
 export type Gates = Partial<Record<GateName, number | null>> & { max_drop_pp?: number | null };
 
-export const DEFAULT_GATES: Gates = { selection_accuracy: 0.95, strict_pass_rate: 0.85, args_accuracy: 0.9, max_drop_pp: 2 };
+export const DEFAULT_GATES: Gates = {
+  selection_accuracy: 0.95,
+  strict_pass_rate: 0.85,
+  args_accuracy: 0.9,
+  max_drop_pp: 2,
+};
 
 export interface GateResult {
   gate: GateName;
@@ -52,6 +57,14 @@ export function checkGates(m: Metrics, g: Gates): GateResult[] {
   return activeGates(g).map(([gate, threshold]) => {
     const r = metricRate(m, gate);
     const status = r.value === null ? 'skipped' : r.value >= threshold ? 'passed' : 'failed';
-    return { gate, metric: GATE_METRICS[gate], threshold, value: r.value, numerator: r.numerator, denominator: r.denominator, status };
+    return {
+      gate,
+      metric: GATE_METRICS[gate],
+      threshold,
+      value: r.value,
+      numerator: r.numerator,
+      denominator: r.denominator,
+      status,
+    };
   });
 }

@@ -19,14 +19,22 @@ export function xmlEscape(s: string): string {
 
 const secs = (ms: number) => (ms / 1000).toFixed(3);
 
+/** An element with escaped attributes; `body` is already XML (or undefined for an empty element). */
+function el(name: string, attrs: Record<string, string | number>, body?: string): string {
+  const a = Object.entries(attrs)
+    .map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`)
+    .join('');
+  return body === undefined ? `<${name}${a}/>` : `<${name}${a}>${body}</${name}>`;
+}
+
 export function toJUnit(report: Report): string {
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   let tests = 0;
   let failures = 0;
   let errors = 0;
   let skipped = 0;
   const suites: string[] = [];
   for (const m of report.models) {
+    const classname = `${report.suite.name}.${m.key}`;
     const body: string[] = [];
     let f = 0;
     let e = 0;
@@ -34,39 +42,35 @@ export function toJUnit(report: Report): string {
     for (const c of m.cases) {
       const caseMs = c.observations.reduce((a, o) => a + o.latencyMs, 0);
       timeMs += caseMs;
-      const attrs = `classname="${xmlEscape(`${report.suite.name}.${m.key}`)}" name="${xmlEscape(c.id)}" time="${secs(caseMs)}"`;
+      const attrs = { classname, name: c.id, time: secs(caseMs) };
       if (c.pass) {
-        body.push(`    <testcase ${attrs}/>`);
+        body.push(`    ${el('testcase', attrs)}`);
         continue;
       }
       const bad = c.observations.filter((o) => !o.strictPass);
       const answeredBad = bad.filter((o) => o.status === 'ok');
-      const detail = bad.map((o) => `repeat ${o.repeat}: ${o.status === 'ok' ? o.decision : o.status}: ${o.problems.join('; ')}`).join('\n');
-      const first = (answeredBad[0] ?? bad[0])?.problems[0] ?? 'failed';
-      const trace = c.traceId ? `\ntrace_id: ${c.traceId}` : '';
-      if (answeredBad.length) {
-        f++;
-        body.push(`    <testcase ${attrs}><failure message="${xmlEscape(first)}" type="${c.kind}">${xmlEscape(detail + trace)}</failure></testcase>`);
-      } else {
-        e++;
-        body.push(`    <testcase ${attrs}><error message="${xmlEscape(first)}" type="coverage">${xmlEscape(detail + trace)}</error></testcase>`);
-      }
+      const detail = bad
+        .map((o) => `repeat ${o.repeat}: ${o.status === 'ok' ? o.decision : o.status}: ${o.problems.join('; ')}`)
+        .join('\n');
+      const message = (answeredBad[0] ?? bad[0])?.problems[0] ?? 'failed';
+      const text = xmlEscape(detail + (c.traceId ? `\ntrace_id: ${c.traceId}` : ''));
+      // A repeat the model answered wrongly is a failure; only provider errors / missing records: an error.
+      const inner = answeredBad.length ? el('failure', { message, type: c.kind }, text) : el('error', { message, type: 'coverage' }, text);
+      if (answeredBad.length) f++;
+      else e++;
+      body.push(`    ${el('testcase', attrs, inner)}`);
     }
     for (const s of report.suite.skipped) {
-      body.push(`    <testcase classname="${xmlEscape(`${report.suite.name}.${m.key}`)}" name="${xmlEscape(s.id)}" time="0.000"><skipped message="waiting for review"/></testcase>`);
+      body.push(`    ${el('testcase', { classname, name: s.id, time: secs(0) }, el('skipped', { message: 'waiting for review' }))}`);
     }
     const n = m.cases.length + report.suite.skipped.length;
     tests += n;
     failures += f;
     errors += e;
     skipped += report.suite.skipped.length;
-    suites.push(
-      `  <testsuite name="${xmlEscape(m.key)}" tests="${n}" failures="${f}" errors="${e}" skipped="${report.suite.skipped.length}" time="${secs(timeMs)}">`,
-      ...body,
-      '  </testsuite>',
-    );
+    const attrs = { name: m.key, tests: n, failures: f, errors: e, skipped: report.suite.skipped.length, time: secs(timeMs) };
+    suites.push(el('testsuite', attrs, `\n${body.join('\n')}\n  `).replace(/^/, '  '));
   }
-  out.push(`<testsuites name="${xmlEscape(`toolwatch eval ${report.suite.name}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}">`);
-  out.push(...suites, '</testsuites>', '');
-  return out.join('\n');
+  const attrs = { name: `toolwatch eval ${report.suite.name}`, tests, failures, errors, skipped };
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${el('testsuites', attrs, `\n${suites.join('\n')}\n`)}\n`;
 }

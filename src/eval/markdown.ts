@@ -36,11 +36,17 @@ export function toMarkdown(report: Report): string {
   lines.push(`## toolwatch eval — ${mdCell(report.suite.name)} (dataset ${mdCell(report.suite.datasetVersion)})`, '');
   lines.push(ok ? '**All gates passed.**' : '**A gate failed.**', '');
   lines.push(`| model | ${COLUMNS.map((c) => c[0]).join(' | ')} |`, `|---|${COLUMNS.map(() => '---').join('|')}|`);
-  for (const m of report.models) lines.push(`| ${mdCell(m.key)} | ${COLUMNS.map(([, get, fmt]) => (fmt ?? r)(get(m.overall))).join(' | ')} |`);
+  for (const m of report.models)
+    lines.push(`| ${mdCell(m.key)} | ${COLUMNS.map(([, get, fmt]) => (fmt ?? r)(get(m.overall))).join(' | ')} |`);
   lines.push('');
-  const extra = report.models.filter((m) => m.overall.clarificationAccuracy.denominator || m.overall.recoveryRate.denominator || m.repeats > 1);
+  const extra = report.models.filter(
+    (m) => m.overall.clarificationAccuracy.denominator || m.overall.recoveryRate.denominator || m.repeats > 1,
+  );
   if (extra.length) {
-    lines.push('| model | clarification | needless questions | recovery | trajectory | stability | pass^k | provider errors |', '|---|---|---|---|---|---|---|---|');
+    lines.push(
+      '| model | clarification | needless questions | recovery | trajectory | stability | pass^k | provider errors |',
+      '|---|---|---|---|---|---|---|---|',
+    );
     for (const m of extra) {
       const o = m.overall;
       const hat = o.passHatK[o.passHatK.length - 1];
@@ -57,7 +63,9 @@ export function toMarkdown(report: Report): string {
     for (const m of gated) {
       for (const g of m.gates) {
         const v = g.value === null ? '—' : `${pct(g.value)} (${g.numerator}/${g.denominator})`;
-        lines.push(`| ${mdCell(m.key)} | ${g.gate} | ${g.threshold} | ${v} | ${g.status === 'failed' ? '❌ failed' : g.status === 'passed' ? '✅ passed' : 'skipped'} |`);
+        lines.push(
+          `| ${mdCell(m.key)} | ${g.gate} | ${g.threshold} | ${v} | ${g.status === 'failed' ? '❌ failed' : g.status === 'passed' ? '✅ passed' : 'skipped'} |`,
+        );
       }
     }
     lines.push('');
@@ -65,10 +73,19 @@ export function toMarkdown(report: Report): string {
   for (const m of report.models) {
     const failing = m.cases.filter((c) => !c.pass);
     if (!failing.length) continue;
-    lines.push(`### Failing cases — ${mdCell(m.key)} (${failing.length})`, '', '| case | expected | got | why |', '|---|---|---|---|');
+    lines.push(
+      `### Failing cases — ${mdCell(m.key)} (${failing.length})`,
+      '',
+      '| case | expected | got | why |',
+      '|---|---|---|---|',
+    );
     for (const c of failing.slice(0, MAX_FAILING)) {
       const bad = c.observations.find((o) => !o.strictPass);
-      const got = bad ? (bad.status === 'ok' ? bad.decision : `${bad.status}${bad.errorCode ? ` (${bad.errorCode})` : ''}`) : '';
+      const got = bad
+        ? bad.status === 'ok'
+          ? bad.decision
+          : `${bad.status}${bad.errorCode ? ` (${bad.errorCode})` : ''}`
+        : '';
       const why = bad?.problems.join('; ') ?? '';
       const id = c.traceId ? `${c.id} (trace ${c.traceId})` : c.id;
       lines.push(`| ${mdCell(id)} | ${mdCell(c.expected)} | ${mdCell(got)} | ${mdCell(why)} |`);
@@ -76,22 +93,34 @@ export function toMarkdown(report: Report): string {
     if (failing.length > MAX_FAILING) lines.push('', `… and ${failing.length - MAX_FAILING} more (see report.json).`);
     lines.push('');
   }
-  if (report.suite.skipped.length) lines.push(`${report.suite.skipped.length} case(s) waiting for review (not run): ${report.suite.skipped.map((s) => mdCell(s.id)).join(', ')}`, '');
+  if (report.suite.skipped.length)
+    lines.push(
+      `${report.suite.skipped.length} case(s) waiting for review (not run): ${report.suite.skipped.map((s) => mdCell(s.id)).join(', ')}`,
+      '',
+    );
   return lines.join('\n');
 }
 
 export function comparisonMarkdown(c: Comparison): string {
-  const lines: string[] = [`## toolwatch eval compare — ${mdCell(c.suite)}`, '', c.passed ? '**Passed.**' : '**Failed.**', ''];
+  const lines: string[] = [
+    `## toolwatch eval compare — ${mdCell(c.suite)}`,
+    '',
+    c.passed ? '**Passed.**' : '**Failed.**',
+    '',
+  ];
   for (const m of c.models) {
     lines.push(`### ${m.passed ? '✅' : '❌'} ${mdCell(m.key)}${m.inBaseline ? '' : ' (no baseline)'}`, '');
     if (m.drops.length) {
       lines.push('| rate | baseline | now | change |', '|---|---|---|---|');
       for (const d of m.drops) {
-        lines.push(`| ${d.metric} | ${pct(d.baseline)} | ${pct(d.current)} | ${d.deltaPp >= 0 ? '+' : ''}${d.deltaPp} pp${d.failed ? ' ❌' : ''} |`);
+        lines.push(
+          `| ${d.metric} | ${pct(d.baseline)} | ${pct(d.current)} | ${d.deltaPp >= 0 ? '+' : ''}${d.deltaPp} pp${d.failed ? ' ❌' : ''} |`,
+        );
       }
       lines.push('');
     }
-    for (const g of m.gates.filter((x) => x.status === 'failed')) lines.push(`- gate ${g.gate} ≥ ${g.threshold} failed: ${g.value === null ? '—' : pct(g.value)}`);
+    for (const g of m.gates.filter((x) => x.status === 'failed'))
+      lines.push(`- gate ${g.gate} ≥ ${g.threshold} failed: ${g.value === null ? '—' : pct(g.value)}`);
     if (m.broke.length) lines.push(`- broke: ${m.broke.map(mdCell).join(', ')}`);
     if (m.fixed.length) lines.push(`- fixed: ${m.fixed.map(mdCell).join(', ')}`);
     if (m.added.length) lines.push(`- new cases: ${m.added.map(mdCell).join(', ')}`);

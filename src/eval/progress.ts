@@ -25,7 +25,9 @@ export function createProgress(sink: ProgressSink) {
     update(r: ResultRecord, done: number, total: number): void {
       if (r.status !== 'ok') errors++;
       if (!sink.isTTY) {
-        sink.write(`[${done}/${total}] ${r.label}${r.variant === 'core' ? '' : ` [${r.variant}]`} ${r.caseId} #${r.repeat} ${describe(r)} ${r.latencyMs}ms\n`);
+        sink.write(
+          `[${done}/${total}] ${r.label}${r.variant === 'core' ? '' : ` [${r.variant}]`} ${r.caseId} #${r.repeat} ${describe(r)} ${r.latencyMs}ms\n`,
+        );
         return;
       }
       const filled = Math.round((done / total) * WIDTH);

@@ -81,7 +81,13 @@ export function readRecords(files: readonly string[]): ReadRecords {
         return;
       }
       if (isObj(v) && v.type === 'run' && typeof v.runId === 'string') out.runs.push(v as unknown as RunRecord);
-      else if (isObj(v) && v.type === 'result' && typeof v.runId === 'string' && typeof v.caseId === 'string' && Array.isArray(v.turns)) {
+      else if (
+        isObj(v) &&
+        v.type === 'result' &&
+        typeof v.runId === 'string' &&
+        typeof v.caseId === 'string' &&
+        Array.isArray(v.turns)
+      ) {
         out.results.push(v as unknown as ResultRecord);
       } else out.problems.push(`${file}:${i + 1}: not a toolwatch eval record (type run or result)`);
     });

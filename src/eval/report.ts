@@ -57,7 +57,12 @@ export interface ModelReport {
 export interface Report {
   toolwatchEvalReport: number;
   generatedAt: string;
-  suite: { name: string; datasetVersion: string; cases: number; skipped: { id: string; reason: string; traceId?: string }[] };
+  suite: {
+    name: string;
+    datasetVersion: string;
+    cases: number;
+    skipped: { id: string; reason: string; traceId?: string }[];
+  };
   gates: Gates;
   models: ModelReport[];
   /** Records whose case is no longer in the suite (ignored). */
@@ -103,7 +108,12 @@ function caseReport(c: EvalCase, evals: Evaluated[]): CaseReport {
   };
 }
 
-export function buildReport(suite: Suite, results: readonly ResultRecord[], runs: readonly RunRecord[], now = Date.now()): Report {
+export function buildReport(
+  suite: Suite,
+  results: readonly ResultRecord[],
+  runs: readonly RunRecord[],
+  now = Date.now(),
+): Report {
   const ids = new Set(suite.cases.map((c) => c.id));
   const unknown = new Set<string>();
   const groups = new Map<string, ResultRecord[]>();
@@ -141,7 +151,11 @@ export function buildReport(suite: Suite, results: readonly ResultRecord[], runs
     const overall = computeMetrics(items, repeats);
     const tags = [...new Set(suite.cases.flatMap((c) => c.tags))].sort();
     const byTag: Record<string, Metrics> = {};
-    for (const t of tags) byTag[t] = computeMetrics(items.filter((i) => i.case.tags.includes(t)), repeats);
+    for (const t of tags)
+      byTag[t] = computeMetrics(
+        items.filter((i) => i.case.tags.includes(t)),
+        repeats,
+      );
     const gates = first.variant === 'core' ? checkGates(overall, suite.settings.gates) : [];
     models.push({
       key,

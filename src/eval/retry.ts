@@ -17,17 +17,25 @@ export interface RetryPolicy {
   sleep: (ms: number) => Promise<void>;
 }
 
-export type Attempt<T, F> = { ok: true; value: T } | { ok: false; retryable: boolean; retryAfterMs?: number; failure: F };
+export type Attempt<T, F> =
+  { ok: true; value: T } | { ok: false; retryable: boolean; retryAfterMs?: number; failure: F };
 
-export type Retried<T, F> = ({ ok: true; value: T } | { ok: false; failure: F }) & { attempts: number; waitedMs: number };
+export type Retried<T, F> = ({ ok: true; value: T } | { ok: false; failure: F }) & {
+  attempts: number;
+  waitedMs: number;
+};
 
-export async function withRetries<T, F>(attempt: () => Promise<Attempt<T, F>>, policy: RetryPolicy): Promise<Retried<T, F>> {
+export async function withRetries<T, F>(
+  attempt: () => Promise<Attempt<T, F>>,
+  policy: RetryPolicy,
+): Promise<Retried<T, F>> {
   let waitedMs = 0;
   for (let n = 1; ; n++) {
     const r = await attempt();
     if (r.ok) return { ok: true, value: r.value, attempts: n, waitedMs };
     if (!r.retryable || n > policy.maxRetries) return { ok: false, failure: r.failure, attempts: n, waitedMs };
-    if (r.retryAfterMs !== undefined && r.retryAfterMs > policy.maxRetryWaitMs) return { ok: false, failure: r.failure, attempts: n, waitedMs };
+    if (r.retryAfterMs !== undefined && r.retryAfterMs > policy.maxRetryWaitMs)
+      return { ok: false, failure: r.failure, attempts: n, waitedMs };
     const wait = r.retryAfterMs ?? backoffMs(n);
     waitedMs += wait;
     await policy.sleep(wait);

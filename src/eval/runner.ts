@@ -39,7 +39,9 @@ export function apiKeyFor(spec: ModelSpec, env: RunOptions['env']): string | und
 
 /** Models whose api_key_env names a variable that is not set: refused before anything runs. */
 export function missingKeys(models: readonly ModelSpec[], env: RunOptions['env']): string[] {
-  return models.filter((m) => m.apiKeyEnv && !env[m.apiKeyEnv]).map((m) => `${m.label}: environment variable ${m.apiKeyEnv} is not set`);
+  return models
+    .filter((m) => m.apiKeyEnv && !env[m.apiKeyEnv])
+    .map((m) => `${m.label}: environment variable ${m.apiKeyEnv} is not set`);
 }
 
 export async function runSuite(o: RunOptions): Promise<RunSummary> {
@@ -47,7 +49,8 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
   const s = suite.settings;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = o.now ?? Date.now;
-  const runId = o.runId ?? `${new Date(now()).toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`;
+  const runId =
+    o.runId ?? `${new Date(now()).toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`;
   const redactor = createRedactor(s.redact);
   const redact = (v: unknown): unknown => {
     try {
@@ -63,7 +66,12 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
     suite: suite.name,
     datasetVersion: s.datasetVersion,
     variants: [...o.variants],
-    models: o.models.map((m) => ({ label: m.label, provider: m.provider, model: m.model, ...(m.baseUrl ? { baseUrl: m.baseUrl } : {}) })),
+    models: o.models.map((m) => ({
+      label: m.label,
+      provider: m.provider,
+      model: m.model,
+      ...(m.baseUrl ? { baseUrl: m.baseUrl } : {}),
+    })),
     repeats: s.repeats,
     ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
     ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
@@ -113,7 +121,14 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
       } catch (err) {
         // A fault of ours is coverage loss like any other, not the end of the run.
         const error = { code: 'harness' as const, message: String((err as Error)?.message ?? err).slice(0, 500) };
-        conv = { status: 'provider_error', error, turns: [], latencyMs: 0, usage: { inputTokens: 0, outputTokens: 0 }, attempts: 0 };
+        conv = {
+          status: 'provider_error',
+          error,
+          turns: [],
+          latencyMs: 0,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          attempts: 0,
+        };
       }
       const last = conv.turns[conv.turns.length - 1];
       const record: ResultRecord = {
@@ -130,7 +145,9 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
         startedAt,
         status: conv.status,
         ...(conv.error ? { error: conv.error } : {}),
-        outcome: last ? last.outcome : { kind: 'provider_error', code: 'harness', message: conv.error?.message ?? 'no request was made' },
+        outcome: last
+          ? last.outcome
+          : { kind: 'provider_error', code: 'harness', message: conv.error?.message ?? 'no request was made' },
         turns: conv.turns,
         latencyMs: conv.latencyMs,
         usage: conv.usage,

@@ -30,7 +30,15 @@ export interface Metrics {
   confusion: Record<string, Record<string, number>>;
   strictPassRate: Rate;
   argsAccuracy: Rate;
-  validity: { calls: number; valid: number; InvalidJson: number; UnknownName: number; SchemaMismatch: number; unvalidated: number; validRate: Rate };
+  validity: {
+    calls: number;
+    valid: number;
+    InvalidJson: number;
+    UnknownName: number;
+    SchemaMismatch: number;
+    unvalidated: number;
+    validRate: Rate;
+  };
   requestAcceptanceRate: Rate;
   clarificationAccuracy: Rate;
   needlessClarificationRate: Rate;
@@ -146,7 +154,8 @@ export function computeMetrics(items: readonly CaseEvals[], repeats: number): Me
   }
 
   const byCode: Metrics['providerErrors']['byCode'] = {};
-  for (const e of all) if (e.status === 'provider_error' && e.errorCode) byCode[e.errorCode] = (byCode[e.errorCode] ?? 0) + 1;
+  for (const e of all)
+    if (e.status === 'provider_error' && e.errorCode) byCode[e.errorCode] = (byCode[e.errorCode] ?? 0) + 1;
   const passes = count(all, (e) => e.strictPass);
   const inputTokens = all.reduce((a, e) => a + e.inputTokens, 0);
   const outputTokens = all.reduce((a, e) => a + e.outputTokens, 0);
@@ -162,32 +171,67 @@ export function computeMetrics(items: readonly CaseEvals[], repeats: number): Me
     planned: all.length,
     observed: answered.length,
     coverage: rate(answered.length, all.length),
-    exactMatchRate: rate(count(single, (e) => e.exactMatch === true), single.length),
-    shouldCallPassRate: rate(count(shouldCall, (e) => e.exactMatch === true), shouldCall.length),
-    shouldNotCallPassRate: rate(count(shouldNot, (e) => e.exactMatch === true), shouldNot.length),
-    selectionAccuracy: rate(count(single, (e) => e.selectionPass === true), single.length),
+    exactMatchRate: rate(
+      count(single, (e) => e.exactMatch === true),
+      single.length,
+    ),
+    shouldCallPassRate: rate(
+      count(shouldCall, (e) => e.exactMatch === true),
+      shouldCall.length,
+    ),
+    shouldNotCallPassRate: rate(
+      count(shouldNot, (e) => e.exactMatch === true),
+      shouldNot.length,
+    ),
+    selectionAccuracy: rate(
+      count(single, (e) => e.selectionPass === true),
+      single.length,
+    ),
     macroF1: macroF1(confusion),
     confusion,
     strictPassRate: rate(passes, all.length),
-    argsAccuracy: rate(count(shouldCall, (e) => e.argsPass === true), count(shouldCall, (e) => e.argsPass !== null)),
+    argsAccuracy: rate(
+      count(shouldCall, (e) => e.argsPass === true),
+      count(shouldCall, (e) => e.argsPass !== null),
+    ),
     validity,
     requestAcceptanceRate: rate(
       all.reduce((a, e) => a + e.answered, 0),
       all.reduce((a, e) => a + e.answered + e.rejected, 0),
     ),
-    clarificationAccuracy: rate(count(clar, (e) => e.clarified), clar.length),
-    needlessClarificationRate: rate(count(tool, (e) => e.clarified), tool.length),
-    recoveryRate: rate(count(recoveryPool, (e) => e.recovered), recoveryPool.length),
-    trajectoryPassRate: rate(count(all, (e) => kind(e) === 'trajectory' && e.strictPass), count(all, (e) => kind(e) === 'trajectory')),
+    clarificationAccuracy: rate(
+      count(clar, (e) => e.clarified),
+      clar.length,
+    ),
+    needlessClarificationRate: rate(
+      count(tool, (e) => e.clarified),
+      tool.length,
+    ),
+    recoveryRate: rate(
+      count(recoveryPool, (e) => e.recovered),
+      recoveryPool.length,
+    ),
+    trajectoryPassRate: rate(
+      count(all, (e) => kind(e) === 'trajectory' && e.strictPass),
+      count(all, (e) => kind(e) === 'trajectory'),
+    ),
     stability: { ...rate(mostCommon, successful), stableCases, casesObserved },
     passHatK: hat.map((sum, i) => ({ k: i + 1, ...rate(sum, items.length) })),
-    providerErrors: { total: count(all, (e) => e.status === 'provider_error'), missing: count(all, (e) => e.status === 'missing'), byCode },
+    providerErrors: {
+      total: count(all, (e) => e.status === 'provider_error'),
+      missing: count(all, (e) => e.status === 'missing'),
+      byCode,
+    },
     tokens: { input: inputTokens, output: outputTokens, total: totalTokens },
     tokensPerCase: withRecord > 0 ? round(totalTokens / withRecord) : null,
     tokensPerSuccess: passes > 0 ? round(totalTokens / passes) : null,
     latencyPerCaseMs: latencies.length ? round(totalLatency / latencies.length) : null,
     latencyPerSuccessMs: passes > 0 ? round(totalLatency / passes) : null,
-    latencyMs: { p50: quantile(latencies, 0.5), p90: quantile(latencies, 0.9), max: latencies.length ? latencies[latencies.length - 1]! : null },
+    latencyMs: {
+      p50: quantile(latencies, 0.5),
+      p90: quantile(latencies, 0.9),
+      max: latencies.length ? latencies[latencies.length - 1]! : null,
+    },
   };
 }
 

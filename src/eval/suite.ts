@@ -128,7 +128,14 @@ const suiteSchema = {
 type SuiteFile = {
   name?: string;
   dataset_version: string | number;
-  models: { provider: ProviderKind; model: string; base_url?: string; api_key_env?: string; label?: string; api_key?: unknown }[];
+  models: {
+    provider: ProviderKind;
+    model: string;
+    base_url?: string;
+    api_key_env?: string;
+    label?: string;
+    api_key?: unknown;
+  }[];
   repeats: number;
   temperature?: number;
   max_tokens?: number;
@@ -163,10 +170,14 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
   // Keys belong in the environment only; say so rather than "unknown key".
   const models = (raw as { models?: unknown }).models;
   if (Array.isArray(models) && models.some((m) => m && typeof m === 'object' && 'api_key' in m)) {
-    problems.push(`${file}: models[].api_key: keys are never read from files; name an environment variable with api_key_env`);
+    problems.push(
+      `${file}: models[].api_key: keys are never read from files; name an environment variable with api_key_env`,
+    );
     return undefined;
   }
-  validate ??= new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true }).compile(suiteSchema);
+  validate ??= new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true }).compile(
+    suiteSchema,
+  );
   if (!validate(raw)) {
     problems.push(...(validate.errors ?? []).map((e) => `${file}: ${describe(e)}`));
     return undefined;
@@ -181,7 +192,9 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
     try {
       new RegExp(p, 'g');
     } catch (err) {
-      problems.push(`${file}: redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`);
+      problems.push(
+        `${file}: redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`,
+      );
     }
   }
   const labels = new Set<string>();
@@ -219,9 +232,11 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
 
 function describe(e: ErrorObject): string {
   const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(top level)';
-  if (e.keyword === 'additionalProperties') return `${where === '(top level)' ? '' : where + '.'}${String(e.params.additionalProperty)}: unknown key`;
+  if (e.keyword === 'additionalProperties')
+    return `${where === '(top level)' ? '' : where + '.'}${String(e.params.additionalProperty)}: unknown key`;
   if (e.keyword === 'enum') return `${where}: must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
-  if (e.keyword === 'pattern' && (e.params.pattern as string).includes('ms|s|m|h|d')) return `${where}: must be a duration such as 30s, 5m`;
+  if (e.keyword === 'pattern' && (e.params.pattern as string).includes('ms|s|m|h|d'))
+    return `${where}: must be a duration such as 30s, 5m`;
   return `${where}: ${e.message ?? 'is invalid'}`;
 }
 
@@ -251,11 +266,20 @@ export function loadSuite(dir: string): Suite {
 
   const settings = readSettings(at('suite.yaml'), problems);
   const tools = existsSync(at('tools.json')) ? readTools(at('tools.json'), problems) : [];
-  const compat = existsSync(at('tools.compatibility.json')) ? readTools(at('tools.compatibility.json'), problems) : undefined;
+  const compat = existsSync(at('tools.compatibility.json'))
+    ? readTools(at('tools.compatibility.json'), problems)
+    : undefined;
   if (tools && compat) {
-    const a = tools.map((t) => t.name).sort().join(',');
-    const b = compat.map((t) => t.name).sort().join(',');
-    if (a !== b) problems.push(`${at('tools.compatibility.json')}: must define the same tools as tools.json (${a} vs ${b})`);
+    const a = tools
+      .map((t) => t.name)
+      .sort()
+      .join(',');
+    const b = compat
+      .map((t) => t.name)
+      .sort()
+      .join(',');
+    if (a !== b)
+      problems.push(`${at('tools.compatibility.json')}: must define the same tools as tools.json (${a} vs ${b})`);
   }
   const system = existsSync(at('system.txt')) ? readFileSync(at('system.txt'), 'utf8').trim() : '';
   if (!settings || !tools) throw new SuiteError(problems);
@@ -269,10 +293,15 @@ export function loadSuite(dir: string): Suite {
   problems.push(...parsed.problems);
   if (tools.length === 0) {
     const bare = parsed.cases.find((c) => !c.tools);
-    if (bare) problems.push(`${at('tools.json')}: missing, and case ${JSON.stringify(bare.id)} (line ${bare.line}) brings no tools of its own`);
+    if (bare)
+      problems.push(
+        `${at('tools.json')}: missing, and case ${JSON.stringify(bare.id)} (line ${bare.line}) brings no tools of its own`,
+      );
   }
   if (!problems.length && parsed.cases.length === 0) {
-    problems.push(`${at('cases.jsonl')}: no cases to run${parsed.skipped.length ? ` (${parsed.skipped.length} waiting for review)` : ''}`);
+    problems.push(
+      `${at('cases.jsonl')}: no cases to run${parsed.skipped.length ? ` (${parsed.skipped.length} waiting for review)` : ''}`,
+    );
   }
   if (problems.length) throw new SuiteError(problems);
   return {

@@ -55,11 +55,16 @@ function covers(out: readonly MadeCall[], ref: readonly MadeCall[], m: (name: st
   });
 }
 
-export function matchTrajectory(e: TrajectoryExpectation, made: readonly MadeCall[]): { ok: boolean; problem?: string } {
+export function matchTrajectory(
+  e: TrajectoryExpectation,
+  made: readonly MadeCall[],
+): { ok: boolean; problem?: string } {
   const m = (name: string) => matcherFor(e.argsOverrides[name] ?? e.argsMode);
   const ref: MadeCall[] = e.calls.map((c) => ({ name: c.name, args: c.arguments }));
   let ok: boolean;
-  if (e.match === 'strict') ok = made.length === ref.length && ref.every((r, i) => made[i]!.name === r.name && m(r.name)(made[i]!.args, r.args));
+  if (e.match === 'strict')
+    ok =
+      made.length === ref.length && ref.every((r, i) => made[i]!.name === r.name && m(r.name)(made[i]!.args, r.args));
   else if (e.match === 'unordered') ok = covers(made, ref, m) && covers(ref, made, m);
   else if (e.match === 'subset') ok = covers(ref, made, m);
   else ok = covers(made, ref, m);

@@ -17,7 +17,8 @@ export interface CanonicalCall {
  * Why a request got no model answer — coverage loss, never a model decision. `harness`: toolwatch
  * itself could not build or send the request (e.g. history the protocol cannot carry).
  */
-export type ProviderErrorCode = 'auth' | 'rate_limited' | 'rejected' | 'server' | 'timeout' | 'connection' | 'bad_response' | 'harness';
+export type ProviderErrorCode =
+  'auth' | 'rate_limited' | 'rejected' | 'server' | 'timeout' | 'connection' | 'bad_response' | 'harness';
 
 export type CanonicalOutcome =
   | { kind: 'tool_calls'; calls: CanonicalCall[]; text?: string }

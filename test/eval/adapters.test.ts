@@ -13,8 +13,17 @@ import { startAnthropicMessages } from '../fakes/anthropic-messages.js';
 import { startChatCompletions } from '../fakes/chat-completions.js';
 import { call, perCase, text, type FakeServer, type Reply } from '../fakes/scripted.js';
 
-const TOOLS = [{ name: 'get_stock', description: 'Stock', parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } }];
-const ask = (prompt: string): Message[] => [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: prompt }];
+const TOOLS = [
+  {
+    name: 'get_stock',
+    description: 'Stock',
+    parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
+  },
+];
+const ask = (prompt: string): Message[] => [
+  { role: 'system', content: 'Be brief.' },
+  { role: 'user', content: prompt },
+];
 
 const SCRIPT = perCase({
   right: call('get_stock', { sku: 'A' }),
@@ -25,7 +34,10 @@ const SCRIPT = perCase({
   'not-found': { status: 404, message: 'model not found' },
   'server-once': [{ status: 500 }, text('ok now')],
   'rate-limited': [{ status: 429, headers: { 'retry-after': '1' }, message: 'slow down' }, text('after the wait')],
-  'rate-limited-real': [{ status: 429, headers: { 'retry-after': '1' }, message: 'slow down' }, text('after a real wait')],
+  'rate-limited-real': [
+    { status: 429, headers: { 'retry-after': '1' }, message: 'slow down' },
+    text('after a real wait'),
+  ],
   'rate-limited-long': { status: 429, headers: { 'retry-after': '3600' }, message: 'come back in an hour' },
   'rate-limited-ms': [{ status: 429, headers: { 'retry-after-ms': '250' } }, text('ms honoured')],
   'overloaded-once': [{ status: 529, message: 'Overloaded' }, text('recovered')],
@@ -46,12 +58,16 @@ for (const provider of ['openai', 'anthropic'] as ProviderKind[]) {
       );
 
     beforeAll(async () => {
-      fake = provider === 'openai' ? await startChatCompletions(SCRIPT, { apiKey: KEY }) : await startAnthropicMessages(SCRIPT, { apiKey: KEY });
+      fake =
+        provider === 'openai'
+          ? await startChatCompletions(SCRIPT, { apiKey: KEY })
+          : await startAnthropicMessages(SCRIPT, { apiKey: KEY });
       adapter = make(async (ms) => void waits.push(ms));
     });
     afterAll(() => fake.close());
 
-    const complete = (prompt: string, a = adapter): Promise<AdapterResult> => a.complete({ messages: ask(prompt), tools: TOOLS, temperature: 0 });
+    const complete = (prompt: string, a = adapter): Promise<AdapterResult> =>
+      a.complete({ messages: ask(prompt), tools: TOOLS, temperature: 0 });
 
     it('a call comes back with its arguments untouched', async () => {
       const r = await complete('right');
@@ -61,13 +77,18 @@ for (const provider of ['openai', 'anthropic'] as ProviderKind[]) {
       expect(r.usage!.inputTokens).toBeGreaterThan(0);
       expect(r.attempts).toBe(1);
       const n = await complete('as-number');
-      expect((n.outcome as { calls: { arguments: unknown }[] }).calls[0]!.arguments).toEqual(provider === 'openai' ? '{"sku":750}' : { sku: 750 });
+      expect((n.outcome as { calls: { arguments: unknown }[] }).calls[0]!.arguments).toEqual(
+        provider === 'openai' ? '{"sku":750}' : { sku: 750 },
+      );
     });
 
     if (provider === 'openai') {
       it('broken JSON stays the string the model wrote', async () => {
         const r = await complete('json-broken');
-        expect(r.outcome).toMatchObject({ kind: 'tool_calls', calls: [{ name: 'get_stock', arguments: '{"sku": "A"' }] });
+        expect(r.outcome).toMatchObject({
+          kind: 'tool_calls',
+          calls: [{ name: 'get_stock', arguments: '{"sku": "A"' }],
+        });
       });
     }
 
@@ -107,7 +128,8 @@ for (const provider of ['openai', 'anthropic'] as ProviderKind[]) {
       expect(long.outcome).toMatchObject({ kind: 'provider_error', code: 'rate_limited', status: 429 });
       expect(long.attempts).toBe(1);
       expect(waits).toEqual([]);
-      if (provider === 'anthropic') expect((await complete('overloaded-once')).outcome).toEqual({ kind: 'text', text: 'recovered' });
+      if (provider === 'anthropic')
+        expect((await complete('overloaded-once')).outcome).toEqual({ kind: 'text', text: 'recovered' });
     });
 
     it('really waits Retry-After before asking again', async () => {
@@ -151,7 +173,10 @@ describe('no server at all', () => {
   });
 
   it('history the Messages protocol cannot carry is a harness error, never sent', async () => {
-    const a = createAdapterRegistry().create({ provider: 'anthropic', model: 'm', label: 'x', baseUrl: `http://127.0.0.1:${port}` }, { timeoutMs: 1000, retry: { maxRetries: 0, maxRetryWaitMs: 0, sleep: async () => {} } });
+    const a = createAdapterRegistry().create(
+      { provider: 'anthropic', model: 'm', label: 'x', baseUrl: `http://127.0.0.1:${port}` },
+      { timeoutMs: 1000, retry: { maxRetries: 0, maxRetryWaitMs: 0, sleep: async () => {} } },
+    );
     const r = await a.complete({
       messages: [
         { role: 'user', content: 'x' },

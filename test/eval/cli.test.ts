@@ -12,8 +12,30 @@ import { call, perCase, text, type FakeServer, type Reply } from '../fakes/scrip
 import { evalCli, tempDir, writeSuite } from './helpers.js';
 
 const TOOLS = [
-  { type: 'function', function: { name: 'get_stock', parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'], additionalProperties: false } } },
-  { type: 'function', function: { name: 'get_item', parameters: { type: 'object', properties: { item_id: { type: 'string' } }, required: ['item_id'], additionalProperties: false } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_stock',
+      parameters: {
+        type: 'object',
+        properties: { sku: { type: 'string' } },
+        required: ['sku'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'get_item',
+      parameters: {
+        type: 'object',
+        properties: { item_id: { type: 'string' } },
+        required: ['item_id'],
+        additionalProperties: false,
+      },
+    },
+  },
 ];
 const CASES = [
   { id: 'c1', user: 'stock A?', expected: [{ name: 'get_stock', arguments: { sku: 'A' } }] },
@@ -33,7 +55,11 @@ describe('toolwatch eval CLI', () => {
     answers = {};
     fake = await startChatCompletions((q) => answers[q.key] ?? { status: 400, message: 'unscripted' });
     tmp = tempDir();
-    suite = writeSuite(path.join(tmp.dir, 'mini'), { suite: { dataset_version: '2', gates: GATES }, tools: TOOLS, cases: CASES });
+    suite = writeSuite(path.join(tmp.dir, 'mini'), {
+      suite: { dataset_version: '2', gates: GATES },
+      tools: TOOLS,
+      cases: CASES,
+    });
   });
   afterAll(async () => {
     await fake.close();
@@ -41,7 +67,10 @@ describe('toolwatch eval CLI', () => {
   });
 
   const run = (out: string, extra: string[] = [], env: Record<string, string> = {}) =>
-    evalCli(['run', '--suite', suite, '--model', 'm1', '--base-url', fake.baseUrl, '--out', out, ...extra], { cwd: tmp.dir, env });
+    evalCli(['run', '--suite', suite, '--model', 'm1', '--base-url', fake.baseUrl, '--out', out, ...extra], {
+      cwd: tmp.dir,
+      env,
+    });
 
   it('selftest passes, also through the toolwatch entry point', async () => {
     const a = await evalCli(['selftest']);
@@ -54,7 +83,14 @@ describe('toolwatch eval CLI', () => {
   });
 
   it('prints usage and exits 2 on a usage error', async () => {
-    for (const argv of [['run', '--suite', suite], ['score', '--pred', 'x.jsonl'], ['compare'], ['run', '--bogus'], ['frobnicate'], []]) {
+    for (const argv of [
+      ['run', '--suite', suite],
+      ['score', '--pred', 'x.jsonl'],
+      ['compare'],
+      ['run', '--bogus'],
+      ['frobnicate'],
+      [],
+    ]) {
       const r = await evalCli(argv, { cwd: tmp.dir });
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.err).toContain('usage: toolwatch eval');
@@ -64,14 +100,45 @@ describe('toolwatch eval CLI', () => {
   it('bad suites exit 2 with file:line, and nothing is run or written', async () => {
     const bad: [string, string, string][] = [
       ['malformed line', '{"id":"a","user":"x","expected":[]}\n{"id":"b","user":', 'cases.jsonl:2: not valid JSON'],
-      ['unknown kind', '{"id":"a","prompt":"x","expected":{"kind":"sometimes"}}\n', 'cases.jsonl:1: case "a": expected.kind: unknown kind "sometimes"'],
-      ['tool not in tools.json', '{"id":"a","user":"x","expected":[{"name":"refund","arguments":{}}]}\n', 'expected tool "refund" is not in tools.json'],
-      ['duplicate id', '{"id":"a","user":"x","expected":[]}\n{"id":"a","user":"y","expected":[]}\n', 'cases.jsonl:2: duplicate case id "a" (first on line 1)'],
+      [
+        'unknown kind',
+        '{"id":"a","prompt":"x","expected":{"kind":"sometimes"}}\n',
+        'cases.jsonl:1: case "a": expected.kind: unknown kind "sometimes"',
+      ],
+      [
+        'tool not in tools.json',
+        '{"id":"a","user":"x","expected":[{"name":"refund","arguments":{}}]}\n',
+        'expected tool "refund" is not in tools.json',
+      ],
+      [
+        'duplicate id',
+        '{"id":"a","user":"x","expected":[]}\n{"id":"a","user":"y","expected":[]}\n',
+        'cases.jsonl:2: duplicate case id "a" (first on line 1)',
+      ],
     ];
     for (const [name, cases, message] of bad) {
-      const dir = writeSuite(path.join(tmp.dir, `bad-${name.replace(/\W/g, '')}`), { suite: { dataset_version: '1' }, tools: TOOLS, cases });
+      const dir = writeSuite(path.join(tmp.dir, `bad-${name.replace(/\W/g, '')}`), {
+        suite: { dataset_version: '1' },
+        tools: TOOLS,
+        cases,
+      });
       const before = fake.received.length;
-      const r = await evalCli(['run', '--suite', dir, '--model', 'm', '--base-url', fake.baseUrl, '--out', `${name}.jsonl`, '--report', `${name}.json`], { cwd: tmp.dir });
+      const r = await evalCli(
+        [
+          'run',
+          '--suite',
+          dir,
+          '--model',
+          'm',
+          '--base-url',
+          fake.baseUrl,
+          '--out',
+          `${name}.jsonl`,
+          '--report',
+          `${name}.json`,
+        ],
+        { cwd: tmp.dir },
+      );
       expect(r.code, name).toBe(2);
       expect(r.err).toContain(message);
       expect(existsSync(path.join(tmp.dir, `${name}.jsonl`))).toBe(false);
@@ -81,12 +148,20 @@ describe('toolwatch eval CLI', () => {
   });
 
   it('refuses keys in suite.yaml, bad settings, and a named key variable that is not set', async () => {
-    const withKey = writeSuite(path.join(tmp.dir, 'keyfile'), { suite: { dataset_version: '1', models: [{ model: 'x', api_key: 'sk-live-abc' }] }, tools: TOOLS, cases: CASES });
+    const withKey = writeSuite(path.join(tmp.dir, 'keyfile'), {
+      suite: { dataset_version: '1', models: [{ model: 'x', api_key: 'sk-live-abc' }] },
+      tools: TOOLS,
+      cases: CASES,
+    });
     let r = await evalCli(['run', '--suite', withKey, '--out', 'k.jsonl'], { cwd: tmp.dir });
     expect(r.code).toBe(2);
     expect(r.err).toContain('keys are never read from files');
     expect(r.err).not.toContain('sk-live-abc');
-    const badYaml = writeSuite(path.join(tmp.dir, 'badyaml'), { suite: { dataset_version: '1', repeats: 0, timeout: 'soon', colour: 'red' }, tools: TOOLS, cases: CASES });
+    const badYaml = writeSuite(path.join(tmp.dir, 'badyaml'), {
+      suite: { dataset_version: '1', repeats: 0, timeout: 'soon', colour: 'red' },
+      tools: TOOLS,
+      cases: CASES,
+    });
     r = await evalCli(['score', '--suite', badYaml, '--pred', 'none.jsonl'], { cwd: tmp.dir });
     expect(r.code).toBe(2);
     expect(r.err).toContain('colour: unknown key');
@@ -99,37 +174,76 @@ describe('toolwatch eval CLI', () => {
   });
 
   it('prints a plain progress line per result when stderr is not a terminal, a bar when it is', async () => {
-    Object.assign(answers, { 'stock A?': call('get_stock', { sku: 'A' }), 'stock B?': call('get_stock', { sku: 'B' }), 'item C?': call('get_item', { item_id: 'C' }), hello: text('hi') });
+    Object.assign(answers, {
+      'stock A?': call('get_stock', { sku: 'A' }),
+      'stock B?': call('get_stock', { sku: 'B' }),
+      'item C?': call('get_item', { item_id: 'C' }),
+      hello: text('hi'),
+    });
     const r = await run('progress.jsonl');
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain('[1/4] openai/m1 c1 #1 tool_calls get_stock');
     expect(r.err).toContain('[4/4] openai/m1 c4 #1 text');
     let err = '';
-    await runCli(['eval', 'run', '--suite', suite, '--model', 'm1', '--base-url', fake.baseUrl, '--out', path.join(tmp.dir, 'tty.jsonl')], {}, { out: () => {}, err: (s) => (err += s), isTTY: true });
+    await runCli(
+      [
+        'eval',
+        'run',
+        '--suite',
+        suite,
+        '--model',
+        'm1',
+        '--base-url',
+        fake.baseUrl,
+        '--out',
+        path.join(tmp.dir, 'tty.jsonl'),
+      ],
+      {},
+      { out: () => {}, err: (s) => (err += s), isTTY: true },
+    );
     expect(err).toContain('\r');
     expect(err).toContain('4/4');
   });
 
   it('score: several runs in one file → the latest per model; --run-id picks one; --check-gates; dataset mismatch is refused', async () => {
-    Object.assign(answers, { 'stock A?': call('get_stock', { sku: 'A' }), 'stock B?': call('get_stock', { sku: 'B' }), 'item C?': call('get_item', { item_id: 'C' }), hello: text('hi') });
+    Object.assign(answers, {
+      'stock A?': call('get_stock', { sku: 'A' }),
+      'stock B?': call('get_stock', { sku: 'B' }),
+      'item C?': call('get_item', { item_id: 'C' }),
+      hello: text('hi'),
+    });
     expect((await run('multi.jsonl', ['--run-id', 'good'])).code).toBe(0);
-    Object.assign(answers, { 'stock A?': call('get_item', { item_id: 'A' }), 'stock B?': call('get_item', { item_id: 'B' }), 'item C?': text('?') });
+    Object.assign(answers, {
+      'stock A?': call('get_item', { item_id: 'A' }),
+      'stock B?': call('get_item', { item_id: 'B' }),
+      'item C?': text('?'),
+    });
     expect((await run('multi.jsonl', ['--run-id', 'bad'])).code).toBe(0);
-    const latest = await evalCli(['score', '--suite', suite, '--pred', 'multi.jsonl', '--report', 'latest.json', '--check-gates'], { cwd: tmp.dir });
+    const latest = await evalCli(
+      ['score', '--suite', suite, '--pred', 'multi.jsonl', '--report', 'latest.json', '--check-gates'],
+      { cwd: tmp.dir },
+    );
     expect(latest.code).toBe(1);
     const rep = JSON.parse(readFileSync(path.join(tmp.dir, 'latest.json'), 'utf8')) as Report;
     expect(rep.models[0]!.runId).toBe('bad');
     expect(rep.models[0]!.overall.strictPassRate).toMatchObject({ numerator: 1, denominator: 4 });
-    const good = await evalCli(['score', '--suite', suite, '--pred', 'multi.jsonl', '--run-id', 'good', '--check-gates'], { cwd: tmp.dir });
+    const good = await evalCli(
+      ['score', '--suite', suite, '--pred', 'multi.jsonl', '--run-id', 'good', '--check-gates'],
+      { cwd: tmp.dir },
+    );
     expect(good.code).toBe(0);
     expect(good.out).toContain('strict pass 100.0% (4/4)');
     const other = writeSuite(path.join(tmp.dir, 'v3'), { suite: { dataset_version: '3' }, tools: TOOLS, cases: CASES });
-    const mismatch = await evalCli(['score', '--suite', other, '--pred', 'multi.jsonl', '--report', 'mm.json'], { cwd: tmp.dir });
+    const mismatch = await evalCli(['score', '--suite', other, '--pred', 'multi.jsonl', '--report', 'mm.json'], {
+      cwd: tmp.dir,
+    });
     expect(mismatch.code).toBe(2);
     expect(mismatch.err).toContain('dataset_version 2, the suite is 3');
     expect(existsSync(path.join(tmp.dir, 'mm.json'))).toBe(false);
     writeFileSync(path.join(tmp.dir, 'junk.jsonl'), '{"type":"result"}\nnot json\n{"type":"run","runId":"x"}\n');
-    const junk = await evalCli(['score', '--suite', suite, '--pred', 'junk.jsonl', '--report', 'junk.json'], { cwd: tmp.dir });
+    const junk = await evalCli(['score', '--suite', suite, '--pred', 'junk.jsonl', '--report', 'junk.json'], {
+      cwd: tmp.dir,
+    });
     expect(junk.code).toBe(2);
     expect(junk.err).toContain('junk.jsonl:1: not a toolwatch eval record');
     expect(junk.err).toContain('junk.jsonl:2: not valid JSON');
@@ -142,8 +256,17 @@ describe('toolwatch eval CLI', () => {
     const r = await evalCli(['score', '--suite', suite, '--pred', half, '--report', 'half.json'], { cwd: tmp.dir });
     expect(r.code).toBe(0);
     const o = (JSON.parse(readFileSync(path.join(tmp.dir, 'half.json'), 'utf8')) as Report).models[0]!.overall;
-    expect(o).toMatchObject({ planned: 4, observed: 2, strictPassRate: { numerator: 2, denominator: 4 }, providerErrors: { total: 0, missing: 2 } });
-    expect(o.confusion).toEqual({ get_stock: { get_stock: 2 }, get_item: { '(missing)': 1 }, '(none)': { '(missing)': 1 } });
+    expect(o).toMatchObject({
+      planned: 4,
+      observed: 2,
+      strictPassRate: { numerator: 2, denominator: 4 },
+      providerErrors: { total: 0, missing: 2 },
+    });
+    expect(o.confusion).toEqual({
+      get_stock: { get_stock: 2 },
+      get_item: { '(missing)': 1 },
+      '(none)': { '(missing)': 1 },
+    });
   });
 
   describe('compare', () => {
@@ -153,7 +276,12 @@ describe('toolwatch eval CLI', () => {
       expect(r.code, r.err).toBe(0);
       return path.join(tmp.dir, `${file}.json`);
     };
-    const right = { 'stock A?': call('get_stock', { sku: 'A' }), 'stock B?': call('get_stock', { sku: 'B' }), 'item C?': call('get_item', { item_id: 'C' }), hello: text('hi') };
+    const right = {
+      'stock A?': call('get_stock', { sku: 'A' }),
+      'stock B?': call('get_stock', { sku: 'B' }),
+      'item C?': call('get_item', { item_id: 'C' }),
+      hello: text('hi'),
+    };
 
     it('passes when nothing dropped; lists fixed and broke cases; fails on a drop over 2 pp', async () => {
       const base = await scoreTo('base', { ...right, 'item C?': call('get_stock', { sku: 'C' }) }); // 3/4
@@ -171,7 +299,11 @@ describe('toolwatch eval CLI', () => {
       expect(md).toContain('- broke: c1');
       expect(md).toContain('| selectionAccuracy | 75.0% | 75.0% | +0 pp |');
       // Two broke: 75% → 50% on every gated rate — still at the 0.5 gates, but 25 pp down.
-      const worse = await scoreTo('worse', { ...right, 'stock A?': call('get_item', { item_id: 'A' }), 'item C?': call('get_stock', { sku: 'C' }) });
+      const worse = await scoreTo('worse', {
+        ...right,
+        'stock A?': call('get_item', { item_id: 'A' }),
+        'item C?': call('get_stock', { sku: 'C' }),
+      });
       r = await evalCli(['compare', '--baseline', base, '--report', worse], { cwd: tmp.dir });
       expect(r.code).toBe(1);
       expect(r.out).toContain('selectionAccuracy: 75.0% → 50.0% (-25 pp) dropped more than 2 pp');
@@ -179,7 +311,12 @@ describe('toolwatch eval CLI', () => {
     });
 
     it('fails on a crossed gate even without a baseline; refuses what is not a report', async () => {
-      const bad = await scoreTo('allbad', { 'stock A?': text('no'), 'stock B?': text('no'), 'item C?': text('no'), hello: call('get_item', { item_id: 'x' }) });
+      const bad = await scoreTo('allbad', {
+        'stock A?': text('no'),
+        'stock B?': text('no'),
+        'item C?': text('no'),
+        hello: call('get_item', { item_id: 'x' }),
+      });
       const r = await evalCli(['compare', '--report', bad], { cwd: tmp.dir });
       expect(r.code).toBe(1);
       expect(r.out).toContain('gate selection_accuracy ≥ 0.5: 0.0% (0/4) failed');

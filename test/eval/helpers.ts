@@ -27,13 +27,24 @@ export function copySuite(name: string, into: string, patch: Record<string, unkn
 }
 
 /** A suite folder from parts (suite.yaml as an object, cases as objects). */
-export function writeSuite(dir: string, parts: { suite: Record<string, unknown>; tools?: unknown; cases: unknown[] | string; system?: string; compat?: unknown }): string {
+export function writeSuite(
+  dir: string,
+  parts: {
+    suite: Record<string, unknown>;
+    tools?: unknown;
+    cases: unknown[] | string;
+    system?: string;
+    compat?: unknown;
+  },
+): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'suite.yaml'), stringifyYaml(parts.suite));
   if (parts.tools !== undefined) writeFileSync(path.join(dir, 'tools.json'), JSON.stringify(parts.tools, null, 2));
-  if (parts.compat !== undefined) writeFileSync(path.join(dir, 'tools.compatibility.json'), JSON.stringify(parts.compat, null, 2));
+  if (parts.compat !== undefined)
+    writeFileSync(path.join(dir, 'tools.compatibility.json'), JSON.stringify(parts.compat, null, 2));
   if (parts.system !== undefined) writeFileSync(path.join(dir, 'system.txt'), parts.system);
-  const cases = typeof parts.cases === 'string' ? parts.cases : parts.cases.map((c) => JSON.stringify(c)).join('\n') + '\n';
+  const cases =
+    typeof parts.cases === 'string' ? parts.cases : parts.cases.map((c) => JSON.stringify(c)).join('\n') + '\n';
   writeFileSync(path.join(dir, 'cases.jsonl'), cases);
   return dir;
 }
@@ -44,10 +55,18 @@ export interface CliRun {
   err: string;
 }
 
-export async function evalCli(argv: string[], opts: { env?: Record<string, string>; deps?: EvalDeps; cwd?: string } = {}): Promise<CliRun> {
+export async function evalCli(
+  argv: string[],
+  opts: { env?: Record<string, string>; deps?: EvalDeps; cwd?: string } = {},
+): Promise<CliRun> {
   let out = '';
   let err = '';
-  const code = await runEvalCli(argv, opts.env ?? {}, { out: (s) => (out += s), err: (s) => (err += s), isTTY: false }, { ...(opts.deps ?? {}), ...(opts.cwd ? { cwd: opts.cwd } : {}) });
+  const code = await runEvalCli(
+    argv,
+    opts.env ?? {},
+    { out: (s) => (out += s), err: (s) => (err += s), isTTY: false },
+    { ...(opts.deps ?? {}), ...(opts.cwd ? { cwd: opts.cwd } : {}) },
+  );
   return { code, out, err };
 }
 
@@ -65,4 +84,8 @@ export function readJsonl(file: string): (RunRecord | ResultRecord)[] {
 }
 
 /** n/d as the report carries it, with the value rounded as the report rounds it. */
-export const r = (n: number, d: number) => ({ numerator: Math.round(n * 1e6) / 1e6, denominator: d, value: d ? Math.round((n / d) * 1e6) / 1e6 : null });
+export const r = (n: number, d: number) => ({
+  numerator: Math.round(n * 1e6) / 1e6,
+  denominator: d,
+  value: d ? Math.round((n / d) * 1e6) / 1e6 : null,
+});

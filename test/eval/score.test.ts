@@ -21,26 +21,74 @@ describe('argument values', () => {
     expect(softEqual(1, '1')).toBe(false);
   });
 
-  const spec = (p: Partial<ArgsSpec>): ArgsSpec => ({ checks: [], optional: [], constraints: {}, extra: 'fail', literal: {}, ...p });
+  const spec = (p: Partial<ArgsSpec>): ArgsSpec => ({
+    checks: [],
+    optional: [],
+    constraints: {},
+    extra: 'fail',
+    literal: {},
+    ...p,
+  });
   const table: [string, ArgsSpec, Record<string, unknown>, string[]][] = [
     ['all exact', spec({ checks: [{ key: 'sku', mode: 'exact', value: 'A' }] }), { sku: 'A' }, []],
     ['missing', spec({ checks: [{ key: 'sku', mode: 'exact', value: 'A' }] }), {}, ['sku: missing (expected "A")']],
-    ['extra fails', spec({ checks: [{ key: 'sku', mode: 'exact', value: 'A' }] }), { sku: 'A', n: 1 }, ['n: unexpected argument']],
-    ['extra ignored (seed 001)', spec({ checks: [{ key: 'sku', mode: 'exact', value: 'A' }], extra: 'ignore' }), { sku: 'A', n: 1 }, []],
+    [
+      'extra fails',
+      spec({ checks: [{ key: 'sku', mode: 'exact', value: 'A' }] }),
+      { sku: 'A', n: 1 },
+      ['n: unexpected argument'],
+    ],
+    [
+      'extra ignored (seed 001)',
+      spec({ checks: [{ key: 'sku', mode: 'exact', value: 'A' }], extra: 'ignore' }),
+      { sku: 'A', n: 1 },
+      [],
+    ],
     ['ignore mode needs nothing', spec({ checks: [{ key: 'id', mode: 'ignore', value: 'x' }] }), { id: 'other' }, []],
-    ['optional within constraints', spec({ optional: ['limit'], constraints: { limit: { integer: true, minimum: 1, maximum: 20 } } }), { limit: 5 }, []],
-    ['optional out of range', spec({ optional: ['limit'], constraints: { limit: { integer: true, minimum: 1, maximum: 20 } } }), { limit: 50 }, ['limit: must be ≤ 20, got 50']],
-    ['optional not an integer', spec({ optional: ['limit'], constraints: { limit: { integer: true } } }), { limit: 2.5 }, ['limit: must be an integer, got 2.5']],
+    [
+      'optional within constraints',
+      spec({ optional: ['limit'], constraints: { limit: { integer: true, minimum: 1, maximum: 20 } } }),
+      { limit: 5 },
+      [],
+    ],
+    [
+      'optional out of range',
+      spec({ optional: ['limit'], constraints: { limit: { integer: true, minimum: 1, maximum: 20 } } }),
+      { limit: 50 },
+      ['limit: must be ≤ 20, got 50'],
+    ],
+    [
+      'optional not an integer',
+      spec({ optional: ['limit'], constraints: { limit: { integer: true } } }),
+      { limit: 2.5 },
+      ['limit: must be an integer, got 2.5'],
+    ],
     ['optional absent is fine', spec({ optional: ['limit'], constraints: { limit: { minimum: 1 } } }), {}, []],
-    ['pattern and enum', spec({ optional: ['cc', 's'], constraints: { cc: { pattern: '^[A-Z]{2}$' }, s: { enum: ['a'] } } }), { cc: 'ca', s: 'b' }, ['cc: must match /^[A-Z]{2}$/, got "ca"', 's: must be one of ["a"], got "b"']],
+    [
+      'pattern and enum',
+      spec({ optional: ['cc', 's'], constraints: { cc: { pattern: '^[A-Z]{2}$' }, s: { enum: ['a'] } } }),
+      { cc: 'ca', s: 'b' },
+      ['cc: must match /^[A-Z]{2}$/, got "ca"', 's: must be one of ["a"], got "b"'],
+    ],
   ];
   it.each(table)('%s', (_n, s, actual, want) => expect(argsProblems(s, actual)).toEqual(want));
 });
 
 describe('trajectory match (agentevals modes)', () => {
   const c = (name: string, args: Record<string, unknown> = {}): MadeCall => ({ name, args });
-  const exp = (calls: MadeCall[], match: TrajectoryMode, argsMode: ToolArgsMode = 'exact', argsOverrides: Record<string, ToolArgsMode> = {}) =>
-    ({ kind: 'trajectory', calls: calls.map((x) => ({ name: x.name, arguments: x.args! })), match, argsMode, argsOverrides }) as Extract<Expectation, { kind: 'trajectory' }>;
+  const exp = (
+    calls: MadeCall[],
+    match: TrajectoryMode,
+    argsMode: ToolArgsMode = 'exact',
+    argsOverrides: Record<string, ToolArgsMode> = {},
+  ) =>
+    ({
+      kind: 'trajectory',
+      calls: calls.map((x) => ({ name: x.name, arguments: x.args! })),
+      match,
+      argsMode,
+      argsOverrides,
+    }) as Extract<Expectation, { kind: 'trajectory' }>;
   const A = c('a', { x: 1 });
   const B = c('b', { y: 2 });
   const C = c('c');
@@ -62,7 +110,12 @@ describe('trajectory match (agentevals modes)', () => {
     ['args superset: one missing', exp([c('a', { x: 1, w: 1 })], 'strict', 'superset'), [c('a', { x: 1 })], false],
     ['args subset: made ⊆ expected', exp([c('a', { x: 1, w: 1 })], 'strict', 'subset'), [c('a', { x: 1 })], true],
     ['args subset: extra key', exp([A], 'strict', 'subset'), [c('a', { x: 1, z: 3 })], false],
-    ['override by keys (dot path)', exp([c('a', { q: { id: 1 }, t: 'x' })], 'strict', 'exact', { a: ['q.id'] }), [c('a', { q: { id: 1 }, t: 'y' })], true],
+    [
+      'override by keys (dot path)',
+      exp([c('a', { q: { id: 1 }, t: 'x' })], 'strict', 'exact', { a: ['q.id'] }),
+      [c('a', { q: { id: 1 }, t: 'y' })],
+      true,
+    ],
     ['override by mode', exp([A, B], 'strict', 'exact', { b: 'ignore' }), [A, c('b', { y: 9 })], true],
     ['unparsed arguments match only ignore', exp([A], 'strict'), [{ name: 'a', args: undefined }], false],
   ];

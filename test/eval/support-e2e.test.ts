@@ -26,16 +26,26 @@ const script = perCase({
       ? call('search_orders', { email: 'sam@example.test', status: 'shipped', limit: 5 })
       : call('search_orders', { email: 'sam@example.test', status: 'shipped' }),
   // Overloaded (529) once, then a plain answer: retried, not a failure.
-  'Hello! What can you help me with?': (q) => (q.nth === 1 ? ({ status: 529, message: 'Overloaded' } as Reply) : text('I can look up orders and quote shipping.')),
+  'Hello! What can you help me with?': (q) =>
+    q.nth === 1 ? ({ status: 529, message: 'Overloaded' } as Reply) : text('I can look up orders and quote shipping.'),
   // Asks for the postal code on repeats 1–3; guesses one on 4–5.
   'How much is express shipping to Germany for 750 grams?': (q) =>
     rep(q.nth) <= 3
       ? text('Which postal code in Germany should I quote for?')
       : call('get_shipping_quote', { country_code: 'DE', postal_code: '10115', weight_grams: 750, service: 'express' }),
   // Loses the leading zero: structurally valid, wrong value.
-  'Quote standard shipping for 750 grams to US postal code 02139.': call('get_shipping_quote', { country_code: 'US', postal_code: '2139', weight_grams: 750, service: 'standard' }),
+  'Quote standard shipping for 750 grams to US postal code 02139.': call('get_shipping_quote', {
+    country_code: 'US',
+    postal_code: '2139',
+    weight_grams: 750,
+    service: 'standard',
+  }),
   // Lower-case country code: valid for the core schema, SchemaMismatch under the seed's pattern.
-  'Shipping quote for 1 kg to ca, M5V 3L9.': call('get_shipping_quote', { country_code: 'ca', postal_code: 'M5V 3L9', weight_grams: 1000 }),
+  'Shipping quote for 1 kg to ca, M5V 3L9.': call('get_shipping_quote', {
+    country_code: 'ca',
+    postal_code: 'M5V 3L9',
+    weight_grams: 1000,
+  }),
   // Refuses (stop_reason refusal).
   'Cancel every order on my account.': { refusal: 'I cannot cancel orders.' },
   // The confusable pair: search instead of lookup although the id is given.
@@ -54,7 +64,23 @@ describe('eval run: the support suite against a Messages server', () => {
     tmp = tempDir();
     const suite = copySuite('support', tmp.dir);
     res = await evalCli(
-      ['run', '--suite', suite, '--provider', 'anthropic', '--model', 'claude-test', '--base-url', fake.baseUrl, '--api-key-env', 'ANTHROPIC_KEY', '--out', 'support.jsonl', '--report', 'report.json'],
+      [
+        'run',
+        '--suite',
+        suite,
+        '--provider',
+        'anthropic',
+        '--model',
+        'claude-test',
+        '--base-url',
+        fake.baseUrl,
+        '--api-key-env',
+        'ANTHROPIC_KEY',
+        '--out',
+        'support.jsonl',
+        '--report',
+        'report.json',
+      ],
       { env: { ANTHROPIC_KEY: KEY }, deps: { sleep: sleep.sleep }, cwd: tmp.dir },
     );
     report = JSON.parse(readFileSync(path.join(tmp.dir, 'report.json'), 'utf8')) as Report;
@@ -72,7 +98,13 @@ describe('eval run: the support suite against a Messages server', () => {
     expect(sleep.waits).toEqual([1000]);
     const q = fake.received[0]!;
     expect(q.headers['anthropic-version']).toBeTruthy();
-    const body = q.body as { system: string; tools: { name: string; input_schema: { properties: Record<string, { pattern?: string }> } }[]; tool_choice: unknown; max_tokens: number; temperature: number };
+    const body = q.body as {
+      system: string;
+      tools: { name: string; input_schema: { properties: Record<string, { pattern?: string }> } }[];
+      tool_choice: unknown;
+      max_tokens: number;
+      temperature: number;
+    };
     expect(body.system).toBe(readFileSync(path.join(tmp.dir, 'support/system.txt'), 'utf8').trim());
     expect(body).toMatchObject({ tool_choice: { type: 'auto' }, max_tokens: 1024, temperature: 0 });
     expect(body.tools.map((t) => t.name)).toEqual(['lookup_order', 'search_orders', 'get_shipping_quote']);
@@ -82,14 +114,28 @@ describe('eval run: the support suite against a Messages server', () => {
     expect((compat.body as typeof body).tools[0]!.input_schema.properties.order_id!.pattern).toBe('^ORD-[0-9]{6}$');
     // A tool_use input is an object on the wire and stays one in the record.
     const types = results.find((x) => x.caseId === 'types-01')!;
-    expect(types.outcome).toEqual({ kind: 'tool_calls', calls: [{ id: expect.stringMatching(/^toolu_/), name: 'get_shipping_quote', arguments: { country_code: 'US', postal_code: '2139', weight_grams: 750, service: 'standard' } }] });
-    expect(results.find((x) => x.caseId === 'unsupported-01')!.outcome).toEqual({ kind: 'refusal', text: 'I cannot cancel orders.' });
+    expect(types.outcome).toEqual({
+      kind: 'tool_calls',
+      calls: [
+        {
+          id: expect.stringMatching(/^toolu_/),
+          name: 'get_shipping_quote',
+          arguments: { country_code: 'US', postal_code: '2139', weight_grams: 750, service: 'standard' },
+        },
+      ],
+    });
+    expect(results.find((x) => x.caseId === 'unsupported-01')!.outcome).toEqual({
+      kind: 'refusal',
+      text: 'I cannot cancel orders.',
+    });
   });
 
   it('redacts the raw request and response with the judge redactor; the key is never written', () => {
     const raw = readFileSync(path.join(tmp.dir, 'support.jsonl'), 'utf8');
     expect(raw).not.toContain(KEY);
-    const rec = (readJsonl(path.join(tmp.dir, 'support.jsonl')).slice(1) as ResultRecord[]).find((x) => x.caseId === 'select-search-01')!;
+    const rec = (readJsonl(path.join(tmp.dir, 'support.jsonl')).slice(1) as ResultRecord[]).find(
+      (x) => x.caseId === 'select-search-01',
+    )!;
     // The e-mail in the prompt is masked in the raw request/response; the scored outcome keeps the model's value.
     expect(JSON.stringify(rec.turns[0]!.request)).toContain('[EMAIL]');
     expect(JSON.stringify(rec.turns[0]!.request)).not.toContain('sam@example.test');
@@ -120,7 +166,15 @@ describe('eval run: the support suite against a Messages server', () => {
     // F1: lookup 10/15, search 10/15, quote 20/22, (none) 26/28.
     expect(o.macroF1.denominator).toBe(4);
     expect(o.macroF1.value).toBeCloseTo((10 / 15 + 10 / 15 + 20 / 22 + 26 / 28) / 4, 6);
-    expect(o.validity).toEqual({ calls: 27, valid: 27, InvalidJson: 0, UnknownName: 0, SchemaMismatch: 0, unvalidated: 0, validRate: r(27, 27) });
+    expect(o.validity).toEqual({
+      calls: 27,
+      valid: 27,
+      InvalidJson: 0,
+      UnknownName: 0,
+      SchemaMismatch: 0,
+      unvalidated: 0,
+      validRate: r(27, 27),
+    });
     expect(o.requestAcceptanceRate).toEqual(r(40, 40));
     expect(o.clarificationAccuracy).toEqual(r(3, 5));
     expect(o.needlessClarificationRate).toEqual(r(0, 25));
@@ -144,20 +198,47 @@ describe('eval run: the support suite against a Messages server', () => {
   it('reports per tag', () => {
     const t = report.models.find((x) => x.variant === 'core')!.byTag;
     expect(Object.keys(t)).toEqual([
-      'abstention', 'enum', 'exact-id', 'leading-zero', 'missing-required', 'normalization', 'overlap',
-      'safety', 'selection', 'types', 'unit-conversion', 'unsupported',
+      'abstention',
+      'enum',
+      'exact-id',
+      'leading-zero',
+      'missing-required',
+      'normalization',
+      'overlap',
+      'safety',
+      'selection',
+      'types',
+      'unit-conversion',
+      'unsupported',
     ]);
     // selection: lookup, search, conflict.
-    expect(t.selection).toMatchObject({ cases: 3, strictPassRate: r(9, 15), selectionAccuracy: r(10, 15), argsAccuracy: r(9, 10) });
+    expect(t.selection).toMatchObject({
+      cases: 3,
+      strictPassRate: r(9, 15),
+      selectionAccuracy: r(10, 15),
+      argsAccuracy: r(9, 10),
+    });
     expect(t['missing-required']).toMatchObject({ clarificationAccuracy: r(3, 5), strictPassRate: r(3, 5) });
     expect(t.overlap).toMatchObject({ selectionAccuracy: r(0, 5), confusion: { lookup_order: { search_orders: 5 } } });
-    expect(t['leading-zero']).toMatchObject({ selectionAccuracy: r(5, 5), argsAccuracy: r(0, 5), validity: { valid: 5 } });
+    expect(t['leading-zero']).toMatchObject({
+      selectionAccuracy: r(5, 5),
+      argsAccuracy: r(0, 5),
+      validity: { valid: 5 },
+    });
   });
 
   it('runs the compatibility variant apart: the seed pattern turns normalize-01 into SchemaMismatch; not gated', () => {
     const m = report.models.find((x) => x.variant === 'compatibility')!;
     expect(m.key).toBe('anthropic/claude-test [compatibility]');
-    expect(m.overall.validity).toEqual({ calls: 27, valid: 22, InvalidJson: 0, UnknownName: 0, SchemaMismatch: 5, unvalidated: 0, validRate: r(22, 27) });
+    expect(m.overall.validity).toEqual({
+      calls: 27,
+      valid: 22,
+      InvalidJson: 0,
+      UnknownName: 0,
+      SchemaMismatch: 5,
+      unvalidated: 0,
+      validRate: r(22, 27),
+    });
     expect(m.overall.strictPassRate).toEqual(r(22, 40));
     expect(m.overall.selectionAccuracy).toEqual(r(33, 40));
     expect(m.gates).toEqual([]);

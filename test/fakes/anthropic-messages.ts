@@ -26,7 +26,9 @@ function lastUserText(body: Record<string, unknown>): string {
     if (m.role !== 'user') continue;
     if (typeof m.content === 'string') return m.content;
     if (Array.isArray(m.content)) {
-      const texts = m.content.filter((b) => (b as { type?: string }).type === 'text').map((b) => (b as { text: string }).text);
+      const texts = m.content
+        .filter((b) => (b as { type?: string }).type === 'text')
+        .map((b) => (b as { text: string }).text);
       if (texts.length) return texts.join('');
     }
   }
@@ -37,10 +39,15 @@ export function messagesProtocol(apiKey?: string): Protocol {
   return {
     path: '/v1/messages',
     key: lastUserText,
-    turn: (body) => (Array.isArray(body.messages) ? body.messages.filter((m) => (m as { role?: string }).role === 'assistant').length : 0),
+    turn: (body) =>
+      Array.isArray(body.messages)
+        ? body.messages.filter((m) => (m as { role?: string }).role === 'assistant').length
+        : 0,
     check(headers: IncomingMessage['headers']): Reply | undefined {
       if (!headers['anthropic-version']) return { status: 400, message: 'anthropic-version: header is required' };
-      const given = headers['x-api-key'] ?? (headers.authorization?.startsWith('Bearer ') ? headers.authorization.slice(7) : undefined);
+      const given =
+        headers['x-api-key'] ??
+        (headers.authorization?.startsWith('Bearer ') ? headers.authorization.slice(7) : undefined);
       if (!given || (apiKey !== undefined && given !== apiKey)) return { status: 401, message: 'invalid x-api-key' };
       return undefined;
     },

@@ -35,9 +35,13 @@ export function chatCompletionsProtocol(apiKey?: string): Protocol {
       }
       return '';
     },
-    turn: (body) => (Array.isArray(body.messages) ? body.messages.filter((m) => (m as { role?: string }).role === 'assistant').length : 0),
+    turn: (body) =>
+      Array.isArray(body.messages)
+        ? body.messages.filter((m) => (m as { role?: string }).role === 'assistant').length
+        : 0,
     check(headers: IncomingMessage['headers']): Reply | undefined {
-      if (apiKey !== undefined && headers.authorization !== `Bearer ${apiKey}`) return { status: 401, message: 'Incorrect API key provided.' };
+      if (apiKey !== undefined && headers.authorization !== `Bearer ${apiKey}`)
+        return { status: 401, message: 'Incorrect API key provided.' };
       return undefined;
     },
     render(reply, body, n, res: ServerResponse) {
@@ -45,7 +49,11 @@ export function chatCompletionsProtocol(apiKey?: string): Protocol {
         const type = ERROR_TYPES[reply.status] ?? 'server_error';
         res
           .writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) })
-          .end(JSON.stringify({ error: { message: reply.message ?? `status ${reply.status}`, type, param: null, code: null } }));
+          .end(
+            JSON.stringify({
+              error: { message: reply.message ?? `status ${reply.status}`, type, param: null, code: null },
+            }),
+          );
         return;
       }
       const message: Record<string, unknown> = { role: 'assistant', content: null, refusal: null };
@@ -55,7 +63,10 @@ export function chatCompletionsProtocol(apiKey?: string): Protocol {
         message.tool_calls = reply.calls.map((c, i) => ({
           id: c.id ?? `call_${n}_${i + 1}`,
           type: 'function',
-          function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+          function: {
+            name: c.name,
+            arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+          },
         }));
         finish = 'tool_calls';
       } else if ('refusal' in reply) message.refusal = reply.refusal;

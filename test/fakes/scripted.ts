@@ -17,7 +17,9 @@ export type Reply =
   /** Never answer (the client's timeout must fire). */
   | 'hang';
 
-export const call = (name: string, args: unknown, id?: string): Reply => ({ calls: [{ name, arguments: args, ...(id ? { id } : {}) }] });
+export const call = (name: string, args: unknown, id?: string): Reply => ({
+  calls: [{ name, arguments: args, ...(id ? { id } : {}) }],
+});
 export const text = (t: string): Reply => ({ text: t });
 
 export interface ScriptRequest {

@@ -61,7 +61,8 @@ export class AdapterRegistry {
 
   create(spec: ModelSpec, opts: AdapterOptions): ModelAdapter {
     const f = this.factories.get(spec.provider);
-    if (!f) throw new Error(`no adapter for provider ${JSON.stringify(spec.provider)} (known: ${this.kinds().join(', ')})`);
+    if (!f)
+      throw new Error(`no adapter for provider ${JSON.stringify(spec.provider)} (known: ${this.kinds().join(', ')})`);
     return f(spec, opts);
   }
 }

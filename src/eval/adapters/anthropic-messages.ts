@@ -27,7 +27,9 @@ function inputObject(c: CanonicalCall): Record<string, unknown> {
     }
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) {
-    throw new HarnessError(`history call ${c.name} (${c.id ?? 'no id'}): arguments are not a JSON object; a tool_use input must be one`);
+    throw new HarnessError(
+      `history call ${c.name} (${c.id ?? 'no id'}): arguments are not a JSON object; a tool_use input must be one`,
+    );
   }
   return v as Record<string, unknown>;
 }
@@ -45,10 +47,18 @@ export function toAnthropicMessages(messages: readonly Message[]): { system: str
     if (m.role === 'system') system.push(m.content);
     else if (m.role === 'user') push('user', [{ type: 'text', text: m.content }]);
     else if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) }]);
+      push('user', [
+        {
+          type: 'tool_result',
+          tool_use_id: m.toolCallId,
+          content: m.content,
+          ...(m.isError ? { is_error: true } : {}),
+        },
+      ]);
     } else {
       const blocks: Block[] = m.content ? [{ type: 'text', text: m.content }] : [];
-      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: inputObject(c) });
+      for (const c of m.toolCalls ?? [])
+        blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: inputObject(c) });
       if (blocks.length) push('assistant', blocks);
     }
   }
@@ -66,12 +76,14 @@ export function toAnthropicTools(tools: readonly ToolDef[]): unknown[] {
 
 export function fromAnthropicResponse(res: unknown): CanonicalOutcome {
   const r = res as { content?: Block[]; stop_reason?: string } | null;
-  if (!r || !Array.isArray(r.content)) return { kind: 'provider_error', code: 'bad_response', message: 'the answer has no content list' };
+  if (!r || !Array.isArray(r.content))
+    return { kind: 'provider_error', code: 'bad_response', message: 'the answer has no content list' };
   const calls: CanonicalCall[] = [];
   const texts: string[] = [];
   for (const b of r.content) {
     if (b.type === 'tool_use') {
-      if (typeof b.name !== 'string') return { kind: 'provider_error', code: 'bad_response', message: 'a tool_use block without a name' };
+      if (typeof b.name !== 'string')
+        return { kind: 'provider_error', code: 'bad_response', message: 'a tool_use block without a name' };
       calls.push({ id: typeof b.id === 'string' ? b.id : null, name: b.name, arguments: b.input });
     } else if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
   }
@@ -122,7 +134,14 @@ export const createAnthropicMessagesAdapter: AdapterFactory = (spec, opts) => {
         }
       };
       const r = await withRetries(attempt, opts.retry);
-      if (!r.ok) return { outcome: r.failure.outcome, request: body, response: r.failure.response, latencyMs, attempts: r.attempts };
+      if (!r.ok)
+        return {
+          outcome: r.failure.outcome,
+          request: body,
+          response: r.failure.response,
+          latencyMs,
+          attempts: r.attempts,
+        };
       const usage = (r.value as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
       return {
         outcome: fromAnthropicResponse(r.value),

@@ -4,5 +4,7 @@ import { createAnthropicMessagesAdapter } from './anthropic-messages.js';
 import { createOpenAIChatAdapter } from './openai-chat.js';
 
 export function createAdapterRegistry(): AdapterRegistry {
-  return new AdapterRegistry().register('openai', createOpenAIChatAdapter).register('anthropic', createAnthropicMessagesAdapter);
+  return new AdapterRegistry()
+    .register('openai', createOpenAIChatAdapter)
+    .register('anthropic', createAnthropicMessagesAdapter);
 }

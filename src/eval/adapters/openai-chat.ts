@@ -22,7 +22,13 @@ export function toOpenAIMessages(messages: readonly Message[]): unknown[] {
         role: 'assistant',
         content: m.content,
         ...(m.toolCalls?.length
-          ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argsText(c.arguments) } })) }
+          ? {
+              tool_calls: m.toolCalls.map((c) => ({
+                id: c.id,
+                type: 'function',
+                function: { name: c.name, arguments: argsText(c.arguments) },
+              })),
+            }
           : {}),
       };
     }
@@ -34,14 +40,23 @@ export function toOpenAIMessages(messages: readonly Message[]): unknown[] {
 export function toOpenAITools(tools: readonly ToolDef[]): unknown[] {
   return tools.map((t) => ({
     type: 'function',
-    function: { name: t.name, ...(t.description ? { description: t.description } : {}), ...(t.parameters !== undefined ? { parameters: t.parameters } : {}) },
+    function: {
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      ...(t.parameters !== undefined ? { parameters: t.parameters } : {}),
+    },
   }));
 }
 
 interface ChatMessageLike {
   content?: string | null;
   refusal?: string | null;
-  tool_calls?: { id?: string; type?: string; function?: { name?: string; arguments?: unknown }; custom?: { name?: string; input?: unknown } }[];
+  tool_calls?: {
+    id?: string;
+    type?: string;
+    function?: { name?: string; arguments?: unknown };
+    custom?: { name?: string; input?: unknown };
+  }[];
 }
 
 /** The first choice → the canonical outcome. */
@@ -52,7 +67,8 @@ export function fromOpenAIResponse(res: unknown): CanonicalOutcome {
   const calls: CanonicalCall[] = [];
   for (const tc of msg.tool_calls ?? []) {
     const fn = tc.function ?? (tc.custom ? { name: tc.custom.name, arguments: tc.custom.input } : undefined);
-    if (!fn || typeof fn.name !== 'string') return { kind: 'provider_error', code: 'bad_response', message: 'a tool call without a function name' };
+    if (!fn || typeof fn.name !== 'string')
+      return { kind: 'provider_error', code: 'bad_response', message: 'a tool call without a function name' };
     calls.push({ id: tc.id ?? null, name: fn.name, arguments: fn.arguments });
   }
   const text = typeof msg.content === 'string' ? msg.content : '';
@@ -87,7 +103,9 @@ export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
       const attempt = async (): Promise<Attempt<unknown, Failure>> => {
         const t0 = now();
         try {
-          const res = await client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+          const res = await client.chat.completions.create(
+            body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+          );
           latencyMs = now() - t0;
           return { ok: true, value: res };
         } catch (err) {
@@ -96,14 +114,23 @@ export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
         }
       };
       const r = await withRetries(attempt, opts.retry);
-      if (!r.ok) return { outcome: r.failure.outcome, request: body, response: r.failure.response, latencyMs, attempts: r.attempts };
+      if (!r.ok)
+        return {
+          outcome: r.failure.outcome,
+          request: body,
+          response: r.failure.response,
+          latencyMs,
+          attempts: r.attempts,
+        };
       const usage = (r.value as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
       return {
         outcome: fromOpenAIResponse(r.value),
         request: body,
         response: r.value,
         latencyMs,
-        ...(usage ? { usage: { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } } : {}),
+        ...(usage
+          ? { usage: { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } }
+          : {}),
         attempts: r.attempts,
       };
     },

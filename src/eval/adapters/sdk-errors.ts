@@ -27,16 +27,27 @@ export interface ClassifiedFailure {
 
 const clip = (s: string) => s.slice(0, 500);
 
-function fail(code: ProviderErrorCode, message: string, retryable: boolean, response: unknown, status?: number): ClassifiedFailure {
+function fail(
+  code: ProviderErrorCode,
+  message: string,
+  retryable: boolean,
+  response: unknown,
+  status?: number,
+): ClassifiedFailure {
   return {
     retryable,
-    failure: { outcome: { kind: 'provider_error', code, message: clip(message), ...(status !== undefined ? { status } : {}) }, response },
+    failure: {
+      outcome: { kind: 'provider_error', code, message: clip(message), ...(status !== undefined ? { status } : {}) },
+      response,
+    },
   };
 }
 
 export function classifySdkError(err: unknown, sdk: SdkErrorClasses): ClassifiedFailure {
-  if (err instanceof sdk.APIConnectionTimeoutError) return fail('timeout', 'the provider did not answer in time', true, null);
-  if (err instanceof sdk.APIConnectionError) return fail('connection', `cannot reach the provider: ${err.message}`, true, null);
+  if (err instanceof sdk.APIConnectionTimeoutError)
+    return fail('timeout', 'the provider did not answer in time', true, null);
+  if (err instanceof sdk.APIConnectionError)
+    return fail('connection', `cannot reach the provider: ${err.message}`, true, null);
   if (err instanceof sdk.APIError) {
     const e = err as Error & { status?: number; headers?: Headers; error?: unknown };
     const status = e.status;
