@@ -12,7 +12,7 @@ import type { SchemaCache } from '../check/schema-cache.js';
 import { isFailure, type ToolDef } from '../model.js';
 import type { ModelAdapter } from './adapters/adapter.js';
 import { checkCall } from './check.js';
-import type { CanonicalCall, EvalCase, Message, ProviderErrorCode, Turn, Usage } from './types.js';
+import type { CanonicalCall, CanonicalOutcome, EvalCase, Message, ProviderErrorCode, Turn, Usage } from './types.js';
 
 export interface ConversationInput {
   adapter: ModelAdapter;
@@ -88,15 +88,20 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
       usage.inputTokens += res.usage.inputTokens;
       usage.outputTokens += res.usage.outputTokens;
     }
+    // An error message is the provider's text (it may quote a key): redacted like the raw bodies.
+    const outcome: CanonicalOutcome =
+      res.outcome.kind === 'provider_error'
+        ? { ...res.outcome, message: String(input.redact(res.outcome.message) ?? '[redacted]') }
+        : res.outcome;
     const turn: Turn = {
       request: input.redact(res.request),
       response: input.redact(res.response),
-      outcome: res.outcome,
+      outcome,
       latencyMs: res.latencyMs,
       ...(res.usage ? { usage: res.usage } : {}),
     };
     turns.push(turn);
-    const o = res.outcome;
+    const o = outcome;
     if (o.kind === 'provider_error') {
       return {
         status: 'provider_error',

@@ -51,7 +51,10 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
   const now = o.now ?? Date.now;
   const runId =
     o.runId ?? `${new Date(now()).toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`;
-  const redactor = createRedactor(s.redact);
+  // The keys in use are masked too, whatever their format (a provider may echo one in an error).
+  const keys = [...new Set(o.models.map((m) => apiKeyFor(m, o.env)).filter((k): k is string => Boolean(k)))];
+  const literal = keys.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const redactor = createRedactor({ fields: s.redact.fields, patterns: [...s.redact.patterns, ...literal] });
   const redact = (v: unknown): unknown => {
     try {
       return redactor.value(v);
@@ -120,7 +123,8 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
         });
       } catch (err) {
         // A fault of ours is coverage loss like any other, not the end of the run.
-        const error = { code: 'harness' as const, message: String((err as Error)?.message ?? err).slice(0, 500) };
+        const message = String(redact(String((err as Error)?.message ?? err)) ?? '[redacted]').slice(0, 500);
+        const error = { code: 'harness' as const, message };
         conv = {
           status: 'provider_error',
           error,

@@ -173,6 +173,28 @@ describe('toolwatch eval CLI', () => {
     expect(existsSync(path.join(tmp.dir, 'nokey.jsonl'))).toBe(false);
   });
 
+  it('a wrong key is an auth error on every case; the key the provider echoes is never written', async () => {
+    const keyed = await startChatCompletions(() => text('never'), { apiKey: 'the-right-key' });
+    try {
+      const key = 'custom-format-key-123';
+      const r = await evalCli(
+        ['run', '--suite', suite, '--model', 'm', '--base-url', keyed.baseUrl, '--out', 'auth.jsonl', '--report', 'auth.json'],
+        { cwd: tmp.dir, env: { EVAL_API_KEY: key } },
+      );
+      expect(r.code).toBe(0);
+      expect(keyed.received).toHaveLength(4); // 401 is not retried
+      const raw = readFileSync(path.join(tmp.dir, 'auth.jsonl'), 'utf8');
+      expect(raw).toContain('Incorrect API key provided: [REDACTED]');
+      expect(raw + readFileSync(path.join(tmp.dir, 'auth.json'), 'utf8') + r.out + r.err).not.toContain(key);
+      const o = (JSON.parse(readFileSync(path.join(tmp.dir, 'auth.json'), 'utf8')) as Report).models[0]!.overall;
+      expect(o.providerErrors).toEqual({ total: 4, missing: 0, byCode: { auth: 4 } });
+      // Coverage loss, never a correct non-call: the "hello" case does not pass.
+      expect(o.shouldNotCallPassRate).toMatchObject({ numerator: 0, denominator: 1 });
+    } finally {
+      await keyed.close();
+    }
+  });
+
   it('prints a plain progress line per result when stderr is not a terminal, a bar when it is', async () => {
     Object.assign(answers, {
       'stock A?': call('get_stock', { sku: 'A' }),

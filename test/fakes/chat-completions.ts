@@ -40,8 +40,11 @@ export function chatCompletionsProtocol(apiKey?: string): Protocol {
         ? body.messages.filter((m) => (m as { role?: string }).role === 'assistant').length
         : 0,
     check(headers: IncomingMessage['headers']): Reply | undefined {
-      if (apiKey !== undefined && headers.authorization !== `Bearer ${apiKey}`)
-        return { status: 401, message: 'Incorrect API key provided.' };
+      if (apiKey !== undefined && headers.authorization !== `Bearer ${apiKey}`) {
+        // As OpenAI does: the answer quotes the key it was given.
+        const given = headers.authorization?.replace(/^Bearer /, '') ?? '';
+        return { status: 401, message: `Incorrect API key provided: ${given}.` };
+      }
       return undefined;
     },
     render(reply, body, n, res: ServerResponse) {
