@@ -33,7 +33,11 @@ export interface CliIo {
   isTTY?: boolean;
 }
 
-const stdio: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), isTTY: process.stderr.isTTY === true };
+const stdio: CliIo = {
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  isTTY: process.stderr.isTTY === true,
+};
 
 /** Runs one command; resolves to the exit code (serve resolves once listening, with 0). */
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo = stdio): Promise<number> {

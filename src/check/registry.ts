@@ -50,7 +50,10 @@ export type ToolFileRead = { ok: true; defs: ToolDef[] } | { ok: false; problems
  * One registry file (JSON or YAML: an array of definitions, or `{tools: [...]}`) in file order; every
  * entry that is not a tool definition is reported. Also read by `toolwatch eval` for a suite's tools.
  */
-export function readToolFile(file: string, read: (path: string) => string = (p) => readFileSync(p, 'utf8')): ToolFileRead {
+export function readToolFile(
+  file: string,
+  read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): ToolFileRead {
   let doc: unknown;
   try {
     const text = read(file);
@@ -65,7 +68,8 @@ export function readToolFile(file: string, read: (path: string) => string = (p) 
   list.forEach((entry, i) => {
     const def = toToolDef(entry);
     if (!def) {
-      problems.push(`tools: ${file}[${i}]: not a tool definition (needs a name; OpenAI, flat, Vercel, Anthropic and MCP shapes are accepted)`);
+      const shapes = 'OpenAI, flat, Vercel, Anthropic and MCP shapes are accepted';
+      problems.push(`tools: ${file}[${i}]: not a tool definition (needs a name; ${shapes})`);
     } else defs.push(def);
   });
   return problems.length ? { ok: false, problems } : { ok: true, defs };
