@@ -184,7 +184,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
   const progress = createProgress({ write: io.err, isTTY: io.isTTY === true });
   const total = models.length * variants.length * suite.cases.length * suite.settings.repeats;
   const shape = `${suite.cases.length} cases × ${suite.settings.repeats} repeats × ${models.length} model(s) × ${variants.length} variant(s)`;
-  io.err(`toolwatch eval: ${suite.name} (dataset ${suite.settings.datasetVersion}), ${shape} = ${total} observations\n`);
+  io.err(
+    `toolwatch eval: ${suite.name} (dataset ${suite.settings.datasetVersion}), ${shape} = ${total} observations\n`,
+  );
   const res = await runSuite({
     suite,
     models,

@@ -55,20 +55,31 @@ export function toJUnit(report: Report): string {
       const message = (answeredBad[0] ?? bad[0])?.problems[0] ?? 'failed';
       const text = xmlEscape(detail + (c.traceId ? `\ntrace_id: ${c.traceId}` : ''));
       // A repeat the model answered wrongly is a failure; only provider errors / missing records: an error.
-      const inner = answeredBad.length ? el('failure', { message, type: c.kind }, text) : el('error', { message, type: 'coverage' }, text);
+      const inner = answeredBad.length
+        ? el('failure', { message, type: c.kind }, text)
+        : el('error', { message, type: 'coverage' }, text);
       if (answeredBad.length) f++;
       else e++;
       body.push(`    ${el('testcase', attrs, inner)}`);
     }
     for (const s of report.suite.skipped) {
-      body.push(`    ${el('testcase', { classname, name: s.id, time: secs(0) }, el('skipped', { message: 'waiting for review' }))}`);
+      body.push(
+        `    ${el('testcase', { classname, name: s.id, time: secs(0) }, el('skipped', { message: 'waiting for review' }))}`,
+      );
     }
     const n = m.cases.length + report.suite.skipped.length;
     tests += n;
     failures += f;
     errors += e;
     skipped += report.suite.skipped.length;
-    const attrs = { name: m.key, tests: n, failures: f, errors: e, skipped: report.suite.skipped.length, time: secs(timeMs) };
+    const attrs = {
+      name: m.key,
+      tests: n,
+      failures: f,
+      errors: e,
+      skipped: report.suite.skipped.length,
+      time: secs(timeMs),
+    };
     suites.push(el('testsuite', attrs, `\n${body.join('\n')}\n  `).replace(/^/, '  '));
   }
   const attrs = { name: `toolwatch eval ${report.suite.name}`, tests, failures, errors, skipped };

@@ -54,7 +54,7 @@ for (const provider of ['openai', 'anthropic'] as ProviderKind[]) {
     const make = (sleep: (ms: number) => Promise<void>, apiKey = KEY) =>
       createAdapterRegistry().create(
         { provider, model: 'm', label: `${provider}/m`, baseUrl: fake.baseUrl },
-        { apiKey, timeoutMs: 400, retry: { maxRetries: 2, maxRetryWaitMs: 60_000, sleep } },
+        { apiKey, timeoutMs: 1000, retry: { maxRetries: 2, maxRetryWaitMs: 60_000, sleep } },
       );
 
     beforeAll(async () => {

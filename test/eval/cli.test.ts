@@ -178,7 +178,19 @@ describe('toolwatch eval CLI', () => {
     try {
       const key = 'custom-format-key-123';
       const r = await evalCli(
-        ['run', '--suite', suite, '--model', 'm', '--base-url', keyed.baseUrl, '--out', 'auth.jsonl', '--report', 'auth.json'],
+        [
+          'run',
+          '--suite',
+          suite,
+          '--model',
+          'm',
+          '--base-url',
+          keyed.baseUrl,
+          '--out',
+          'auth.jsonl',
+          '--report',
+          'auth.json',
+        ],
         { cwd: tmp.dir, env: { EVAL_API_KEY: key } },
       );
       expect(r.code).toBe(0);
@@ -269,6 +281,61 @@ describe('toolwatch eval CLI', () => {
     expect(junk.code).toBe(2);
     expect(junk.err).toContain('junk.jsonl:1: not a toolwatch eval record');
     expect(junk.err).toContain('junk.jsonl:2: not valid JSON');
+  });
+
+  it('runs a matrix: --models a,b, or every models: entry of suite.yaml (per-model keys)', async () => {
+    Object.assign(answers, {
+      'stock A?': call('get_stock', { sku: 'A' }),
+      'stock B?': call('get_stock', { sku: 'B' }),
+      'item C?': call('get_item', { item_id: 'C' }),
+      hello: text('hi'),
+    });
+    const r = await evalCli(
+      [
+        'run',
+        '--suite',
+        suite,
+        '--models',
+        'a,b',
+        '--base-url',
+        fake.baseUrl,
+        '--out',
+        'matrix.jsonl',
+        '--report',
+        'matrix.json',
+      ],
+      { cwd: tmp.dir },
+    );
+    expect(r.code, r.err).toBe(0);
+    const rep = JSON.parse(readFileSync(path.join(tmp.dir, 'matrix.json'), 'utf8')) as Report;
+    expect(rep.models.map((m) => [m.key, m.overall.planned, m.overall.strictPassRate.numerator])).toEqual([
+      ['openai/a', 4, 4],
+      ['openai/b', 4, 4],
+    ]);
+    const listed = writeSuite(path.join(tmp.dir, 'listed'), {
+      suite: {
+        dataset_version: '2',
+        models: [
+          { model: 'x', base_url: fake.baseUrl, label: 'local-x' },
+          { model: 'y', base_url: fake.baseUrl, api_key_env: 'Y_KEY' },
+        ],
+      },
+      tools: TOOLS,
+      cases: CASES,
+    });
+    const before = fake.received.length;
+    const l = await evalCli(['run', '--suite', listed, '--out', 'listed.jsonl', '--report', 'listed.json'], {
+      cwd: tmp.dir,
+      env: { EVAL_API_KEY: 'sk-eval-key-aaaaaaaaaaaaaaaa', Y_KEY: 'sk-y-key-bbbbbbbbbbbbbbbbbbbb' },
+    });
+    expect(l.code, l.err).toBe(0);
+    const auth = fake.received.slice(before).map((q) => [(q.body as { model: string }).model, q.headers.authorization]);
+    expect(new Set(auth.map((a) => a.join(' ')))).toEqual(
+      new Set(['x Bearer sk-eval-key-aaaaaaaaaaaaaaaa', 'y Bearer sk-y-key-bbbbbbbbbbbbbbbbbbbb']),
+    );
+    expect(
+      (JSON.parse(readFileSync(path.join(tmp.dir, 'listed.json'), 'utf8')) as Report).models.map((m) => m.key),
+    ).toEqual(['local-x', 'openai/y']);
   });
 
   it('a missing prediction is a failure: records for half the cases', async () => {
