@@ -7,7 +7,7 @@
  * Single-decision metrics (exact match, should/should-not call, selection, arguments, confusion,
  * macro-F1) leave trajectory cases out; strict pass, stability and pass^k cover every case.
  */
-import { MISSING, NONE, type Evaluated } from './evaluate.js';
+import { MISSING, type Evaluated } from './evaluate.js';
 import type { EvalCase, ProviderErrorCode } from './types.js';
 
 export interface Rate {
@@ -244,4 +244,3 @@ export function caseStability(evals: readonly Evaluated[]): Rate & { outcomes: R
   return { ...rate(counts.length ? Math.max(...counts) : 0, successful), outcomes };
 }
 
-export { NONE, MISSING };
