@@ -23,8 +23,11 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The judge's versioned prompt texts are read at runtime (dist/judge/prompt-file.js looks in src/judge/prompts).
 COPY --from=build /app/src/judge/prompts ./src/judge/prompts
+# config/ also carries the eval suites (config/eval/shop, config/eval/support).
 COPY config ./config
-RUN mkdir -p /var/lib/toolwatch && chown node:node /var/lib/toolwatch
+# `toolwatch …` (eval, judge, labels) on the PATH: docker run --rm toolwatch toolwatch eval selftest
+RUN chmod +x dist/cli.js && ln -s /app/dist/cli.js /usr/local/bin/toolwatch \
+ && mkdir -p /var/lib/toolwatch && chown node:node /var/lib/toolwatch
 USER node
 EXPOSE 4318
 VOLUME ["/var/lib/toolwatch"]

@@ -3,6 +3,7 @@
  * toolwatch serve                       — the service (same as dist/main.js)
  * toolwatch judge --once                — one judge run now, then exit (prints the run summary)
  * toolwatch labels import FILE.jsonl    — human labels for calibration, one JSON object a line
+ * toolwatch eval selftest|run|score|compare — golden-set evaluation (src/eval/cli.ts)
  * Every command accepts --config FILE (or TOOLWATCH_CONFIG). Exit codes: 0 ok, 1 failed, 2 usage/config.
  */
 import { readFileSync, realpathSync } from 'node:fs';
@@ -18,17 +19,25 @@ import type { Store } from './store/store.js';
 import { createJudge } from './judge/service.js';
 import { checkLabel } from './judge/verdict.js';
 import type { Label } from './judge/types.js';
+import { runEvalCli } from './eval/cli.js';
 
 const USAGE = `usage: toolwatch serve [--config FILE]
        toolwatch judge --once [--config FILE]
-       toolwatch labels import FILE.jsonl [--config FILE]`;
+       toolwatch labels import FILE.jsonl [--config FILE]
+       toolwatch eval selftest | run | score | compare   (toolwatch eval --help)`;
 
 export interface CliIo {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** stderr is a terminal (eval run draws a progress bar). */
+  isTTY?: boolean;
 }
 
-const stdio: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+const stdio: CliIo = {
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  isTTY: process.stderr.isTTY === true,
+};
 
 /** Runs one command; resolves to the exit code (serve resolves once listening, with 0). */
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo = stdio): Promise<number> {
@@ -37,6 +46,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
     await main(rest, env);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   }
+  // Offline evaluation needs no config file or store: a suite folder and a model endpoint.
+  if (cmd === 'eval') return runEvalCli(rest, env, io);
   if (cmd === 'judge' && rest.includes('--once')) return withStore(rest, env, io, (config, store) => judgeOnce(config, store, io));
   if (cmd === 'labels' && rest[0] === 'import' && rest[1] && !rest[1].startsWith('--')) {
     const file = path.resolve(rest[1]);

@@ -44,32 +44,45 @@ export class ToolRegistry {
 }
 
 export type RegistryLoad = { ok: true; registry: ToolRegistry } | { ok: false; problems: string[] };
+export type ToolFileRead = { ok: true; defs: ToolDef[] } | { ok: false; problems: string[] };
+
+/**
+ * One registry file (JSON or YAML: an array of definitions, or `{tools: [...]}`) in file order; every
+ * entry that is not a tool definition is reported. Also read by `toolwatch eval` for a suite's tools.
+ */
+export function readToolFile(
+  file: string,
+  read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): ToolFileRead {
+  let doc: unknown;
+  try {
+    const text = read(file);
+    doc = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+  } catch (err) {
+    return { ok: false, problems: [`tools: ${file}: ${(err as Error).message}`] };
+  }
+  const list = Array.isArray(doc) ? doc : (doc as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(list)) return { ok: false, problems: [`tools: ${file}: must hold an array of tool definitions`] };
+  const defs: ToolDef[] = [];
+  const problems: string[] = [];
+  list.forEach((entry, i) => {
+    const def = toToolDef(entry);
+    if (!def) {
+      const shapes = 'OpenAI, flat, Vercel, Anthropic and MCP shapes are accepted';
+      problems.push(`tools: ${file}[${i}]: not a tool definition (needs a name; ${shapes})`);
+    } else defs.push(def);
+  });
+  return problems.length ? { ok: false, problems } : { ok: true, defs };
+}
 
 /** Reads every registry file; a file that cannot be read or holds a bad entry is reported, not skipped. */
 export function loadToolRegistry(sources: readonly ToolSource[], read: (path: string) => string = (p) => readFileSync(p, 'utf8')): RegistryLoad {
   const registry = new ToolRegistry();
   const problems: string[] = [];
   for (const src of sources) {
-    let doc: unknown;
-    try {
-      const text = read(src.path);
-      doc = /\.ya?ml$/i.test(src.path) ? parseYaml(text) : JSON.parse(text);
-    } catch (err) {
-      problems.push(`tools: ${src.path}: ${(err as Error).message}`);
-      continue;
-    }
-    const list = Array.isArray(doc) ? doc : (doc as { tools?: unknown } | null)?.tools;
-    if (!Array.isArray(list)) {
-      problems.push(`tools: ${src.path}: must hold an array of tool definitions`);
-      continue;
-    }
-    const defs: ToolDef[] = [];
-    list.forEach((entry, i) => {
-      const def = toToolDef(entry);
-      if (!def) problems.push(`tools: ${src.path}[${i}]: not a tool definition (needs a name; OpenAI, flat, Vercel, Anthropic and MCP shapes are accepted)`);
-      else defs.push(def);
-    });
-    registry.add(src.service, defs);
+    const file = readToolFile(src.path, read);
+    if (file.ok) registry.add(src.service, file.defs);
+    else problems.push(...file.problems);
   }
   return problems.length ? { ok: false, problems } : { ok: true, registry };
 }

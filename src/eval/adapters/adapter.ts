@@ -1,0 +1,73 @@
+/**
+ * The port every provider adapter implements, and the per-instance registry they live in. An
+ * adapter maps canonical messages and tools to its protocol's request, and the answer back to one
+ * canonical outcome (tool_calls | text | refusal | provider_error). It never throws and never
+ * touches arguments: they stay exactly as the provider sent them.
+ */
+import type { ToolDef } from '../../model.js';
+import type { RetryPolicy } from '../retry.js';
+import type { ModelSpec } from '../suite.js';
+import type { CanonicalOutcome, Message, Usage } from '../types.js';
+
+export interface AdapterRequest {
+  messages: readonly Message[];
+  tools: readonly ToolDef[];
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export interface AdapterResult {
+  outcome: CanonicalOutcome;
+  /** The request body as sent (never headers, so never a key). */
+  request: unknown;
+  /** The response body as received (or the error status and body). */
+  response: unknown;
+  /** Of the last attempt. */
+  latencyMs: number;
+  usage?: Usage;
+  attempts: number;
+}
+
+export interface ModelAdapter {
+  readonly provider: string;
+  readonly model: string;
+  complete(req: AdapterRequest): Promise<AdapterResult>;
+}
+
+export interface AdapterOptions {
+  apiKey?: string;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  now?: () => number;
+}
+
+export type AdapterFactory = (spec: ModelSpec, opts: AdapterOptions) => ModelAdapter;
+
+export class AdapterRegistry {
+  private readonly factories = new Map<string, AdapterFactory>();
+
+  register(provider: string, factory: AdapterFactory): this {
+    this.factories.set(provider, factory);
+    return this;
+  }
+
+  has(provider: string): boolean {
+    return this.factories.has(provider);
+  }
+
+  kinds(): string[] {
+    return [...this.factories.keys()];
+  }
+
+  create(spec: ModelSpec, opts: AdapterOptions): ModelAdapter {
+    const f = this.factories.get(spec.provider);
+    if (!f)
+      throw new Error(`no adapter for provider ${JSON.stringify(spec.provider)} (known: ${this.kinds().join(', ')})`);
+    return f(spec, opts);
+  }
+}
+
+/** A failure raised while building a request (toolwatch's side, not the provider's). */
+export class HarnessError extends Error {
+  override name = 'HarnessError';
+}

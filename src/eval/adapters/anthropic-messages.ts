@@ -1,0 +1,156 @@
+/**
+ * Anthropic Messages through `@anthropic-ai/sdk`. System messages go to `system`; an assistant
+ * turn's calls become tool_use blocks and tool results tool_result blocks in the next user turn;
+ * tool_choice {type: "auto"}. `max_tokens` is required by the protocol: the suite's, else 1024.
+ * A tool_use `input` arrives as an object and is kept as is (never re-serialised for checking).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { ToolDef } from '../../model.js';
+import { withRetries, type Attempt } from '../retry.js';
+import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
+import { HarnessError, type AdapterFactory, type AdapterRequest, type AdapterResult } from './adapter.js';
+import { classifySdkError, type Failure } from './sdk-errors.js';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
+
+type Block = Record<string, unknown>;
+type Turn = { role: 'user' | 'assistant'; content: Block[] };
+
+function inputObject(c: CanonicalCall): Record<string, unknown> {
+  let v = c.arguments;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      v = undefined;
+    }
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) {
+    throw new HarnessError(
+      `history call ${c.name} (${c.id ?? 'no id'}): arguments are not a JSON object; a tool_use input must be one`,
+    );
+  }
+  return v as Record<string, unknown>;
+}
+
+/** Canonical messages → {system, messages}; consecutive same-role turns are merged. */
+export function toAnthropicMessages(messages: readonly Message[]): { system: string; messages: Turn[] } {
+  const system: string[] = [];
+  const turns: Turn[] = [];
+  const push = (role: Turn['role'], blocks: Block[]) => {
+    const last = turns[turns.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+  for (const m of messages) {
+    if (m.role === 'system') system.push(m.content);
+    else if (m.role === 'user') push('user', [{ type: 'text', text: m.content }]);
+    else if (m.role === 'tool') {
+      push('user', [
+        {
+          type: 'tool_result',
+          tool_use_id: m.toolCallId,
+          content: m.content,
+          ...(m.isError ? { is_error: true } : {}),
+        },
+      ]);
+    } else {
+      const blocks: Block[] = m.content ? [{ type: 'text', text: m.content }] : [];
+      for (const c of m.toolCalls ?? [])
+        blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: inputObject(c) });
+      if (blocks.length) push('assistant', blocks);
+    }
+  }
+  return { system: system.join('\n\n'), messages: turns };
+}
+
+export function toAnthropicTools(tools: readonly ToolDef[]): unknown[] {
+  return tools.map((t) => ({
+    name: t.name,
+    ...(t.description ? { description: t.description } : {}),
+    // The protocol requires a schema; a definition without one gets the empty object schema.
+    input_schema: t.parameters ?? { type: 'object', properties: {} },
+  }));
+}
+
+export function fromAnthropicResponse(res: unknown): CanonicalOutcome {
+  const r = res as { content?: Block[]; stop_reason?: string } | null;
+  if (!r || !Array.isArray(r.content))
+    return { kind: 'provider_error', code: 'bad_response', message: 'the answer has no content list' };
+  const calls: CanonicalCall[] = [];
+  const texts: string[] = [];
+  for (const b of r.content) {
+    if (b.type === 'tool_use') {
+      if (typeof b.name !== 'string')
+        return { kind: 'provider_error', code: 'bad_response', message: 'a tool_use block without a name' };
+      calls.push({ id: typeof b.id === 'string' ? b.id : null, name: b.name, arguments: b.input });
+    } else if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
+  }
+  const text = texts.join('');
+  if (calls.length) return { kind: 'tool_calls', calls, ...(text ? { text } : {}) };
+  if (r.stop_reason === 'refusal') return { kind: 'refusal', text: text || null };
+  return { kind: 'text', text };
+}
+
+export const createAnthropicMessagesAdapter: AdapterFactory = (spec, opts) => {
+  const client = new Anthropic({
+    baseURL: (spec.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/v1\/?$/, ''),
+    apiKey: opts.apiKey ?? 'no-key',
+    maxRetries: 0,
+    timeout: opts.timeoutMs,
+    openTelemetry: false,
+  });
+  const now = opts.now ?? Date.now;
+  return {
+    provider: spec.provider,
+    model: spec.model,
+    async complete(req: AdapterRequest): Promise<AdapterResult> {
+      let body: Record<string, unknown>;
+      try {
+        const { system, messages } = toAnthropicMessages(req.messages);
+        body = {
+          model: spec.model,
+          max_tokens: req.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+          ...(system ? { system } : {}),
+          messages,
+          ...(req.tools.length ? { tools: toAnthropicTools(req.tools), tool_choice: { type: 'auto' } } : {}),
+          ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+        };
+      } catch (err) {
+        const outcome = { kind: 'provider_error' as const, code: 'harness' as const, message: (err as Error).message };
+        return { outcome, request: null, response: null, latencyMs: 0, attempts: 0 };
+      }
+      let latencyMs = 0;
+      const attempt = async (): Promise<Attempt<unknown, Failure>> => {
+        const t0 = now();
+        try {
+          const res = await client.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming);
+          latencyMs = now() - t0;
+          return { ok: true, value: res };
+        } catch (err) {
+          latencyMs = now() - t0;
+          return { ok: false, ...classifySdkError(err, Anthropic) };
+        }
+      };
+      const r = await withRetries(attempt, opts.retry);
+      if (!r.ok)
+        return {
+          outcome: r.failure.outcome,
+          request: body,
+          response: r.failure.response,
+          latencyMs,
+          attempts: r.attempts,
+        };
+      const usage = (r.value as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
+      return {
+        outcome: fromAnthropicResponse(r.value),
+        request: body,
+        response: r.value,
+        latencyMs,
+        ...(usage ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } } : {}),
+        attempts: r.attempts,
+      };
+    },
+  };
+};

@@ -1,0 +1,10 @@
+/** The adapters toolwatch ships, in a fresh registry per caller (tests and embedders add their own). */
+import { AdapterRegistry } from './adapter.js';
+import { createAnthropicMessagesAdapter } from './anthropic-messages.js';
+import { createOpenAIChatAdapter } from './openai-chat.js';
+
+export function createAdapterRegistry(): AdapterRegistry {
+  return new AdapterRegistry()
+    .register('openai', createOpenAIChatAdapter)
+    .register('anthropic', createAnthropicMessagesAdapter);
+}

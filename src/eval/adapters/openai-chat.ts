@@ -1,0 +1,138 @@
+/**
+ * OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, OpenRouter, LiteLLM …) through the
+ * official `openai` client. tool_choice "auto" (text or calls, the model decides); `max_tokens` is
+ * sent only when the suite sets it (a cut-off answer would show up as InvalidJson, not as a model
+ * mistake). Arguments come back as the model's raw string and stay that way.
+ */
+import OpenAI from 'openai';
+import type { ToolDef } from '../../model.js';
+import { withRetries, type Attempt } from '../retry.js';
+import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
+import type { AdapterFactory, AdapterRequest, AdapterResult } from './adapter.js';
+import { classifySdkError, type Failure } from './sdk-errors.js';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+const argsText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
+
+export function toOpenAIMessages(messages: readonly Message[]): unknown[] {
+  return messages.map((m) => {
+    if (m.role === 'assistant') {
+      return {
+        role: 'assistant',
+        content: m.content,
+        ...(m.toolCalls?.length
+          ? {
+              tool_calls: m.toolCalls.map((c) => ({
+                id: c.id,
+                type: 'function',
+                function: { name: c.name, arguments: argsText(c.arguments) },
+              })),
+            }
+          : {}),
+      };
+    }
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    return { role: m.role, content: m.content };
+  });
+}
+
+export function toOpenAITools(tools: readonly ToolDef[]): unknown[] {
+  return tools.map((t) => ({
+    type: 'function',
+    function: {
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      ...(t.parameters !== undefined ? { parameters: t.parameters } : {}),
+    },
+  }));
+}
+
+interface ChatMessageLike {
+  content?: string | null;
+  refusal?: string | null;
+  tool_calls?: {
+    id?: string;
+    type?: string;
+    function?: { name?: string; arguments?: unknown };
+    custom?: { name?: string; input?: unknown };
+  }[];
+}
+
+/** The first choice → the canonical outcome. */
+export function fromOpenAIResponse(res: unknown): CanonicalOutcome {
+  const choice = (res as { choices?: { message?: ChatMessageLike }[] } | null)?.choices?.[0];
+  const msg = choice?.message;
+  if (!msg) return { kind: 'provider_error', code: 'bad_response', message: 'the answer has no choices[0].message' };
+  const calls: CanonicalCall[] = [];
+  for (const tc of msg.tool_calls ?? []) {
+    const fn = tc.function ?? (tc.custom ? { name: tc.custom.name, arguments: tc.custom.input } : undefined);
+    if (!fn || typeof fn.name !== 'string')
+      return { kind: 'provider_error', code: 'bad_response', message: 'a tool call without a function name' };
+    calls.push({ id: tc.id ?? null, name: fn.name, arguments: fn.arguments });
+  }
+  const text = typeof msg.content === 'string' ? msg.content : '';
+  if (calls.length) return { kind: 'tool_calls', calls, ...(text ? { text } : {}) };
+  if (msg.refusal) return { kind: 'refusal', text: msg.refusal };
+  return { kind: 'text', text };
+}
+
+export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
+  const client = new OpenAI({
+    baseURL: spec.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+    // Local servers (vLLM, Ollama) take any key; the SDK insists on one.
+    apiKey: opts.apiKey ?? 'no-key',
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    timeout: opts.timeoutMs,
+  });
+  const now = opts.now ?? Date.now;
+  return {
+    provider: spec.provider,
+    model: spec.model,
+    async complete(req: AdapterRequest): Promise<AdapterResult> {
+      const body = {
+        model: spec.model,
+        messages: toOpenAIMessages(req.messages),
+        ...(req.tools.length ? { tools: toOpenAITools(req.tools), tool_choice: 'auto' } : {}),
+        ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+        ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+      };
+      let latencyMs = 0;
+      const attempt = async (): Promise<Attempt<unknown, Failure>> => {
+        const t0 = now();
+        try {
+          const res = await client.chat.completions.create(
+            body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+          );
+          latencyMs = now() - t0;
+          return { ok: true, value: res };
+        } catch (err) {
+          latencyMs = now() - t0;
+          return { ok: false, ...classifySdkError(err, OpenAI) };
+        }
+      };
+      const r = await withRetries(attempt, opts.retry);
+      if (!r.ok)
+        return {
+          outcome: r.failure.outcome,
+          request: body,
+          response: r.failure.response,
+          latencyMs,
+          attempts: r.attempts,
+        };
+      const usage = (r.value as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
+      return {
+        outcome: fromOpenAIResponse(r.value),
+        request: body,
+        response: r.value,
+        latencyMs,
+        ...(usage
+          ? { usage: { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } }
+          : {}),
+        attempts: r.attempts,
+      };
+    },
+  };
+};

@@ -1,0 +1,67 @@
+/**
+ * An SDK failure (openai or @anthropic-ai/sdk: both raise APIError with status and Headers, and
+ * connection / timeout errors) → a provider_error outcome, whether to retry, and how long the
+ * server asked us to wait.
+ */
+import { retryAfterMs } from '../retry.js';
+import type { CanonicalOutcome, ProviderErrorCode } from '../types.js';
+
+type Ctor = abstract new (...args: never[]) => Error;
+
+export interface SdkErrorClasses {
+  APIError: Ctor;
+  APIConnectionError: Ctor;
+  APIConnectionTimeoutError: Ctor;
+}
+
+export interface Failure {
+  outcome: Extract<CanonicalOutcome, { kind: 'provider_error' }>;
+  response: unknown;
+}
+
+export interface ClassifiedFailure {
+  retryable: boolean;
+  retryAfterMs?: number;
+  failure: Failure;
+}
+
+const clip = (s: string) => s.slice(0, 500);
+
+function fail(
+  code: ProviderErrorCode,
+  message: string,
+  retryable: boolean,
+  response: unknown,
+  status?: number,
+): ClassifiedFailure {
+  return {
+    retryable,
+    failure: {
+      outcome: { kind: 'provider_error', code, message: clip(message), ...(status !== undefined ? { status } : {}) },
+      response,
+    },
+  };
+}
+
+export function classifySdkError(err: unknown, sdk: SdkErrorClasses): ClassifiedFailure {
+  if (err instanceof sdk.APIConnectionTimeoutError)
+    return fail('timeout', 'the provider did not answer in time', true, null);
+  if (err instanceof sdk.APIConnectionError)
+    return fail('connection', `cannot reach the provider: ${err.message}`, true, null);
+  if (err instanceof sdk.APIError) {
+    const e = err as Error & { status?: number; headers?: Headers; error?: unknown };
+    const status = e.status;
+    const response = { status: status ?? null, body: e.error ?? null };
+    if (typeof status !== 'number') return fail('bad_response', e.message, false, response);
+    const msg = `HTTP ${status}: ${e.message}`;
+    if (status === 429) {
+      const c = fail('rate_limited', msg, true, response, status);
+      const ra = retryAfterMs(e.headers);
+      return ra !== undefined ? { ...c, retryAfterMs: ra } : c;
+    }
+    if (status === 401 || status === 403) return fail('auth', msg, false, response, status);
+    if (status >= 500 || status === 408 || status === 409) return fail('server', msg, true, response, status);
+    return fail('rejected', msg, false, response, status);
+  }
+  return fail('bad_response', `unreadable answer: ${(err as Error)?.message ?? String(err)}`, false, null);
+}

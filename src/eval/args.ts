@@ -1,0 +1,92 @@
+/**
+ * Argument values against the expectation. Pure, and never lenient about types: "750" is not 750,
+ * nothing is coerced, repaired or defaulted. `soft` (seed 001) forgives only case, accents and
+ * spacing in strings ("Novák" = "novak ").
+ */
+import type { ArgsSpec, Constraint } from './types.js';
+
+/** JSON equality: same types, same keys (any order), same values. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao);
+  if (ak.length !== Object.keys(bo).length) return false;
+  return ak.every((k) => Object.hasOwn(bo, k) && deepEqual(ao[k], bo[k]));
+}
+
+export function softText(s: string): string {
+  return s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/** Strings: case, accents and whitespace ignored. Anything else: exact. */
+export function softEqual(expected: unknown, actual: unknown): boolean {
+  if (typeof expected === 'string' && typeof actual === 'string') return softText(expected) === softText(actual);
+  return deepEqual(expected, actual);
+}
+
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number' && Number.isInteger(v)) return 'integer';
+  return typeof v;
+}
+
+/** Problems of one value against its constraint (empty = satisfied). */
+export function constraintProblems(key: string, v: unknown, c: Constraint): string[] {
+  const p: string[] = [];
+  const t = typeOf(v);
+  if (c.integer && t !== 'integer') p.push(`${key}: must be an integer, got ${JSON.stringify(v)}`);
+  if (c.type && !(t === c.type || (c.type === 'number' && t === 'integer')))
+    p.push(`${key}: must be of type ${c.type}, got ${t}`);
+  if (typeof v === 'number') {
+    if (c.minimum !== undefined && v < c.minimum) p.push(`${key}: must be ≥ ${c.minimum}, got ${v}`);
+    if (c.maximum !== undefined && v > c.maximum) p.push(`${key}: must be ≤ ${c.maximum}, got ${v}`);
+  } else if (c.minimum !== undefined || c.maximum !== undefined) {
+    p.push(`${key}: must be a number, got ${JSON.stringify(v)}`);
+  }
+  if (c.enum && !c.enum.some((e) => deepEqual(e, v)))
+    p.push(`${key}: must be one of ${JSON.stringify(c.enum)}, got ${JSON.stringify(v)}`);
+  if (c.pattern !== undefined && (typeof v !== 'string' || !new RegExp(c.pattern, 'u').test(v))) {
+    p.push(`${key}: must match /${c.pattern}/, got ${JSON.stringify(v)}`);
+  }
+  if (c.minLength !== undefined || c.maxLength !== undefined) {
+    const len = typeof v === 'string' ? [...v].length : -1;
+    if (len < 0) p.push(`${key}: must be a string, got ${JSON.stringify(v)}`);
+    else if ((c.minLength !== undefined && len < c.minLength) || (c.maxLength !== undefined && len > c.maxLength)) {
+      p.push(`${key}: length ${len} outside ${c.minLength ?? 0}…${c.maxLength ?? '∞'}`);
+    }
+  }
+  return p;
+}
+
+/** Every way the actual arguments miss the spec; empty = they match. */
+export function argsProblems(spec: ArgsSpec, actual: Record<string, unknown>): string[] {
+  const p: string[] = [];
+  const has = (k: string) => Object.hasOwn(actual, k);
+  const named = new Set<string>(spec.optional);
+  for (const c of spec.checks) {
+    named.add(c.key);
+    if (c.mode === 'ignore') continue;
+    if (!has(c.key)) {
+      p.push(`${c.key}: missing (expected ${JSON.stringify(c.value)})`);
+      continue;
+    }
+    const ok = c.mode === 'soft' ? softEqual(c.value, actual[c.key]) : deepEqual(c.value, actual[c.key]);
+    if (!ok)
+      p.push(
+        `${c.key}: expected ${JSON.stringify(c.value)}${c.mode === 'soft' ? ' (soft)' : ''}, got ${JSON.stringify(actual[c.key])}`,
+      );
+  }
+  for (const [k, c] of Object.entries(spec.constraints)) if (has(k)) p.push(...constraintProblems(k, actual[k], c));
+  if (spec.extra === 'fail') {
+    for (const k of Object.keys(actual)) if (!named.has(k)) p.push(`${k}: unexpected argument`);
+  }
+  return p;
+}

@@ -1,0 +1,268 @@
+/**
+ * The expectation of a case, from whichever format wrote it:
+ * - seed 002: `expected: [{name, arguments}]` — exact arguments, no extra keys; `[]` = must not call;
+ * - seed 003 / canonical: `expected: {kind: tool|text|clarification, …}`; a tool's `arguments` are
+ *   either the exact object or `{requiredEquals, optional, constraints}`;
+ * - seed 001: `expected_tool` (null = no call), `expected_args`, `match_mode: {arg: exact|soft|ignore}`
+ *   (keys not named in match_mode are exact; keys the model adds are not checked, as in the seed);
+ * - multi-step: `expected_trajectory` — a list of calls, or {calls, match, tool_args_match_mode,
+ *   tool_args_match_overrides} with agentevals' modes.
+ */
+import type { Read } from './case-messages.js';
+import type {
+  ArgsSpec,
+  Constraint,
+  ExpectedCall,
+  Expectation,
+  ToolArgsMode,
+  TrajectoryMode,
+  ValueMode,
+} from './types.js';
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
+
+const VALUE_MODES: readonly ValueMode[] = ['exact', 'soft', 'ignore'];
+const TRAJECTORY_MODES: readonly TrajectoryMode[] = ['strict', 'unordered', 'subset', 'superset'];
+const ARGS_MODES = ['exact', 'ignore', 'subset', 'superset'] as const;
+const SPEC_KEYS = new Set(['requiredEquals', 'optional', 'constraints']);
+const CONSTRAINT_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
+function readConstraint(v: unknown, where: string): Read<Constraint> {
+  if (!isObj(v)) return fail(`${where}: must be an object`);
+  const c: Constraint = {};
+  for (const [k, x] of Object.entries(v)) {
+    const at = `${where}.${k}`;
+    if (k === 'integer') {
+      if (typeof x !== 'boolean') return fail(`${at}: must be true or false`);
+      c.integer = x;
+    } else if (k === 'type') {
+      if (typeof x !== 'string' || !CONSTRAINT_TYPES.includes(x))
+        return fail(`${at}: must be one of ${CONSTRAINT_TYPES.join(', ')}`);
+      c.type = x as Constraint['type'];
+    } else if (k === 'minimum' || k === 'maximum') {
+      if (typeof x !== 'number') return fail(`${at}: must be a number`);
+      c[k] = x;
+    } else if (k === 'minLength' || k === 'maxLength') {
+      if (!Number.isInteger(x) || (x as number) < 0) return fail(`${at}: must be a non-negative integer`);
+      c[k] = x as number;
+    } else if (k === 'enum') {
+      if (!Array.isArray(x)) return fail(`${at}: must be an array`);
+      c.enum = x;
+    } else if (k === 'pattern') {
+      if (typeof x !== 'string') return fail(`${at}: must be a regular expression`);
+      try {
+        new RegExp(x, 'u');
+      } catch (err) {
+        return fail(`${at}: not a valid regular expression (${(err as Error).message})`);
+      }
+      c.pattern = x;
+    } else {
+      return fail(
+        `${at}: unknown constraint (known: integer, type, minimum, maximum, minLength, maxLength, enum, pattern)`,
+      );
+    }
+  }
+  return { ok: true, value: c };
+}
+
+function readModes(v: unknown, where: string): Read<Record<string, ValueMode>> {
+  if (v === undefined || v === null) return { ok: true, value: {} };
+  if (!isObj(v)) return fail(`${where}: must map argument names to exact, soft or ignore`);
+  for (const [k, m] of Object.entries(v)) {
+    if (!VALUE_MODES.includes(m as ValueMode))
+      return fail(`${where}.${k}: must be exact, soft or ignore, got ${JSON.stringify(m)}`);
+  }
+  return { ok: true, value: v as Record<string, ValueMode> };
+}
+
+/** `arguments` of a seed-003 / canonical tool expectation (plain object or the spec form). */
+export function readArgs(
+  v: unknown,
+  modesRaw: unknown,
+  extra: 'fail' | 'ignore',
+  where: string,
+  modesWhere: string,
+): Read<ArgsSpec | undefined> {
+  const modes = readModes(modesRaw, modesWhere);
+  if (!modes.ok) return modes;
+  if (v === undefined || v === null) {
+    if (Object.keys(modes.value).length)
+      return fail(`${where}: match_mode names arguments but no expected values are given`);
+    return { ok: true, value: undefined };
+  }
+  if (!isObj(v)) return fail(`${where}: must be an object`);
+  const keys = Object.keys(v);
+  if (keys.length > 0 && keys.every((k) => SPEC_KEYS.has(k))) return readSpec(v, modes.value, where);
+  for (const k of Object.keys(modes.value)) {
+    if (!(k in v) && modes.value[k] !== 'ignore')
+      return fail(`${where}: match_mode names ${JSON.stringify(k)} but no expected value is given`);
+  }
+  return {
+    ok: true,
+    value: {
+      checks: keys.map((key) => ({ key, mode: modes.value[key] ?? 'exact', value: v[key] })),
+      optional: Object.keys(modes.value).filter((k) => !(k in v)),
+      constraints: {},
+      extra,
+      literal: v,
+    },
+  };
+}
+
+function readSpec(v: Record<string, unknown>, modes: Record<string, ValueMode>, where: string): Read<ArgsSpec> {
+  const req = v.requiredEquals ?? {};
+  if (!isObj(req)) return fail(`${where}.requiredEquals: must be an object`);
+  const optional = v.optional ?? [];
+  if (!Array.isArray(optional) || !optional.every((k) => typeof k === 'string'))
+    return fail(`${where}.optional: must be a list of argument names`);
+  const rawConstraints = v.constraints ?? {};
+  if (!isObj(rawConstraints)) return fail(`${where}.constraints: must be an object`);
+  const constraints: Record<string, Constraint> = {};
+  for (const [k, c] of Object.entries(rawConstraints)) {
+    const r = readConstraint(c, `${where}.constraints.${k}`);
+    if (!r.ok) return r;
+    if (!(k in req) && !optional.includes(k))
+      return fail(`${where}.constraints.${k}: not in requiredEquals or optional`);
+    constraints[k] = r.value;
+  }
+  return {
+    ok: true,
+    value: {
+      checks: Object.entries(req).map(([key, value]) => ({ key, mode: modes[key] ?? 'exact', value })),
+      optional: optional as string[],
+      constraints,
+      extra: 'fail',
+      literal: req,
+    },
+  };
+}
+
+function readToolCalls(list: unknown[], where: string, seed002: boolean): Read<ExpectedCall[]> {
+  const calls: ExpectedCall[] = [];
+  for (const [i, c] of list.entries()) {
+    const at = `${where}[${i}]`;
+    if (!isObj(c) || typeof c.name !== 'string' || c.name === '') return fail(`${at}: needs a tool name`);
+    const args = readArgs(
+      c.arguments,
+      seed002 ? undefined : c.match_mode,
+      'fail',
+      `${at}.arguments`,
+      `${at}.match_mode`,
+    );
+    if (!args.ok) return args;
+    calls.push({ name: c.name, ...(args.value ? { args: args.value } : {}) });
+  }
+  return { ok: true, value: calls };
+}
+
+const KINDS = ['tool', 'text', 'clarification'];
+
+/** `expected` in seed 002's list form or the seed-003 / canonical object form. */
+export function readExpected(v: unknown): Read<Expectation> {
+  if (Array.isArray(v)) {
+    if (v.length === 0) return { ok: true, value: { kind: 'text' } };
+    const calls = readToolCalls(v, 'expected', true);
+    return calls.ok ? { ok: true, value: { kind: 'tool', calls: calls.value } } : calls;
+  }
+  if (!isObj(v)) return fail('expected: must be a list of calls or an object with a kind');
+  if (v.kind === 'text') return { ok: true, value: { kind: 'text' } };
+  if (v.kind === 'clarification') {
+    const missing = v.missing ?? [];
+    if (!Array.isArray(missing) || !missing.every((m) => typeof m === 'string'))
+      return fail('expected.missing: must be a list of argument names');
+    return { ok: true, value: { kind: 'clarification', missing: missing as string[] } };
+  }
+  if (v.kind === 'tool') {
+    if (Array.isArray(v.calls)) {
+      const calls = readToolCalls(v.calls, 'expected.calls', false);
+      return calls.ok ? { ok: true, value: { kind: 'tool', calls: calls.value } } : calls;
+    }
+    if (typeof v.name !== 'string' || v.name === '') return fail('expected: a tool expectation needs name (or calls)');
+    const extra = v.extra_args === 'ignore' ? 'ignore' : 'fail';
+    if (v.extra_args !== undefined && v.extra_args !== 'ignore' && v.extra_args !== 'fail')
+      return fail('expected.extra_args: must be fail or ignore');
+    const args = readArgs(v.arguments, v.match_mode, extra, 'expected.arguments', 'expected.match_mode');
+    if (!args.ok) return args;
+    return {
+      ok: true,
+      value: { kind: 'tool', calls: [{ name: v.name, ...(args.value ? { args: args.value } : {}) }] },
+    };
+  }
+  return fail(`expected.kind: unknown kind ${JSON.stringify(v.kind)} (known: ${KINDS.join(', ')})`);
+}
+
+/** Seed 001: expected_tool (null = no call), expected_args, match_mode. */
+export function readSeed001(tool: unknown, args: unknown, modes: unknown): Read<Expectation> {
+  if (tool === null) {
+    if (args !== undefined && args !== null && !(isObj(args) && Object.keys(args).length === 0)) {
+      return fail('expected_args: given, but expected_tool is null (no call expected)');
+    }
+    return { ok: true, value: { kind: 'text' } };
+  }
+  if (typeof tool !== 'string' || tool === '') return fail('expected_tool: must be a tool name or null');
+  const spec = readArgs(args, modes, 'ignore', 'expected_args', 'match_mode');
+  if (!spec.ok) return spec;
+  return { ok: true, value: { kind: 'tool', calls: [{ name: tool, ...(spec.value ? { args: spec.value } : {}) }] } };
+}
+
+function readArgsMode(v: unknown, where: string): Read<ToolArgsMode> {
+  if (typeof v === 'string' && (ARGS_MODES as readonly string[]).includes(v))
+    return { ok: true, value: v as ToolArgsMode };
+  if (Array.isArray(v) && v.every((k) => typeof k === 'string')) return { ok: true, value: v as string[] };
+  return fail(`${where}: must be one of ${ARGS_MODES.join(', ')} or a list of argument names`);
+}
+
+/** `expected_trajectory`: a list of calls, or an object with the calls and agentevals' modes. */
+export function readTrajectory(v: unknown): Read<Expectation> {
+  const obj = Array.isArray(v) ? { calls: v } : v;
+  if (!isObj(obj) || !Array.isArray(obj.calls))
+    return fail('expected_trajectory: must be a list of calls or {calls, match, …}');
+  const known = new Set([
+    'calls',
+    'match',
+    'trajectory_match_mode',
+    'tool_args_match_mode',
+    'tool_args_match_overrides',
+  ]);
+  for (const k of Object.keys(obj)) if (!known.has(k)) return fail(`expected_trajectory.${k}: unknown key`);
+  const calls: { name: string; arguments: Record<string, unknown> }[] = [];
+  for (const [i, c] of obj.calls.entries()) {
+    const fn = isObj(c) && isObj(c.function) ? c.function : c;
+    if (!isObj(fn) || typeof fn.name !== 'string' || fn.name === '')
+      return fail(`expected_trajectory.calls[${i}]: needs a tool name`);
+    const args = fn.arguments ?? fn.args ?? {};
+    if (!isObj(args)) return fail(`expected_trajectory.calls[${i}].arguments: must be an object`);
+    calls.push({ name: fn.name, arguments: args });
+  }
+  const match = obj.match ?? obj.trajectory_match_mode ?? 'strict';
+  if (!TRAJECTORY_MODES.includes(match as TrajectoryMode))
+    return fail(`expected_trajectory.match: must be one of ${TRAJECTORY_MODES.join(', ')}`);
+  const argsMode = readArgsMode(obj.tool_args_match_mode ?? 'exact', 'expected_trajectory.tool_args_match_mode');
+  if (!argsMode.ok) return argsMode;
+  const overrides: Record<string, ToolArgsMode> = {};
+  const rawOverrides = obj.tool_args_match_overrides ?? {};
+  if (!isObj(rawOverrides)) return fail('expected_trajectory.tool_args_match_overrides: must map tool names to modes');
+  for (const [tool, m] of Object.entries(rawOverrides)) {
+    const r = readArgsMode(m, `expected_trajectory.tool_args_match_overrides.${tool}`);
+    if (!r.ok) return r;
+    overrides[tool] = r.value;
+  }
+  return {
+    ok: true,
+    value: {
+      kind: 'trajectory',
+      calls,
+      match: match as TrajectoryMode,
+      argsMode: argsMode.value,
+      argsOverrides: overrides,
+    },
+  };
+}
+
+/** Every tool name an expectation refers to (each must be offered). */
+export function expectedToolNames(e: Expectation): string[] {
+  if (e.kind === 'tool') return e.calls.map((c) => c.name);
+  if (e.kind === 'trajectory') return [...e.calls.map((c) => c.name), ...Object.keys(e.argsOverrides)];
+  return [];
+}

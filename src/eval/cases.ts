@@ -1,0 +1,273 @@
+/**
+ * cases.jsonl → canonical cases. One JSON object a line, in any of the three seed formats or the
+ * canonical one (see README, "Case formats"); formats may be mixed in one file. Every problem is
+ * reported with file:line, and one bad line rejects the whole file (nothing runs on half a suite).
+ */
+import { classify } from '../check/classify.js';
+import { ToolRegistry } from '../check/registry.js';
+import type { SchemaCache } from '../check/schema-cache.js';
+import type { ToolDef } from '../model.js';
+import { toToolDef } from '../normalize/tooldefs.js';
+import { expectedToolNames, readExpected, readSeed001, readTrajectory } from './case-expected.js';
+import { readMessages, type Read } from './case-messages.js';
+import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedCase } from './types.js';
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const KNOWN_KEYS = new Set([
+  'id',
+  'user',
+  'prompt',
+  'user_message',
+  'context',
+  'messages',
+  'expected',
+  'expected_tool',
+  'expected_args',
+  'match_mode',
+  'expected_trajectory',
+  'tags',
+  'tools',
+  'tool_results',
+  'max_turns',
+  'trace_id',
+  'observed',
+  'review',
+  'description',
+  'notes',
+  'why',
+  'comment',
+  'metadata',
+]);
+const INPUT_KEYS = ['messages', 'user', 'prompt', 'user_message'] as const;
+export const MAX_TURNS_LIMIT = 20;
+
+export interface CaseOptions {
+  /** The suite's tools (tools.json), offered unless a case brings its own. */
+  tools: readonly ToolDef[];
+  /** max_turns of a multi-turn case that sets none. */
+  defaultMaxTurns: number;
+  schemas: SchemaCache;
+}
+
+export interface ParsedCases {
+  cases: EvalCase[];
+  skipped: SkippedCase[];
+  problems: string[];
+}
+
+export function parseCases(text: string, file: string, opts: CaseOptions): ParsedCases {
+  const out: ParsedCases = { cases: [], skipped: [], problems: [] };
+  const firstLine = new Map<string, number>();
+  text.split('\n').forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      out.problems.push(`${file}:${line}: not valid JSON (${(err as Error).message})`);
+      return;
+    }
+    const r = parseCase(value, file, line, opts);
+    if (!r.ok) {
+      out.problems.push(`${file}:${line}: ${r.error}`);
+      return;
+    }
+    const id = r.value.id;
+    const first = firstLine.get(id);
+    if (first !== undefined) {
+      out.problems.push(`${file}:${line}: duplicate case id ${JSON.stringify(id)} (first on line ${first})`);
+      return;
+    }
+    firstLine.set(id, line);
+    if ('reason' in r.value) out.skipped.push(r.value);
+    else out.cases.push(r.value);
+  });
+  return out;
+}
+
+function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): Read<EvalCase | SkippedCase> {
+  if (!isObj(v)) return { ok: false, error: 'a case must be a JSON object' };
+  const unknown = Object.keys(v).filter((k) => !KNOWN_KEYS.has(k));
+  if (unknown.length) return { ok: false, error: `unknown key(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}` };
+  if ((typeof v.id !== 'string' || v.id === '') && !Number.isInteger(v.id))
+    return { ok: false, error: 'id: must be a non-empty string' };
+  const id = String(v.id);
+  const at = (error: string): Read<never> => ({ ok: false, error: `case ${JSON.stringify(id)}: ${error}` });
+
+  if (v.review !== undefined && typeof v.review !== 'boolean') return at('review: must be true or false');
+  if (v.trace_id !== undefined && typeof v.trace_id !== 'string') return at('trace_id: must be a string');
+  const traceId = v.trace_id as string | undefined;
+  const hasExpectation =
+    (v.expected !== undefined && v.expected !== null) || 'expected_tool' in v || v.expected_trajectory !== undefined;
+  // An exported production failure nobody has reviewed yet: kept in the file, counted, never run.
+  if (v.review === true && !hasExpectation)
+    return { ok: true, value: { id, file, line, reason: 'review', ...(traceId ? { traceId } : {}) } };
+
+  const messages = readInput(v);
+  if (!messages.ok) return at(messages.error);
+  const expected = readExpectation(v);
+  if (!expected.ok) return at(expected.error);
+
+  let tools: ToolDef[] | undefined;
+  if (v.tools !== undefined) {
+    if (!Array.isArray(v.tools) || v.tools.length === 0)
+      return at('tools: must be a non-empty list of tool definitions');
+    tools = [];
+    for (const [i, t] of v.tools.entries()) {
+      const def = toToolDef(t);
+      if (!def) return at(`tools[${i}]: not a tool definition`);
+      tools.push(def);
+    }
+  }
+  const offered = tools ?? opts.tools;
+  const where = tools ? "the case's tools" : 'tools.json';
+  const offeredNames = new Set(offered.map((t) => t.name));
+  for (const name of expectedToolNames(expected.value)) {
+    if (!offeredNames.has(name))
+      return at(`expected tool ${JSON.stringify(name)} is not in ${where} (offered: ${[...offeredNames].join(', ')})`);
+  }
+  const schemaProblem = checkExpectedArgs(expected.value, offered, opts.schemas);
+  if (schemaProblem) return at(schemaProblem);
+
+  const toolResults = readToolResults(v.tool_results, offeredNames);
+  if (!toolResults.ok) return at(toolResults.error);
+  if (v.tags !== undefined && (!Array.isArray(v.tags) || !v.tags.every((t) => typeof t === 'string')))
+    return at('tags: must be a list of strings');
+  const multiTurn = Object.keys(toolResults.value).length > 0 || expected.value.kind === 'trajectory';
+  let maxTurns = multiTurn ? opts.defaultMaxTurns : 1;
+  if (v.max_turns !== undefined) {
+    if (!Number.isInteger(v.max_turns) || (v.max_turns as number) < 1 || (v.max_turns as number) > MAX_TURNS_LIMIT) {
+      return at(`max_turns: must be an integer from 1 to ${MAX_TURNS_LIMIT}`);
+    }
+    maxTurns = v.max_turns as number;
+  }
+  return {
+    ok: true,
+    value: {
+      id,
+      file,
+      line,
+      format: formatOf(v),
+      messages: messages.value,
+      ...(tools ? { tools } : {}),
+      expected: expected.value,
+      tags: (v.tags as string[] | undefined) ?? [],
+      toolResults: toolResults.value,
+      maxTurns,
+      ...(traceId ? { traceId } : {}),
+      ...(v.observed !== undefined ? { observed: v.observed } : {}),
+    },
+  };
+}
+
+function formatOf(v: Record<string, unknown>): CaseFormat {
+  if ('expected_tool' in v || 'user_message' in v) return 'seed001';
+  if (Array.isArray(v.expected)) return 'seed002';
+  if ('prompt' in v && v.expected !== undefined) return 'seed003';
+  return 'canonical';
+}
+
+/** Exactly one of messages / user / prompt / user_message; `context` = prior turns before the user's. */
+function readInput(v: Record<string, unknown>): Read<Message[]> {
+  const given = INPUT_KEYS.filter((k) => v[k] !== undefined);
+  if (given.length !== 1) {
+    return {
+      ok: false,
+      error: given.length
+        ? `give one input, not ${given.join(' and ')}`
+        : 'no input: give messages, user, prompt or user_message',
+    };
+  }
+  const key = given[0]!;
+  if (key === 'messages') {
+    if (v.context !== undefined)
+      return { ok: false, error: 'context: not with messages (put the prior turns in messages)' };
+    const m = readMessages(v.messages, 'messages');
+    if (!m.ok) return m;
+    if (!m.value.some((x) => x.role === 'user'))
+      return { ok: false, error: 'messages: needs at least one user message' };
+    return m;
+  }
+  const text = v[key];
+  if (typeof text !== 'string' || text.trim() === '') return { ok: false, error: `${key}: must be a non-empty string` };
+  const prior =
+    v.context === undefined || v.context === null
+      ? { ok: true as const, value: [] }
+      : readMessages(v.context, 'context');
+  if (!prior.ok) return prior;
+  return { ok: true, value: [...prior.value, { role: 'user', content: text }] };
+}
+
+/** Exactly one of expected / expected_tool / expected_trajectory. */
+function readExpectation(v: Record<string, unknown>): Read<Expectation> {
+  const hasExpected = v.expected !== undefined && v.expected !== null;
+  const has001 = 'expected_tool' in v;
+  const hasTrajectory = v.expected_trajectory !== undefined;
+  const n = Number(hasExpected) + Number(has001) + Number(hasTrajectory);
+  if (n === 0) {
+    const hint = v.review === true ? '' : ' (an exported case waiting for review needs review: true)';
+    return { ok: false, error: `no expectation: give expected, expected_tool or expected_trajectory${hint}` };
+  }
+  if (n > 1) return { ok: false, error: 'give one of expected, expected_tool, expected_trajectory' };
+  if (!has001 && (v.expected_args !== undefined || v.match_mode !== undefined)) {
+    return { ok: false, error: 'expected_args / match_mode belong with expected_tool (seed 001 format)' };
+  }
+  if (hasTrajectory) return readTrajectory(v.expected_trajectory);
+  if (has001) return readSeed001(v.expected_tool, v.expected_args, v.match_mode);
+  return readExpected(v.expected);
+}
+
+function readToolResults(v: unknown, offered: Set<string>): Read<Record<string, CannedResult[]>> {
+  if (v === undefined || v === null) return { ok: true, value: {} };
+  if (!isObj(v)) return { ok: false, error: 'tool_results: must map tool names to results' };
+  const out: Record<string, CannedResult[]> = {};
+  for (const [tool, entry] of Object.entries(v)) {
+    if (!offered.has(tool)) return { ok: false, error: `tool_results.${tool}: not an offered tool` };
+    const list = Array.isArray(entry) ? entry : [entry];
+    if (list.length === 0) return { ok: false, error: `tool_results.${tool}: empty list` };
+    const results: CannedResult[] = [];
+    for (const [i, r] of list.entries()) {
+      const keys = isObj(r) ? Object.keys(r) : [];
+      if (!isObj(r) || keys.length !== 1 || !('result' in r || 'error' in r)) {
+        return { ok: false, error: `tool_results.${tool}[${i}]: must be {"result": …} or {"error": …}` };
+      }
+      results.push('result' in r ? { result: r.result } : { error: r.error });
+    }
+    out[tool] = results;
+  }
+  return { ok: true, value: out };
+}
+
+/**
+ * An exact expectation that the tool's own schema rejects can never pass: a mistake in the case.
+ * Checked with the production checker, so case and model are held to the same rules.
+ */
+function checkExpectedArgs(e: Expectation, offered: readonly ToolDef[], schemas: SchemaCache): string | undefined {
+  const literals: { name: string; args: Record<string, unknown> }[] = [];
+  if (e.kind === 'tool') {
+    for (const c of e.calls) {
+      const a = c.args;
+      if (a && a.extra === 'fail' && a.optional.length === 0 && a.checks.every((x) => x.mode === 'exact'))
+        literals.push({ name: c.name, args: a.literal });
+    }
+  } else if (e.kind === 'trajectory' && e.argsMode === 'exact' && Object.keys(e.argsOverrides).length === 0) {
+    for (const c of e.calls) literals.push({ name: c.name, args: c.arguments });
+  }
+  for (const l of literals) {
+    const raw = JSON.stringify(l.args);
+    const r = classify(
+      { name: l.name, args: { kind: 'structured', value: l.args, raw }, service: 'eval', offered },
+      EMPTY,
+      schemas,
+    );
+    if (r.outcome === 'SchemaMismatch') {
+      const first = r.errors[0];
+      return `expected arguments of ${JSON.stringify(l.name)} break its schema (${first ? `${first.instancePath || '/'} ${first.message}` : 'invalid'})`;
+    }
+  }
+  return undefined;
+}
+
+const EMPTY = new ToolRegistry();

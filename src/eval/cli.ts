@@ -1,0 +1,318 @@
+/**
+ * toolwatch eval selftest | run | score | compare — see USAGE. Exit codes: 0 done, 1 a gate or a
+ * drop was crossed (compare; run/score with --check-gates) or the selftest failed, 2 bad input or
+ * usage (nothing is run or written then).
+ */
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { AdapterRegistry } from './adapters/adapter.js';
+import { createAdapterRegistry } from './adapters/index.js';
+import { compareReports, formatComparison, parseReport } from './compare.js';
+import { toJUnit } from './junit.js';
+import { comparisonMarkdown, toMarkdown } from './markdown.js';
+import { createProgress } from './progress.js';
+import { readRecords, selectResults } from './records.js';
+import { buildReport, type Report } from './report.js';
+import { missingKeys, runSuite } from './runner.js';
+import type { Rate } from './score.js';
+import { runSelftest } from './selftest.js';
+import {
+  loadSuite,
+  modelLabel,
+  PROVIDERS,
+  SuiteError,
+  variantsOf,
+  type ModelSpec,
+  type ProviderKind,
+  type Suite,
+  type Variant,
+} from './suite.js';
+
+export const EVAL_USAGE = `usage: toolwatch eval selftest
+       toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic]
+                          [--base-url URL] [--api-key-env NAME] [--repeats N] [--variant core|compatibility|all]
+                          [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
+       toolwatch eval score --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID]
+                          [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
+       toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]`;
+
+export interface EvalIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  /** stderr is a terminal (progress bar instead of lines). */
+  isTTY?: boolean;
+}
+
+export interface EvalDeps {
+  adapters?: AdapterRegistry;
+  sleep?: (ms: number) => Promise<void>;
+  cwd?: string;
+}
+
+class UsageError extends Error {}
+
+/** Written whole or not at all: a temp file renamed into place. */
+function writeAtomic(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+const pct = (r: Rate) => (r.value === null ? '—' : `${(r.value * 100).toFixed(1)}% (${r.numerator}/${r.denominator})`);
+
+function summary(report: Report): string[] {
+  const lines: string[] = [];
+  for (const m of report.models) {
+    const o = m.overall;
+    lines.push(
+      `${m.key}: selection ${pct(o.selectionAccuracy)}, strict pass ${pct(o.strictPassRate)}, args ${pct(o.argsAccuracy)}, ` +
+        `exact match ${pct(o.exactMatchRate)}, coverage ${pct(o.coverage)}, provider errors ${o.providerErrors.total}`,
+    );
+    for (const g of m.gates)
+      if (g.status === 'failed') lines.push(`  gate ${g.gate} ≥ ${g.threshold} failed: ${pct(g)}`);
+  }
+  if (report.suite.skipped.length) lines.push(`${report.suite.skipped.length} case(s) waiting for review were not run`);
+  lines.push(report.passed ? 'gates: passed' : 'gates: FAILED');
+  return lines;
+}
+
+interface Outputs {
+  report?: string;
+  junit?: string;
+  markdown?: string;
+}
+
+function writeOutputs(report: Report, o: Outputs): void {
+  if (o.report) writeAtomic(o.report, `${JSON.stringify(report, null, 2)}\n`);
+  if (o.junit) writeAtomic(o.junit, toJUnit(report));
+  if (o.markdown) writeAtomic(o.markdown, toMarkdown(report));
+}
+
+function modelsFrom(suite: Suite, v: Record<string, string | boolean | string[] | undefined>): ModelSpec[] {
+  const names =
+    typeof v.models === 'string'
+      ? v.models
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : typeof v.model === 'string'
+        ? [v.model]
+        : [];
+  if (v.provider !== undefined && !PROVIDERS.includes(v.provider as ProviderKind))
+    throw new UsageError(`--provider: must be one of ${PROVIDERS.join(', ')}`);
+  if (typeof v['base-url'] === 'string' && !/^https?:\/\//.test(v['base-url']))
+    throw new UsageError('--base-url: must be an http(s) URL');
+  if (typeof v['api-key-env'] === 'string' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v['api-key-env']))
+    throw new UsageError('--api-key-env: must be an environment variable name');
+  const over = {
+    ...(typeof v.provider === 'string' ? { provider: v.provider as ProviderKind } : {}),
+    ...(typeof v['base-url'] === 'string' ? { baseUrl: v['base-url'] } : {}),
+    ...(typeof v['api-key-env'] === 'string' ? { apiKeyEnv: v['api-key-env'] } : {}),
+  };
+  if (!names.length) {
+    if (!suite.settings.models.length)
+      throw new UsageError('no model: give --model/--models or list models in suite.yaml');
+    return suite.settings.models.map((m) => ({ ...m, ...over }));
+  }
+  return names.map((name) => {
+    const known = suite.settings.models.find((m) => m.label === name || m.model === name);
+    if (known) return { ...known, ...over };
+    const provider = over.provider ?? 'openai';
+    return { provider, model: name, label: modelLabel(provider, name), ...over };
+  });
+}
+
+function variantsFrom(suite: Suite, v: string | undefined): Variant[] {
+  const all = variantsOf(suite);
+  if (v === undefined || v === 'all') return all;
+  if (v !== 'core' && v !== 'compatibility') throw new UsageError('--variant: must be core, compatibility or all');
+  if (!all.includes(v)) throw new UsageError(`--variant compatibility: ${suite.dir} has no tools.compatibility.json`);
+  return [v];
+}
+
+const REPORT_OPTIONS = {
+  report: { type: 'string' },
+  junit: { type: 'string' },
+  markdown: { type: 'string' },
+  'check-gates': { type: 'boolean' },
+} as const;
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: EvalDeps, cwd: string): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      suite: { type: 'string' },
+      out: { type: 'string' },
+      model: { type: 'string' },
+      models: { type: 'string' },
+      provider: { type: 'string' },
+      'base-url': { type: 'string' },
+      'api-key-env': { type: 'string' },
+      repeats: { type: 'string' },
+      variant: { type: 'string' },
+      'run-id': { type: 'string' },
+      ...REPORT_OPTIONS,
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!v.suite || !v.out) throw new UsageError('run needs --suite and --out');
+  const suite = loadSuite(path.resolve(cwd, v.suite));
+  if (v.repeats !== undefined) {
+    const n = Number(v.repeats);
+    if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError('--repeats: an integer from 1 to 100');
+    suite.settings.repeats = n;
+  }
+  const models = modelsFrom(suite, v);
+  const variants = variantsFrom(suite, v.variant);
+  const adapters = deps.adapters ?? createAdapterRegistry();
+  const problems = [
+    ...missingKeys(models, env),
+    ...models.filter((m) => !adapters.has(m.provider)).map((m) => `${m.label}: no adapter for ${m.provider}`),
+  ];
+  if (problems.length) throw new UsageError(problems.join('\n'));
+  const out = path.resolve(cwd, v.out);
+  try {
+    mkdirSync(path.dirname(out), { recursive: true });
+    appendFileSync(out, '');
+  } catch (err) {
+    throw new UsageError(`--out ${out}: ${(err as Error).message}`);
+  }
+
+  const progress = createProgress({ write: io.err, isTTY: io.isTTY === true });
+  const total = models.length * variants.length * suite.cases.length * suite.settings.repeats;
+  const shape = `${suite.cases.length} cases × ${suite.settings.repeats} repeats × ${models.length} model(s) × ${variants.length} variant(s)`;
+  io.err(
+    `toolwatch eval: ${suite.name} (dataset ${suite.settings.datasetVersion}), ${shape} = ${total} observations\n`,
+  );
+  const res = await runSuite({
+    suite,
+    models,
+    variants,
+    out,
+    adapters,
+    env,
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    ...(v['run-id'] ? { runId: v['run-id'] } : {}),
+    onResult: (r, done, n) => progress.update(r, done, n),
+  });
+  progress.finish();
+  io.out(`run ${res.runId}: ${res.results.length} records appended to ${out}\n`);
+  const report = buildReport(suite, res.results, [res.header]);
+  writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
+  io.out(`${summary(report).join('\n')}\n`);
+  return v['check-gates'] && !report.passed ? 1 : 0;
+}
+
+const rel = (cwd: string, f: string | undefined) => (f ? path.resolve(cwd, f) : undefined);
+
+async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      suite: { type: 'string' },
+      pred: { type: 'string', multiple: true },
+      'run-id': { type: 'string' },
+      ...REPORT_OPTIONS,
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!v.suite || !v.pred?.length) throw new UsageError('score needs --suite and --pred');
+  const suite = loadSuite(path.resolve(cwd, v.suite));
+  const read = readRecords(v.pred.map((p) => path.resolve(cwd, p)));
+  if (read.problems.length) throw new SuiteError(read.problems);
+  const results = selectResults(read, v['run-id']);
+  if (!results.length)
+    throw new UsageError(
+      v['run-id'] ? `no records of run ${v['run-id']}` : 'no result records in the predictions file(s)',
+    );
+  const versions = [...new Set(results.map((r) => r.datasetVersion))].filter(
+    (x) => x !== suite.settings.datasetVersion,
+  );
+  if (versions.length) {
+    const want = suite.settings.datasetVersion;
+    throw new UsageError(
+      `the predictions are of dataset_version ${versions.join(', ')}, the suite is ${want}: ` +
+        'run it again (or score with the suite they were made from)',
+    );
+  }
+  const report = buildReport(suite, results, read.runs);
+  writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
+  if (report.unknownCases.length)
+    io.err(
+      `note: records of ${report.unknownCases.length} case(s) not in the suite were ignored: ${report.unknownCases.slice(0, 10).join(', ')}\n`,
+    );
+  io.out(`${summary(report).join('\n')}\n`);
+  return v['check-gates'] && !report.passed ? 1 : 0;
+}
+
+function compare(argv: string[], io: EvalIo, cwd: string): number {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: { report: { type: 'string' }, baseline: { type: 'string' }, markdown: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!v.report) throw new UsageError('compare needs --report');
+  const load = (f: string) => {
+    const file = path.resolve(cwd, f);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`${file}: ${(err as Error).message}`);
+    }
+    try {
+      return parseReport(text, file);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
+  const report = load(v.report);
+  const baseline = v.baseline ? load(v.baseline) : undefined;
+  const c = compareReports(report, baseline);
+  if (v.markdown) writeAtomic(path.resolve(cwd, v.markdown), comparisonMarkdown(c));
+  io.out(`${formatComparison(c).join('\n')}\n`);
+  return c.passed ? 0 : 1;
+}
+
+export async function runEvalCli(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: EvalIo,
+  deps: EvalDeps = {},
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  const cwd = deps.cwd ?? process.cwd();
+  if (sub === '--help' || sub === 'help' || sub === '-h') {
+    io.out(`${EVAL_USAGE}\n`);
+    return 0;
+  }
+  try {
+    if (sub === 'selftest' && rest.length === 0) {
+      const r = runSelftest();
+      io.out(
+        `${r.lines.join('\n')}\nselftest: ${r.passed} passed, ${r.failed} failed (scoring logic only; no model was asked)\n`,
+      );
+      return r.failed ? 1 : 0;
+    }
+    if (sub === 'run') return await run(rest, env, io, deps, cwd);
+    if (sub === 'score') return await score(rest, io, cwd);
+    if (sub === 'compare') return compare(rest, io, cwd);
+  } catch (err) {
+    if (err instanceof SuiteError) {
+      io.err(`toolwatch eval: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`toolwatch eval: ${(err as Error).message}\n${EVAL_USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  io.err(`${EVAL_USAGE}\n`);
+  return 2;
+}

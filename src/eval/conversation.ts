@@ -1,0 +1,130 @@
+/**
+ * One case × repeat against one model: the conversation loop. Single-turn cases make one request.
+ * Multi-turn cases (canned tool results or an expected trajectory) answer every call and ask again,
+ * until the model answers without calls or max_turns requests were made. The answer to a call:
+ * - a call the production checker rejects gets {ok:false, error:{code: INVALID_ARGUMENTS | UNKNOWN_TOOL,
+ *   message, details}} — the fake tool of seed 003 that makes the model repair its call;
+ * - otherwise the next canned entry for that tool ({result} or {error}; the last one repeats),
+ *   or {ok:true, result:null} when the case gives none.
+ * Nothing real is ever executed.
+ */
+import type { SchemaCache } from '../check/schema-cache.js';
+import { isFailure, type ToolDef } from '../model.js';
+import type { ModelAdapter } from './adapters/adapter.js';
+import { checkCall } from './check.js';
+import type { CanonicalCall, CanonicalOutcome, EvalCase, Message, ProviderErrorCode, Turn, Usage } from './types.js';
+
+export interface ConversationInput {
+  adapter: ModelAdapter;
+  case: EvalCase;
+  system: string;
+  tools: readonly ToolDef[];
+  temperature?: number;
+  maxTokens?: number;
+  schemas: SchemaCache;
+  /** Redacts a raw request or response before it is recorded (fails closed: null on error). */
+  redact: (v: unknown) => unknown;
+}
+
+export interface ConversationResult {
+  status: 'ok' | 'provider_error';
+  error?: { code: ProviderErrorCode; message: string; status?: number };
+  turns: Turn[];
+  latencyMs: number;
+  usage: Usage;
+  attempts: number;
+}
+
+function answerCall(
+  call: CanonicalCall,
+  input: ConversationInput,
+  counters: Map<string, number>,
+): { content: string; isError: boolean } {
+  const checked = checkCall(call, input.tools, input.schemas);
+  if (isFailure(checked.outcome)) {
+    const code = checked.outcome === 'UnknownName' ? 'UNKNOWN_TOOL' : 'INVALID_ARGUMENTS';
+    const message =
+      checked.outcome === 'UnknownName'
+        ? `There is no tool named ${call.name}.`
+        : checked.outcome === 'InvalidJson'
+          ? 'The tool arguments are not a JSON object.'
+          : 'The tool arguments did not match the schema.';
+    return {
+      content: JSON.stringify({ ok: false, error: { code, message, details: checked.detail ?? null } }),
+      isError: true,
+    };
+  }
+  const canned = input.case.toolResults[call.name];
+  if (!canned) return { content: JSON.stringify({ ok: true, result: null }), isError: false };
+  const n = counters.get(call.name) ?? 0;
+  counters.set(call.name, n + 1);
+  const entry = canned[Math.min(n, canned.length - 1)]!;
+  return 'error' in entry
+    ? { content: JSON.stringify({ ok: false, error: entry.error }), isError: true }
+    : { content: JSON.stringify({ ok: true, result: entry.result }), isError: false };
+}
+
+export async function converse(input: ConversationInput): Promise<ConversationResult> {
+  const c = input.case;
+  const messages: Message[] = [
+    ...(input.system ? [{ role: 'system' as const, content: input.system }] : []),
+    ...c.messages,
+  ];
+  const turns: Turn[] = [];
+  const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  const counters = new Map<string, number>();
+  let latencyMs = 0;
+  let attempts = 0;
+  for (let t = 0; t < c.maxTurns; t++) {
+    const res = await input.adapter.complete({
+      messages,
+      tools: input.tools,
+      ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+      ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
+    });
+    latencyMs += res.latencyMs;
+    attempts += res.attempts;
+    if (res.usage) {
+      usage.inputTokens += res.usage.inputTokens;
+      usage.outputTokens += res.usage.outputTokens;
+    }
+    // An error message is the provider's text (it may quote a key): redacted like the raw bodies.
+    const outcome: CanonicalOutcome =
+      res.outcome.kind === 'provider_error'
+        ? { ...res.outcome, message: String(input.redact(res.outcome.message) ?? '[redacted]') }
+        : res.outcome;
+    const turn: Turn = {
+      request: input.redact(res.request),
+      response: input.redact(res.response),
+      outcome,
+      latencyMs: res.latencyMs,
+      ...(res.usage ? { usage: res.usage } : {}),
+    };
+    turns.push(turn);
+    const o = outcome;
+    if (o.kind === 'provider_error') {
+      return {
+        status: 'provider_error',
+        error: { code: o.code, message: o.message, ...(o.status ? { status: o.status } : {}) },
+        turns,
+        latencyMs,
+        usage,
+        attempts,
+      };
+    }
+    if (o.kind !== 'tool_calls' || t === c.maxTurns - 1) break;
+    // Providers that send no call id still need one to pair results; the recorded outcome keeps null.
+    const calls = o.calls.map((call, i) => ({ ...call, id: call.id ?? `call_${t + 1}_${i + 1}` }));
+    const answers = calls.map((call) => ({ call, ...answerCall(call, input, counters) }));
+    turn.toolResults = answers.map((a) => ({
+      callId: a.call.id,
+      name: a.call.name,
+      content: a.content,
+      isError: a.isError,
+    }));
+    messages.push({ role: 'assistant', content: o.text ?? null, toolCalls: calls });
+    for (const a of answers)
+      messages.push({ role: 'tool', toolCallId: a.call.id, name: a.call.name, content: a.content, isError: a.isError });
+  }
+  return { status: 'ok', turns, latencyMs, usage, attempts };
+}

@@ -1,0 +1,190 @@
+/**
+ * report.json: per model (and variant), the metrics overall and per tag, each case with its
+ * observations, and the gates. Built from the suite (expectations) and the selected records; a
+ * case × repeat without a record is a failure (coverage loss). Gates apply to the core variant; the
+ * compatibility variant (tools.compatibility.json) is reported, not gated.
+ */
+import { evaluate, missing, type EvalContext, type Evaluated, type Observation } from './evaluate.js';
+import { checkGates, type GateResult, type Gates } from './gates.js';
+import { modelKey, type ResultRecord, type RunRecord } from './records.js';
+import { caseStability, computeMetrics, type CaseEvals, type Metrics, type Rate } from './score.js';
+import { toolsFor, type Suite, type Variant } from './suite.js';
+import type { EvalCase } from './types.js';
+
+export const REPORT_VERSION = 1;
+
+export interface ObservationReport {
+  repeat: number;
+  status: Evaluated['status'];
+  errorCode?: string;
+  decision: string;
+  strictPass: boolean;
+  exactMatch: boolean | null;
+  problems: string[];
+  latencyMs: number;
+  tokens: number;
+}
+
+export interface CaseReport {
+  id: string;
+  tags: string[];
+  kind: EvalCase['expected']['kind'];
+  expected: string;
+  traceId?: string;
+  planned: number;
+  passes: number;
+  /** Every repeat passed. */
+  pass: boolean;
+  stability: Rate;
+  observations: ObservationReport[];
+}
+
+export interface ModelReport {
+  key: string;
+  label: string;
+  provider: string;
+  model: string;
+  variant: Variant;
+  runId: string;
+  repeats: number;
+  overall: Metrics;
+  byTag: Record<string, Metrics>;
+  cases: CaseReport[];
+  gates: GateResult[];
+  passed: boolean;
+}
+
+export interface Report {
+  toolwatchEvalReport: number;
+  generatedAt: string;
+  suite: {
+    name: string;
+    datasetVersion: string;
+    cases: number;
+    skipped: { id: string; reason: string; traceId?: string }[];
+  };
+  gates: Gates;
+  models: ModelReport[];
+  /** Records whose case is no longer in the suite (ignored). */
+  unknownCases: string[];
+  passed: boolean;
+}
+
+function observationOf(r: ResultRecord): Observation {
+  return {
+    repeat: r.repeat,
+    status: r.status,
+    ...(r.error ? { error: r.error } : {}),
+    turns: r.turns,
+    latencyMs: r.latencyMs,
+    usage: r.usage ?? { inputTokens: 0, outputTokens: 0 },
+  };
+}
+
+function caseReport(c: EvalCase, evals: Evaluated[]): CaseReport {
+  const passes = evals.filter((e) => e.strictPass).length;
+  const { outcomes: _outcomes, ...stability } = caseStability(evals);
+  return {
+    id: c.id,
+    tags: c.tags,
+    kind: c.expected.kind,
+    expected: evals[0]?.expectedLabel ?? '',
+    ...(c.traceId ? { traceId: c.traceId } : {}),
+    planned: evals.length,
+    passes,
+    pass: passes === evals.length && evals.length > 0,
+    stability,
+    observations: evals.map((e) => ({
+      repeat: e.repeat,
+      status: e.status,
+      ...(e.errorCode ? { errorCode: e.errorCode } : {}),
+      decision: e.decisionLabel,
+      strictPass: e.strictPass,
+      exactMatch: e.exactMatch,
+      problems: e.problems,
+      latencyMs: e.latencyMs,
+      tokens: e.inputTokens + e.outputTokens,
+    })),
+  };
+}
+
+export function buildReport(
+  suite: Suite,
+  results: readonly ResultRecord[],
+  runs: readonly RunRecord[],
+  now = Date.now(),
+): Report {
+  const ids = new Set(suite.cases.map((c) => c.id));
+  const unknown = new Set<string>();
+  const groups = new Map<string, ResultRecord[]>();
+  for (const r of results) {
+    if (!ids.has(r.caseId)) {
+      unknown.add(r.caseId);
+      continue;
+    }
+    const k = modelKey(r.label, r.variant);
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = []));
+    g.push(r);
+  }
+  const clarification = new RegExp(suite.settings.clarificationPattern, 'u');
+  const models: ModelReport[] = [];
+  for (const [key, recs] of groups) {
+    const first = recs[0]!;
+    const run = runs.find((x) => x.runId === first.runId);
+    const repeats = run?.repeats ?? Math.max(suite.settings.repeats, ...recs.map((r) => r.repeat));
+    const byCase = new Map<string, Map<number, ResultRecord>>();
+    for (const r of recs) {
+      let m = byCase.get(r.caseId);
+      if (!m) byCase.set(r.caseId, (m = new Map()));
+      m.set(r.repeat, r);
+    }
+    const items: CaseEvals[] = suite.cases.map((c) => {
+      const ctx: EvalContext = { offered: toolsFor(suite, c, first.variant), schemas: suite.schemas, clarification };
+      const evals: Evaluated[] = [];
+      for (let rep = 1; rep <= repeats; rep++) {
+        const r = byCase.get(c.id)?.get(rep);
+        evals.push(r ? evaluate(c, observationOf(r), ctx) : missing(c, rep));
+      }
+      return { case: c, evals };
+    });
+    const overall = computeMetrics(items, repeats);
+    const tags = [...new Set(suite.cases.flatMap((c) => c.tags))].sort();
+    const byTag: Record<string, Metrics> = {};
+    for (const t of tags)
+      byTag[t] = computeMetrics(
+        items.filter((i) => i.case.tags.includes(t)),
+        repeats,
+      );
+    const gates = first.variant === 'core' ? checkGates(overall, suite.settings.gates) : [];
+    models.push({
+      key,
+      label: first.label,
+      provider: first.provider,
+      model: first.model,
+      variant: first.variant,
+      runId: first.runId,
+      repeats,
+      overall,
+      byTag,
+      cases: items.map((i) => caseReport(i.case, i.evals)),
+      gates,
+      passed: gates.every((g) => g.status !== 'failed'),
+    });
+  }
+  models.sort((a, b) => a.key.localeCompare(b.key));
+  return {
+    toolwatchEvalReport: REPORT_VERSION,
+    generatedAt: new Date(now).toISOString(),
+    suite: {
+      name: suite.name,
+      datasetVersion: suite.settings.datasetVersion,
+      cases: suite.cases.length,
+      skipped: suite.skipped.map((s) => ({ id: s.id, reason: s.reason, ...(s.traceId ? { traceId: s.traceId } : {}) })),
+    },
+    gates: suite.settings.gates,
+    models,
+    unknownCases: [...unknown].sort(),
+    passed: models.every((m) => m.passed),
+  };
+}

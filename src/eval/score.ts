@@ -1,0 +1,246 @@
+/**
+ * Evaluated observations → metrics. Pure. Every rate carries its numerator and denominator.
+ *
+ * Denominators are planned observations (cases × repeats): a provider error or a missing record is
+ * a failure there, never a pass and never a correct non-call. Rates of a behaviour among answers
+ * (needless clarification, request acceptance, structural validity) count only what was answered.
+ * Single-decision metrics (exact match, should/should-not call, selection, arguments, confusion,
+ * macro-F1) leave trajectory cases out; strict pass, stability and pass^k cover every case.
+ */
+import { MISSING, type Evaluated } from './evaluate.js';
+import type { EvalCase, ProviderErrorCode } from './types.js';
+
+export interface Rate {
+  value: number | null;
+  numerator: number;
+  denominator: number;
+}
+
+export interface Metrics {
+  cases: number;
+  planned: number;
+  observed: number;
+  coverage: Rate;
+  exactMatchRate: Rate;
+  shouldCallPassRate: Rate;
+  shouldNotCallPassRate: Rate;
+  selectionAccuracy: Rate;
+  macroF1: Rate;
+  /** expected label → chosen label → count; `(missing)` = no answer (provider error or no record). */
+  confusion: Record<string, Record<string, number>>;
+  strictPassRate: Rate;
+  argsAccuracy: Rate;
+  validity: {
+    calls: number;
+    valid: number;
+    InvalidJson: number;
+    UnknownName: number;
+    SchemaMismatch: number;
+    unvalidated: number;
+    validRate: Rate;
+  };
+  requestAcceptanceRate: Rate;
+  clarificationAccuracy: Rate;
+  needlessClarificationRate: Rate;
+  recoveryRate: Rate;
+  trajectoryPassRate: Rate;
+  /** Pooled over cases: Σ most-common outcome count / Σ successful repeats; stableCases = cases with one outcome. */
+  stability: Rate & { stableCases: number; casesObserved: number };
+  passHatK: (Rate & { k: number })[];
+  providerErrors: { total: number; missing: number; byCode: Partial<Record<ProviderErrorCode, number>> };
+  tokens: { input: number; output: number; total: number };
+  tokensPerCase: number | null;
+  tokensPerSuccess: number | null;
+  latencyPerCaseMs: number | null;
+  latencyPerSuccessMs: number | null;
+  latencyMs: { p50: number | null; p90: number | null; max: number | null };
+}
+
+export function rate(numerator: number, denominator: number): Rate {
+  return { value: denominator > 0 ? round(numerator / denominator) : null, numerator: round(numerator), denominator };
+}
+
+export const round = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+function count<T>(xs: readonly T[], f: (x: T) => boolean): number {
+  let n = 0;
+  for (const x of xs) if (f(x)) n++;
+  return n;
+}
+
+function quantile(sorted: readonly number[], q: number): number | null {
+  if (!sorted.length) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? null;
+}
+
+function binom(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  let r = 1;
+  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
+  return r;
+}
+
+export interface CaseEvals {
+  case: EvalCase;
+  evals: Evaluated[];
+}
+
+export function macroF1(confusion: Metrics['confusion']): Rate {
+  const classes = new Set<string>();
+  for (const [row, cols] of Object.entries(confusion)) {
+    classes.add(row);
+    for (const c of Object.keys(cols)) classes.add(c);
+  }
+  classes.delete(MISSING);
+  let sum = 0;
+  for (const c of classes) {
+    const tp = confusion[c]?.[c] ?? 0;
+    let fp = 0;
+    let fn = 0;
+    for (const [row, cols] of Object.entries(confusion)) {
+      for (const [col, n] of Object.entries(cols)) {
+        if (row !== c && col === c) fp += n;
+        if (row === c && col !== c) fn += n;
+      }
+    }
+    sum += tp + fp + fn > 0 ? (2 * tp) / (2 * tp + fp + fn) : 0;
+  }
+  return rate(sum, classes.size);
+}
+
+export function computeMetrics(items: readonly CaseEvals[], repeats: number): Metrics {
+  const all = items.flatMap((i) => i.evals);
+  const kindOf = new Map(items.map((i) => [i.case.id, i.case.expected.kind]));
+  const kind = (e: Evaluated) => kindOf.get(e.caseId)!;
+  const single = all.filter((e) => kind(e) !== 'trajectory');
+  const answered = all.filter((e) => e.status === 'ok');
+  const shouldCall = single.filter((e) => kind(e) === 'tool');
+  const shouldNot = single.filter((e) => kind(e) !== 'tool');
+  const clar = all.filter((e) => kind(e) === 'clarification');
+
+  const confusion: Metrics['confusion'] = {};
+  for (const e of single) {
+    const row = (confusion[e.expectedLabel] ??= {});
+    row[e.decisionLabel] = (row[e.decisionLabel] ?? 0) + 1;
+  }
+
+  const calls = answered.flatMap((e) => e.calls);
+  const byOutcome = (o: string) => count(calls, (c) => c.outcome === o);
+  const validity = {
+    calls: calls.length,
+    valid: byOutcome('valid'),
+    InvalidJson: byOutcome('InvalidJson'),
+    UnknownName: byOutcome('UnknownName'),
+    SchemaMismatch: byOutcome('SchemaMismatch'),
+    unvalidated: byOutcome('unvalidated'),
+    validRate: rate(byOutcome('valid'), calls.length - byOutcome('unvalidated')),
+  };
+
+  let mostCommon = 0;
+  let successful = 0;
+  let stableCases = 0;
+  let casesObserved = 0;
+  const hat = Array.from({ length: repeats }, () => 0);
+  for (const i of items) {
+    const s = caseStability(i.evals);
+    if (s.denominator > 0) {
+      casesObserved++;
+      mostCommon += s.numerator;
+      successful += s.denominator;
+      if (s.numerator === s.denominator) stableCases++;
+    }
+    const passes = count(i.evals, (e) => e.strictPass);
+    for (let k = 1; k <= repeats; k++) hat[k - 1]! += binom(repeats, k) > 0 ? binom(passes, k) / binom(repeats, k) : 0;
+  }
+
+  const byCode: Metrics['providerErrors']['byCode'] = {};
+  for (const e of all)
+    if (e.status === 'provider_error' && e.errorCode) byCode[e.errorCode] = (byCode[e.errorCode] ?? 0) + 1;
+  const passes = count(all, (e) => e.strictPass);
+  const inputTokens = all.reduce((a, e) => a + e.inputTokens, 0);
+  const outputTokens = all.reduce((a, e) => a + e.outputTokens, 0);
+  const totalTokens = inputTokens + outputTokens;
+  const withRecord = all.length - count(all, (e) => e.status === 'missing');
+  const latencies = answered.map((e) => e.latencyMs).sort((a, b) => a - b);
+  const totalLatency = latencies.reduce((a, b) => a + b, 0);
+  const recoveryPool = all.filter((e) => e.errorReturned);
+  const tool = answered.filter((e) => kind(e) === 'tool' && e.selectionPass !== null);
+
+  return {
+    cases: items.length,
+    planned: all.length,
+    observed: answered.length,
+    coverage: rate(answered.length, all.length),
+    exactMatchRate: rate(
+      count(single, (e) => e.exactMatch === true),
+      single.length,
+    ),
+    shouldCallPassRate: rate(
+      count(shouldCall, (e) => e.exactMatch === true),
+      shouldCall.length,
+    ),
+    shouldNotCallPassRate: rate(
+      count(shouldNot, (e) => e.exactMatch === true),
+      shouldNot.length,
+    ),
+    selectionAccuracy: rate(
+      count(single, (e) => e.selectionPass === true),
+      single.length,
+    ),
+    macroF1: macroF1(confusion),
+    confusion,
+    strictPassRate: rate(passes, all.length),
+    argsAccuracy: rate(
+      count(shouldCall, (e) => e.argsPass === true),
+      count(shouldCall, (e) => e.argsPass !== null),
+    ),
+    validity,
+    requestAcceptanceRate: rate(
+      all.reduce((a, e) => a + e.answered, 0),
+      all.reduce((a, e) => a + e.answered + e.rejected, 0),
+    ),
+    clarificationAccuracy: rate(
+      count(clar, (e) => e.clarified),
+      clar.length,
+    ),
+    needlessClarificationRate: rate(
+      count(tool, (e) => e.clarified),
+      tool.length,
+    ),
+    recoveryRate: rate(
+      count(recoveryPool, (e) => e.recovered),
+      recoveryPool.length,
+    ),
+    trajectoryPassRate: rate(
+      count(all, (e) => kind(e) === 'trajectory' && e.strictPass),
+      count(all, (e) => kind(e) === 'trajectory'),
+    ),
+    stability: { ...rate(mostCommon, successful), stableCases, casesObserved },
+    passHatK: hat.map((sum, i) => ({ k: i + 1, ...rate(sum, items.length) })),
+    providerErrors: {
+      total: count(all, (e) => e.status === 'provider_error'),
+      missing: count(all, (e) => e.status === 'missing'),
+      byCode,
+    },
+    tokens: { input: inputTokens, output: outputTokens, total: totalTokens },
+    tokensPerCase: withRecord > 0 ? round(totalTokens / withRecord) : null,
+    tokensPerSuccess: passes > 0 ? round(totalTokens / passes) : null,
+    latencyPerCaseMs: latencies.length ? round(totalLatency / latencies.length) : null,
+    latencyPerSuccessMs: passes > 0 ? round(totalLatency / passes) : null,
+    latencyMs: {
+      p50: quantile(latencies, 0.5),
+      p90: quantile(latencies, 0.9),
+      max: latencies.length ? latencies[latencies.length - 1]! : null,
+    },
+  };
+}
+
+/** Most common normalized outcome / successful repeats, for one case. */
+export function caseStability(evals: readonly Evaluated[]): Rate & { outcomes: Record<string, number> } {
+  const outcomes: Record<string, number> = {};
+  for (const e of evals) if (e.status === 'ok' && e.key !== undefined) outcomes[e.key] = (outcomes[e.key] ?? 0) + 1;
+  const counts = Object.values(outcomes);
+  const successful = counts.reduce((a, b) => a + b, 0);
+  return { ...rate(counts.length ? Math.max(...counts) : 0, successful), outcomes };
+}
+

@@ -1,0 +1,328 @@
+/**
+ * A suite is a folder reviewed like code: tools.json (any definition shape the registry reads),
+ * optional tools.compatibility.json (advanced keywords, run as a separate variant), system.txt,
+ * suite.yaml (settings and gates) and cases.jsonl. Loading checks all of it and reports every
+ * problem at once; a suite with any problem is not run.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { readToolFile } from '../check/registry.js';
+import { SchemaCache } from '../check/schema-cache.js';
+import type { ToolDef } from '../model.js';
+import { parseDuration } from '../util/duration.js';
+import { parseCases } from './cases.js';
+import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
+import type { EvalCase, SkippedCase } from './types.js';
+
+export const PROVIDERS = ['openai', 'anthropic'] as const;
+export type ProviderKind = (typeof PROVIDERS)[number];
+
+export interface ModelSpec {
+  provider: ProviderKind;
+  model: string;
+  baseUrl?: string;
+  /** Name of the environment variable holding this model's key (else EVAL_API_KEY). */
+  apiKeyEnv?: string;
+  /** How the model is named in records and reports; default provider/model. */
+  label: string;
+}
+
+export interface SuiteSettings {
+  /** Default: the folder's name. */
+  name?: string;
+  datasetVersion: string;
+  models: ModelSpec[];
+  repeats: number;
+  temperature?: number;
+  maxTokens?: number;
+  timeoutMs: number;
+  concurrency: number;
+  maxTurns: number;
+  maxRetries: number;
+  maxRetryWaitMs: number;
+  clarificationPattern: string;
+  gates: Gates;
+  redact: { fields: string[]; patterns: string[] };
+}
+
+export type Variant = 'core' | 'compatibility';
+
+export interface Suite {
+  dir: string;
+  name: string;
+  system: string;
+  /** tools.json; empty when every case brings its own tools. */
+  tools: ToolDef[];
+  compatibilityTools?: ToolDef[];
+  cases: EvalCase[];
+  skipped: SkippedCase[];
+  settings: SuiteSettings;
+  schemas: SchemaCache;
+}
+
+export class SuiteError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid suite:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'SuiteError';
+  }
+}
+
+const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
+const rate = { type: ['number', 'null'], minimum: 0, maximum: 1 } as const;
+
+const suiteSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['dataset_version'],
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    dataset_version: { type: ['string', 'number'] },
+    models: {
+      type: 'array',
+      default: [],
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['model'],
+        properties: {
+          provider: { enum: [...PROVIDERS], default: 'openai' },
+          model: { type: 'string', minLength: 1 },
+          base_url: { type: 'string', pattern: '^https?://' },
+          api_key_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+          label: { type: 'string', minLength: 1 },
+        },
+      },
+    },
+    repeats: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    max_tokens: { type: 'integer', minimum: 1 },
+    timeout: { ...duration, default: '60s' },
+    concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
+    max_turns: { type: 'integer', minimum: 1, maximum: 20, default: 4 },
+    max_retries: { type: 'integer', minimum: 0, maximum: 10, default: 3 },
+    max_retry_wait: { ...duration, default: '60s' },
+    clarification_pattern: { type: 'string', minLength: 1, default: '[?？]' },
+    gates: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        ...Object.fromEntries(GATE_NAMES.map((g) => [g, rate])),
+        max_drop_pp: { type: ['number', 'null'], minimum: 0, maximum: 100 },
+      },
+    },
+    redact: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        fields: { type: 'array', items: { type: 'string' }, default: [] },
+        patterns: { type: 'array', items: { type: 'string' }, default: [] },
+      },
+    },
+  },
+} as const;
+
+type SuiteFile = {
+  name?: string;
+  dataset_version: string | number;
+  models: {
+    provider: ProviderKind;
+    model: string;
+    base_url?: string;
+    api_key_env?: string;
+    label?: string;
+    api_key?: unknown;
+  }[];
+  repeats: number;
+  temperature?: number;
+  max_tokens?: number;
+  timeout: string;
+  concurrency: number;
+  max_turns: number;
+  max_retries: number;
+  max_retry_wait: string;
+  clarification_pattern: string;
+  gates: Partial<Record<string, number | null>>;
+  redact: { fields: string[]; patterns: string[] };
+};
+
+export function modelLabel(provider: string, model: string): string {
+  return `${provider}/${model}`;
+}
+
+let validate: ValidateFunction | undefined;
+
+function readSettings(file: string, problems: string[]): SuiteSettings | undefined {
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8'));
+  } catch (err) {
+    problems.push(`${file}: ${(err as Error).message}`);
+    return undefined;
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push(`${file}: must be a mapping with at least dataset_version`);
+    return undefined;
+  }
+  // Keys belong in the environment only; say so rather than "unknown key".
+  const models = (raw as { models?: unknown }).models;
+  if (Array.isArray(models) && models.some((m) => m && typeof m === 'object' && 'api_key' in m)) {
+    problems.push(
+      `${file}: models[].api_key: keys are never read from files; name an environment variable with api_key_env`,
+    );
+    return undefined;
+  }
+  validate ??= new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true }).compile(
+    suiteSchema,
+  );
+  if (!validate(raw)) {
+    problems.push(...(validate.errors ?? []).map((e) => `${file}: ${describe(e)}`));
+    return undefined;
+  }
+  const f = raw as SuiteFile;
+  try {
+    new RegExp(f.clarification_pattern, 'u');
+  } catch (err) {
+    problems.push(`${file}: clarification_pattern: not a valid regular expression (${(err as Error).message})`);
+  }
+  for (const p of f.redact.patterns) {
+    try {
+      new RegExp(p, 'g');
+    } catch (err) {
+      problems.push(
+        `${file}: redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`,
+      );
+    }
+  }
+  const labels = new Set<string>();
+  const specs: ModelSpec[] = f.models.map((m) => {
+    const label = m.label ?? modelLabel(m.provider, m.model);
+    if (labels.has(label)) problems.push(`${file}: models: ${label} is listed twice (give each a distinct label)`);
+    labels.add(label);
+    return {
+      provider: m.provider,
+      model: m.model,
+      label,
+      ...(m.base_url ? { baseUrl: m.base_url } : {}),
+      ...(m.api_key_env ? { apiKeyEnv: m.api_key_env } : {}),
+    };
+  });
+  const gates: Gates = { ...DEFAULT_GATES };
+  for (const [k, v] of Object.entries(f.gates)) gates[k as keyof Gates] = v ?? null;
+  return {
+    ...(f.name ? { name: f.name } : {}),
+    datasetVersion: String(f.dataset_version),
+    models: specs,
+    repeats: f.repeats,
+    ...(f.temperature !== undefined ? { temperature: f.temperature } : {}),
+    ...(f.max_tokens !== undefined ? { maxTokens: f.max_tokens } : {}),
+    timeoutMs: parseDuration(f.timeout)!,
+    concurrency: f.concurrency,
+    maxTurns: f.max_turns,
+    maxRetries: f.max_retries,
+    maxRetryWaitMs: parseDuration(f.max_retry_wait)!,
+    clarificationPattern: f.clarification_pattern,
+    gates,
+    redact: { fields: f.redact.fields, patterns: f.redact.patterns },
+  };
+}
+
+function describe(e: ErrorObject): string {
+  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(top level)';
+  if (e.keyword === 'additionalProperties')
+    return `${where === '(top level)' ? '' : where + '.'}${String(e.params.additionalProperty)}: unknown key`;
+  if (e.keyword === 'enum') return `${where}: must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+  if (e.keyword === 'pattern' && (e.params.pattern as string).includes('ms|s|m|h|d'))
+    return `${where}: must be a duration such as 30s, 5m`;
+  return `${where}: ${e.message ?? 'is invalid'}`;
+}
+
+function readTools(file: string, problems: string[]): ToolDef[] | undefined {
+  const r = readToolFile(file);
+  if (!r.ok) {
+    problems.push(...r.problems);
+    return undefined;
+  }
+  const seen = new Set<string>();
+  for (const d of r.defs) {
+    if (seen.has(d.name)) problems.push(`${file}: tool ${JSON.stringify(d.name)} is defined twice`);
+    seen.add(d.name);
+  }
+  return r.defs;
+}
+
+/** Loads and checks a suite folder; throws SuiteError listing every problem. */
+export function loadSuite(dir: string): Suite {
+  const root = path.resolve(dir);
+  const problems: string[] = [];
+  const at = (f: string) => path.join(root, f);
+  if (!existsSync(root)) throw new SuiteError([`${root}: no such suite folder`]);
+  if (!existsSync(at('suite.yaml'))) problems.push(`${at('suite.yaml')}: missing (needs at least dataset_version)`);
+  if (!existsSync(at('cases.jsonl'))) problems.push(`${at('cases.jsonl')}: missing`);
+  if (problems.length) throw new SuiteError(problems);
+
+  const settings = readSettings(at('suite.yaml'), problems);
+  const tools = existsSync(at('tools.json')) ? readTools(at('tools.json'), problems) : [];
+  const compat = existsSync(at('tools.compatibility.json'))
+    ? readTools(at('tools.compatibility.json'), problems)
+    : undefined;
+  if (tools && compat) {
+    const a = tools
+      .map((t) => t.name)
+      .sort()
+      .join(',');
+    const b = compat
+      .map((t) => t.name)
+      .sort()
+      .join(',');
+    if (a !== b)
+      problems.push(`${at('tools.compatibility.json')}: must define the same tools as tools.json (${a} vs ${b})`);
+  }
+  const system = existsSync(at('system.txt')) ? readFileSync(at('system.txt'), 'utf8').trim() : '';
+  if (!settings || !tools) throw new SuiteError(problems);
+
+  const schemas = new SchemaCache();
+  const parsed = parseCases(readFileSync(at('cases.jsonl'), 'utf8'), at('cases.jsonl'), {
+    tools,
+    defaultMaxTurns: settings.maxTurns,
+    schemas,
+  });
+  problems.push(...parsed.problems);
+  if (tools.length === 0) {
+    const bare = parsed.cases.find((c) => !c.tools);
+    if (bare)
+      problems.push(
+        `${at('tools.json')}: missing, and case ${JSON.stringify(bare.id)} (line ${bare.line}) brings no tools of its own`,
+      );
+  }
+  if (!problems.length && parsed.cases.length === 0) {
+    problems.push(
+      `${at('cases.jsonl')}: no cases to run${parsed.skipped.length ? ` (${parsed.skipped.length} waiting for review)` : ''}`,
+    );
+  }
+  if (problems.length) throw new SuiteError(problems);
+  return {
+    dir: root,
+    name: settings.name ?? path.basename(root),
+    system,
+    tools,
+    ...(compat ? { compatibilityTools: compat } : {}),
+    cases: parsed.cases,
+    skipped: parsed.skipped,
+    settings,
+    schemas,
+  };
+}
+
+/** The tools a case is offered in a variant. */
+export function toolsFor(suite: Suite, c: EvalCase, variant: Variant): ToolDef[] {
+  if (c.tools) return c.tools;
+  return variant === 'compatibility' && suite.compatibilityTools ? suite.compatibilityTools : suite.tools;
+}
+
+export function variantsOf(suite: Suite): Variant[] {
+  return suite.compatibilityTools ? ['core', 'compatibility'] : ['core'];
+}
