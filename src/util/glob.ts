@@ -8,7 +8,7 @@
 export function globsRegExp(globs: readonly string[]): RegExp {
   if (globs.length === 0) return /(?!)/;
   const one = (g: string) =>
-    [...g].map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&'))).join('');
+    [...g].map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.+^${}()|[\]\\/]/g, '\\$&'))).join('');
   return new RegExp(`^(?:${globs.map(one).join('|')})$`, 'u');
 }
 

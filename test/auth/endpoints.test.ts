@@ -13,7 +13,7 @@ import { SCOPES, type Scope } from '../../src/auth/scopes.js';
 import { agentCalls } from '../alerts/helpers.js';
 import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
 import { otelClient } from '../helpers/otel.js';
-import { bearer, tokenConfig, type TestToken } from './tokens.js';
+import { bearer, eventually, tokenConfig, type TestToken } from './tokens.js';
 
 interface Endpoint {
   method: 'GET' | 'POST' | 'HEAD';
@@ -48,15 +48,6 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: '/healthz', scope: 'open', ok: 200 },
   { method: 'GET', url: '/readyz', scope: 'open', ok: 200 },
 ];
-
-/** Polls an async condition (the exporter sends in the background). */
-export async function eventually(probe: () => Promise<boolean>, timeoutMs = 8000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** How many method + path routes the app registers (printRoutes lists each as `path (GET, HEAD)`). */
 function routeCount(h: Harness, skip: (method: string, path: string) => boolean): number {

@@ -30,3 +30,12 @@ export function tokenConfig(dir: string, specs: Record<string, { scopes: Scope[]
 }
 
 export const bearer = (t: TestToken | string): Record<string, string> => ({ authorization: `Bearer ${typeof t === 'string' ? t : t.value}` });
+
+/** Polls an async condition (exporters send in the background). */
+export async function eventually(probe: () => Promise<boolean>, timeoutMs = 8000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
