@@ -135,8 +135,9 @@ export function isLoopback(host: string): boolean {
  * The safe default, as Redis' protected mode: without tokens toolwatch serves on a loopback address
  * only. Anywhere else it refuses to start unless auth.allow_unauthenticated says someone else guards it.
  */
-export function checkExposure(host: string, auth: AuthConfig): string[] {
-  if (auth.tokens.length > 0 || auth.allowUnauthenticated || isLoopback(host)) return [];
+export function checkExposure(host: string, auth: { tokens: number; allowUnauthenticated: boolean }): string[] {
+  // `tokens` counts the entries configured: one that cannot be read is reported on its own.
+  if (auth.tokens > 0 || auth.allowUnauthenticated || isLoopback(host)) return [];
   return [
     `server.host: ${host} is reachable from other machines, and auth.tokens is empty: anyone who reaches the port ` +
       'could read stored arguments and write spans. Set auth.tokens (see README, Security), or listen on 127.0.0.1, ' +
