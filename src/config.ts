@@ -268,7 +268,9 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
   const alerts = ok('alerts') ? toAlertsConfig(f.alerts, { baseDir: base, rules: ph.kinds.rules, notifiers: ph.kinds.notifiers }, problems) : undefined;
   const langfuse = ok('langfuse') ? toLangfuseConfig(f.langfuse, { publicKey: ph.env.LANGFUSE_PUBLIC_KEY, secretKey: ph.env.LANGFUSE_SECRET_KEY }, problems) : undefined;
   const auth = ok('auth') ? toAuthConfig(f.auth, { baseDir: base, env: ph.env }, problems) : undefined;
-  if (auth && ok('server')) problems.push(...checkExposure(f.server.host, { tokens: f.auth.tokens.length, allowUnauthenticated: auth.allowUnauthenticated }));
+  if (auth && ok('server')) {
+    problems.push(...checkExposure(f.server.host, { tokens: f.auth.tokens.length, allowUnauthenticated: auth.allowUnauthenticated }));
+  }
   const tls = ok('server') && f.server.tls ? toTlsConfig(f.server.tls, base) : undefined;
   if (tls) {
     const read = readTls(tls);

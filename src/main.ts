@@ -39,7 +39,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       ...(tlsConfig ? { tls: { config: tlsConfig, apply: (m) => server.setSecureContext(m) } } : {}),
     });
   process.on('SIGHUP', reload);
-  log.info({ tokens: services.tokens.names, tls: Boolean(tls), corsOrigins: config.server.corsOrigins }, 'security');
+  log.info({ tokens: services.tokens.names, tls: Boolean(tls), cors: config.server.corsOrigins }, 'security');
   log.info({ store: services.store.kind, config: config.configPath ?? '(defaults)', tools: services.registry.size }, 'toolwatch is listening');
 
   let stopping = false;

@@ -65,7 +65,10 @@ export function readToken(source: TokenSource): { ok: true; token: string } | { 
     try {
       raw = readFileSync(source.path, 'utf8');
     } catch (err) {
-      return { ok: false, problem: `token_file ${source.path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+      return {
+        ok: false,
+        problem: `token_file ${source.path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      };
     }
   }
   // A file usually ends with a newline (echo, kubectl create secret --from-file): not part of the token.
@@ -73,10 +76,14 @@ export function readToken(source: TokenSource): { ok: true; token: string } | { 
   const where = source.kind === 'env' ? `token_env ${source.variable}` : `token_file ${source.path}`;
   if (token === '') return { ok: false, problem: `${where} is empty` };
   if (token.length < MIN_TOKEN_LENGTH) {
-    return { ok: false, problem: `${where}: the token has ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (e.g. openssl rand -hex 32)` };
+    return {
+      ok: false,
+      problem: `${where}: the token has ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (e.g. openssl rand -hex 32)`,
+    };
   }
   // What an Authorization header can carry: printable ASCII, no spaces.
-  if (!/^[\x21-\x7e]+$/.test(token)) return { ok: false, problem: `${where}: the token may hold only printable ASCII characters without spaces` };
+  if (!/^[\x21-\x7e]+$/.test(token))
+    return { ok: false, problem: `${where}: the token may hold only printable ASCII characters without spaces` };
   return { ok: true, token };
 }
 
@@ -98,7 +105,9 @@ export function toAuthConfig(
       return;
     }
     if (t.services && (t.scopes.includes('metrics') || t.scopes.includes('admin'))) {
-      problems.push(`${at}: services restricts ingest and read only; a token with the metrics or admin scope sees every service — give those a token of their own`);
+      problems.push(
+        `${at}: services restricts ingest and read only; a token with the metrics or admin scope sees every service — give those a token of their own`,
+      );
     }
     let source: TokenSource;
     if (t.token_file !== undefined) source = { kind: 'file', path: path.resolve(ctx.baseDir, t.token_file) };
@@ -116,7 +125,10 @@ export function toAuthConfig(
       return;
     }
     const other = owners.get(read.token);
-    if (other !== undefined) problems.push(`${at}: the same token as ${other}; every token must be distinct, or a request could not be told apart`);
+    if (other !== undefined)
+      problems.push(
+        `${at}: the same token as ${other}; every token must be distinct, or a request could not be told apart`,
+      );
     owners.set(read.token, t.name);
     tokens.push({ name: t.name, source, scopes: [...t.scopes], ...(t.services ? { services: [...t.services] } : {}) });
   });
@@ -125,7 +137,10 @@ export function toAuthConfig(
 
 /** 127.0.0.0/8, ::1 (also IPv4-mapped) and `localhost`: reachable from this machine only. */
 export function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);

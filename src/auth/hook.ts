@@ -15,7 +15,12 @@ import { defaultScope, hasScope, type RouteAuth, type Scope } from './scopes.js'
 import { UNRESTRICTED, type Principal, type TokenSet } from './tokens.js';
 
 /** Answers a refused request; `status` 401 or 403. */
-export type DenyResponder = (req: FastifyRequest, reply: FastifyReply, status: 401 | 403, message: string) => FastifyReply;
+export type DenyResponder = (
+  req: FastifyRequest,
+  reply: FastifyReply,
+  status: 401 | 403,
+  message: string,
+) => FastifyReply;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -86,6 +91,7 @@ function guard(opts: AuthOptions, need: Scope, deny: DenyResponder): onRequestHo
 
 /** The request's principal; throws (a 500, never an open door) on a route the hook did not guard. */
 export function principalOf(req: FastifyRequest): Principal {
-  if (!req.principal) throw new Error(`no principal on ${req.method} ${req.url}: the route is open and must not read data`);
+  if (!req.principal)
+    throw new Error(`no principal on ${req.method} ${req.url}: the route is open and must not read data`);
   return req.principal;
 }

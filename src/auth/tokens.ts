@@ -21,14 +21,20 @@ export interface Principal {
 }
 
 /** What a request is when no tokens are configured (loopback, or allow_unauthenticated). */
-export const UNRESTRICTED: Principal = Object.freeze({ name: 'anonymous', scopes: scopeBits(['ingest', 'read', 'metrics', 'admin']), view: EVERY_SERVICE });
+export const UNRESTRICTED: Principal = Object.freeze({
+  name: 'anonymous',
+  scopes: scopeBits(['ingest', 'read', 'metrics', 'admin']),
+  view: EVERY_SERVICE,
+});
 
 interface Entry {
   digest: Buffer;
   principal: Principal;
 }
 
-export type Authentication = { ok: true; principal: Principal } | { ok: false; reason: 'missing_token' | 'invalid_token' };
+export type Authentication =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'missing_token' | 'invalid_token' };
 
 const digestOf = (token: string): Buffer => createHash('sha256').update(token).digest();
 
@@ -83,7 +89,11 @@ export class TokenSet {
       const other = seen.get(read.token);
       if (other !== undefined) problems.push(`auth token ${t.name}: the same token as ${other}`);
       seen.set(read.token, t.name);
-      const principal: Principal = Object.freeze({ name: t.name, scopes: scopeBits(t.scopes), view: t.services ? servicesView(t.services) : EVERY_SERVICE });
+      const principal: Principal = Object.freeze({
+        name: t.name,
+        scopes: scopeBits(t.scopes),
+        view: t.services ? servicesView(t.services) : EVERY_SERVICE,
+      });
       entries.push({ digest: digestOf(read.token), principal });
     }
     return problems.length ? { ok: false, problems } : { ok: true, entries };

@@ -11,12 +11,15 @@ import { isRestricted } from './view.js';
 /** What GET /api/alerts answers (the built-in page shows the same). */
 export async function alertsSnapshot(reader: Reader) {
   const a: Alerting | undefined = reader.alerting;
-  if (!a) return { rules: [], alerts: [], notifiers: [], outbox: { pending: 0, sent: 0, failed: 0, recentFailures: [] } };
+  if (!a)
+    return { rules: [], alerts: [], notifiers: [], outbox: { pending: 0, sent: 0, failed: 0, recentFailures: [] } };
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const [allStates, outbox] = await Promise.all([a.store.states(), a.store.outboxSummary(20)]);
   const { view } = reader;
   const restricted = isRestricted(view);
-  const ruleService = new Map(a.rules.map((r) => [r.config.name, typeof r.params.service === 'string' ? r.params.service : undefined]));
+  const ruleService = new Map(
+    a.rules.map((r) => [r.config.name, typeof r.params.service === 'string' ? r.params.service : undefined]),
+  );
   /** An alert's service: its group's, else its rule's; none when it spans every service. */
   const sees = (rule: string, labels: Record<string, string>) => {
     if (!restricted) return true;
@@ -60,17 +63,19 @@ export async function alertsSnapshot(reader: Reader) {
       sent: restricted ? null : outbox.sent,
       failed: restricted ? null : outbox.failed,
       // Permanent failures, surfaced: which message, to which notifier, and what the receiver said.
-      recentFailures: outbox.recentFailures.filter((r) => sees(r.message.rule, r.message.labels)).map((r) => ({
-        id: r.id,
-        notifier: r.notifier,
-        rule: r.message.rule,
-        status: r.message.status,
-        labels: r.message.labels,
-        attempts: r.attempts,
-        error: r.lastError,
-        createdAt: iso(r.createdMs),
-        failedAt: iso(r.doneMs),
-      })),
+      recentFailures: outbox.recentFailures
+        .filter((r) => sees(r.message.rule, r.message.labels))
+        .map((r) => ({
+          id: r.id,
+          notifier: r.notifier,
+          rule: r.message.rule,
+          status: r.message.status,
+          labels: r.message.labels,
+          attempts: r.attempts,
+          error: r.lastError,
+          createdAt: iso(r.createdMs),
+          failedAt: iso(r.doneMs),
+        })),
     },
   };
 }

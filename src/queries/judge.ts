@@ -11,12 +11,19 @@ import type { Reader } from './reader.js';
 import { isRestricted, storeFilter } from './view.js';
 
 /** What GET /api/judge answers (the built-in page shows a part of it). `window` is a duration ('7d'). */
-export async function judgeSummary(r: Reader & { judge: Judge }, q: { window: string; nowMs: number; runs: number; service?: string }) {
+export async function judgeSummary(
+  r: Reader & { judge: Judge },
+  q: { window: string; nowMs: number; runs: number; service?: string },
+) {
   const { judge, view } = r;
   const restricted = isRestricted(view);
   const windowMs = durationMs(q.window);
   const sinceMs = q.nowMs - windowMs;
-  const points = await judge.store.verdictPoints({ sinceMs, ...(q.service ? { service: q.service } : {}), ...storeFilter(view) });
+  const points = await judge.store.verdictPoints({
+    sinceMs,
+    ...(q.service ? { service: q.service } : {}),
+    ...storeFilter(view),
+  });
   const byService = new Map<string, typeof points>();
   for (const p of points) byService.set(p.service, [...(byService.get(p.service) ?? []), p]);
   const calibration = restricted ? null : await judge.calibration();

@@ -9,9 +9,15 @@ import { isRestricted } from './view.js';
 
 type Counter = { get(): Promise<{ values: { labels: Record<string, string | number>; value: number }[] }> };
 
-async function sumBy(counter: Counter, source: string, sees: (service: string) => boolean = () => true): Promise<number> {
+async function sumBy(
+  counter: Counter,
+  source: string,
+  sees: (service: string) => boolean = () => true,
+): Promise<number> {
   const m = await counter.get();
-  return m.values.filter((v) => v.labels['source'] === source && sees(String(v.labels['service'] ?? ''))).reduce((a, v) => a + v.value, 0);
+  return m.values
+    .filter((v) => v.labels['source'] === source && sees(String(v.labels['service'] ?? '')))
+    .reduce((a, v) => a + v.value, 0);
 }
 
 export async function sourcesSnapshot(r: Reader) {

@@ -32,9 +32,24 @@ const keep = (value: string): Redacted => ({ ok: true, value });
  * next to its value; in parsed JSON each value is scanned alone, so the keys are matched here.
  */
 export const SECRET_KEYS: readonly string[] = [
-  ...['api', 'secret', 'secret_access', 'aws_secret_access', 'private'].flatMap((p) => [`${p}_key`, `${p}-key`, `${p}key`]),
-  ...['access', 'auth', 'refresh', 'id', 'session', 'aws_session', 'bearer'].flatMap((p) => [`${p}_token`, `${p}-token`, `${p}token`]),
-  'client_secret', 'client-secret', 'clientsecret', 'password', 'passwd', 'pwd', 'passphrase', 'authorization',
+  ...['api', 'secret', 'secret_access', 'aws_secret_access', 'private'].flatMap((p) => [
+    `${p}_key`,
+    `${p}-key`,
+    `${p}key`,
+  ]),
+  ...['access', 'auth', 'refresh', 'id', 'session', 'aws_session', 'bearer'].flatMap((p) => [
+    `${p}_token`,
+    `${p}-token`,
+    `${p}token`,
+  ]),
+  'client_secret',
+  'client-secret',
+  'clientsecret',
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'authorization',
 ];
 
 export function storeRedactor(level: StoredRedaction): StoreRedactor {
@@ -60,6 +75,9 @@ function guarded(fn: () => string): Redacted {
   try {
     return { ok: true, value: fn() };
   } catch (err) {
-    return { ok: false, reason: `redaction failed (${(err as Error).name}: ${(err as Error).message.slice(0, 200)}); not stored` };
+    return {
+      ok: false,
+      reason: `redaction failed (${(err as Error).name}: ${(err as Error).message.slice(0, 200)}); not stored`,
+    };
   }
 }

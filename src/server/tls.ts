@@ -41,13 +41,19 @@ export function readTls(cfg: TlsConfig): { ok: true; material: TlsMaterial } | {
     try {
       material[what] = readFileSync(file);
     } catch (err) {
-      return { ok: false, problem: `${what}_file ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+      return {
+        ok: false,
+        problem: `${what}_file ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      };
     }
   }
   try {
     createSecureContext(material as TlsMaterial);
   } catch (err) {
-    return { ok: false, problem: `cert_file ${cfg.certFile} and key_file ${cfg.keyFile} are not a usable pair (${(err as Error).message})` };
+    return {
+      ok: false,
+      problem: `cert_file ${cfg.certFile} and key_file ${cfg.keyFile} are not a usable pair (${(err as Error).message})`,
+    };
   }
   return { ok: true, material: material as TlsMaterial };
 }

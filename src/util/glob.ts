@@ -8,7 +8,9 @@
 export function globsRegExp(globs: readonly string[]): RegExp {
   if (globs.length === 0) return /(?!)/;
   const one = (g: string) =>
-    [...g].map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.+^${}()|[\]\\/]/g, '\\$&'))).join('');
+    [...g]
+      .map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.+^${}()|[\]\\/]/g, '\\$&')))
+      .join('');
   return new RegExp(`^(?:${globs.map(one).join('|')})$`, 'u');
 }
 
@@ -19,5 +21,7 @@ export function sqliteGlob(glob: string): string {
 
 /** PostgreSQL LIKE with ESCAPE '\': `*` → `%`, `?` → `_`, and the characters LIKE treats specially escaped. */
 export function likePattern(glob: string): string {
-  return [...glob].map((c) => (c === '*' ? '%' : c === '?' ? '_' : c === '%' || c === '_' || c === '\\' ? `\\${c}` : c)).join('');
+  return [...glob]
+    .map((c) => (c === '*' ? '%' : c === '?' ? '_' : c === '%' || c === '_' || c === '\\' ? `\\${c}` : c))
+    .join('');
 }

@@ -12,7 +12,10 @@ import { isLoopback } from '../../src/auth/config.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { newTokenValue } from './tokens.js';
 
-function load(auth: unknown, opts: { env?: Record<string, string>; host?: string; files?: Record<string, string> } = {}) {
+function load(
+  auth: unknown,
+  opts: { env?: Record<string, string>; host?: string; files?: Record<string, string> } = {},
+) {
   const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-authcfg-'));
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(path.join(dir, name), text);
   return loadConfig({ cwd: dir, env: opts.env ?? {}, overrides: { auth, server: { host: opts.host ?? '127.0.0.1' } } });
@@ -47,7 +50,11 @@ describe('auth config', () => {
       ['prometheus', 'env', ['metrics'], undefined],
     ]);
     expect(cfg.auth.tokens[0]!.source).toMatchObject({ kind: 'file', path: expect.stringMatching(/agents\.token$/) });
-    for (const printed of [JSON.stringify(cfg), inspect(cfg, { depth: 20 }), String(cfg.auth.tokens[1]!.source.kind === 'env' && cfg.auth.tokens[1]!.source.value)]) {
+    for (const printed of [
+      JSON.stringify(cfg),
+      inspect(cfg, { depth: 20 }),
+      String(cfg.auth.tokens[1]!.source.kind === 'env' && cfg.auth.tokens[1]!.source.value),
+    ]) {
       expect(printed).not.toContain(fileToken);
       expect(printed).not.toContain(envToken);
     }
@@ -71,7 +78,15 @@ describe('auth config', () => {
             { name: 'metrics-per-team', token_file: 'c.token', scopes: ['metrics'], services: ['a'] },
           ],
         },
-        { files: { 'a.token': fileToken, 'b.token': newTokenValue(), 'c.token': newTokenValue(), 'short.token': 'abc\n', 'spaces.token': 'a token with spaces in it' } },
+        {
+          files: {
+            'a.token': fileToken,
+            'b.token': newTokenValue(),
+            'c.token': newTokenValue(),
+            'short.token': 'abc\n',
+            'spaces.token': 'a token with spaces in it',
+          },
+        },
       ),
     ).join('\n');
     expect(found).toContain('auth.tokens.0 (both): set exactly one of token_file and token_env');
@@ -89,7 +104,12 @@ describe('auth config', () => {
 
   it('the shape is checked first: scopes, names', () => {
     const found = problems(() =>
-      load({ tokens: [{ name: 'no-scopes', token_env: 'X', scopes: [] }, { name: 'bad scope', token_env: 'X', scopes: ['write'], token: 'inline' }] }),
+      load({
+        tokens: [
+          { name: 'no-scopes', token_env: 'X', scopes: [] },
+          { name: 'bad scope', token_env: 'X', scopes: ['write'], token: 'inline' },
+        ],
+      }),
     ).join('\n');
     expect(found).toContain('auth.tokens.0.scopes: must NOT have fewer than 1 items');
     expect(found).toContain('auth.tokens.1.scopes.0: must be one of ingest, read, metrics, admin');
@@ -136,10 +156,18 @@ describe('auth config', () => {
     ).join('\n');
     expect(found).toMatch(/server\.tls: key_file \S+missing\.key cannot be read \(ENOENT\)/);
     writeFileSync(path.join(dir, 'key.pem'), 'not a key either');
-    const pair = problems(() => loadConfig({ cwd: dir, env: {}, overrides: { server: { tls: { cert_file: 'cert.pem', key_file: 'key.pem' } } } })).join('\n');
+    const pair = problems(() =>
+      loadConfig({ cwd: dir, env: {}, overrides: { server: { tls: { cert_file: 'cert.pem', key_file: 'key.pem' } } } }),
+    ).join('\n');
     expect(pair).toMatch(/server\.tls: cert_file \S+cert\.pem and key_file \S+key\.pem are not a usable pair/);
     const cors = problems(() =>
-      loadConfig({ cwd: dir, env: {}, overrides: { server: { cors_origins: ['https://app.example.com', 'https://x.example/path', '*', 'http://localhost:5173'] } } }),
+      loadConfig({
+        cwd: dir,
+        env: {},
+        overrides: {
+          server: { cors_origins: ['https://app.example.com', 'https://x.example/path', '*', 'http://localhost:5173'] },
+        },
+      }),
     ).join('\n');
     expect(cors).toBe('server.cors_origins.1: must match pattern "^(\\*|https?://[^/\\s*]+)$"');
   });

@@ -28,7 +28,14 @@ interface Endpoint {
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const ENDPOINTS: Endpoint[] = [
-  { method: 'POST', url: '/v1/traces', scope: 'ingest', ok: 200, body: { resourceSpans: [] }, headers: { 'content-type': 'application/json' } },
+  {
+    method: 'POST',
+    url: '/v1/traces',
+    scope: 'ingest',
+    ok: 200,
+    body: { resourceSpans: [] },
+    headers: { 'content-type': 'application/json' },
+  },
   { method: 'GET', url: '/', scope: 'read', ok: 200 },
   { method: 'HEAD', url: '/', scope: 'read', ok: 200 },
   { method: 'GET', url: '/api/failures', scope: 'read', ok: 200 },
@@ -84,7 +91,10 @@ describe('every endpoint × every kind of token', () => {
   });
 
   it('the table names every route the app registers', () => {
-    for (const e of ENDPOINTS) expect(tw.app.hasRoute({ method: e.method, url: e.url.replace(TRACE, ':traceId') }), `${e.method} ${e.url}`).toBe(true);
+    for (const e of ENDPOINTS)
+      expect(tw.app.hasRoute({ method: e.method, url: e.url.replace(TRACE, ':traceId') }), `${e.method} ${e.url}`).toBe(
+        true,
+      );
     // Fastify adds HEAD for every GET: those are guarded like their GET (HEAD / is in the table).
     expect(routeCount(tw, (method, p) => method === 'HEAD' && p !== '/')).toBe(ENDPOINTS.length);
   });
@@ -107,9 +117,12 @@ describe('every endpoint × every kind of token', () => {
       method: e.method,
       url: e.url,
       headers: { ...e.headers, ...auth },
-      ...(e.body !== undefined ? { payload: JSON.stringify(e.body), headers: { 'content-type': 'application/json', ...e.headers, ...auth } } : {}),
+      ...(e.body !== undefined
+        ? { payload: JSON.stringify(e.body), headers: { 'content-type': 'application/json', ...e.headers, ...auth } }
+        : {}),
     });
-    const want = e.scope === 'open' || who === 'a token with the scope' ? e.ok : who === 'a token without the scope' ? 403 : 401;
+    const want =
+      e.scope === 'open' || who === 'a token with the scope' ? e.ok : who === 'a token without the scope' ? 403 : 401;
     expect(res.statusCode, res.body).toBe(want);
     if (want === 401) {
       expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer realm="toolwatch"/);
@@ -125,7 +138,12 @@ describe('every endpoint × every kind of token', () => {
   });
 
   it('a protobuf export without a token gets a protobuf google.rpc.Status (UNAUTHENTICATED)', async () => {
-    const res = await tw.app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/x-protobuf' }, payload: Buffer.alloc(0) });
+    const res = await tw.app.inject({
+      method: 'POST',
+      url: '/v1/traces',
+      headers: { 'content-type': 'application/x-protobuf' },
+      payload: Buffer.alloc(0),
+    });
     expect(res.statusCode).toBe(401);
     expect(res.headers['content-type']).toBe('application/x-protobuf');
     const r = pb.Reader.create(res.rawPayload);
@@ -143,31 +161,48 @@ describe('every endpoint × every kind of token', () => {
     const basic = `Basic ${Buffer.from(`anyone:${only.read.value}`).toString('base64')}`;
     expect((await tw.app.inject({ url: '/api/stats', headers: { authorization: basic } })).statusCode).toBe(200);
     const denied = await tw.app.inject({ url: '/' });
-    expect(denied.headers['www-authenticate']).toEqual(['Bearer realm="toolwatch"', 'Basic realm="toolwatch", charset="UTF-8"']);
+    expect(denied.headers['www-authenticate']).toEqual([
+      'Bearer realm="toolwatch"',
+      'Basic realm="toolwatch", charset="UTF-8"',
+    ]);
   });
 
   it('refusals are counted by scope and reason; the token never appears in /metrics', async () => {
     await tw.app.inject({ url: '/api/stats' });
     await tw.app.inject({ url: '/api/stats', headers: bearer(allBut.read) });
     const text = (await tw.app.inject({ url: '/metrics', headers: bearer(only.metrics) })).body;
-    expect(metricValue(text, 'toolwatch_auth_denied_total', { scope: 'read', reason: 'missing_token' })).toBeGreaterThan(0);
-    expect(metricValue(text, 'toolwatch_auth_denied_total', { scope: 'read', reason: 'missing_scope' })).toBeGreaterThan(0);
+    expect(
+      metricValue(text, 'toolwatch_auth_denied_total', { scope: 'read', reason: 'missing_token' }),
+    ).toBeGreaterThan(0);
+    expect(
+      metricValue(text, 'toolwatch_auth_denied_total', { scope: 'read', reason: 'missing_scope' }),
+    ).toBeGreaterThan(0);
     for (const t of Object.values(only)) expect(text).not.toContain(t.value);
   });
 
   it('the real OpenTelemetry exporter: refused without its token, counted with it', async () => {
-    const before = metricValue(await tw.metrics(), 'toolwatch_auth_denied_total', { scope: 'ingest', reason: 'missing_token' });
+    const before = metricValue(await tw.metrics(), 'toolwatch_auth_denied_total', {
+      scope: 'ingest',
+      reason: 'missing_token',
+    });
     const anonymous = otelClient(tw.url, { service: 'no-token' });
     const withToken = otelClient(tw.url, { service: 'with-token', headers: bearer(only.ingest) });
     try {
       // The exporter reports the 401 as a non-retryable failure.
-      const refused = await agentCalls(anonymous, { valid: 2 }).then(() => undefined, (err: unknown) => err);
+      const refused = await agentCalls(anonymous, { valid: 2 }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect([refused].flat()[0]).toMatchObject({ code: 401, message: 'Unauthorized' });
       await agentCalls(withToken, { valid: 2, invalidJson: 1 });
-      await eventually(async () => metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: 'with-token' }) === 3);
+      await eventually(
+        async () => metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: 'with-token' }) === 3,
+      );
       const text = await tw.metrics();
       expect(metricValue(text, 'toolwatch_tool_calls_total', { service: 'no-token' })).toBe(0);
-      expect(metricValue(text, 'toolwatch_auth_denied_total', { scope: 'ingest', reason: 'missing_token' })).toBeGreaterThan(before);
+      expect(
+        metricValue(text, 'toolwatch_auth_denied_total', { scope: 'ingest', reason: 'missing_token' }),
+      ).toBeGreaterThan(before);
     } finally {
       await anonymous.shutdown();
       await withToken.shutdown();

@@ -27,8 +27,10 @@ describe('rotation by reload (what SIGHUP calls)', () => {
     await tw?.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const status = async (token: string) => (await tw.app.inject({ url: '/api/stats', headers: bearer(token) })).statusCode;
-  const reload = () => reloadSecrets({ tokens: tw.services.tokens, metrics: tw.services.metrics, log: createLogger('silent') });
+  const status = async (token: string) =>
+    (await tw.app.inject({ url: '/api/stats', headers: bearer(token) })).statusCode;
+  const reload = () =>
+    reloadSecrets({ tokens: tw.services.tokens, metrics: tw.services.metrics, log: createLogger('silent') });
 
   it('a rewritten token file takes over; the old token stops working', async () => {
     const old = reader.value;
@@ -67,7 +69,10 @@ describe('a real toolwatch process', () => {
   });
 
   it('no tokens on a non-loopback address: exits 2 and says what to set, before opening anything', async () => {
-    const p = startMain(main.file, { cwd: dir, env: { HOST: '0.0.0.0', PORT: '0', DATABASE_URL: path.join(dir, 'refused.db') } });
+    const p = startMain(main.file, {
+      cwd: dir,
+      env: { HOST: '0.0.0.0', PORT: '0', DATABASE_URL: path.join(dir, 'refused.db') },
+    });
     expect(await p.exited).toBe(2);
     expect(p.output()).toContain('server.host: 0.0.0.0 is reachable from other machines, and auth.tokens is empty');
     expect(p.output()).toContain('Set auth.tokens (see README, Security), or listen on 127.0.0.1');
@@ -77,8 +82,15 @@ describe('a real toolwatch process', () => {
   it('SIGHUP re-reads the token file: the new token works, the old one is refused, no restart', async () => {
     const made = tokenConfig(dir, { reader: { scopes: ['read'] } });
     const config = path.join(dir, 'toolwatch.yaml');
-    writeFileSync(config, `server:\n  host: 127.0.0.1\n  port: 0\nauth:\n  tokens:\n    - name: reader\n      token_file: reader.token\n      scopes: [read]\n`);
-    const p = startMain(main.file, { cwd: dir, args: ['--config', config], env: { DATABASE_URL: path.join(dir, 'hup.db'), LOG_LEVEL: 'info' } });
+    writeFileSync(
+      config,
+      `server:\n  host: 127.0.0.1\n  port: 0\nauth:\n  tokens:\n    - name: reader\n      token_file: reader.token\n      scopes: [read]\n`,
+    );
+    const p = startMain(main.file, {
+      cwd: dir,
+      args: ['--config', config],
+      env: { DATABASE_URL: path.join(dir, 'hup.db'), LOG_LEVEL: 'info' },
+    });
     try {
       const [, url] = await p.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
       const status = async (token: string) => (await fetch(`${url}/api/stats`, { headers: bearer(token) })).status;

@@ -13,7 +13,9 @@ import { otelClient } from '../helpers/otel.js';
 import { chatResourceSpans } from '../helpers/otlp-json.js';
 import { bearer, eventually, tokenConfig, type TestToken } from './tokens.js';
 
-const definitions = JSON.stringify([{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { id: { type: 'string' } } } }]);
+const definitions = JSON.stringify([
+  { type: 'function', name: 'lookup', parameters: { type: 'object', properties: { id: { type: 'string' } } } },
+]);
 const OTHER = 'billing-secret-team';
 let n = 0;
 /** One chat span of `service` proposing a call with broken JSON (a stored failure). */
@@ -21,7 +23,17 @@ function failing(service: string) {
   n++;
   const traceId = n.toString(16).padStart(32, 'a');
   const spanId = n.toString(16).padStart(16, 'b');
-  return { traceId, rs: chatResourceSpans({ service, traceId, spanId, definitions, endMs: Date.now(), call: { id: `c${n}`, name: 'lookup', arguments: '{"id": ' } }) };
+  return {
+    traceId,
+    rs: chatResourceSpans({
+      service,
+      traceId,
+      spanId,
+      definitions,
+      endMs: Date.now(),
+      call: { id: `c${n}`, name: 'lookup', arguments: '{"id": ' },
+    }),
+  };
 }
 
 describe('service-restricted tokens', () => {
@@ -31,7 +43,12 @@ describe('service-restricted tokens', () => {
   const traces: Record<string, string> = {};
 
   const post = (token: TestToken, resourceSpans: unknown[]) =>
-    tw.app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json', ...bearer(token) }, payload: JSON.stringify({ resourceSpans }) });
+    tw.app.inject({
+      method: 'POST',
+      url: '/v1/traces',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      payload: JSON.stringify({ resourceSpans }),
+    });
   const get = async (token: TestToken, url: string) => {
     const res = await tw.app.inject({ url, headers: bearer(token) });
     expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
@@ -78,7 +95,10 @@ describe('service-restricted tokens', () => {
     const res = await post(t.teamA!, [failing('checkout').rs, failing(OTHER).rs, failing('search').rs]);
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body)).toEqual({
-      partialSuccess: { rejectedSpans: '2', errorMessage: `2 spans of services this token may not write: ${OTHER}, search` },
+      partialSuccess: {
+        rejectedSpans: '2',
+        errorMessage: `2 spans of services this token may not write: ${OTHER}, search`,
+      },
     });
     const text = await tw.metrics();
     expect(metricValue(text, 'toolwatch_ingest_rejected_total', { reason: 'forbidden_service' })).toBe(before + 2);
@@ -92,9 +112,17 @@ describe('service-restricted tokens', () => {
     try {
       await agentCalls(intruder, { valid: 3 });
       await agentCalls(own, { valid: 1 });
-      await eventually(async () => metricValue(await tw.metrics(), 'toolwatch_ingest_rejected_total', { reason: 'forbidden_service' }) === before + 1);
-      expect(metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: OTHER, outcome: 'valid' })).toBe(1);
-      expect(metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: 'checkout', outcome: 'valid' })).toBe(0);
+      await eventually(
+        async () =>
+          metricValue(await tw.metrics(), 'toolwatch_ingest_rejected_total', { reason: 'forbidden_service' }) ===
+          before + 1,
+      );
+      expect(metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: OTHER, outcome: 'valid' })).toBe(
+        1,
+      );
+      expect(
+        metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: 'checkout', outcome: 'valid' }),
+      ).toBe(0);
     } finally {
       await intruder.shutdown();
       await own.shutdown();
@@ -103,10 +131,17 @@ describe('service-restricted tokens', () => {
 
   it('/api/failures and /api/stats: only the token’s services, even when another is asked for', async () => {
     const services = (items: { service: string }[]) => [...new Set(items.map((i) => i.service))].sort();
-    expect(services(JSON.parse((await get(t.teamA!, '/api/failures')).body).items)).toEqual(['checkout', 'checkout-eu']);
+    expect(services(JSON.parse((await get(t.teamA!, '/api/failures')).body).items)).toEqual([
+      'checkout',
+      'checkout-eu',
+    ]);
     expect(JSON.parse((await get(t.teamA!, `/api/failures?service=${OTHER}`)).body).items).toEqual([]);
     expect(services(JSON.parse((await get(t.teamB!, '/api/failures')).body).items)).toEqual([OTHER]);
-    expect(services(JSON.parse((await get(t.ops!, '/api/failures')).body).items)).toEqual([OTHER, 'checkout', 'checkout-eu']);
+    expect(services(JSON.parse((await get(t.ops!, '/api/failures')).body).items)).toEqual([
+      OTHER,
+      'checkout',
+      'checkout-eu',
+    ]);
     expect(services(JSON.parse((await get(t.teamA!, '/api/stats')).body).tools)).toEqual(['checkout', 'checkout-eu']);
     expect(JSON.parse((await get(t.teamA!, `/api/stats?service=${OTHER}`)).body).tools).toEqual([]);
   });
@@ -120,7 +155,9 @@ describe('service-restricted tokens', () => {
     const ops = JSON.parse((await get(t.ops!, '/api/judge')).body);
     expect(ops.trajectories.open).toBeGreaterThan(3);
     expect(ops.calibration).not.toBeNull();
-    expect((await tw.app.inject({ url: `/api/trajectories/${traces[OTHER]}`, headers: bearer(t.teamA!) })).statusCode).toBe(404);
+    expect(
+      (await tw.app.inject({ url: `/api/trajectories/${traces[OTHER]}`, headers: bearer(t.teamA!) })).statusCode,
+    ).toBe(404);
     expect(JSON.parse((await get(t.teamB!, `/api/trajectories/${traces[OTHER]}`)).body).service).toBe(OTHER);
     expect(JSON.parse((await get(t.teamA!, `/api/trajectories/${traces.checkout}`)).body).service).toBe('checkout');
   });
@@ -128,21 +165,25 @@ describe('service-restricted tokens', () => {
   it('/api/alerts: the token’s alerts and rules; cross-service alerts and outbox totals withheld', async () => {
     const a = JSON.parse((await get(t.teamA!, '/api/alerts')).body);
     expect(a.rules.map((r: { name: string }) => r.name)).toEqual(['per-service', 'per-tool']);
-    expect(a.alerts.map((x: { rule: string; labels: { service?: string } }) => `${x.rule}:${x.labels.service}`).sort()).toEqual([
-      'per-service:checkout',
-      'per-service:checkout-eu',
-    ]);
+    expect(
+      a.alerts.map((x: { rule: string; labels: { service?: string } }) => `${x.rule}:${x.labels.service}`).sort(),
+    ).toEqual(['per-service:checkout', 'per-service:checkout-eu']);
     expect(a.outbox).toMatchObject({ pending: null, sent: null, failed: null, recentFailures: [] });
     const ops = JSON.parse((await get(t.ops!, '/api/alerts')).body);
     expect(ops.rules).toHaveLength(3);
-    expect(ops.alerts.map((x: { rule: string }) => x.rule)).toEqual(expect.arrayContaining(['per-tool', 'other-team-only']));
+    expect(ops.alerts.map((x: { rule: string }) => x.rule)).toEqual(
+      expect.arrayContaining(['per-tool', 'other-team-only']),
+    );
     expect(typeof ops.outbox.pending).toBe('number');
   });
 
   it('/api/sources: the token’s calls; the span count (not kept per service) withheld', async () => {
     const [otlp] = JSON.parse((await get(t.teamA!, '/api/sources')).body).sources;
     const text = await tw.metrics();
-    const mine = ['checkout', 'checkout-eu'].reduce((s, svc) => s + metricValue(text, 'toolwatch_tool_calls_total', { service: svc, source: 'otlp' }), 0);
+    const mine = ['checkout', 'checkout-eu'].reduce(
+      (s, svc) => s + metricValue(text, 'toolwatch_tool_calls_total', { service: svc, source: 'otlp' }),
+      0,
+    );
     expect(otlp.counts).toEqual({ spans: null, calls: mine });
     const [all] = JSON.parse((await get(t.ops!, '/api/sources')).body).sources;
     expect(all.counts.calls).toBe(metricValue(text, 'toolwatch_tool_calls_total', { source: 'otlp' }));

@@ -24,12 +24,19 @@ export function tokenConfig(dir: string, specs: Record<string, { scopes: Scope[]
     tokens[name] = { name, value, file, ...spec };
   }
   const auth = {
-    tokens: Object.values(tokens).map((t) => ({ name: t.name, token_file: t.file, scopes: t.scopes, ...(t.services ? { services: t.services } : {}) })),
+    tokens: Object.values(tokens).map((t) => ({
+      name: t.name,
+      token_file: t.file,
+      scopes: t.scopes,
+      ...(t.services ? { services: t.services } : {}),
+    })),
   };
   return { tokens, auth };
 }
 
-export const bearer = (t: TestToken | string): Record<string, string> => ({ authorization: `Bearer ${typeof t === 'string' ? t : t.value}` });
+export const bearer = (t: TestToken | string): Record<string, string> => ({
+  authorization: `Bearer ${typeof t === 'string' ? t : t.value}`,
+});
 
 /** Polls an async condition (exporters send in the background). */
 export async function eventually(probe: () => Promise<boolean>, timeoutMs = 8000): Promise<void> {

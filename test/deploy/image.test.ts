@@ -19,7 +19,9 @@ describe('the Docker image', () => {
   it('names its config, which asks for a token from /run/secrets/toolwatch_token on 0.0.0.0', () => {
     expect(env.TOOLWATCH_CONFIG).toBe('/app/config/container.yaml');
     const file = parse(readFileSync(configFile, 'utf8'));
-    expect(file.auth.tokens).toEqual([{ name: 'default', token_file: '/run/secrets/toolwatch_token', scopes: ['ingest', 'read', 'metrics', 'admin'] }]);
+    expect(file.auth.tokens).toEqual([
+      { name: 'default', token_file: '/run/secrets/toolwatch_token', scopes: ['ingest', 'read', 'metrics', 'admin'] },
+    ]);
     expect(file.auth.allow_unauthenticated).toBeUndefined();
   });
 
@@ -31,7 +33,9 @@ describe('the Docker image', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).problems).toEqual(['auth.tokens.0 (default): token_file /run/secrets/toolwatch_token cannot be read (ENOENT)']);
+    expect((err as ConfigError).problems).toEqual([
+      'auth.tokens.0 (default): token_file /run/secrets/toolwatch_token cannot be read (ENOENT)',
+    ]);
   });
 
   it('with the secret mounted: listens on 0.0.0.0 with that token', () => {

@@ -46,8 +46,15 @@ process.once('exit', () => {
   for (const c of alive) c.kill('SIGKILL');
 });
 
-export function startMain(file: string, opts: { env: Record<string, string>; cwd: string; args?: string[] }): MainProcess {
-  const child = spawn(process.execPath, [file, ...(opts.args ?? [])], { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startMain(
+  file: string,
+  opts: { env: Record<string, string>; cwd: string; args?: string[] },
+): MainProcess {
+  const child = spawn(process.execPath, [file, ...(opts.args ?? [])], {
+    cwd: opts.cwd,
+    env: { PATH: process.env.PATH ?? '', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   alive.add(child);
   let out = '';
   const waiters: (() => void)[] = [];

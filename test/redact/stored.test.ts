@@ -10,14 +10,29 @@ import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
 import { PLANTED } from '../judge/planted.js';
 
-const SECRETS = ['cardSpaced', 'cardDashed', 'cardPlain', 'openaiKey', 'anthropicKey', 'bearer', 'awsKey', 'awsSecret', 'jwt', 'githubToken', 'password'] as const;
+const SECRETS = [
+  'cardSpaced',
+  'cardDashed',
+  'cardPlain',
+  'openaiKey',
+  'anthropicKey',
+  'bearer',
+  'awsKey',
+  'awsSecret',
+  'jwt',
+  'githubToken',
+  'password',
+] as const;
 const PII = ['email', 'phoneIntl', 'phoneUs', 'phoneE164'] as const;
 /** Planted values as they appear in real text: a password or AWS secret next to its key. */
 const PLANTED_TEXT = Object.entries(PLANTED)
-  .map(([what, v]) => (what === 'password' ? `password: ${v}` : what === 'awsSecret' ? `aws_secret_access_key=${v}` : v))
+  .map(([what, v]) =>
+    what === 'password' ? `password: ${v}` : what === 'awsSecret' ? `aws_secret_access_key=${v}` : v,
+  )
   .join(' ; ');
 /** The Bearer rule keeps the scheme word: the token is what must go. */
-const leaked = (what: string): string => (what === 'bearer' ? PLANTED.bearer.slice('Bearer '.length) : PLANTED[what as keyof typeof PLANTED]);
+const leaked = (what: string): string =>
+  what === 'bearer' ? PLANTED.bearer.slice('Bearer '.length) : PLANTED[what as keyof typeof PLANTED];
 
 describe('storeRedactor', () => {
   const secrets = storeRedactor('secrets');
@@ -37,9 +52,15 @@ describe('storeRedactor', () => {
   });
 
   it('JSON stays JSON (a card sent as a number too); untouched arguments keep their text as sent', () => {
-    const out = secrets.json('{"card": 4111111111111111, "key": "sk-proj-Abc123Def456Ghi789Jkl012Mno345", "db": {"Password": "x1", "api_key": 42}}');
+    const out = secrets.json(
+      '{"card": 4111111111111111, "key": "sk-proj-Abc123Def456Ghi789Jkl012Mno345", "db": {"Password": "x1", "api_key": 42}}',
+    );
     // A secret-named key masks its value whatever it looks like (in JSON the key is not next to the value in one string).
-    expect(out.ok && JSON.parse(out.value)).toEqual({ card: '[CARD]', key: '[SECRET]', db: { Password: '[REDACTED]', api_key: '[REDACTED]' } });
+    expect(out.ok && JSON.parse(out.value)).toEqual({
+      card: '[CARD]',
+      key: '[SECRET]',
+      db: { Password: '[REDACTED]', api_key: '[REDACTED]' },
+    });
     const plain = '{ "city" :  "Brno",\n "days": [1, 2] }';
     expect(secrets.json(plain)).toEqual({ ok: true, value: plain });
     expect(storeRedactor('none').json(PLANTED.jwt)).toEqual({ ok: true, value: PLANTED.jwt });
@@ -81,7 +102,11 @@ function request(service: string, traceId: string) {
     // valid only as sent: the card is an integer; masked it would be a string.
     { id: 'valid', name: 'charge', arguments: JSON.stringify({ id: 'o-2', card: 4111111111111111, note: everything }) },
     // SchemaMismatch (card must be an integer): stored.
-    { id: 'mismatch', name: 'charge', arguments: JSON.stringify({ id: 'o-3', card: PLANTED.cardSpaced, note: everything, password: PLANTED.password }) },
+    {
+      id: 'mismatch',
+      name: 'charge',
+      arguments: JSON.stringify({ id: 'o-3', card: PLANTED.cardSpaced, note: everything, password: PLANTED.password }),
+    },
     // SchemaMismatch too deep to redact: stored without arguments.
     { id: 'deep', name: 'charge', arguments: DEEP },
   ];
@@ -96,9 +121,17 @@ function request(service: string, traceId: string) {
                 'gen_ai.operation.name': 'chat',
                 'gen_ai.request.model': 'model-a',
                 'gen_ai.tool.definitions': definitions,
-                'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `charge me: ${everything}` }] }]),
+                'gen_ai.input.messages': JSON.stringify([
+                  { role: 'user', parts: [{ type: 'text', content: `charge me: ${everything}` }] },
+                ]),
                 'gen_ai.output.messages': JSON.stringify([
-                  { role: 'assistant', parts: [{ type: 'text', content: `ok ${PLANTED.githubToken}` }, ...calls.map((c) => ({ type: 'tool_call', ...c }))] },
+                  {
+                    role: 'assistant',
+                    parts: [
+                      { type: 'text', content: `ok ${PLANTED.githubToken}` },
+                      ...calls.map((c) => ({ type: 'tool_call', ...c })),
+                    ],
+                  },
                 ]),
               }),
               span('1000000000000002', {
@@ -133,9 +166,18 @@ describe.each(stores)('stored rows on $name', ({ pg }) => {
     beforeAll(async () => {
       url = pg ? await freshDatabase() : undefined;
       tw = await startToolwatch({
-        config: { ...(url ? { database_url: url } : {}), store: { redact_arguments: level }, judge: { enabled: true, model: 'j', sample_rate: 1 } },
+        config: {
+          ...(url ? { database_url: url } : {}),
+          store: { redact_arguments: level },
+          judge: { enabled: true, model: 'j', sample_rate: 1 },
+        },
       });
-      const res = await tw.app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(request(service, traceId)) });
+      const res = await tw.app.inject({
+        method: 'POST',
+        url: '/v1/traces',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(request(service, traceId)),
+      });
       expect(res.statusCode, res.body).toBe(200);
     });
     afterAll(async () => {
@@ -159,7 +201,9 @@ describe.each(stores)('stored rows on $name', ({ pg }) => {
       expect(failures).toHaveLength(3);
       const steps = await sql.all<{ payload: string }>('SELECT payload FROM judge_steps');
       expect(steps).toHaveLength(2);
-      const stored = [...failures.flatMap((f) => [f.arguments ?? '', f.message]), ...steps.map((s) => s.payload)].join('\n');
+      const stored = [...failures.flatMap((f) => [f.arguments ?? '', f.message]), ...steps.map((s) => s.payload)].join(
+        '\n',
+      );
       for (const w of SECRETS) expect(stored, w).not.toContain(leaked(w));
       for (const w of PII) {
         if (level === 'pii') expect(stored, w).not.toContain(PLANTED[w]);
@@ -179,8 +223,14 @@ describe.each(stores)('stored rows on $name', ({ pg }) => {
       const mismatch = items.find((f) => f.callId === 'mismatch')!;
       expect(JSON.parse(mismatch.arguments!)).toMatchObject({ id: 'o-3', card: '[CARD]', password: '[REDACTED]' });
       const t = JSON.parse((await tw.app.inject(`/api/trajectories/${traceId}`)).body);
-      const calls = t.steps.find((s: { kind: string }) => s.kind === 'model').calls as { callId: string; arguments?: string; argumentsOmitted?: string }[];
-      expect(calls.find((c) => c.callId === 'deep')).toMatchObject({ argumentsOmitted: expect.stringMatching(/^redaction failed/) });
+      const calls = t.steps.find((s: { kind: string }) => s.kind === 'model').calls as {
+        callId: string;
+        arguments?: string;
+        argumentsOmitted?: string;
+      }[];
+      expect(calls.find((c) => c.callId === 'deep')).toMatchObject({
+        argumentsOmitted: expect.stringMatching(/^redaction failed/),
+      });
       expect(calls.find((c) => c.callId === 'deep')?.arguments).toBeUndefined();
     });
   });
@@ -190,7 +240,12 @@ describe('store.redact_arguments: none', () => {
   let tw: Harness;
   beforeAll(async () => {
     tw = await startToolwatch({ config: { store: { redact_arguments: 'none' } } });
-    await tw.app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(request('raw', 'c0ffee00000000000000000000000003')) });
+    await tw.app.inject({
+      method: 'POST',
+      url: '/v1/traces',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(request('raw', 'c0ffee00000000000000000000000003')),
+    });
   });
   afterAll(async () => {
     await tw?.close();

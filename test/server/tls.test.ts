@@ -22,11 +22,29 @@ import { otelClient } from '../helpers/otel.js';
 
 /** A self-signed certificate for 127.0.0.1 and localhost (cert.pem, key.pem in `dir`), valid one day. */
 function makeCertificate(dir: string, cn: string): void {
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1',
-    '-subj', `/CN=${cn}`, '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${cn}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'pipe' },
+  );
 }
 
 /** The certificate a fresh TLS connection is served, as its fingerprint. */
@@ -57,7 +75,10 @@ describe('HTTPS in-process (server.tls)', () => {
     const cfg = loadConfig({ cwd: dir, env: {}, overrides: { server: { tls } } });
     const read = readTls(cfg.server.tls!);
     if (!read.ok) throw new Error(read.problem);
-    tw = await startToolwatch({ config: { auth: made.auth, server: { host: '127.0.0.1', port: 0, tls } }, app: { https: read.material } });
+    tw = await startToolwatch({
+      config: { auth: made.auth, server: { host: '127.0.0.1', port: 0, tls } },
+      app: { https: read.material },
+    });
     port = Number(new URL(tw.url).port);
   });
   afterAll(async () => {
@@ -71,11 +92,22 @@ describe('HTTPS in-process (server.tls)', () => {
   });
 
   it('the real OTel exporter exports over https with its CA and token', async () => {
-    const client = otelClient(tw.url, { service: 'tls-agent', ca: readFileSync(path.join(dir, 'cert.pem')), headers: bearer(token) });
+    const client = otelClient(tw.url, {
+      service: 'tls-agent',
+      ca: readFileSync(path.join(dir, 'cert.pem')),
+      headers: bearer(token),
+    });
     try {
       await agentCalls(client, { valid: 2, mismatch: 1 });
-      await eventually(async () => metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: 'tls-agent' }) === 3);
-      expect(metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: 'tls-agent', outcome: 'SchemaMismatch' })).toBe(1);
+      await eventually(
+        async () => metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: 'tls-agent' }) === 3,
+      );
+      expect(
+        metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', {
+          service: 'tls-agent',
+          outcome: 'SchemaMismatch',
+        }),
+      ).toBe(1);
     } finally {
       await client.shutdown();
     }

@@ -20,7 +20,13 @@ type Format = 'protobuf' | 'json';
 const CONTENT_TYPE: Record<Format, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
 
 // google.rpc.Code values carried in the Status body.
-const CODE = { INVALID_ARGUMENT: 3, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+const CODE = {
+  INVALID_ARGUMENT: 3,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
 
 /** Names listed in a forbidden_service partialSuccess message. */
 const MAX_NAMED_SERVICES = 5;
@@ -120,7 +126,7 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
   }
 }
 
-/** The spans of services the token may write, and what was left out (a batch usually holds one service: one test per service). */
+/** The spans of services the token may write, and what was left out (one glob test per service in the batch). */
 function forbiddenSpans(spans: readonly Span[], sees: (service: string) => boolean) {
   const verdict = new Map<string, boolean>();
   const allowed: Span[] = [];

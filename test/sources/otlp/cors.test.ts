@@ -15,7 +15,11 @@ const APP = 'https://app.example.com';
 const preflight = (origin: string, method = 'POST') => ({
   method: 'OPTIONS' as const,
   url: '/v1/traces',
-  headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type,authorization' },
+  headers: {
+    origin,
+    'access-control-request-method': method,
+    'access-control-request-headers': 'content-type,authorization',
+  },
 });
 const exportFrom = (origin: string, auth: Record<string, string> = {}) => ({
   method: 'POST' as const,
@@ -35,7 +39,10 @@ describe('CORS for browser agents', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-cors-'));
     const made = tokenConfig(dir, { browser: { scopes: ['ingest'] } });
     token = made.tokens.browser!;
-    listed = await startToolwatch({ listen: false, config: { auth: made.auth, server: { cors_origins: [APP, 'http://localhost:5173'] } } });
+    listed = await startToolwatch({
+      listen: false,
+      config: { auth: made.auth, server: { cors_origins: [APP, 'http://localhost:5173'] } },
+    });
     any = await startToolwatch({ listen: false, config: { auth: made.auth, server: { cors_origins: ['*'] } } });
     none = await startToolwatch({ listen: false, config: { auth: made.auth } });
   });
@@ -63,7 +70,9 @@ describe('CORS for browser agents', () => {
       expect(res.statusCode).toBe(403);
       expect(res.headers['access-control-allow-methods']).toBeUndefined();
     }
-    expect((await listed.app.inject(preflight('https://evil.example'))).headers['access-control-allow-origin']).toBeUndefined();
+    expect(
+      (await listed.app.inject(preflight('https://evil.example'))).headers['access-control-allow-origin'],
+    ).toBeUndefined();
   });
 
   it('the export itself: allowed origin named on success and on refusal; Retry-After readable', async () => {
@@ -90,6 +99,8 @@ describe('CORS for browser agents', () => {
 
   it('without cors_origins: no preflight route and no CORS headers', async () => {
     expect((await none.app.inject(preflight(APP))).statusCode).toBe(404);
-    expect((await none.app.inject(exportFrom(APP, bearer(token)))).headers['access-control-allow-origin']).toBeUndefined();
+    expect(
+      (await none.app.inject(exportFrom(APP, bearer(token)))).headers['access-control-allow-origin'],
+    ).toBeUndefined();
   });
 });
