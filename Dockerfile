@@ -13,10 +13,12 @@ RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: no compiler, no dev dependencies, not root.
 FROM node:20-bookworm-slim
+# The image's config asks for a token from the secret /run/secrets/toolwatch_token (config/container.yaml).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4318 \
-    DATABASE_URL=/var/lib/toolwatch/toolwatch.db
+    DATABASE_URL=/var/lib/toolwatch/toolwatch.db \
+    TOOLWATCH_CONFIG=/app/config/container.yaml
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -1,8 +1,14 @@
 /**
  * buildApp: every route and the error handler on a Fastify instance. It never listens — main.ts
- * does, and tests use app.inject or listen on port 0.
+ * does, and tests use app.inject or listen on port 0. CORS and token authentication are registered
+ * before any route, so every route is guarded (src/auth/hook.ts); the read routes get a Reader per
+ * request (src/queries/reader.ts), never the store.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerAuth } from './auth/hook.js';
+import { readerFor } from './queries/reader.js';
+import type { TlsMaterial } from './server/tls.js';
+import { CorsPolicy, registerCors } from './sources/otlp/cors.js';
 import { failuresRoutes } from './api/failures.js';
 import { healthRoutes } from './api/health.js';
 import { judgeRoutes } from './api/judge.js';
@@ -14,9 +20,15 @@ import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
 import type { Services } from './services.js';
 
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export interface AppOptions {
+  /** Serve HTTPS with this certificate and key (server.tls); main.ts reads them. */
+  https?: TlsMaterial;
+}
+
+export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config, store, metrics, pipeline, now } = services;
   const app = Fastify({
+    ...(opts.https ? { https: opts.https } : {}),
     loggerInstance: services.log as FastifyBaseLogger,
     // JSON API bodies only; OTLP reads its own body under its own limit.
     bodyLimit: 1024 * 1024,
@@ -35,6 +47,19 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return reply.code(status).send({ error: status === 500 ? 'Internal Server Error' : err.name, message: status === 500 ? 'internal error' : err.message });
   });
 
+  const cors = new CorsPolicy(config.server.corsOrigins);
+  registerCors(app, cors);
+  registerAuth(app, { tokens: services.tokens, metrics });
+  const langfuse = services.langfuse;
+  const read = readerFor({
+    store,
+    now,
+    metrics,
+    alerting: services.alerting,
+    judge: services.judge,
+    ...(langfuse ? { langfuse: () => langfuse.info() } : {}),
+  });
+
   await app.register(otlpRoutes, {
     pipeline,
     store,
@@ -44,15 +69,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     retryAfterSeconds: config.ingest.retryAfterSeconds,
     maxAttributeDepth: config.ingest.maxAttributeDepth,
     isDraining,
+    cors,
   });
   await app.register(healthRoutes, { store, isDraining });
   await app.register(metricsRoutes, { registry: metrics.registry });
-  await app.register(failuresRoutes, { store, now });
-  await app.register(statsRoutes, { store, now });
-  const langfuse = services.langfuse;
-  await app.register(sourcesRoutes, { metrics, ...(langfuse ? { langfuse: () => langfuse.info() } : {}) });
-  await app.register(judgeRoutes, { judge: services.judge, now });
-  await app.register(alertsRoutes, { alerting: services.alerting });
-  await app.register(uiRoutes, { store, now, alerting: services.alerting, judge: services.judge });
+  await app.register(failuresRoutes, { read, now });
+  await app.register(statsRoutes, { read, now });
+  await app.register(sourcesRoutes, { read });
+  await app.register(judgeRoutes, { judge: services.judge, now, read });
+  await app.register(alertsRoutes, { read });
+  await app.register(uiRoutes, { read });
   return app;
 }

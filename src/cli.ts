@@ -17,6 +17,7 @@ import { createMetrics } from './metrics/registry.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { createJudge } from './judge/service.js';
+import { storeRedactor } from './redact/stored.js';
 import { checkLabel } from './judge/verdict.js';
 import type { Label } from './judge/types.js';
 import { runEvalCli } from './eval/cli.js';
@@ -79,7 +80,9 @@ async function withStore(argv: readonly string[], env: NodeJS.ProcessEnv, io: Cl
 async function judgeOnce(config: Config, store: Store, io: CliIo): Promise<number> {
   const log = createLogger(config.logLevel);
   const metrics = createMetrics();
-  const judge = createJudge(config.judge, { store, metrics, labels: new LabelCap(config.metrics.maxLabelValues), log, now: Date.now }, { requireEnabled: false });
+  const labels = new LabelCap(config.metrics.maxLabelValues);
+  const redactor = storeRedactor(config.store.redactArguments);
+  const judge = createJudge(config.judge, { store, metrics, labels, log, now: Date.now, redactor }, { requireEnabled: false });
   if (!judge.job) {
     io.err('toolwatch: judge.model is not set; nothing to run\n');
     return 2;
@@ -117,7 +120,8 @@ async function importLabels(file: string, config: Config, store: Store, io: CliI
     io.err(`toolwatch: ${file}: ${problems.length} invalid line(s), nothing imported:\n  ${problems.slice(0, 50).join('\n  ')}\n`);
     return 2;
   }
-  const judge = createJudge(config.judge, { store, metrics: createMetrics(), labels: new LabelCap(1), log: createLogger(config.logLevel), now: Date.now }, { requireEnabled: true });
+  const wiring = { store, metrics: createMetrics(), labels: new LabelCap(1), log: createLogger(config.logLevel), now: Date.now };
+  const judge = createJudge(config.judge, { ...wiring, redactor: storeRedactor(config.store.redactArguments) }, { requireEnabled: true });
   const stored = await judge.store.upsertLabels(labels, Date.now());
   const c = await judge.calibration();
   io.out(`${JSON.stringify({ imported: stored, calibration: c })}\n`);

@@ -12,10 +12,13 @@ import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
 import { parse as parseYaml } from 'yaml';
+import { authFileSchema, checkExposure, toAuthConfig, type AuthConfig } from './auth/config.js';
 import { alertsFileSchema, applyAlertsEnv, toAlertsConfig, type AlertsConfig } from './alerts/config.js';
 import { loadToolRegistry } from './check/registry.js';
 import { checkJudgeConfig, judgeFileSchema, toJudgeConfig, type JudgeConfig } from './judge/config.js';
 import { builtinKinds, type Kinds } from './kinds.js';
+import type { StoredRedaction } from './redact/stored.js';
+import { readTls, tlsFileSchema, toTlsConfig, type TlsConfig } from './server/tls.js';
 import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig } from './sources/langfuse/config.js';
 import { deepFreeze } from './util/deep-freeze.js';
 import { durationMs, durationSchema as duration } from './util/duration.js';
@@ -30,7 +33,17 @@ export interface ToolSource {
 
 export interface Config {
   configPath: string | undefined;
-  server: { host: string; port: number; shutdownGraceMs: number };
+  server: {
+    host: string;
+    port: number;
+    shutdownGraceMs: number;
+    /** Serve HTTPS with this certificate and key (re-read on SIGHUP); absent = plain HTTP. */
+    tls?: TlsConfig;
+    /** Origins whose browser agents may POST /v1/traces (CORS); `*` = any. */
+    corsOrigins: string[];
+  };
+  /** API tokens and the loopback-only default (src/auth/config.ts); token values never appear here. */
+  auth: AuthConfig;
   logLevel: string;
   /** A SQLite file path (sqlite:/file: prefixes removed) or a postgres:// URL. */
   database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
@@ -44,7 +57,13 @@ export interface Config {
   };
   dedupe: { maxTraces: number; maxCallsPerTrace: number; traceTtlMs: number; executionGraceMs: number };
   metrics: { maxLabelValues: number };
-  store: { failuresPerToolPerMinute: number; retentionDays: number; sqliteSynchronous: 'NORMAL' | 'FULL' };
+  store: {
+    failuresPerToolPerMinute: number;
+    retentionDays: number;
+    sqliteSynchronous: 'NORMAL' | 'FULL';
+    /** What stored arguments and trajectories are masked for (src/redact/stored.ts). */
+    redactArguments: StoredRedaction;
+  };
   tools: ToolSource[];
   /** The hourly LLM judge (src/judge/config.ts); apiKey comes from env JUDGE_API_KEY. */
   judge: JudgeConfig;
@@ -76,8 +95,16 @@ export const fileSchema = {
         host: { type: 'string', minLength: 1, default: '127.0.0.1' },
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 4318 },
         shutdown_grace: { ...duration, default: '10s' },
+        tls: tlsFileSchema,
+        cors_origins: {
+          type: 'array',
+          default: [],
+          uniqueItems: true,
+          items: { type: 'string', pattern: '^(\\*|https?://[^/\\s*]+)$' },
+        },
       },
     },
+    auth: authFileSchema,
     log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     database_url: { type: 'string', minLength: 1, default: './data/toolwatch.db' },
     ingest: {
@@ -116,6 +143,7 @@ export const fileSchema = {
         failures_per_tool_per_minute: { ...posInt, default: 20 },
         retention_days: { ...posInt, default: 14 },
         sqlite_synchronous: { enum: ['NORMAL', 'FULL'], default: 'NORMAL' },
+        redact_arguments: { enum: ['secrets', 'pii', 'none'], default: 'secrets' },
       },
     },
     tools: {
@@ -239,10 +267,26 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
   if (judge) problems.push(...checkJudgeConfig(judge));
   const alerts = ok('alerts') ? toAlertsConfig(f.alerts, { baseDir: base, rules: ph.kinds.rules, notifiers: ph.kinds.notifiers }, problems) : undefined;
   const langfuse = ok('langfuse') ? toLangfuseConfig(f.langfuse, { publicKey: ph.env.LANGFUSE_PUBLIC_KEY, secretKey: ph.env.LANGFUSE_SECRET_KEY }, problems) : undefined;
-  if (ph.broken.size > 0 || !judge || !alerts || !langfuse) return undefined;
+  const auth = ok('auth') ? toAuthConfig(f.auth, { baseDir: base, env: ph.env }, problems) : undefined;
+  if (auth && ok('server')) {
+    problems.push(...checkExposure(f.server.host, { tokens: f.auth.tokens.length, allowUnauthenticated: auth.allowUnauthenticated }));
+  }
+  const tls = ok('server') && f.server.tls ? toTlsConfig(f.server.tls, base) : undefined;
+  if (tls) {
+    const read = readTls(tls);
+    if (!read.ok) problems.push(`server.tls: ${read.problem}`);
+  }
+  if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !auth) return undefined;
   return {
     configPath: ph.configPath,
-    server: { host: f.server.host, port: f.server.port, shutdownGraceMs: durationMs(f.server.shutdown_grace) },
+    server: {
+      host: f.server.host,
+      port: f.server.port,
+      shutdownGraceMs: durationMs(f.server.shutdown_grace),
+      ...(tls ? { tls } : {}),
+      corsOrigins: [...f.server.cors_origins],
+    },
+    auth,
     logLevel: f.log_level,
     database: parseDatabaseUrl(f.database_url, ph.cwd),
     ingest: {
@@ -262,6 +306,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       failuresPerToolPerMinute: f.store.failures_per_tool_per_minute,
       retentionDays: f.store.retention_days,
       sqliteSynchronous: f.store.sqlite_synchronous,
+      redactArguments: f.store.redact_arguments,
     },
     tools,
     judge,

@@ -6,6 +6,8 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services.js';
+import { reloadSecrets } from './server/reload.js';
+import { readTls } from './server/tls.js';
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   let config: Config;
@@ -21,8 +23,23 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   }
   const log = createLogger(config.logLevel);
   const services = await createServices(config, log);
-  const app = await buildApp(services);
+  // The config phase checked the files; read again here, they are the ones served.
+  const tlsConfig = config.server.tls;
+  const tls = tlsConfig ? readTls(tlsConfig) : undefined;
+  if (tls && !tls.ok) throw new Error(`server.tls changed since the config was checked: ${tls.problem}`);
+  const app = await buildApp(services, tls ? { https: tls.material } : {});
   await app.listen({ host: config.server.host, port: config.server.port });
+  // SIGHUP re-reads token files and the certificate (src/server/reload.ts).
+  const server = app.server as unknown as { setSecureContext(o: object): void };
+  const reload = () =>
+    reloadSecrets({
+      tokens: services.tokens,
+      metrics: services.metrics,
+      log,
+      ...(tlsConfig ? { tls: { config: tlsConfig, apply: (m) => server.setSecureContext(m) } } : {}),
+    });
+  process.on('SIGHUP', reload);
+  log.info({ tokens: services.tokens.names, tls: Boolean(tls), cors: config.server.corsOrigins }, 'security');
   log.info({ store: services.store.kind, config: config.configPath ?? '(defaults)', tools: services.registry.size }, 'toolwatch is listening');
 
   let stopping = false;

@@ -19,6 +19,8 @@ import type { JudgeClient } from './judge/client.js';
 import type { VerdictRecord } from './judge/types.js';
 import { createAlerting, type Alerting } from './alerts/setup.js';
 import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './sources/langfuse/setup.js';
+import { TokenSet } from './auth/tokens.js';
+import { storeRedactor } from './redact/stored.js';
 
 export interface Services {
   config: Config;
@@ -38,6 +40,8 @@ export interface Services {
   alerting: Alerting;
   /** Langfuse as a source; undefined unless langfuse.enabled. */
   langfuse?: LangfuseRuntime;
+  /** The API tokens in force (auth.tokens; reload() on SIGHUP). */
+  tokens: TokenSet;
   /** Set while shutting down: the receiver answers 503 so clients retry elsewhere. */
   draining: boolean;
   close(): Promise<void>;
@@ -62,6 +66,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   // loadConfig read these files already; failing now means they changed under us.
   if (!loaded.ok) throw new Error(`tool registry files changed since the config was checked: ${loaded.problems.join('; ')}`);
   const kinds = overrides.kinds ?? builtinKinds();
+  // Before the store opens: a token file that vanished since the config phase stops start-up here.
+  const tokens = new TokenSet(config.auth);
+  const redactor = storeRedactor(config.store.redactArguments);
   const now = overrides.now ?? Date.now;
   const store = overrides.store ?? (await openStore(config, log));
   let ledger: Ledger | undefined;
@@ -85,7 +92,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   let judge: Judge;
   try {
     judge = createJudge(config.judge, {
-      store, metrics, labels, log, now,
+      store, metrics, labels, log, now, redactor,
       ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
       ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
       // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
@@ -103,6 +110,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     metrics,
     labels,
     failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
+    redactor,
     executionGraceMs: config.dedupe.executionGraceMs,
     now,
     sinks: judge.sink ? [judge.sink] : [],
@@ -148,6 +156,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     alerting,
     judge,
     ...(langfuse ? { langfuse } : {}),
+    tokens,
     draining: false,
     async close() {
       scheduler.stop();

@@ -1,8 +1,8 @@
 /** GET /api/alerts — the rules, every alert instance with its last value, notifiers (no secrets) and the outbox. */
 import type { FastifyInstance } from 'fastify';
-import type { Alerting } from '../alerts/setup.js';
 import { alertsSnapshot } from '../queries/alerts.js';
+import type { ReaderFor } from '../queries/reader.js';
 
-export async function alertsRoutes(app: FastifyInstance, opts: { alerting: Alerting | undefined }): Promise<void> {
-  app.get('/api/alerts', () => alertsSnapshot(opts.alerting));
+export async function alertsRoutes(app: FastifyInstance, opts: { read: ReaderFor }): Promise<void> {
+  app.get('/api/alerts', (req) => alertsSnapshot(opts.read(req)));
 }

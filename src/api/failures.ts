@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { FAILURE_OUTCOMES } from '../model.js';
 import { failuresPage } from '../queries/failures.js';
-import type { Store } from '../store/store.js';
+import type { ReaderFor } from '../queries/reader.js';
 import { parseSince } from './time-params.js';
 
 interface Query {
@@ -13,8 +13,8 @@ interface Query {
   cursor?: string;
 }
 
-/** GET /api/failures — recent failed calls with their raw arguments and validation errors, newest first. */
-export async function failuresRoutes(app: FastifyInstance, opts: { store: Store; now: () => number }): Promise<void> {
+/** GET /api/failures — recent failed calls with their (redacted) arguments and validation errors, newest first. */
+export async function failuresRoutes(app: FastifyInstance, opts: { read: ReaderFor; now: () => number }): Promise<void> {
   app.get<{ Querystring: Query }>(
     '/api/failures',
     {
@@ -40,7 +40,7 @@ export async function failuresRoutes(app: FastifyInstance, opts: { store: Store;
         sinceMs = parseSince(q.since, opts.now());
         if (sinceMs === undefined) return reply.code(400).send({ error: 'Bad Request', message: 'querystring/since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds' });
       }
-      return failuresPage(opts.store, {
+      return failuresPage(opts.read(req), {
         ...(q.service ? { service: q.service } : {}),
         ...(q.tool ? { tool: q.tool } : {}),
         ...(q.outcome ? { outcome: q.outcome } : {}),

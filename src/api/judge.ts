@@ -8,14 +8,15 @@ import type { Judge } from '../judge/service.js';
 import type { Label } from '../judge/types.js';
 import { checkLabel } from '../judge/verdict.js';
 import { judgeSummary, trajectoryDetail } from '../queries/judge.js';
+import type { ReaderFor } from '../queries/reader.js';
 import { durationSchema } from '../util/duration.js';
 
 const MAX_LABELS_PER_REQUEST = 10_000;
 
-export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | undefined; now: () => number }): Promise<void> {
+export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | undefined; now: () => number; read: ReaderFor }): Promise<void> {
   const unavailable = { error: 'Service Unavailable', message: 'the judge is not available with this store' };
 
-  app.post('/api/labels', async (req, reply) => {
+  app.post('/api/labels', { config: { auth: 'admin' } }, async (req, reply) => {
     const judge = opts.judge;
     if (!judge) return reply.code(503).send(unavailable);
     const items = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
@@ -54,7 +55,7 @@ export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | u
     async (req, reply) => {
       const judge = opts.judge;
       if (!judge) return reply.code(503).send(unavailable);
-      return judgeSummary(judge, {
+      return judgeSummary({ ...opts.read(req), judge }, {
         window: req.query.window ?? '7d',
         nowMs: opts.now(),
         runs: req.query.runs ?? 20,
@@ -69,7 +70,7 @@ export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | u
     async (req, reply) => {
       const judge = opts.judge;
       if (!judge) return reply.code(503).send(unavailable);
-      const t = await trajectoryDetail(judge, req.params.traceId.toLowerCase());
+      const t = await trajectoryDetail({ ...opts.read(req), judge }, req.params.traceId.toLowerCase());
       if (!t) return reply.code(404).send({ error: 'Not Found', message: 'no stored trajectory for this trace (not sampled, not complete yet and dropped, or pruned)' });
       return t;
     },

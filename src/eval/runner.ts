@@ -5,7 +5,7 @@
  * redaction fails, the raw value is replaced by null (fail closed), never written as is.
  */
 import { randomUUID } from 'node:crypto';
-import { createRedactor } from '../judge/redact.js';
+import { createRedactor } from '../redact/redact.js';
 import type { AdapterRegistry, ModelAdapter } from './adapters/adapter.js';
 import { converse, type ConversationResult } from './conversation.js';
 import { appendRecord, type ResultRecord, type RunRecord } from './records.js';

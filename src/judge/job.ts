@@ -11,7 +11,7 @@
 import type { JudgeAnswer, JudgeClient } from './client.js';
 import { estimateTokens, JudgeTransportError } from './client.js';
 import { buildMessages, redactTrajectory, type ChatMessage, type PromptTemplate } from './prompt.js';
-import type { Redactor } from './redact.js';
+import type { Redactor } from '../redact/redact.js';
 import { inclusionProbability, weightOf, type SamplingPolicy } from './sampler.js';
 import type { JudgeStore } from './store.js';
 import type { Trajectory, VerdictRecord } from './types.js';

@@ -4,7 +4,7 @@
  * editing a shipped one: every verdict records the version it was made with, and calibration (κ)
  * must be measured again for a new version.
  */
-import type { Redactor } from './redact.js';
+import type { Redactor } from '../redact/redact.js';
 import type { Step, Trajectory } from './types.js';
 
 export interface PromptTemplate {

@@ -12,7 +12,8 @@ import { OpenAIJudgeClient, type JudgeClient } from './client.js';
 import type { JudgeConfig } from './config.js';
 import { JudgeJob, type JudgeJobDeps, type JudgeMetricsPort } from './job.js';
 import { loadPrompt } from './prompt-file.js';
-import { createRedactor } from './redact.js';
+import { createRedactor } from '../redact/redact.js';
+import type { StoreRedactor } from '../redact/stored.js';
 import type { SamplingPolicy } from './sampler.js';
 import { JudgeStore } from './store.js';
 import { TrajectorySink } from './trajectory.js';
@@ -35,6 +36,8 @@ export interface JudgeWiring {
   labels: LabelCap;
   log: Logger;
   now: () => number;
+  /** Masks sampled trajectories before they are stored (store.redact_arguments). */
+  redactor: StoreRedactor;
   /** Replaces the OpenAI client (tests). */
   client?: JudgeClient;
   onVerdict?: (v: VerdictRecord) => void | Promise<void>;
@@ -78,7 +81,14 @@ export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEna
   const active = opts.requireEnabled === false ? Boolean(cfg.model) : cfg.enabled;
   if (!active) return judge;
   const policy = policyOf(cfg);
-  judge.sink = new TrajectorySink({ project: cfg.project, policy, store, now: w.now });
+  judge.sink = new TrajectorySink({
+    project: cfg.project,
+    policy,
+    store,
+    now: w.now,
+    redactor: w.redactor,
+    onRedactionFailure: () => w.metrics.redactionFailures.inc({ what: 'trajectory' }),
+  });
   const client =
     w.client ??
     new OpenAIJudgeClient({

@@ -4,7 +4,7 @@
  * trajectory.ts); everything else is the job's and the API's.
  */
 import { num, optStr } from '../store/rows.js';
-import type { BatchExtension, Row, Sql } from '../store/sql.js';
+import { servicesMatch, type BatchExtension, type Row, type Sql } from '../store/sql.js';
 import { assemble, type TrajectoryHeader } from './assemble.js';
 import type { Label, RunRecord, Step, Trajectory, TrajectoryStatus, VerdictRecord } from './types.js';
 
@@ -117,8 +117,11 @@ export class JudgeStore {
     return rows.map((r) => String(r.trace_id));
   }
 
-  async countByStatus(): Promise<Record<string, number>> {
-    const rows = await this.sql.all<Row>('SELECT status, COUNT(*) AS n FROM judge_trajectories GROUP BY status');
+  /** `services`: only trajectories of services matching these globs (a reader's view). */
+  async countByStatus(services?: readonly string[]): Promise<Record<string, number>> {
+    const args: unknown[] = [];
+    const where = services ? `WHERE ${servicesMatch(this.sql.dialect, 'service', services, (v) => (args.push(v), '?'))}` : '';
+    const rows = await this.sql.all<Row>(`SELECT status, COUNT(*) AS n FROM judge_trajectories ${where} GROUP BY status`, args);
     return Object.fromEntries(rows.map((r) => [String(r.status), num(r.n)]));
   }
 
@@ -228,11 +231,12 @@ export class JudgeStore {
     }));
   }
 
-  async verdictPoints(q: { sinceMs?: number; service?: string; runIds?: number[] }): Promise<VerdictPoint[]> {
+  async verdictPoints(q: { sinceMs?: number; service?: string; services?: readonly string[]; runIds?: number[] }): Promise<VerdictPoint[]> {
     const where = ["status = 'ok'"];
     const args: unknown[] = [];
     if (q.sinceMs !== undefined) (where.push('time_ms >= ?'), args.push(q.sinceMs));
     if (q.service) (where.push('service = ?'), args.push(q.service));
+    if (q.services) where.push(servicesMatch(this.sql.dialect, 'service', q.services, (v) => (args.push(v), '?')));
     if (q.runIds) {
       if (q.runIds.length === 0) return [];
       where.push(`run_id IN (${q.runIds.map(() => '?').join(', ')})`);

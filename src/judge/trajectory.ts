@@ -17,6 +17,7 @@
 import type { CheckedCall, SourceName, SpanFacts, ToolDef } from '../model.js';
 import type { BatchSink } from '../pipeline/pipeline.js';
 import { isFailure } from '../model.js';
+import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension } from '../store/store.js';
 import { maxProbability, samplePosition, type SamplingPolicy } from './sampler.js';
 import type { JudgeStore, TrajectoryWrite } from './store.js';
@@ -38,6 +39,10 @@ export interface TrajectorySinkDeps {
   policy: SamplingPolicy;
   store: JudgeStore;
   now: () => number;
+  /** Masks every free-text field of a step before it is stored (store.redact_arguments). */
+  redactor: StoreRedactor;
+  /** Called once per step a field of which could not be redacted (and was left out). */
+  onRedactionFailure?: () => void;
 }
 
 export class TrajectorySink implements BatchSink {
@@ -67,7 +72,9 @@ export class TrajectorySink implements BatchSink {
       const first = facts.reduce((a, b) => (b.startTimeMs < a.startTimeMs ? b : a));
       const hasFailure = input.calls.some((c) => c.traceId === traceId && isFailure(c.outcome.outcome));
       const steps = facts.flatMap((f) => {
-        const step = toStep(f, outcomes);
+        const raw = toStep(f, outcomes);
+        const step = raw && redactStep(raw, this.deps.redactor);
+        if (step?.omitted) this.deps.onRedactionFailure?.();
         if (step) step.seq = seenMs * 1000 + (this.counter++ % 1000);
         // Columns hold whole ms (BIGINT); the payload keeps the exact, sub-ms times that order the steps.
         return step ? [{ spanId: f.spanId, startMs: Math.floor(f.startTimeMs), endMs: Math.ceil(f.endTimeMs), kind: step.kind, payload: JSON.stringify(step) }] : [];
@@ -142,4 +149,43 @@ function toolDef(t: ToolDef): ToolDef {
     d.parameters = text.length <= MAX_SCHEMA ? t.parameters : { note: `schema omitted: ${text.length} chars` };
   }
   return d;
+}
+
+/**
+ * A step as stored: every free-text field through the store's redactor (arguments as JSON, so they
+ * stay JSON). A field the redactor cannot handle is left out and the step says which and why
+ * (`omitted`, `argumentsOmitted` on a call). Names, tokens, times and offered schemas are kept as they are.
+ */
+export function redactStep(step: Step, r: StoreRedactor): Step {
+  if (r.level === 'none') return step;
+  const out: Record<string, unknown> = { ...step };
+  const reasons: string[] = [];
+  const mask = (field: string, value: string | undefined, how: 'json' | 'text') => {
+    if (value === undefined) return;
+    const m = how === 'json' ? r.json(value) : r.text(value);
+    if (m.ok) out[field] = m.value;
+    else {
+      delete out[field];
+      reasons.push(`${field}: ${m.reason}`);
+    }
+  };
+  if (step.kind === 'model') {
+    mask('userMessage', step.userMessage, 'text');
+    mask('outputText', step.outputText, 'text');
+    mask('error', step.error, 'text');
+    out.calls = step.calls.map((c) => {
+      if (c.arguments === undefined) return c;
+      const m = r.json(c.arguments);
+      if (m.ok) return { ...c, arguments: m.value };
+      reasons.push(`calls[${c.name}].arguments: ${m.reason}`);
+      const { arguments: _dropped, ...rest } = c;
+      return { ...rest, argumentsOmitted: m.reason };
+    });
+  } else {
+    mask('arguments', step.arguments, 'json');
+    mask('result', step.result, 'json');
+    mask('errorType', step.errorType, 'text');
+  }
+  if (reasons.length) out.omitted = reasons.join('; ');
+  return out as unknown as Step;
 }

@@ -8,6 +8,8 @@ export interface StepCall {
   arguments?: string;
   /** The structural outcome toolwatch gave the call, when it was counted in the same batch. */
   outcome?: OutcomeName;
+  /** Why `arguments` is absent although the call had some: they could not be redacted (not stored). */
+  argumentsOmitted?: string;
 }
 
 /**
@@ -17,6 +19,8 @@ export interface StepCall {
  */
 interface Ordered {
   seq?: number;
+  /** Fields left out because they could not be redacted (store.redact_arguments fails closed), and why. */
+  omitted?: string;
 }
 
 /** A model request/response. */

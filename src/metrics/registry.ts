@@ -50,6 +50,24 @@ export function createMetrics(probes: MetricProbes = {}) {
       labelNames: ['reason'] as const,
       registers: r,
     }),
+    redactionFailures: new client.Counter({
+      name: 'toolwatch_redaction_failures_total',
+      help: 'Values store.redact_arguments could not redact, so they were not stored (the reason kept instead), by what: arguments, message (failure records), trajectory (a sampled step).',
+      labelNames: ['what'] as const,
+      registers: r,
+    }),
+    authDenied: new client.Counter({
+      name: 'toolwatch_auth_denied_total',
+      help: 'Requests refused by token authentication, by the scope the endpoint needs and reason: missing_token, invalid_token (401), missing_scope (403).',
+      labelNames: ['scope', 'reason'] as const,
+      registers: r,
+    }),
+    reloads: new client.Counter({
+      name: 'toolwatch_reloads_total',
+      help: 'Reloads on SIGHUP, by what (tokens, tls) and status (ok, failed: the previous one stays in use).',
+      labelNames: ['what', 'status'] as const,
+      registers: r,
+    }),
     duplicateSpans: new client.Counter({
       name: 'toolwatch_duplicate_spans_total',
       help: 'Tool-bearing spans received again (client retries) and not counted twice.',

@@ -13,11 +13,12 @@ import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { LabelCap } from '../metrics/label-cap.js';
 import type { Dialects } from '../normalize/registry.js';
+import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount } from './merge.js';
 import { decodePending, encodePending } from './pending-payload.js';
-import { buildWrite, callLabels, executionLabels, FailureCap, type CallLabels, type ExecutionLabels } from './write-batch.js';
+import { buildWrite, callLabels, executionLabels, FailureCap, type CallLabels, type ExecutionLabels, type WritePlan } from './write-batch.js';
 
 /** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
 export interface BatchSink {
@@ -40,6 +41,8 @@ export interface PipelineDeps {
   metrics: Metrics;
   labels: LabelCap;
   failuresPerToolPerMinute: number;
+  /** Masks what failure records store (store.redact_arguments). */
+  redactor: StoreRedactor;
   /** How long a call known only from its tool span waits for its proposal before it is counted. */
   executionGraceMs: number;
   now: () => number;
@@ -86,7 +89,7 @@ export class Pipeline {
     const calls = merged.calls.map((c) => this.check(c, source, now));
     const labels = calls.map((c) => callLabels(c, deps.labels));
     const execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
-    const plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now);
+    const plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now, deps.redactor);
     const batch: WriteBatch = {
       ...plan.rows,
       pendingAdd: merged.deferred.map(encodePending),
@@ -102,7 +105,7 @@ export class Pipeline {
     }
     plan.commitCaps();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, labels, execLabels, plan.dropped, merged.duplicateSpans);
+    this.count(source, calls, labels, execLabels, plan, merged.duplicateSpans);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     return {
       spans: spanCount,
@@ -127,7 +130,7 @@ export class Pipeline {
     for (const [source, items] of bySource) {
       const calls = items.map((p) => this.check(p.call, source, nowMs));
       const labels = calls.map((c) => callLabels(c, deps.labels));
-      const plan = buildWrite(source, calls, labels, [], [], this.failureCap, nowMs);
+      const plan = buildWrite(source, calls, labels, [], [], this.failureCap, nowMs, deps.redactor);
       const batch: WriteBatch = { ...plan.rows, pendingAdd: [], pendingRemove: items.map((p) => ({ traceId: p.traceId, callKey: p.key })), extensions: [] };
       try {
         await deps.store.write(batch);
@@ -136,7 +139,7 @@ export class Pipeline {
         throw err;
       }
       plan.commitCaps();
-      this.count(source, calls, labels, [], plan.dropped, 0);
+      this.count(source, calls, labels, [], plan, 0);
     }
     return due.length;
   }
@@ -177,7 +180,7 @@ export class Pipeline {
     calls: readonly CheckedCall[],
     labels: readonly CallLabels[],
     execLabels: readonly ExecutionLabels[],
-    dropped: number,
+    plan: Pick<WritePlan, 'dropped' | 'redactionFailures'>,
     duplicates: number,
   ): void {
     const m = this.deps.metrics;
@@ -188,7 +191,8 @@ export class Pipeline {
       if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
     }
     for (const l of execLabels) m.toolExecutions.inc(l);
-    if (dropped) m.failureRecordsDropped.inc(dropped);
+    if (plan.dropped) m.failureRecordsDropped.inc(plan.dropped);
+    for (const [what, n] of Object.entries(plan.redactionFailures)) if (n) m.redactionFailures.inc({ what }, n);
     if (duplicates) m.duplicateSpans.inc(duplicates);
   }
 }

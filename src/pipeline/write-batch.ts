@@ -6,6 +6,7 @@
  */
 import type { LabelCap } from '../metrics/label-cap.js';
 import type { CheckedCall, SourceName } from '../model.js';
+import type { StoreRedactor } from '../redact/stored.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
 import { minuteOf } from '../store/store.js';
 import type { ExecutionToRecord } from './merge.js';
@@ -13,6 +14,8 @@ import type { ExecutionToRecord } from './merge.js';
 export const UNKNOWN_TOOL = '_unknown';
 const MAX_TEXT = 200;
 const MAX_ARGS = 64 * 1024;
+/** Redaction sees this much past the clip, so a secret cut by the clip was still seen whole. */
+const REDACT_MARGIN = 8 * 1024;
 
 /** Bounded and storable everywhere: PostgreSQL TEXT refuses NUL, so it becomes U+FFFD. */
 const clip = (s: string, n = MAX_TEXT): string => {
@@ -81,6 +84,8 @@ export interface CallRows {
 export interface WritePlan {
   rows: CallRows;
   dropped: number;
+  /** Stored values the redactor refused (left out, the reason recorded): arguments and messages. */
+  redactionFailures: { arguments: number; message: number };
   /** Call after the batch committed: the cap counts only what was stored. */
   commitCaps(): void;
 }
@@ -94,12 +99,14 @@ export function buildWrite(
   execLabels: readonly ExecutionLabels[],
   cap: FailureCap,
   nowMs: number,
+  redactor: StoreRedactor,
 ): WritePlan {
   const aggregates = new Map<string, CallAggregate>();
   const failures: FailureRecord[] = [];
   const drops = new Map<string, { minute: number; service: string; tool: string; dropped: number }>();
   const capUse = new Map<string, number>();
   let dropped = 0;
+  const redactionFailures = { arguments: 0, message: 0 };
 
   for (let i = 0; i < calls.length; i++) {
     const c = calls[i]!;
@@ -123,6 +130,18 @@ export function buildWrite(
       continue;
     }
     capUse.set(capKey, (capUse.get(capKey) ?? 0) + 1);
+    // Only what is stored is masked; the outcome above was decided on the arguments as sent.
+    const args = c.args.kind !== 'none' ? redactor.json(c.args.raw.slice(0, MAX_ARGS + REDACT_MARGIN)) : undefined;
+    const text =
+      o.outcome === 'InvalidJson'
+        ? o.message
+        : o.outcome === 'UnknownName'
+          ? `not among the offered tools: ${o.known.slice(0, 50).join(', ')}`
+          : summarize(o.errors);
+    // A JSON parse error quotes the input it choked on.
+    const message = o.outcome === 'InvalidJson' ? redactor.text(text) : { ok: true as const, value: text };
+    if (args && !args.ok) redactionFailures.arguments++;
+    if (!message.ok) redactionFailures.message++;
     failures.push({
       // Span times carry sub-millisecond fractions; the stores keep whole milliseconds.
       timeMs: Math.floor(c.timeMs),
@@ -135,9 +154,10 @@ export function buildWrite(
       traceId: c.traceId,
       spanId: c.spanId,
       ...(c.callId ? { callId: clip(c.callId) } : {}),
-      ...(c.args.kind !== 'none' ? { arguments: clip(c.args.raw, MAX_ARGS) } : {}),
+      ...(args?.ok ? { arguments: clip(args.value, MAX_ARGS) } : {}),
+      ...(args && !args.ok ? { argumentsOmitted: args.reason } : {}),
       errors: o.outcome === 'SchemaMismatch' ? o.errors : [],
-      message: clip(o.outcome === 'InvalidJson' ? o.message : o.outcome === 'UnknownName' ? `not among the offered tools: ${o.known.slice(0, 50).join(', ')}` : summarize(o.errors), 2000),
+      message: clip(message.ok ? message.value : `[message not stored: ${message.reason}]`, 2000),
     });
   }
 
@@ -155,6 +175,7 @@ export function buildWrite(
   return {
     rows: { callAggregates: [...aggregates.values()], executionAggregates: [...execAggs.values()], failures, failureDrops: [...drops.values()] },
     dropped,
+    redactionFailures,
     commitCaps: () => cap.commit(capUse, minuteOf(nowMs)),
   };
 }

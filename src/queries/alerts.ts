@@ -1,13 +1,38 @@
-/** The alert rules, every instance with its last value, the notifiers (no secrets) and the outbox. */
+/**
+ * The alert rules, every instance with its last value, the notifiers (no secrets) and the outbox. A
+ * restricted reader sees the rules that name none of another team's services, the alerts and failed
+ * notifications of its services (an alert grouped by tool or model alone spans every service: not
+ * shown), and no outbox totals.
+ */
 import type { Alerting } from '../alerts/setup.js';
+import type { Reader } from './reader.js';
+import { isRestricted } from './view.js';
 
 /** What GET /api/alerts answers (the built-in page shows the same). */
-export async function alertsSnapshot(a: Alerting | undefined) {
-  if (!a) return { rules: [], alerts: [], notifiers: [], outbox: { pending: 0, sent: 0, failed: 0, recentFailures: [] } };
+export async function alertsSnapshot(reader: Reader) {
+  const a: Alerting | undefined = reader.alerting;
+  if (!a)
+    return { rules: [], alerts: [], notifiers: [], outbox: { pending: 0, sent: 0, failed: 0, recentFailures: [] } };
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  const [states, outbox] = await Promise.all([a.store.states(), a.store.outboxSummary(20)]);
+  const [allStates, outbox] = await Promise.all([a.store.states(), a.store.outboxSummary(20)]);
+  const { view } = reader;
+  const restricted = isRestricted(view);
+  const ruleService = new Map(
+    a.rules.map((r) => [r.config.name, typeof r.params.service === 'string' ? r.params.service : undefined]),
+  );
+  /** An alert's service: its group's, else its rule's; none when it spans every service. */
+  const sees = (rule: string, labels: Record<string, string>) => {
+    if (!restricted) return true;
+    const service = labels.service ?? ruleService.get(rule);
+    return service !== undefined && view.sees(service);
+  };
+  const states = allStates.filter((s) => sees(s.rule, s.labels));
+  const rules = a.rules.filter((r) => {
+    const service = ruleService.get(r.config.name);
+    return service === undefined || view.sees(service);
+  });
   return {
-    rules: a.rules.map((r) => ({
+    rules: rules.map((r) => ({
       name: r.config.name,
       kind: r.config.kind,
       severity: r.config.severity,
@@ -33,21 +58,24 @@ export async function alertsSnapshot(a: Alerting | undefined) {
     })),
     notifiers: a.notifiers.map((n) => ({ name: n.name, kind: n.kind, target: n.target })),
     outbox: {
-      pending: outbox.pending,
-      sent: outbox.sent,
-      failed: outbox.failed,
+      // Totals over every service's messages.
+      pending: restricted ? null : outbox.pending,
+      sent: restricted ? null : outbox.sent,
+      failed: restricted ? null : outbox.failed,
       // Permanent failures, surfaced: which message, to which notifier, and what the receiver said.
-      recentFailures: outbox.recentFailures.map((r) => ({
-        id: r.id,
-        notifier: r.notifier,
-        rule: r.message.rule,
-        status: r.message.status,
-        labels: r.message.labels,
-        attempts: r.attempts,
-        error: r.lastError,
-        createdAt: iso(r.createdMs),
-        failedAt: iso(r.doneMs),
-      })),
+      recentFailures: outbox.recentFailures
+        .filter((r) => sees(r.message.rule, r.message.labels))
+        .map((r) => ({
+          id: r.id,
+          notifier: r.notifier,
+          rule: r.message.rule,
+          status: r.message.status,
+          labels: r.message.labels,
+          attempts: r.attempts,
+          error: r.lastError,
+          createdAt: iso(r.createdMs),
+          failedAt: iso(r.doneMs),
+        })),
     },
   };
 }

@@ -1,5 +1,7 @@
-/** Recent failed calls with their raw arguments and validation errors, newest first, a page at a time. */
-import type { FailureQuery, Store, StoredFailure } from '../store/store.js';
+/** Recent failed calls with their (redacted) arguments and validation errors, newest first, a page at a time. */
+import type { FailureQuery, StoredFailure } from '../store/store.js';
+import type { Reader } from './reader.js';
+import { storeFilter } from './view.js';
 
 export interface FailuresPage {
   items: (StoredFailure & { time: string })[];
@@ -7,8 +9,8 @@ export interface FailuresPage {
   nextCursor: string | null;
 }
 
-export async function failuresPage(store: Store, q: FailureQuery): Promise<FailuresPage> {
-  const items = await store.failures(q);
+export async function failuresPage(r: Reader, q: Omit<FailureQuery, 'services'>): Promise<FailuresPage> {
+  const items = await r.store.failures({ ...q, ...storeFilter(r.view) });
   const last = items.at(-1);
   return {
     items: items.map((f) => ({ ...f, time: new Date(f.timeMs).toISOString() })),

@@ -1,17 +1,32 @@
-/** What the judge has found: sampling, trajectories by status, weighted rates, calibration, runs; one trajectory with its verdicts. */
+/**
+ * What the judge has found: sampling, trajectories by status, weighted rates, calibration, runs; one
+ * trajectory with its verdicts. A restricted reader gets the verdicts and trajectories of its services;
+ * runs and calibration span every service and are withheld (an empty list, null).
+ */
 import { verdictRates } from '../judge/calibration.js';
 import { CURRENT_PROMPT_VERSION } from '../judge/prompt-file.js';
 import type { Judge } from '../judge/service.js';
 import { durationMs } from '../util/duration.js';
+import type { Reader } from './reader.js';
+import { isRestricted, storeFilter } from './view.js';
 
 /** What GET /api/judge answers (the built-in page shows a part of it). `window` is a duration ('7d'). */
-export async function judgeSummary(judge: Judge, q: { window: string; nowMs: number; runs: number; service?: string }) {
+export async function judgeSummary(
+  r: Reader & { judge: Judge },
+  q: { window: string; nowMs: number; runs: number; service?: string },
+) {
+  const { judge, view } = r;
+  const restricted = isRestricted(view);
   const windowMs = durationMs(q.window);
   const sinceMs = q.nowMs - windowMs;
-  const points = await judge.store.verdictPoints({ sinceMs, ...(q.service ? { service: q.service } : {}) });
+  const points = await judge.store.verdictPoints({
+    sinceMs,
+    ...(q.service ? { service: q.service } : {}),
+    ...storeFilter(view),
+  });
   const byService = new Map<string, typeof points>();
   for (const p of points) byService.set(p.service, [...(byService.get(p.service) ?? []), p]);
-  const calibration = await judge.calibration();
+  const calibration = restricted ? null : await judge.calibration();
   return {
     enabled: judge.config.enabled,
     model: judge.config.model,
@@ -19,21 +34,22 @@ export async function judgeSummary(judge: Judge, q: { window: string; nowMs: num
     sampling: {
       project: judge.config.project,
       sampleRate: judge.config.sampleRate,
-      serviceRates: judge.config.serviceRates,
+      serviceRates: Object.fromEntries(Object.entries(judge.config.serviceRates).filter(([s]) => view.sees(s))),
       failedRate: judge.config.failedRate ?? null,
     },
-    trajectories: await judge.store.countByStatus(),
+    trajectories: await judge.store.countByStatus(view.globs),
     window: q.window,
     since: new Date(sinceMs).toISOString(),
     rates: verdictRates(points),
     services: [...byService].map(([service, ps]) => ({ service, ...verdictRates(ps) })),
     calibration,
-    runs: await judge.store.runs(q.runs),
+    runs: restricted ? [] : await judge.store.runs(q.runs),
   };
 }
 
-/** A stored trajectory with its verdicts and human label; undefined when none is stored. */
-export async function trajectoryDetail(judge: Judge, traceId: string) {
-  const t = await judge.store.trajectory(traceId);
-  return t ? { ...t, ...(await judge.store.judgementsOf(traceId)) } : undefined;
+/** A stored trajectory with its verdicts and human label; undefined when none is stored or the reader may not see its service. */
+export async function trajectoryDetail(r: Reader & { judge: Judge }, traceId: string) {
+  const t = await r.judge.store.trajectory(traceId);
+  if (!t || !r.view.sees(t.service)) return undefined;
+  return { ...t, ...(await r.judge.store.judgementsOf(traceId)) };
 }

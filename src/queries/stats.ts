@@ -4,9 +4,10 @@
  * minutes, the current one included.
  */
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
-import type { Store } from '../store/store.js';
 import { MINUTE_MS, minuteOf } from '../store/store.js';
 import { formatDuration } from '../util/duration.js';
+import type { Reader } from './reader.js';
+import { storeFilter } from './view.js';
 
 export interface ToolStats {
   service: string;
@@ -19,10 +20,13 @@ export interface ToolStats {
   errorRate: number | null;
 }
 
-export async function toolStats(store: Store, q: { windowMs: number; nowMs: number; service?: string }): Promise<{ window: string; sinceMs: number; tools: ToolStats[] }> {
+export async function toolStats(
+  r: Reader,
+  q: { windowMs: number; nowMs: number; service?: string },
+): Promise<{ window: string; sinceMs: number; tools: ToolStats[] }> {
   const windowMs = Math.max(MINUTE_MS, q.windowMs);
   const sinceMs = minuteOf(q.nowMs) - windowMs + MINUTE_MS;
-  const rows = await store.callCounts({ sinceMs, ...(q.service ? { service: q.service } : {}) });
+  const rows = await r.store.callCounts({ sinceMs, ...(q.service ? { service: q.service } : {}), ...storeFilter(r.view) });
   const byTool = new Map<string, ToolStats>();
   for (const r of rows) {
     const key = `${r.service}\u0000${r.tool}`;

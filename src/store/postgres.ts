@@ -15,7 +15,7 @@ import { withTransaction } from './pg-transaction.js';
 import { migrations } from './migrations/index.js';
 import { PgSql } from './pg-sql.js';
 import { fromFailureRow } from './rows.js';
-import { toPg, type Sql } from './sql.js';
+import { servicesMatch, toPg, type Sql } from './sql.js';
 import type {
   CallAggregate,
   CallCountQuery,
@@ -159,6 +159,7 @@ export class PostgresStore implements Store {
     const args: unknown[] = [];
     const p = (v: unknown): string => (args.push(v), `$${args.length}`);
     if (q.service) where.push(`service = ${p(q.service)}`);
+    if (q.services) where.push(servicesMatch('postgres', 'service', q.services, p));
     if (q.tool) {
       const t = p(q.tool);
       where.push(`(tool = ${t} OR name = ${t})`);
@@ -176,6 +177,7 @@ export class PostgresStore implements Store {
     const args: unknown[] = [q.sinceMs, q.untilMs ?? Number.MAX_SAFE_INTEGER];
     let sql = 'SELECT service, model, tool, outcome, SUM(count) AS count FROM call_minutes WHERE minute >= $1 AND minute < $2';
     if (q.service) (args.push(q.service), (sql += ` AND service = $${args.length}`));
+    if (q.services) sql += ` AND ${servicesMatch('postgres', 'service', q.services, (v) => (args.push(v), `$${args.length}`))}`;
     // COLLATE "C": byte order, as SQLite sorts, whatever locale the cluster was created with.
     sql += ' GROUP BY service, model, tool, outcome ORDER BY service COLLATE "C", tool COLLATE "C", model COLLATE "C", outcome COLLATE "C"';
     const res = await this.pool.query<{ service: string; model: string; tool: string; outcome: string; count: string }>(sql, args);
@@ -321,9 +323,10 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
   if (failures.length > 0) {
     // unnest keeps the array order, so ids follow arrival order as in SQLite.
     await c.query(
-      `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message)
+      `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
+         arguments_omitted)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])`,
+                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])`,
       [
         failures.map((f) => f.timeMs),
         failures.map((f) => f.source),
@@ -338,6 +341,7 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
         failures.map((f) => f.arguments ?? null),
         failures.map((f) => JSON.stringify(f.errors)),
         failures.map((f) => f.message),
+        failures.map((f) => f.argumentsOmitted ?? null),
       ],
     );
   }

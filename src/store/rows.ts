@@ -27,6 +27,7 @@ export function fromFailureRow(r: Row): StoredFailure {
     spanId: String(r.span_id),
     ...(r.call_id ? { callId: String(r.call_id) } : {}),
     ...(r.arguments !== null && r.arguments !== undefined ? { arguments: String(r.arguments) } : {}),
+    ...(r.arguments_omitted ? { argumentsOmitted: String(r.arguments_omitted) } : {}),
     errors: JSON.parse(String(r.errors)) as ValidationError[],
     message: String(r.message),
   };

@@ -5,6 +5,8 @@
  * PostgreSQL returns BIGINT and COUNT as strings: read numbers through the mappers in rows.ts.
  */
 
+import { likePattern, sqliteGlob } from '../util/glob.js';
+
 export type Row = Record<string, unknown>;
 
 export interface Sql {
@@ -47,4 +49,21 @@ export function byteOrder(sql: Pick<Sql, 'dialect'>, column: string): string {
 export function valuesList(rows: number, columns: number): string {
   const row = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
   return Array.from({ length: rows }, () => row).join(', ');
+}
+
+/**
+ * Rows of the services a reader may see (src/queries/view.ts): `column` matches one of the globs, on
+ * SQLite by GLOB and on PostgreSQL by LIKE, both case-sensitive. `param` adds a value and returns its
+ * placeholder. No globs: no rows.
+ */
+export function servicesMatch(
+  dialect: Sql['dialect'],
+  column: string,
+  globs: readonly string[],
+  param: (value: string) => string,
+): string {
+  if (globs.length === 0) return '1 = 0';
+  const one = (g: string) =>
+    dialect === 'postgres' ? `${column} LIKE ${param(likePattern(g))} ESCAPE '\\'` : `${column} GLOB ${param(sqliteGlob(g))}`;
+  return `(${globs.map(one).join(' OR ')})`;
 }

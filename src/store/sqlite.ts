@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
 import { fromFailureRow } from './rows.js';
-import type { Row, Sql } from './sql.js';
+import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
 import type { CallCountQuery, CallCountRow, FailureQuery, PendingRow, Store, StoredFailure, WriteBatch } from './store.js';
 
@@ -53,8 +53,9 @@ export class SqliteStore implements Store {
          ON CONFLICT (minute, source, service, tool, status) DO UPDATE SET count = count + excluded.count`,
       ),
       failure: this.db.prepare(
-        `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
+           arguments_omitted)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       pendingAdd: this.db.prepare('INSERT OR REPLACE INTO pending_calls (trace_id, call_key, due_ms, payload) VALUES (?, ?, ?, ?)'),
       pendingRemove: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ?'),
@@ -111,7 +112,8 @@ export class SqliteStore implements Store {
     for (const r of b.callAggregates) this.stmts.call.run(r);
     for (const r of b.executionAggregates) this.stmts.exec.run(r);
     for (const f of b.failures) {
-      this.stmts.failure.run(f.timeMs, f.source, f.service, f.model, f.tool, f.name, f.outcome, f.traceId, f.spanId, f.callId ?? null, f.arguments ?? null, JSON.stringify(f.errors), f.message);
+      this.stmts.failure.run(f.timeMs, f.source, f.service, f.model, f.tool, f.name, f.outcome, f.traceId, f.spanId, f.callId ?? null, f.arguments ?? null, JSON.stringify(f.errors), f.message,
+        f.argumentsOmitted ?? null);
     }
     for (const d of b.failureDrops) this.stmts.drop.run(d);
     for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload);
@@ -128,6 +130,7 @@ export class SqliteStore implements Store {
     const where: string[] = [];
     const args: unknown[] = [];
     if (q.service) (where.push('service = ?'), args.push(q.service));
+    if (q.services) where.push(servicesMatch('sqlite', 'service', q.services, (v) => (args.push(v), '?')));
     if (q.tool) (where.push('(tool = ? OR name = ?)'), args.push(q.tool, q.tool));
     if (q.outcome) (where.push('outcome = ?'), args.push(q.outcome));
     if (q.sinceMs !== undefined) (where.push('time_ms >= ?'), args.push(q.sinceMs));
@@ -141,6 +144,7 @@ export class SqliteStore implements Store {
     const args: unknown[] = [q.sinceMs, q.untilMs ?? Number.MAX_SAFE_INTEGER];
     let sql = `SELECT service, model, tool, outcome, SUM(count) AS count FROM call_minutes WHERE minute >= ? AND minute < ?`;
     if (q.service) (sql += ' AND service = ?'), args.push(q.service);
+    if (q.services) sql += ` AND ${servicesMatch('sqlite', 'service', q.services, (v) => (args.push(v), '?'))}`;
     sql += ' GROUP BY service, model, tool, outcome ORDER BY service, tool, model, outcome';
     return this.db.prepare(sql).all(...args) as CallCountRow[];
   }

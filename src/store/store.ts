@@ -43,8 +43,10 @@ export interface FailureRecord {
   traceId: string;
   spanId: string;
   callId?: string;
-  /** The raw arguments as sent (absent when not captured). */
+  /** The arguments as sent, masked per store.redact_arguments (absent when not captured). */
   arguments?: string;
+  /** Why the arguments were not stored: the redactor could not handle them (fail closed). */
+  argumentsOmitted?: string;
   /** Ajv errors for SchemaMismatch. */
   errors: ValidationError[];
   /** The JSON parse error, or the tools that were offered for UnknownName. */
@@ -85,6 +87,8 @@ export interface StoredFailure extends FailureRecord {
 
 export interface FailureQuery {
   service?: string;
+  /** Only services matching one of these globs (a reader's view, src/queries/view.ts); absent = every service. */
+  services?: readonly string[];
   /** Matches the counted tool or the raw name. */
   tool?: string;
   outcome?: string;
@@ -106,6 +110,8 @@ export interface CallCountQuery {
   sinceMs: number;
   untilMs?: number;
   service?: string;
+  /** As in FailureQuery. */
+  services?: readonly string[];
 }
 
 export interface Store {

@@ -3,26 +3,18 @@
  * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts) and
  * judgeSummary (GET /api/judge). No query logic of its own.
  */
-import type { Alerting } from '../alerts/setup.js';
-import type { Judge } from '../judge/service.js';
 import { alertsSnapshot } from '../queries/alerts.js';
 import { failuresPage } from '../queries/failures.js';
 import { judgeSummary } from '../queries/judge.js';
+import type { Reader } from '../queries/reader.js';
 import { finish, toolStats, type ToolStats } from '../queries/stats.js';
 import { OUTCOMES, type OutcomeName } from '../model.js';
-import type { Store, StoredFailure } from '../store/store.js';
+import type { StoredFailure } from '../store/store.js';
 
 /** Failures listed on the page; the rest are one click away in /api/failures. */
 export const PAGE_FAILURES = 50;
 /** The judge runs hourly: its summary covers the same default window as GET /api/judge. */
 export const JUDGE_WINDOW = '7d';
-
-export interface PageSources {
-  store: Store;
-  now: () => number;
-  alerting: Alerting | undefined;
-  judge: Judge | undefined;
-}
 
 export interface PageData {
   nowMs: number;
@@ -31,7 +23,7 @@ export interface PageData {
   sinceMs: number;
   /** The service filter, when one is set. */
   service?: string;
-  /** Every service with calls in the window (for the filter). */
+  /** Every service with calls in the window that the reader may see (for the filter). */
   services: string[];
   /** Per service and tool, worst error rate first. */
   tools: ToolStats[];
@@ -49,16 +41,18 @@ export interface PageData {
 const byConcern = (a: ToolStats, b: ToolStats): number =>
   (b.errorRate ?? -1) - (a.errorRate ?? -1) || b.total - a.total || a.service.localeCompare(b.service) || a.tool.localeCompare(b.tool);
 
-export async function loadPageData(src: PageSources, q: { window: string; windowMs: number; service?: string }): Promise<PageData> {
+export async function loadPageData(src: Reader, q: { window: string; windowMs: number; service?: string }): Promise<PageData> {
   const nowMs = src.now();
   const service = q.service || undefined;
-  // Unfiltered, so the service list stays complete; the filter applies below (a handful of rows).
+  const judgeOn = src.judge?.config.enabled ? src.judge : undefined;
+  // Not filtered by `service`, so the service list stays complete; the filter applies below (a handful of rows).
   const [stats, alerts, judge] = await Promise.all([
-    toolStats(src.store, { windowMs: q.windowMs, nowMs }),
-    src.alerting ? alertsSnapshot(src.alerting) : Promise.resolve(undefined),
-    src.judge?.config.enabled ? judgeSummary(src.judge, { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) }) : Promise.resolve(undefined),
+    toolStats(src, { windowMs: q.windowMs, nowMs }),
+    src.alerting ? alertsSnapshot(src) : Promise.resolve(undefined),
+    judgeOn ? judgeSummary({ ...src, judge: judgeOn }, { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) }) : Promise.resolve(undefined),
   ]);
-  const failures = (await failuresPage(src.store, { sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) })).items;
+  const failures = (await failuresPage(src, { sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) })).items;
+  // Failures are already of the reader's services; their trajectories are too.
   const trajectories = src.judge ? await src.judge.store.storedTraceIds(failures.map((f) => f.traceId)) : new Set<string>();
   const tools = stats.tools.filter((t) => !service || t.service === service).sort(byConcern);
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, tools.reduce((n, t) => n + t.counts[o], 0)])) as Record<OutcomeName, number>;

@@ -177,7 +177,8 @@ function alertsSection(d: PageData): SafeHtml {
 </tr>`,
       )}</tbody></table>`
     : html`<div class="empty">${a.rules.length ? `No alerts: ${a.rules.length} rule${a.rules.length === 1 ? '' : 's'} evaluated, none active.` : 'No alert rules configured (alerts.rules).'}</div>`;
-  const outbox = a.outbox.failed > 0 || a.outbox.pending > 0 ? html`<div class="foot">notifications: ${a.outbox.pending} pending, ${a.outbox.failed} failed permanently</div>` : '';
+  // null for a service-restricted token (the totals span every service).
+  const outbox = (a.outbox.failed ?? 0) > 0 || (a.outbox.pending ?? 0) > 0 ? html`<div class="foot">notifications: ${a.outbox.pending} pending, ${a.outbox.failed} failed permanently</div>` : '';
   return html`<section id="alerts-section"><h2>Alerts <small>${a.rules.length} rule${a.rules.length === 1 ? '' : 's'}</small>${link}</h2>${body}${outbox}</section>`;
 }
 
@@ -191,7 +192,7 @@ function judgeSection(d: PageData): SafeHtml | '' {
   const rate = (label: string, r: { rate: number | null; ci95: { low: number; high: number } | null }) =>
     html`<div><div class="k">${label}</div><div class="v">${fmtRate(r.rate)}</div><div class="s">${r.ci95 ? `95% CI ${fmtRate(r.ci95.low)}–${fmtRate(r.ci95.high)}` : 'no verdicts'}</div></div>`;
   const cal = j.calibration;
-  const problems = cal.fields.filter((f) => !f.calibrated).map((f) => `${f.field}: ${f.reason} (n=${f.n}${f.kappa === null ? '' : `, κ=${f.kappa.toFixed(2)}`})`);
+  const problems = (cal?.fields ?? []).filter((f) => !f.calibrated).map((f) => `${f.field}: ${f.reason} (n=${f.n}${f.kappa === null ? '' : `, κ=${f.kappa.toFixed(2)}`})`);
   const last = j.runs[0];
   const statuses = Object.entries(j.trajectories).map(([k, v]) => `${k} ${v}`).join(' · ') || 'none stored';
   return html`<section id="judge-section"><h2>Judge <small>${j.model} · prompt ${j.promptVersion} · last ${j.window}${d.service ? html` · ${d.service}` : ''} · weighted</small>
@@ -202,9 +203,8 @@ function judgeSection(d: PageData): SafeHtml | '' {
   ${rate('with unnecessary calls', j.rates.withUnnecessaryCalls)}
   ${rate('with dangerous calls', j.rates.withDangerousCalls)}
 </div>
-<div class="foot">${cal.calibrated ? 'calibrated against human labels' : html`<b>uncalibrated</b> — ${problems.join('; ')}`}
- · trajectories: ${statuses}
- · last run: ${last ? html`${last.status}, ${fmtTime(last.startedMs)} UTC, ${last.judged} judged${last.stopReason ? `, stopped: ${last.stopReason}` : ''}` : 'none yet'}</div>
+<div class="foot">${!cal ? '' : cal.calibrated ? 'calibrated against human labels · ' : html`<b>uncalibrated</b> — ${problems.join('; ')} · `}trajectories: ${statuses}
+${cal ? html` · last run: ${last ? html`${last.status}, ${fmtTime(last.startedMs)} UTC, ${last.judged} judged${last.stopReason ? `, stopped: ${last.stopReason}` : ''}` : 'none yet'}` : ''}</div>
 </section>`;
 }
 

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { durationMs, durationSchema } from '../util/duration.js';
-import { loadPageData, type PageSources } from './data.js';
+import type { ReaderFor } from '../queries/reader.js';
+import { loadPageData } from './data.js';
 import { renderPage } from './page.js';
 
 /** Longest window the page accepts (the store keeps store.retention_days anyway). */
@@ -23,7 +24,7 @@ export function contentSecurityPolicy(nonce: string): string {
   ].join('; ');
 }
 
-export async function uiRoutes(app: FastifyInstance, opts: PageSources): Promise<void> {
+export async function uiRoutes(app: FastifyInstance, opts: { read: ReaderFor }): Promise<void> {
   app.addHook('onRequest', async (req, reply) => {
     const nonce = randomBytes(16).toString('base64');
     (req as { cspNonce?: string }).cspNonce = nonce;
@@ -51,7 +52,7 @@ export async function uiRoutes(app: FastifyInstance, opts: PageSources): Promise
       const window = req.query.window ?? '1h';
       const windowMs = durationMs(window);
       if (windowMs > MAX_WINDOW_MS) return reply.code(400).send({ error: 'Bad Request', message: 'querystring/window must be at most 90d' });
-      const data = await loadPageData(opts, { window, windowMs, ...(req.query.service ? { service: req.query.service } : {}) });
+      const data = await loadPageData(opts.read(req), { window, windowMs, ...(req.query.service ? { service: req.query.service } : {}) });
       const nonce = (req as { cspNonce?: string }).cspNonce!;
       return reply.type('text/html; charset=utf-8').send(renderPage(data, nonce));
     },

@@ -13,7 +13,9 @@ function dirWith(yaml: string): string {
 describe('config', () => {
   it('defaults without a file, frozen', () => {
     const cfg = loadConfig({ cwd: mkdtempSync(path.join(tmpdir(), 'tw-')), env: {} });
-    expect(cfg.server).toEqual({ host: '127.0.0.1', port: 4318, shutdownGraceMs: 10_000 });
+    expect(cfg.server).toEqual({ host: '127.0.0.1', port: 4318, shutdownGraceMs: 10_000, corsOrigins: [] });
+    expect(cfg.auth).toEqual({ tokens: [], allowUnauthenticated: false });
+    expect(cfg.store.redactArguments).toBe('secrets');
     expect(cfg.database.kind).toBe('sqlite');
     expect(cfg.dedupe.executionGraceMs).toBe(10_000);
     expect(Object.isFrozen(cfg)).toBe(true);
@@ -27,7 +29,8 @@ describe('config', () => {
   });
 
   it('env overrides the file; --config and TOOLWATCH_CONFIG pick the file', () => {
-    const dir = dirWith('server:\n  port: 9000\nlog_level: warn\ntools:\n  - path: tools.json\n    service: s\n');
+    // (0.0.0.0 without tokens needs the escape hatch: see test/auth/config.test.ts)
+    const dir = dirWith('server:\n  port: 9000\nlog_level: warn\nauth:\n  allow_unauthenticated: true\ntools:\n  - path: tools.json\n    service: s\n');
     writeFileSync(path.join(dir, 'tools.json'), '[{"name": "get_weather", "parameters": {"type": "object"}}]');
     const cfg = loadConfig({ cwd: '/', argv: ['--config', path.join(dir, 'toolwatch.yaml')], env: { PORT: '9100', DATABASE_URL: 'sqlite:/tmp/x.db', LOG_LEVEL: 'debug', HOST: '0.0.0.0' } });
     expect(cfg.server.port).toBe(9100);

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { agentCalls } from '../alerts/helpers.js';
 import { fakeSlack, type FakeSlack } from '../fakes/slack.js';
+import { bearer, tokenConfig } from '../auth/tokens.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { otelClient, type OtelClient } from '../helpers/otel.js';
 import { startAlertmanager, startPrometheus, type Daemon } from './daemons.js';
@@ -57,8 +58,11 @@ describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-alert-path-'));
     slack = await fakeSlack();
-    tw = await startToolwatch();
-    client = otelClient(tw.url, { service: 'checkout' });
+    // toolwatch with tokens, as deployed: the agent and Prometheus each send theirs.
+    const made = tokenConfig(dir, { agent: { scopes: ['ingest'] }, prometheus: { scopes: ['metrics'] } });
+    tw = await startToolwatch({ config: { auth: made.auth } });
+    client = otelClient(tw.url, { service: 'checkout', headers: bearer(made.tokens.agent!) });
+    const metricsToken = made.tokens.prometheus!.file;
 
     const amConfig = readYaml('alertmanager/alertmanager.yml');
     Object.assign(amConfig.route, { group_wait: '1s', group_interval: '1s', repeat_interval: '1h' });
@@ -82,6 +86,8 @@ describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
     promConfig.alerting.alertmanagers[0].static_configs = [{ targets: [hostOf(am.url)] }];
     const job = promConfig.scrape_configs.find((j: { job_name: string }) => j.job_name === 'toolwatch');
     job.static_configs = [{ targets: [hostOf(tw.url)] }];
+    // The shipped job reads its token from a file (a secret in compose): here, the test's token file.
+    job.authorization.credentials_file = metricsToken;
     writeFileSync(path.join(dir, 'prometheus.yml'), stringify(promConfig));
     prom = await startPrometheus(path.join(dir, 'prometheus.yml'));
   }, 60_000);

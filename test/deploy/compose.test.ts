@@ -4,8 +4,10 @@
  * its services (Prometheus targets, Alertmanager, Grafana's data source, the Collector chain,
  * toolwatch's own config as toolwatch itself loads it).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { deploy, hostPort, imageEnv, readYaml } from './files.js';
@@ -14,8 +16,17 @@ const composeDir = path.join(deploy, 'compose');
 const compose = readYaml(path.join(composeDir, 'compose.yaml'));
 const services = compose.services as Record<string, any>;
 
-/** `${VAR:-default}` / `${VAR}` as compose interpolates them with nothing set. */
-const interpolate = (s: string) => s.replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (_m, _v, dflt: string | undefined) => dflt ?? '');
+/** What the user must set (`${VAR:?message}`): the test sets it as they would. */
+const REQUIRED: Record<string, string> = { TOOLWATCH_TOKEN: 'compose-test-token-0123456789abcdef' };
+/** `${VAR:-default}` / `${VAR}` / `${VAR:?message}` as compose interpolates them with only REQUIRED set. */
+const interpolate = (s: string) =>
+  s.replace(/\$\{(\w+)(?:(:?-)([^}]*)|:\?([^}]*))?\}/g, (_m, v: string, dash: string | undefined, dflt: string | undefined, required: string | undefined) => {
+    if (required !== undefined) {
+      if (!(v in REQUIRED)) throw new Error(`compose would stop: ${required}`);
+      return REQUIRED[v]!;
+    }
+    return dash ? (dflt ?? '') : (REQUIRED[v] ?? '');
+  });
 
 interface Mount {
   source: string;
@@ -49,11 +60,24 @@ const env = (service: string): Record<string, string> =>
 
 const toolwatches = Object.keys(services).filter((s) => services[s].image === 'toolwatch:local');
 
-/** toolwatch's config in a compose service, loaded the way the process in its container would. */
+/** The content of /run/secrets/<name> in a service's container, written to a host file. */
+function secretFile(service: string, containerPath: string): string {
+  const name = containerPath.replace(/^\/run\/secrets\//, '');
+  expect(services[service].secrets ?? [], `${service}: ${containerPath}`).toContain(name);
+  const s = compose.secrets[name] as { file?: string; environment?: string };
+  if (s.file) return path.resolve(composeDir, interpolate(s.file));
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'toolwatch-compose-secret-')), name);
+  writeFileSync(file, REQUIRED[s.environment!]!);
+  return file;
+}
+
+/** toolwatch's config in a compose service, loaded the way the process in its container would (secrets mounted). */
 function toolwatchConfig(service: string) {
   const e = { ...imageEnv(), ...env(service) };
   const file = hostFile(service, e.TOOLWATCH_CONFIG!);
-  return loadConfig({ argv: ['--config', file], env: { ...e, TOOLWATCH_CONFIG: undefined }, cwd: path.dirname(file) });
+  const tokens = (parse(readFileSync(file, 'utf8')).auth?.tokens ?? []) as { token_file?: string }[];
+  const auth = { tokens: tokens.map((t) => (t.token_file ? { ...t, token_file: secretFile(service, t.token_file) } : t)) };
+  return loadConfig({ argv: ['--config', file], env: { ...e, TOOLWATCH_CONFIG: undefined }, cwd: path.dirname(file), overrides: { auth } });
 }
 
 describe('compose.yaml', () => {
@@ -82,8 +106,9 @@ describe('compose.yaml', () => {
         expect(Object.keys(compose.secrets), `${name}: secret ${secret}`).toContain(secret);
       }
     }
-    for (const [name, s] of Object.entries(compose.secrets as Record<string, { file: string }>)) {
-      expect(existsSync(path.resolve(composeDir, interpolate(s.file))), `secret ${name}`).toBe(true);
+    for (const [name, s] of Object.entries(compose.secrets as Record<string, { file?: string; environment?: string }>)) {
+      if (s.environment) expect(Object.keys(REQUIRED), `secret ${name}`).toContain(s.environment);
+      else expect(existsSync(path.resolve(composeDir, interpolate(s.file!))), `secret ${name}`).toBe(true);
     }
   });
 
@@ -91,10 +116,13 @@ describe('compose.yaml', () => {
     for (const [name, s] of Object.entries(services)) for (const p of s.ports ?? []) expect(p, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
   });
 
-  it('toolwatch loads its config as the container would: on 0.0.0.0, the published port, the shared PostgreSQL', () => {
+  it('toolwatch loads its config as the container would: on 0.0.0.0 with a token from a secret, the published port, the shared PostgreSQL', () => {
     for (const s of toolwatches) {
       const cfg = toolwatchConfig(s);
       expect(cfg.server.host).toBe('0.0.0.0');
+      // A token, not the escape hatch.
+      expect(cfg.auth.allowUnauthenticated).toBe(false);
+      expect(cfg.auth.tokens.map((t) => [t.source.kind, t.scopes])).toEqual([['file', ['ingest', 'read', 'metrics', 'admin']]]);
       expect(services[s].ports.map((p: string) => Number(p.split(':')[2]))).toEqual([cfg.server.port]);
       expect(cfg.database.kind).toBe('postgres');
       const url = new URL((cfg.database as { url: string }).url);
@@ -116,6 +144,8 @@ describe('compose.yaml', () => {
     const job = prom.scrape_configs.find((j: { job_name: string }) => j.job_name === 'toolwatch');
     const targets = job.static_configs.flatMap((c: { targets: string[] }) => c.targets).map(hostPort);
     expect(targets).toEqual(toolwatches.map((s) => ({ host: s, port: toolwatchConfig(s).server.port })));
+    // It scrapes with the token the replicas accept, from the same secret.
+    expect(readFileSync(secretFile('prometheus', job.authorization.credentials_file), 'utf8')).toBe(REQUIRED.TOOLWATCH_TOKEN);
     const [am] = prom.alerting.alertmanagers[0].static_configs[0].targets.map(hostPort);
     expect(am).toEqual({ host: 'alertmanager', port: 9093 });
     expect(services[am.host]).toBeDefined();
@@ -143,6 +173,9 @@ describe('compose.yaml', () => {
       expect(Number(relay.receivers.otlp.protocols.grpc.endpoint.split(':')[1])).toBe(r.port);
       const target = hostPort(env(r.host).TOOLWATCH_ENDPOINT!);
       expect(target).toEqual({ host: toolwatches[i], port: toolwatchConfig(toolwatches[i]!).server.port });
+      // The relay sends the replicas' token.
+      expect(relay.exporters['otlphttp/toolwatch'].headers.authorization).toBe('Bearer ${env:TOOLWATCH_TOKEN}');
+      expect(env(r.host).TOOLWATCH_TOKEN).toBe(REQUIRED.TOOLWATCH_TOKEN);
     });
     expect(services['otel-gateway'].ports).toEqual(['127.0.0.1:4317:4317', '127.0.0.1:4318:4318']);
   });

@@ -3,8 +3,10 @@
  * (promtool, amtool from the Debian packages); the Collector configs are wired consistently (no
  * Collector binary here: their structure is checked, the rest is kept right by reasoning).
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { deploy, filesUnder, readYaml, readYamlDocs, root } from './files.js';
 import { tool } from './tools.js';
@@ -23,10 +25,25 @@ describe('deploy/ files parse', () => {
 
 describe('Prometheus and Alertmanager configs', () => {
   it('promtool check config deploy/prometheus/prometheus.yml (and the rule file it loads)', () => {
-    const r = tool('promtool', ['check', 'config', 'prometheus.yml'], { cwd: path.join(deploy, 'prometheus') });
-    expect(r.out).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');
-    expect(r.out).toContain('SUCCESS: 4 rules found');
-    expect(r.status, r.out).toBe(0);
+    // promtool checks that the scrape job's credentials_file exists: the secret compose mounts is
+    // not on this machine, so the file is checked as a copy beside the rules with only that path
+    // pointing at a token file made here.
+    const tmp = mkdtempSync(path.join(tmpdir(), 'toolwatch-promtool-'));
+    try {
+      const prom = readYaml(path.join(deploy, 'prometheus/prometheus.yml'));
+      const job = prom.scrape_configs.find((j: { job_name: string }) => j.job_name === 'toolwatch');
+      expect(job.authorization.credentials_file).toBe('/run/secrets/toolwatch_token');
+      writeFileSync(path.join(tmp, 'toolwatch_token'), 'a-token-for-promtool-0123456789\n');
+      job.authorization.credentials_file = path.join(tmp, 'toolwatch_token');
+      writeFileSync(path.join(tmp, 'prometheus.yml'), stringify(prom));
+      copyFileSync(path.join(deploy, 'prometheus/toolwatch-rules.yml'), path.join(tmp, 'toolwatch-rules.yml'));
+      const r = tool('promtool', ['check', 'config', 'prometheus.yml'], { cwd: tmp });
+      expect(r.out).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');
+      expect(r.out).toContain('SUCCESS: 4 rules found');
+      expect(r.status, r.out).toBe(0);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it('amtool check-config deploy/alertmanager/alertmanager.yml', () => {

@@ -48,12 +48,23 @@ function toolwatchConfig() {
   try {
     const file = path.join(tmp, 'toolwatch.yaml');
     writeFileSync(file, mountedFile(toolwatch, envValue(toolwatch, 'TOOLWATCH_CONFIG')!));
-    const env: Record<string, string> = { ...imageEnv(), DATABASE_URL: secretExample.stringData['database-url'] };
-    for (const e of toolwatch.env) if (e.value !== undefined && e.name !== 'TOOLWATCH_CONFIG') env[e.name] = e.value;
+    const env: Record<string, string> = { ...imageEnv() };
+    for (const e of toolwatch.env) {
+      if (e.value !== undefined && e.name !== 'TOOLWATCH_CONFIG') env[e.name] = e.value;
+      // From the Secret, as the example fills it (optional keys it leaves out stay unset).
+      const ref = e.valueFrom?.secretKeyRef;
+      if (ref && secretExample.stringData[ref.key] !== undefined) env[e.name] = secretExample.stringData[ref.key];
+    }
+    delete env.TOOLWATCH_CONFIG;
     return loadConfig({ argv: ['--config', file], env, cwd: tmp });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The ConfigMap's toolwatch.yaml, as data. */
+function toolwatchConfigFile(): any {
+  return parse(mountedFile(toolwatch, envValue(toolwatch, 'TOOLWATCH_CONFIG')!));
 }
 
 describe('Kubernetes manifests', () => {
@@ -103,6 +114,20 @@ describe('Kubernetes manifests', () => {
     expect(toolwatchConfig().database.kind).toBe('postgres');
   });
 
+  it('toolwatch gets its API token from the Secret (not the escape hatch); the relay sends it, the ServiceMonitor scrapes with it', () => {
+    const cfg = toolwatchConfig();
+    expect(cfg.auth.allowUnauthenticated).toBe(false);
+    expect(cfg.auth.tokens.map((t) => [t.source.kind, t.source.kind === 'env' ? t.source.variable : '', t.scopes])).toEqual([
+      ['env', 'TOOLWATCH_TOKEN', ['ingest', 'read', 'metrics', 'admin']],
+    ]);
+    const ref = (c: any, name: string) => c.env.find((e: { name: string }) => e.name === name)?.valueFrom?.secretKeyRef;
+    expect(ref(toolwatch, 'TOOLWATCH_TOKEN')).toEqual({ name: 'toolwatch', key: 'api-token' });
+    expect(ref(relay, 'TOOLWATCH_TOKEN')).toEqual({ name: 'toolwatch', key: 'api-token' });
+    const relayCfg = parse(mountedFile(relay, relay.args[0].replace(/^--config=/, '')));
+    expect(relayCfg.exporters['otlphttp/toolwatch'].headers.authorization).toBe('Bearer ${env:TOOLWATCH_TOKEN}');
+    expect(find('ServiceMonitor', 'toolwatch').spec.endpoints[0].authorization).toEqual({ type: 'Bearer', credentials: { name: 'toolwatch', key: 'api-token' } });
+  });
+
   it('Secret references: required keys exist in the example Secret, optional ones are marked optional', () => {
     const refs = pod.containers.flatMap((c: any) =>
       (c.env ?? []).filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => e.valueFrom.secretKeyRef),
@@ -150,8 +175,10 @@ describe('Kubernetes manifests', () => {
 
   describe('the paths it probes and scrapes answer on a real toolwatch', () => {
     let tw: Harness;
+    const token = secretExample.stringData['api-token'];
     beforeAll(async () => {
-      tw = await startToolwatch({ listen: false });
+      // With the Deployment's token: probes carry none, the ServiceMonitor carries the token.
+      tw = await startToolwatch({ listen: false, env: { TOOLWATCH_TOKEN: token }, config: { auth: toolwatchConfigFile().auth } });
     });
     afterAll(async () => {
       await tw?.close();
@@ -161,10 +188,14 @@ describe('Kubernetes manifests', () => {
       ['liveness', () => toolwatch.livenessProbe.httpGet.path],
       ['readiness', () => toolwatch.readinessProbe.httpGet.path],
       ['ServiceMonitor', () => find('ServiceMonitor', 'toolwatch').spec.endpoints[0].path],
-    ])('%s', async (_what, p) => {
-      const res = await tw.app.inject(p());
+    ])('%s', async (what, p) => {
+      const headers = what === 'ServiceMonitor' ? { authorization: `Bearer ${token}` } : {};
+      const res = await tw.app.inject({ url: p(), headers });
       expect(res.statusCode).toBe(200);
       if (p() === '/metrics') expect(res.body).toContain('# TYPE toolwatch_tool_calls_total counter');
+    });
+    it('the ServiceMonitor path without the token is refused', async () => {
+      expect((await tw.app.inject(find('ServiceMonitor', 'toolwatch').spec.endpoints[0].path)).statusCode).toBe(401);
     });
   });
 });

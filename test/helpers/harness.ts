@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createServices, type ServiceOverrides, type Services } from '../../src/services.js';
@@ -28,6 +28,8 @@ export interface HarnessOptions {
   services?: ServiceOverrides;
   env?: Record<string, string>;
   listen?: boolean;
+  /** buildApp's options (HTTPS). */
+  app?: AppOptions;
 }
 
 export async function startToolwatch(opts: HarnessOptions = {}): Promise<Harness> {
@@ -49,7 +51,7 @@ export async function startToolwatch(opts: HarnessOptions = {}): Promise<Harness
     },
   });
   const services = await createServices(config, createLogger(config.logLevel), opts.services);
-  const app = await buildApp(services);
+  const app = await buildApp(services, opts.app);
   let url = '';
   if (opts.listen !== false) url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {

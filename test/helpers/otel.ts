@@ -17,9 +17,25 @@ export interface OtelClient {
   shutdown(): Promise<void>;
 }
 
-export function otelClient(baseUrl: string, opts: { wire?: Wire; service?: string; batchSize?: number; gzip?: boolean } = {}): OtelClient {
+export interface OtelClientOptions {
+  wire?: Wire;
+  service?: string;
+  batchSize?: number;
+  gzip?: boolean;
+  /** Sent with every export (e.g. `authorization: Bearer …`), as OTEL_EXPORTER_OTLP_HEADERS would. */
+  headers?: Record<string, string>;
+  /** Trusted CA certificate(s), PEM, for an https:// base URL. */
+  ca?: string | Buffer;
+}
+
+export function otelClient(baseUrl: string, opts: OtelClientOptions = {}): OtelClient {
   const url = `${baseUrl}/v1/traces`;
-  const exporterOpts = { url, ...(opts.gzip ? { compression: 'gzip' as never } : {}) };
+  const exporterOpts = {
+    url,
+    ...(opts.gzip ? { compression: 'gzip' as never } : {}),
+    ...(opts.headers ? { headers: opts.headers } : {}),
+    ...(opts.ca ? { httpAgentOptions: { ca: opts.ca } } : {}),
+  };
   const exporter: SpanExporter = opts.wire === 'json' ? new JsonExporter(exporterOpts) : new ProtoExporter(exporterOpts);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': opts.service ?? 'test-agent' }),

@@ -2,6 +2,7 @@
  * One call, one count across batches, table-driven: each case is a sequence of batches of spans
  * (in the order they reach the receiver) and the exact counts by outcome after every grace period.
  */
+import { storeRedactor } from '../../src/redact/stored.js';
 import { describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/check/registry.js';
 import { SchemaCache } from '../../src/check/schema-cache.js';
@@ -127,6 +128,7 @@ function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100
     metrics,
     labels: new LabelCap(maxLabelValues),
     failuresPerToolPerMinute: 10,
+    redactor: storeRedactor('secrets'),
     executionGraceMs: 10_000,
     now: () => clock.now,
   });

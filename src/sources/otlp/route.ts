@@ -1,13 +1,18 @@
 /**
  * POST /v1/traces per the OTLP/HTTP specification: protobuf or JSON, optionally gzipped; the
  * answer in the request's format; 200 only after the batch is durably recorded; 400/413/415 for
- * what a retry cannot fix; 503 + Retry-After (never 500) for what it can.
+ * what a retry cannot fix; 503 + Retry-After (never 500) for what it can. Needs the `ingest` scope
+ * (401/403 answered as a google.rpc.Status in the request's format); a token restricted to some
+ * services has the spans of other services rejected through partialSuccess.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { principalOf, type DenyResponder } from '../../auth/hook.js';
+import type { Span } from '../../model.js';
 import type { Metrics } from '../../metrics/registry.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import type { Store } from '../../store/store.js';
 import { readBody } from './body.js';
+import { preflight, type CorsPolicy } from './cors.js';
 import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './decode.js';
 
 type Format = 'protobuf' | 'json';
@@ -15,7 +20,16 @@ type Format = 'protobuf' | 'json';
 const CONTENT_TYPE: Record<Format, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
 
 // google.rpc.Code values carried in the Status body.
-const CODE = { INVALID_ARGUMENT: 3, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14 } as const;
+const CODE = {
+  INVALID_ARGUMENT: 3,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** Names listed in a forbidden_service partialSuccess message. */
+const MAX_NAMED_SERVICES = 5;
 
 export interface OtlpRouteOptions {
   pipeline: Pipeline;
@@ -27,6 +41,8 @@ export interface OtlpRouteOptions {
   maxAttributeDepth: number;
   /** True while the process drains for shutdown: new batches get 503 so the client retries elsewhere. */
   isDraining: () => boolean;
+  /** Browser origins allowed to POST (server.cors_origins). */
+  cors: CorsPolicy;
 }
 
 export function formatOf(contentType: string | undefined): Format | undefined {
@@ -41,7 +57,17 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-  app.post('/v1/traces', async (request, reply) => {
+  /** 401/403 as OTLP clients read them: a Status in the request's format; the unread body is not drained. */
+  const deny: DenyResponder = (req, reply, status, message) => {
+    reply.header('connection', 'close');
+    req.raw.resume();
+    const code = status === 401 ? CODE.UNAUTHENTICATED : CODE.PERMISSION_DENIED;
+    const format = formatOf(req.headers['content-type']) ?? 'json';
+    return reply.code(status).type(CONTENT_TYPE[format]).send(encodeStatus(format, code, message));
+  };
+  if (opts.cors.enabled) app.options('/v1/traces', { config: { auth: 'open' } }, preflight(opts.cors, 'POST'));
+
+  app.post('/v1/traces', { config: { auth: 'ingest', cors: true, deny } }, async (request, reply) => {
     const format = formatOf(request.headers['content-type']);
     if (!format) {
       request.raw.resume();
@@ -64,8 +90,12 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     const decoded = format === 'protobuf' ? decodeProtobuf(body.body, limits) : decodeJson(body.body, limits);
     if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
+    const view = principalOf(request).view;
+    const forbidden = view.globs ? forbiddenSpans(decoded.spans, view.sees) : undefined;
+    const spans = forbidden ? forbidden.allowed : decoded.spans;
+
     try {
-      await opts.pipeline.ingestSpans(decoded.spans, 'otlp');
+      await opts.pipeline.ingestSpans(spans, 'otlp');
     } catch (err) {
       request.log.error({ err }, 'batch could not be recorded; asked the client to retry');
       reply.header('retry-after', String(opts.retryAfterSeconds));
@@ -77,6 +107,16 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       opts.metrics.ingestRejected.inc({ reason: 'unreadable_span' }, decoded.rejectedSpans);
       partial = { rejectedSpans: decoded.rejectedSpans, errorMessage: decoded.rejectReasons.join('; ') };
     }
+    if (forbidden && forbidden.rejected > 0) {
+      opts.metrics.ingestRejected.inc({ reason: 'forbidden_service' }, forbidden.rejected);
+      const names = [...forbidden.services].slice(0, MAX_NAMED_SERVICES).join(', ');
+      const more = forbidden.services.size > MAX_NAMED_SERVICES ? ` and ${forbidden.services.size - MAX_NAMED_SERVICES} more` : '';
+      const message = `${forbidden.rejected} spans of services this token may not write: ${names}${more}`;
+      partial = {
+        rejectedSpans: (partial?.rejectedSpans ?? 0) + forbidden.rejected,
+        errorMessage: partial ? `${partial.errorMessage}; ${message}` : message,
+      };
+    }
     return reply.code(200).type(CONTENT_TYPE[format]).send(encodeExportResponse(format, partial));
   });
 
@@ -84,4 +124,18 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     opts.metrics.ingestRejected.inc({ reason });
     return reply.code(status).type(CONTENT_TYPE[format]).send(encodeStatus(format, code, message));
   }
+}
+
+/** The spans of services the token may write, and what was left out (one glob test per service in the batch). */
+function forbiddenSpans(spans: readonly Span[], sees: (service: string) => boolean) {
+  const verdict = new Map<string, boolean>();
+  const allowed: Span[] = [];
+  const services = new Set<string>();
+  for (const s of spans) {
+    let ok = verdict.get(s.service);
+    if (ok === undefined) verdict.set(s.service, (ok = sees(s.service)));
+    if (ok) allowed.push(s);
+    else services.add(s.service);
+  }
+  return { allowed, rejected: spans.length - allowed.length, services };
 }

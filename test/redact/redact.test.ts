@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, luhnValid } from '../../src/judge/redact.js';
-import { PLANTED } from './planted.js';
+import { createRedactor, luhnValid } from '../../src/redact/redact.js';
+import { PLANTED } from '../judge/planted.js';
 
 
 describe('redaction', () => {

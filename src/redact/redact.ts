@@ -1,9 +1,10 @@
 /**
- * Redaction before anything leaves the process. Pure: a compiled rule set applied to strings and
- * to JSON values. Two layers: the trajectory is redacted field by field (JSON arguments and results
- * are parsed so configured field paths can be masked), then the final prompt text is scanned again,
- * so a secret split oddly across fields or formatting still cannot pass. The caller fails closed:
- * if anything here throws, nothing is sent.
+ * Redaction before anything leaves the process (the judge) or is stored (store.redact_arguments).
+ * Pure: a compiled rule set applied to strings and to JSON values. For the judge, two layers: the
+ * trajectory is redacted field by field (JSON arguments and results are parsed so configured field
+ * paths can be masked), then the final prompt text is scanned again, so a secret split oddly across
+ * fields or formatting still cannot pass. Callers fail closed: if anything here throws, nothing is
+ * sent (the judge) or the value is not stored (src/redact/stored.ts).
  */
 
 export interface RedactionConfig {
@@ -11,11 +12,17 @@ export interface RedactionConfig {
   fields: readonly string[];
   /** Extra regular expressions (JavaScript syntax); every match becomes [REDACTED]. */
   patterns: readonly string[];
+  /** `secrets`: keys, tokens, JWTs, cards; `pii` (the default) adds emails and phone numbers. */
+  level?: RedactionLevel;
 }
+
+export type RedactionLevel = 'secrets' | 'pii';
 
 interface Rule {
   re: RegExp;
   replace: (match: string) => string;
+  /** Personal data rather than a secret: applied only at level `pii`. */
+  pii?: true;
 }
 
 const mask = (label: string) => () => `[${label}]`;
@@ -59,7 +66,7 @@ const BUILTIN: Rule[] = [
     replace: (m) => m.replace(/([:=]\s*["']?)[^"'\s,;}&]{4,}$/, '$1[SECRET]'),
   },
   // Emails.
-  { re: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, replace: mask('EMAIL') },
+  { re: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, replace: mask('EMAIL'), pii: true },
   // Card numbers: 13–19 digits, optional single spaces/dashes between groups, Luhn-valid.
   {
     re: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g,
@@ -67,6 +74,7 @@ const BUILTIN: Rule[] = [
   },
   // Phone numbers: + and 8–15 digits, or 9–15 digits in separated groups ((555) 123-4567, 555.123.4567).
   {
+    pii: true,
     re: /(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,5}){1,4}(?![\w])|(?<![\w+])\+\d{8,15}(?!\w)/g,
     replace: (m) => {
       const digits = m.replace(/\D/g, '').length;
@@ -89,7 +97,8 @@ export interface Redactor {
 
 /** Compiles the rules; throws on a pattern that is not a valid regular expression. */
 export function createRedactor(cfg: RedactionConfig): Redactor {
-  const rules = [...BUILTIN, ...cfg.patterns.map((p) => ({ re: new RegExp(p, 'g'), replace: mask('REDACTED') }))];
+  const builtin = cfg.level === 'secrets' ? BUILTIN.filter((r) => !r.pii) : BUILTIN;
+  const rules = [...builtin, ...cfg.patterns.map((p) => ({ re: new RegExp(p, 'g'), replace: mask('REDACTED') }))];
   const fields = cfg.fields.map((f) => f.toLowerCase().split('.'));
 
   const text = (s: string): string => {

@@ -1,0 +1,83 @@
+/**
+ * Redaction of what toolwatch stores (store.redact_arguments): the arguments and messages of failure
+ * records and the free text of sampled trajectories are masked before they are written. Counting and
+ * classification happen before this, on the values as sent; only the stored copy is masked, and only
+ * what is stored pays for it (a few records per tool and minute, the sampled trajectories).
+ *
+ * Fails closed: a value the redactor cannot handle (it throws — a structure nested too deeply to walk,
+ * a pathological input) is not stored at all, and the reason is recorded in its place.
+ */
+import { createRedactor, type Redactor } from './redact.js';
+
+export type StoredRedaction = 'secrets' | 'pii' | 'none';
+
+export type Redacted = { ok: true; value: string } | { ok: false; reason: string };
+
+export interface StoreRedactor {
+  readonly level: StoredRedaction;
+  /**
+   * Arguments as stored: a JSON object or array is masked value by value (so the result is still JSON,
+   * and a card sent as a number is masked too) and the text as sent is kept when nothing was masked;
+   * anything else is masked as text.
+   */
+  json(raw: string): Redacted;
+  /** Free text (a message, a model's answer, a tool result that is not JSON). */
+  text(s: string): Redacted;
+}
+
+const keep = (value: string): Redacted => ({ ok: true, value });
+
+/**
+ * Keys whose values are secrets whatever they look like. In text the key=value rule sees the key
+ * next to its value; in parsed JSON each value is scanned alone, so the keys are matched here.
+ */
+export const SECRET_KEYS: readonly string[] = [
+  ...['api', 'secret', 'secret_access', 'aws_secret_access', 'private'].flatMap((p) => [
+    `${p}_key`,
+    `${p}-key`,
+    `${p}key`,
+  ]),
+  ...['access', 'auth', 'refresh', 'id', 'session', 'aws_session', 'bearer'].flatMap((p) => [
+    `${p}_token`,
+    `${p}-token`,
+    `${p}token`,
+  ]),
+  'client_secret',
+  'client-secret',
+  'clientsecret',
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'authorization',
+];
+
+export function storeRedactor(level: StoredRedaction): StoreRedactor {
+  if (level === 'none') return { level, json: keep, text: keep };
+  const r = createRedactor({ fields: SECRET_KEYS, patterns: [], level });
+  return { level, json: (raw) => guarded(() => maskJson(r, raw)), text: (s) => guarded(() => r.text(s)) };
+}
+
+function maskJson(r: Redactor, raw: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return r.text(raw);
+  }
+  if (!parsed || typeof parsed !== 'object') return r.text(raw);
+  const before = JSON.stringify(parsed);
+  const after = JSON.stringify(r.value(parsed));
+  return after === before ? raw : after;
+}
+
+function guarded(fn: () => string): Redacted {
+  try {
+    return { ok: true, value: fn() };
+  } catch (err) {
+    return {
+      ok: false,
+      reason: `redaction failed (${(err as Error).name}: ${(err as Error).message.slice(0, 200)}); not stored`,
+    };
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Every endpoint × {no token, wrong token, wrong scope, right scope}, through app.inject; the table
+ * is checked against the routes the app really registers, so a new endpoint cannot slip past it.
+ * Then the real OpenTelemetry exporter over a socket, with and without its token, and the OTLP
+ * refusal in protobuf.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pb from 'protobufjs/minimal.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES, type Scope } from '../../src/auth/scopes.js';
+import { agentCalls } from '../alerts/helpers.js';
+import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
+import { otelClient } from '../helpers/otel.js';
+import { bearer, eventually, tokenConfig, type TestToken } from './tokens.js';
+
+interface Endpoint {
+  method: 'GET' | 'POST' | 'HEAD';
+  url: string;
+  /** What it needs; `open` needs nothing. */
+  scope: Scope | 'open';
+  /** The status with the right scope. */
+  ok: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+const ENDPOINTS: Endpoint[] = [
+  {
+    method: 'POST',
+    url: '/v1/traces',
+    scope: 'ingest',
+    ok: 200,
+    body: { resourceSpans: [] },
+    headers: { 'content-type': 'application/json' },
+  },
+  { method: 'GET', url: '/', scope: 'read', ok: 200 },
+  { method: 'HEAD', url: '/', scope: 'read', ok: 200 },
+  { method: 'GET', url: '/api/failures', scope: 'read', ok: 200 },
+  { method: 'GET', url: '/api/stats', scope: 'read', ok: 200 },
+  { method: 'GET', url: '/api/sources', scope: 'read', ok: 200 },
+  { method: 'GET', url: '/api/judge', scope: 'read', ok: 200 },
+  { method: 'GET', url: `/api/trajectories/${TRACE}`, scope: 'read', ok: 404 },
+  { method: 'GET', url: '/api/alerts', scope: 'read', ok: 200 },
+  {
+    method: 'POST',
+    url: '/api/labels',
+    scope: 'admin',
+    ok: 200,
+    body: { trace_id: TRACE, reached_goal: true, unnecessary_calls: 0, dangerous_calls: 0 },
+  },
+  { method: 'GET', url: '/metrics', scope: 'metrics', ok: 200 },
+  { method: 'GET', url: '/healthz', scope: 'open', ok: 200 },
+  { method: 'GET', url: '/readyz', scope: 'open', ok: 200 },
+];
+
+/** How many method + path routes the app registers (printRoutes lists each as `path (GET, HEAD)`). */
+function routeCount(h: Harness, skip: (method: string, path: string) => boolean): number {
+  let n = 0;
+  for (const line of h.app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /(\S+) \(([A-Z, ]+)\)/.exec(line);
+    if (m) for (const method of m[2]!.split(', ')) if (!skip(method, m[1]!)) n++;
+  }
+  return n;
+}
+
+describe('every endpoint × every kind of token', () => {
+  let dir: string;
+  let tw: Harness;
+  /** One token per scope, and one with every scope but that one. */
+  let only: Record<Scope, TestToken>;
+  let allBut: Record<Scope, TestToken>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-auth-'));
+    const specs: Record<string, { scopes: Scope[] }> = {};
+    for (const s of SCOPES) {
+      specs[`only-${s}`] = { scopes: [s] };
+      specs[`all-but-${s}`] = { scopes: SCOPES.filter((x) => x !== s) };
+    }
+    const { tokens, auth } = tokenConfig(dir, specs);
+    only = Object.fromEntries(SCOPES.map((s) => [s, tokens[`only-${s}`]!])) as Record<Scope, TestToken>;
+    allBut = Object.fromEntries(SCOPES.map((s) => [s, tokens[`all-but-${s}`]!])) as Record<Scope, TestToken>;
+    tw = await startToolwatch({ config: { auth } });
+  });
+  afterAll(async () => {
+    await tw?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the table names every route the app registers', () => {
+    for (const e of ENDPOINTS)
+      expect(tw.app.hasRoute({ method: e.method, url: e.url.replace(TRACE, ':traceId') }), `${e.method} ${e.url}`).toBe(
+        true,
+      );
+    // Fastify adds HEAD for every GET: those are guarded like their GET (HEAD / is in the table).
+    expect(routeCount(tw, (method, p) => method === 'HEAD' && p !== '/')).toBe(ENDPOINTS.length);
+  });
+
+  const cases = ENDPOINTS.flatMap((e) => [
+    { e, who: 'no token', headers: {} as Record<string, string> },
+    { e, who: 'a wrong token', headers: bearer('tw_not-a-token-anyone-has-0000') },
+    { e, who: 'a token without the scope', headers: undefined },
+    { e, who: 'a token with the scope', headers: undefined },
+  ]);
+
+  it.each(cases)('$e.method $e.url with $who', async ({ e, who, headers }) => {
+    let auth = headers;
+    if (!auth) {
+      // The open endpoints need no scope: any token "has" it, and none is "missing" it.
+      const scope = e.scope === 'open' ? 'read' : e.scope;
+      auth = bearer(who === 'a token with the scope' ? only[scope] : allBut[scope]);
+    }
+    const res = await tw.app.inject({
+      method: e.method,
+      url: e.url,
+      headers: { ...e.headers, ...auth },
+      ...(e.body !== undefined
+        ? { payload: JSON.stringify(e.body), headers: { 'content-type': 'application/json', ...e.headers, ...auth } }
+        : {}),
+    });
+    const want =
+      e.scope === 'open' || who === 'a token with the scope' ? e.ok : who === 'a token without the scope' ? 403 : 401;
+    expect(res.statusCode, res.body).toBe(want);
+    if (want === 401) {
+      expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer realm="toolwatch"/);
+      // Answers never echo a token.
+      expect(res.body).not.toContain('tw_not-a-token');
+    }
+    if (want === 403 && e.method !== 'HEAD') expect(res.body).toContain(`lacks the ${e.scope} scope`);
+    if (e.url === '/v1/traces' && want >= 400) {
+      // OTLP answers keep the request's format: a google.rpc.Status in JSON here.
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(res.body)).toMatchObject({ code: want === 401 ? 16 : 7 });
+    }
+  });
+
+  it('a protobuf export without a token gets a protobuf google.rpc.Status (UNAUTHENTICATED)', async () => {
+    const res = await tw.app.inject({
+      method: 'POST',
+      url: '/v1/traces',
+      headers: { 'content-type': 'application/x-protobuf' },
+      payload: Buffer.alloc(0),
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['content-type']).toBe('application/x-protobuf');
+    const r = pb.Reader.create(res.rawPayload);
+    const status: { code?: number; message?: string } = {};
+    while (r.pos < r.len) {
+      const tag = r.uint32();
+      if (tag >>> 3 === 1) status.code = r.int32();
+      else if (tag >>> 3 === 2) status.message = r.string();
+      else r.skipType(tag & 7);
+    }
+    expect(status).toEqual({ code: 16, message: 'send Authorization: Bearer <token>' });
+  });
+
+  it('Basic credentials carry the token too (a browser after its login prompt), and GET offers that challenge', async () => {
+    const basic = `Basic ${Buffer.from(`anyone:${only.read.value}`).toString('base64')}`;
+    expect((await tw.app.inject({ url: '/api/stats', headers: { authorization: basic } })).statusCode).toBe(200);
+    const denied = await tw.app.inject({ url: '/' });
+    expect(denied.headers['www-authenticate']).toEqual([
+      'Bearer realm="toolwatch"',
+      'Basic realm="toolwatch", charset="UTF-8"',
+    ]);
+  });
+
+  it('refusals are counted by scope and reason; the token never appears in /metrics', async () => {
+    await tw.app.inject({ url: '/api/stats' });
+    await tw.app.inject({ url: '/api/stats', headers: bearer(allBut.read) });
+    const text = (await tw.app.inject({ url: '/metrics', headers: bearer(only.metrics) })).body;
+    expect(
+      metricValue(text, 'toolwatch_auth_denied_total', { scope: 'read', reason: 'missing_token' }),
+    ).toBeGreaterThan(0);
+    expect(
+      metricValue(text, 'toolwatch_auth_denied_total', { scope: 'read', reason: 'missing_scope' }),
+    ).toBeGreaterThan(0);
+    for (const t of Object.values(only)) expect(text).not.toContain(t.value);
+  });
+
+  it('the real OpenTelemetry exporter: refused without its token, counted with it', async () => {
+    const before = metricValue(await tw.metrics(), 'toolwatch_auth_denied_total', {
+      scope: 'ingest',
+      reason: 'missing_token',
+    });
+    const anonymous = otelClient(tw.url, { service: 'no-token' });
+    const withToken = otelClient(tw.url, { service: 'with-token', headers: bearer(only.ingest) });
+    try {
+      // The exporter reports the 401 as a non-retryable failure.
+      const refused = await agentCalls(anonymous, { valid: 2 }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect([refused].flat()[0]).toMatchObject({ code: 401, message: 'Unauthorized' });
+      await agentCalls(withToken, { valid: 2, invalidJson: 1 });
+      await eventually(
+        async () => metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service: 'with-token' }) === 3,
+      );
+      const text = await tw.metrics();
+      expect(metricValue(text, 'toolwatch_tool_calls_total', { service: 'no-token' })).toBe(0);
+      expect(
+        metricValue(text, 'toolwatch_auth_denied_total', { scope: 'ingest', reason: 'missing_token' }),
+      ).toBeGreaterThan(before);
+    } finally {
+      await anonymous.shutdown();
+      await withToken.shutdown();
+    }
+  });
+});
