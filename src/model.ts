@@ -37,6 +37,8 @@ export interface Span {
   service: string;
   /** Instrumentation scope name ('' when absent). */
   scope: string;
+  /** Instrumentation scope version ('' when absent). */
+  scopeVersion: string;
 }
 
 /** A tool definition as offered to the model or loaded from the registry. */

@@ -41,6 +41,14 @@ export function depthReason(maxDepth: number): string {
   return `attribute value nested deeper than ${maxDepth} levels`;
 }
 
+/** Instrumentation scope of a ScopeSpans group: name and version, '' when absent. */
+export interface ScopeId {
+  name: string;
+  version: string;
+}
+
+export const NO_SCOPE: Readonly<ScopeId> = Object.freeze({ name: '', version: '' });
+
 /** A fresh null-prototype attribute object. */
 export function newAttrs(): AttrObject {
   return Object.create(null) as AttrObject;
@@ -61,6 +69,7 @@ export function newSpan(
   events: SpanEvent[],
   service: string,
   scope: string,
+  scopeVersion: string,
 ): Span {
   return {
     traceId,
@@ -76,6 +85,7 @@ export function newSpan(
     events,
     service,
     scope,
+    scopeVersion,
   };
 }
 

@@ -14,6 +14,7 @@ import {
   resolveMaxDepth,
   type DecodeLimits,
   type DecodeResult,
+  type ScopeId,
 } from './otlp-decode-common.js';
 
 type Obj = Record<string, unknown>;
@@ -76,11 +77,14 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
         const ss = ssList[j];
         if (!isObj(ss)) throw new Malformed(`resourceSpans[${i}].scopeSpans[${j}] must be an object`);
         const scopeObj = ss['scope'];
-        const scopeName = isObj(scopeObj) && typeof scopeObj['name'] === 'string' ? scopeObj['name'] : '';
+        const scope: ScopeId = {
+          name: isObj(scopeObj) && typeof scopeObj['name'] === 'string' ? scopeObj['name'] : '',
+          version: isObj(scopeObj) && typeof scopeObj['version'] === 'string' ? scopeObj['version'] : '',
+        };
         const spanList = arrayField(ss, 'spans', 'spans', `resourceSpans[${i}].scopeSpans[${j}].spans`);
         for (let k = 0; k < spanList.length; k++) {
           c.reject = null;
-          const span = convertSpan(c, spanList[k], service, scopeName);
+          const span = convertSpan(c, spanList[k], service, scope);
           if (span !== null && c.reject === null) spans.push(span);
           else rejects.add(c.reject ?? 'span must be a JSON object');
         }
@@ -149,7 +153,7 @@ function enumValue(v: unknown, names: Record<string, number>, max: number): numb
   return 0;
 }
 
-function convertSpan(c: Ctx, sp: unknown, service: string, scope: string): Span | null {
+function convertSpan(c: Ctx, sp: unknown, service: string, scope: ScopeId): Span | null {
   if (!isObj(sp)) return null;
   const rawTrace = field(sp, 'traceId', 'trace_id');
   if (typeof rawTrace !== 'string' || !TRACE_ID_RE.test(rawTrace)) {
@@ -234,7 +238,8 @@ function convertSpan(c: Ctx, sp: unknown, service: string, scope: string): Span 
     attributes,
     events,
     service,
-    scope,
+    scope.name,
+    scope.version,
   );
 }
 

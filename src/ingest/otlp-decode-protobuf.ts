@@ -8,6 +8,7 @@ import pb from 'protobufjs/minimal.js';
 import type { AttrObject, AttrValue, Span, SpanEvent } from '../model.js';
 import {
   DEFAULT_SERVICE,
+  NO_SCOPE,
   Rejects,
   depthReason,
   errorMessage,
@@ -16,6 +17,7 @@ import {
   resolveMaxDepth,
   type DecodeLimits,
   type DecodeResult,
+  type ScopeId,
 } from './otlp-decode-common.js';
 
 type Reader = pb.Reader;
@@ -257,7 +259,7 @@ function decodeResourceService(c: Ctx, end: number): string {
 function decodeScopeSpans(c: Ctx, end: number, spans: Span[], rejects: Rejects, service: string): void {
   const r = c.r;
   const first = spans.length;
-  let scope = '';
+  let scope: ScopeId = NO_SCOPE;
   let sawScope = false;
   while (r.pos < end) {
     const tag = r.uint32();
@@ -266,26 +268,32 @@ function decodeScopeSpans(c: Ctx, end: number, spans: Span[], rejects: Rejects, 
       if (c.reject === null) spans.push(span);
       else rejects.add(c.reject);
     } else if (tag === 10) {
-      scope = decodeScopeName(c, ldEnd(r));
+      scope = decodeScope(c, ldEnd(r));
       sawScope = true;
     } else skipField(r, tag);
   }
   checkEnd(r, end);
   if (sawScope) {
-    for (let i = first; i < spans.length; i++) spans[i]!.scope = scope;
+    for (let i = first; i < spans.length; i++) {
+      spans[i]!.scope = scope.name;
+      spans[i]!.scopeVersion = scope.version;
+    }
   }
 }
 
-function decodeScopeName(c: Ctx, end: number): string {
+/** InstrumentationScope: name (1) and version (2); attributes and the rest are skipped. */
+function decodeScope(c: Ctx, end: number): ScopeId {
   const r = c.r;
   let name = '';
+  let version = '';
   while (r.pos < end) {
     const tag = r.uint32();
     if (tag === 10) name = readString(c);
+    else if (tag === 18) version = readString(c);
     else skipField(r, tag);
   }
   checkEnd(r, end);
-  return name;
+  return { name, version };
 }
 
 /** Hex of an id whose length is as expected, else ''. */
@@ -294,7 +302,7 @@ function idHex(c: Ctx, start: number, end: number, want: number): string {
 }
 
 /** Decodes one Span. Sets c.reject when the span must be skipped (the returned object is then junk). */
-function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
+function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span {
   const r = c.r;
   c.reject = null;
   let traceId = '';
@@ -398,7 +406,8 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
     attributes,
     events,
     service,
-    scope,
+    scope.name,
+    scope.version,
   );
 }
 
