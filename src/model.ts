@@ -112,6 +112,12 @@ export interface SpanFacts {
   userMessage?: string;
   /** Assistant text of the response, when captured (for trajectories). */
   outputText?: string;
+  /**
+   * Calls this span reports as a summary of work done under it (Pydantic AI's agent-run span), not
+   * as its own model output. Counted only when no proposal or execution of the same call shows up
+   * within the grace period, so they never add a count and never take one from a richer sighting.
+   */
+  summaryCalls?: CallSighting[];
   /** Span status error, for model spans. */
   error?: string;
 }
@@ -125,7 +131,7 @@ export interface ValidationError {
 }
 
 export type OutcomeName = 'valid' | 'InvalidJson' | 'UnknownName' | 'SchemaMismatch' | 'unvalidated';
-export type UnvalidatedReason = 'no_arguments' | 'no_schema' | 'bad_schema';
+export type UnvalidatedReason = 'no_arguments' | 'no_schema' | 'bad_schema' | 'no_name';
 
 /** The outcome contract of architecture.md, as a discriminated union. */
 export type Outcome =

@@ -5,6 +5,7 @@
 import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';
 import type { ToolRegistry } from './registry.js';
 import type { SchemaCache } from './schema-cache.js';
+import { schemaShape } from './schema-shape.js';
 
 export interface CallToCheck {
   name: string;
@@ -23,6 +24,8 @@ export interface Classified {
 const MAX_ERRORS = 25;
 
 export function classify(call: CallToCheck, registry: ToolRegistry, schemas: SchemaCache): Classified {
+  // A call nobody named cannot be checked, labelled or told apart from an invented name.
+  if (call.name === '') return { outcome: { outcome: 'unvalidated', reason: 'no_name' }, nameKnown: false };
   const parsed = parseArguments(call.args);
   if (parsed.kind === 'invalid') return { outcome: { outcome: 'InvalidJson', message: parsed.message }, nameKnown: isKnown(call, registry) };
 
@@ -39,12 +42,32 @@ export function classify(call: CallToCheck, registry: ToolRegistry, schemas: Sch
   }
 
   if (parsed.kind === 'none') return { outcome: { outcome: 'unvalidated', reason: 'no_arguments' }, nameKnown: true };
-  const schema = def.parameters ?? (offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
-  if (schema === undefined) return { outcome: { outcome: 'unvalidated', reason: 'no_schema' }, nameKnown: true };
-  const compiled = schemas.get(schema);
+  const pick = pickSchema(def.parameters, offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
+  if (pick.kind === 'none') return { outcome: { outcome: 'unvalidated', reason: 'no_schema' }, nameKnown: true };
+  if (pick.kind === 'not-a-schema') return { outcome: { outcome: 'unvalidated', reason: 'bad_schema', message: NOT_A_SCHEMA }, nameKnown: true };
+  const compiled = schemas.get(pick.schema);
   if (!compiled.ok) return { outcome: { outcome: 'unvalidated', reason: 'bad_schema', message: compiled.message }, nameKnown: true };
   if (compiled.validate(parsed.value)) return { outcome: { outcome: 'valid' }, nameKnown: true };
   return { outcome: { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) }, nameKnown: true };
+}
+
+const NOT_A_SCHEMA = 'not a JSON Schema: no known keyword (an object of unknown words accepts everything)';
+
+type Pick = { kind: 'none' } | { kind: 'not-a-schema' } | { kind: 'schema'; schema: unknown };
+
+/**
+ * The first candidate that is a schema: the offered definition's, then the registry's for the same
+ * tool. A candidate with no known keyword is passed over (a reader may have been handed arguments
+ * where a schema belongs); when every candidate present is like that, the call is `bad_schema`.
+ */
+function pickSchema(...candidates: unknown[]): Pick {
+  let sawOne = false;
+  for (const c of candidates) {
+    if (c === undefined) continue;
+    sawOne = true;
+    if (typeof c === 'string' || schemaShape(c) !== 'not-a-schema') return { kind: 'schema', schema: c };
+  }
+  return sawOne ? { kind: 'not-a-schema' } : { kind: 'none' };
 }
 
 function isKnown(call: CallToCheck, registry: ToolRegistry): boolean {
