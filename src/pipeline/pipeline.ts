@@ -14,7 +14,7 @@ import { normalizeSpans } from '../normalize/registry.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount, type ExecutionToRecord } from './merge.js';
-import { buildWrite, FailureCap, UNKNOWN_TOOL } from './write-batch.js';
+import { buildWrite, countedTool, FailureCap, UNKNOWN_TOOL, UNNAMED_TOOL } from './write-batch.js';
 
 /** A stage that adds its own rows to a batch's write (the judge's trajectory sampler, for one). */
 export interface BatchSink {
@@ -161,13 +161,15 @@ export class Pipeline {
     const { metrics: m, labels } = this.deps;
     for (const c of calls) {
       const outcome = c.outcome.outcome;
-      const tool = outcome === 'UnknownName' ? UNKNOWN_TOOL : labels.value('tool', c.name);
+      const counted = countedTool(outcome, c.name);
+      const tool = counted === UNKNOWN_TOOL || counted === UNNAMED_TOOL ? counted : labels.value('tool', counted);
       const service = labels.value('service', c.service);
       m.toolCalls.inc({ service, model: labels.value('model', c.model), tool, outcome, source });
       if (c.outcome.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: c.outcome.reason });
     }
     for (const e of executions) {
-      m.toolExecutions.inc({ service: labels.value('service', e.service), tool: labels.value('tool', e.execution.name), status: e.execution.status });
+      const tool = e.execution.name === '' ? UNNAMED_TOOL : labels.value('tool', e.execution.name);
+      m.toolExecutions.inc({ service: labels.value('service', e.service), tool, status: e.execution.status });
     }
     if (dropped) m.failureRecordsDropped.inc(dropped);
     if (duplicates) m.duplicateSpans.inc(duplicates);

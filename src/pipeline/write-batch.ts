@@ -9,6 +9,13 @@ import { minuteOf } from '../store/store.js';
 import type { ExecutionToRecord } from './merge.js';
 
 export const UNKNOWN_TOOL = '_unknown';
+/** The tool label of a call or execution no span named (never the empty string). */
+export const UNNAMED_TOOL = '_unnamed';
+
+/** The tool a call is counted under: an invented name is `_unknown`, a missing one `_unnamed`. */
+export function countedTool(outcome: CheckedCall['outcome']['outcome'], name: string): string {
+  return outcome === 'UnknownName' ? UNKNOWN_TOOL : name === '' ? UNNAMED_TOOL : name;
+}
 const MAX_TEXT = 200;
 const MAX_ARGS = 64 * 1024;
 
@@ -54,7 +61,7 @@ export function buildWrite(source: SourceName, calls: readonly CheckedCall[], ex
 
   for (const c of calls) {
     const o = c.outcome;
-    const tool = clip(o.outcome === 'UnknownName' ? UNKNOWN_TOOL : c.name);
+    const tool = clip(countedTool(o.outcome, c.name));
     const minute = minuteOf(c.timeMs);
     const service = clip(c.service);
     const model = clip(c.model);
@@ -97,7 +104,7 @@ export function buildWrite(source: SourceName, calls: readonly CheckedCall[], ex
   for (const e of executions) {
     const minute = minuteOf(e.timeMs || nowMs);
     const service = clip(e.service);
-    const tool = clip(e.execution.name);
+    const tool = clip(e.execution.name || UNNAMED_TOOL);
     const key = `${minute}\u0000${service}\u0000${tool}\u0000${e.execution.status}`;
     const agg = execAggs.get(key);
     if (agg) agg.count++;
