@@ -10,12 +10,16 @@
  *   `function_tool`: lk.function_tool.id, lk.function_tool.name, lk.[pii.]function_tool.arguments,
  *     lk.[pii.]function_tool.output, lk.function_tool.is_error
  *
- * The `llm_request` span below `llm_node` repeats the calls in a `gen_ai.choice` event (read by
- * `genai-legacy`) with the same call ids, so the call is counted once.
+ * The `llm_request` span below `llm_node` (the LLM plugin's request; `lk.llm_metrics` marks it)
+ * repeats the calls in a `gen_ai.choice` event with the same call ids but without the tool list:
+ * its calls are summary sightings, so the `llm_node` proposal, which knows the offered tools, is
+ * the one classified whichever span arrives first.
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
+import { genaiReader } from './genai.js';
+import { genaiLegacyReader } from './genai-legacy.js';
 import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
 import { field, isRecord, jsonValue, str } from './values.js';
 
@@ -74,12 +78,23 @@ function readTool(span: Span): SpanFacts {
   return f;
 }
 
+function readRequest(span: Span): SpanFacts {
+  const f = genaiLegacyReader.matches(span) ? genaiLegacyReader.read(span) : genaiReader.read(span);
+  f.dialect = 'livekit';
+  if (f.proposals.length > 0) {
+    f.summaryCalls = f.proposals;
+    f.proposals = [];
+  }
+  return f;
+}
+
 export const livekitReader: DialectReader = {
   name: 'livekit',
   matches(span) {
     const a = span.attributes;
     return (
       isToolSpan(a) ||
+      a['lk.llm_metrics'] !== undefined ||
       a['lk.function_tools'] !== undefined ||
       either(a, 'response.function_calls') !== undefined ||
       either(a, 'chat_ctx') !== undefined
@@ -88,6 +103,7 @@ export const livekitReader: DialectReader = {
   read(span) {
     const a = span.attributes;
     if (isToolSpan(a)) return readTool(span);
+    if (a['lk.llm_metrics'] !== undefined && either(a, 'response.function_calls') === undefined) return readRequest(span);
     const f = baseFacts(span, 'livekit', 'model');
     const model = str(a, 'gen_ai.request.model');
     if (model !== undefined) f.model = model;

@@ -19,7 +19,7 @@ import { baseFacts, lazyFact } from './facts.js';
 import { genAiRole, readGenAi, readGenAiCommon } from './genai.js';
 import { firstUserText, proposalsOf, readMessages, type Msg } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { isRecord, jsonValue, num } from './values.js';
+import { isRecord, jsonValue, num, str } from './values.js';
 
 function requestDefinitions(a: AttrObject): ToolDef[] | undefined {
   const p = jsonValue(a['model_request_parameters']);
@@ -50,6 +50,7 @@ function readRun(span: Span): SpanFacts {
   const a = span.attributes;
   const f = baseFacts(span, 'pydantic-ai', 'agent');
   readGenAiCommon(a, f);
+  f.model ??= str(a, 'model_name');
   const { fresh, all } = runMessages(a);
   const calls: CallSighting[] = proposalsOf(fresh.filter((m) => m.role === undefined || m.role === 'assistant'));
   if (calls.length > 0) f.summaryCalls = calls;

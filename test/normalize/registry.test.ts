@@ -3,6 +3,8 @@ import { normalizeSpan, normalizeSpans, readers, register, unregister, type Dial
 import { baseFacts } from '../../src/normalize/facts.js';
 import { makeSpan } from '../helpers/spans.js';
 
+const DEFAULT = ['langfuse-otel', 'vercel-ai', 'openinference', 'mlflow', 'google-adk', 'pydantic-ai', 'livekit', 'flue', 'genai-legacy', 'genai'];
+
 describe('dialect registry', () => {
   afterEach(() => {
     unregister('custom');
@@ -10,7 +12,7 @@ describe('dialect registry', () => {
   });
 
   it('has the default readers in precedence order', () => {
-    expect(readers.map((r) => r.name)).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'genai']);
+    expect(readers.map((r) => r.name)).toEqual(DEFAULT);
   });
 
   it('returns undefined for spans that say nothing about models or tools', () => {
@@ -35,7 +37,7 @@ describe('dialect registry', () => {
       read: (s) => ({ ...baseFacts(s, 'custom', 'model'), model: 'custom-model' }),
     };
     register(custom, { before: 'genai' });
-    expect(readers.map((r) => r.name)).toEqual(['vercel-ai', 'openinference', 'genai-legacy', 'custom', 'genai']);
+    expect(readers.map((r) => r.name)).toEqual([...DEFAULT.slice(0, -1), 'custom', 'genai']);
     const f = normalizeSpan(makeSpan({ 'custom.kind': 'x', 'gen_ai.operation.name': 'chat' }))!;
     expect(f).toMatchObject({ dialect: 'custom', model: 'custom-model', proposals: [], replays: [] });
   });
