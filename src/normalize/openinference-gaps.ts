@@ -13,6 +13,9 @@
  *   `input.value`; ADK's own `gcp.vertex.agent.llm_response` / `tool_call_args` on the same spans
  *   still carry them.
  * - BeeAI records each tool event (start, success, error, finish, retry) as its own TOOL span.
+ * - The OpenAI Agents processor records a handoff as a TOOL span `handoff to {agent}` with the agent
+ *   names as input and output: the model's `transfer_to_…` call it stands for is counted from the
+ *   model span; the handoff span is no execution of it (its "arguments" are an agent name).
  */
 import type { AttrObject, CallSighting, Span, SpanFacts, ToolDef } from '../model.js';
 import { looksLikeSchema } from '../check/schema-shape.js';
@@ -72,8 +75,9 @@ export function readToolSpan(span: Span): ToolSpanReading {
   // ADK leaves empty arguments out of the OpenInference keys; its own attribute keeps them ('N/A' on merged spans).
   const adkArgs = str(a, 'gcp.vertex.agent.tool_call_args');
   if (args === undefined && adkArgs !== undefined && adkArgs !== 'N/A') args = adkArgs;
+  const isHandoff = span.name.startsWith('handoff to ') && a['tool.name'] === undefined;
   const reading: ToolSpanReading = {
-    isExecution: !isBeeaiEvent || BEEAI_TERMINAL.has(beeaiEvent!),
+    isExecution: !isHandoff && (!isBeeaiEvent || BEEAI_TERMINAL.has(beeaiEvent!)),
     name,
     args: unwrapBoundArguments(args),
   };
