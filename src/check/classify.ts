@@ -44,7 +44,9 @@ export function classify(call: CallToCheck, registry: ToolRegistry, schemas: Sch
   if (parsed.kind === 'none') return { outcome: { outcome: 'unvalidated', reason: 'no_arguments' }, nameKnown: true };
   const pick = pickSchema(def.parameters, offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
   if (pick.kind === 'none') return { outcome: { outcome: 'unvalidated', reason: 'no_schema' }, nameKnown: true };
-  if (pick.kind === 'not-a-schema') return { outcome: { outcome: 'unvalidated', reason: 'bad_schema', message: NOT_A_SCHEMA }, nameKnown: true };
+  if (pick.kind === 'not-a-schema') {
+    return { outcome: { outcome: 'unvalidated', reason: 'bad_schema', message: NOT_A_SCHEMA }, nameKnown: true };
+  }
   const compiled = schemas.get(pick.schema);
   if (!compiled.ok) return { outcome: { outcome: 'unvalidated', reason: 'bad_schema', message: compiled.message }, nameKnown: true };
   if (compiled.validate(parsed.value)) return { outcome: { outcome: 'valid' }, nameKnown: true };

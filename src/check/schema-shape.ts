@@ -18,7 +18,8 @@ const bool: Check = (v) => typeof v === 'boolean';
 const sub: Check = (v) => isObj(v) || typeof v === 'boolean';
 const subs: Check = (v) => Array.isArray(v) && v.length > 0 && v.every(sub);
 const map: Check = (v) => isObj(v) && Object.values(v).every(sub);
-const type: Check = (v) => (typeof v === 'string' ? JSON_TYPES.has(v) : Array.isArray(v) && v.length > 0 && v.every((t) => typeof t === 'string' && JSON_TYPES.has(t)));
+const jsonType: Check = (t) => typeof t === 'string' && JSON_TYPES.has(t);
+const type: Check = (v) => jsonType(v) || (Array.isArray(v) && v.length > 0 && v.every(jsonType));
 const names: Check = (v) => Array.isArray(v) && v.every(str);
 
 /**

@@ -24,7 +24,12 @@ export interface CoverageOptions {
   maxLength: number;
 }
 
-export const DEFAULT_COVERAGE_OPTIONS: Readonly<CoverageOptions> = Object.freeze({ maxEntries: 256, keysPerEntry: 64, topKeys: 20, maxLength: 200 });
+export const DEFAULT_COVERAGE_OPTIONS: Readonly<CoverageOptions> = Object.freeze({
+  maxEntries: 256,
+  keysPerEntry: 64,
+  topKeys: 20,
+  maxLength: 200,
+});
 
 /** Where a call was read: the scope and service of the span it was counted from. */
 export interface CallOrigin {
@@ -113,7 +118,8 @@ export class CoverageTracker {
       bySpan.set(`${s.traceId}/${s.spanId}`, { scope: s.scope, scopeVersion: s.scopeVersion, service: s.service });
     }
     for (const c of calls) {
-      const origin = bySpan.get(`${c.traceId}/${c.spanId}`) ?? originOf?.(c) ?? { scope: '', scopeVersion: '', service: c.service };
+      const origin = bySpan.get(`${c.traceId}/${c.spanId}`) ??
+        originOf?.(c) ?? { scope: '', scopeVersion: '', service: c.service };
       this.observeCall(origin, c.outcome);
     }
   }
@@ -124,7 +130,8 @@ export class CoverageTracker {
     for (const { keys, unvalidated, ...counts } of this.entries.values()) {
       rows.push({ ...counts, unvalidated: { ...unvalidated }, topKeys: keys.top(this.opts.topKeys) });
     }
-    return rows.sort((a, b) => b.llmSpans - a.llmSpans || b.spans - a.spans || (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
+    const byName = (a: CoverageRow, b: CoverageRow) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0);
+    return rows.sort((a, b) => b.llmSpans - a.llmSpans || b.spans - a.spans || byName(a, b));
   }
 
   /** Rows currently held (at most maxEntries + 1). */

@@ -18,9 +18,16 @@ import { execution, lazyFact } from './facts.js';
 import { genAiRole, readGenAi } from './genai.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { firstAttr, isRecord, jsonValue, str, type Rec } from './values.js';
+import { argValue, firstAttr, isRecord, jsonValue, str, type Rec } from './values.js';
 
-const TOOL_KEYS = ['flue.tool.name', 'flue.tool.call_id', 'flue.tool.arguments', 'flue.tool.result', 'flue.tool.call.arguments', 'flue.tool.call.result'];
+const TOOL_KEYS = [
+  'flue.tool.name',
+  'flue.tool.call_id',
+  'flue.tool.arguments',
+  'flue.tool.result',
+  'flue.tool.call.arguments',
+  'flue.tool.call.result',
+];
 
 function isFlueToolSpan(a: AttrObject): boolean {
   return a['flue.tool.name'] !== undefined || a['flue.tool.call_id'] !== undefined;
@@ -31,14 +38,16 @@ function inputMessages(input: Rec): unknown[] {
   const list = input['messages'];
   if (!Array.isArray(list)) return [];
   return list.map((m) =>
-    isRecord(m) && m['role'] === 'toolResult' ? { role: 'tool', tool_call_id: m['toolCallId'], content: m['content'] } : m,
+    isRecord(m) && m['role'] === 'toolResult'
+      ? { role: 'tool', tool_call_id: m['toolCallId'], content: m['content'] }
+      : m,
   );
 }
 
 function fillTool(span: Span, f: SpanFacts): void {
   const a = span.attributes;
   const e = f.execution;
-  const known = e === undefined || e.args.kind === 'none' ? undefined : e.args.kind === 'structured' ? e.args.value : e.args.raw;
+  const known = e === undefined ? undefined : argValue(e.args);
   f.execution = execution(
     span,
     str(a, 'flue.tool.name') ?? e?.name ?? '',

@@ -244,7 +244,9 @@ function fillTool(span: Span, f: SpanFacts): void {
     span,
     str(a, 'traceloop.entity.name') ?? span.name,
     undefined,
-    a['traceloop.entity.input'] !== undefined ? traceloopArgs(a['traceloop.entity.input']) : eventAttr(span, 'gen_ai.tool.message', 'content'),
+    a['traceloop.entity.input'] !== undefined
+      ? traceloopArgs(a['traceloop.entity.input'])
+      : eventAttr(span, 'gen_ai.tool.message', 'content'),
     a['traceloop.entity.output'] ?? eventAttr(span, 'gen_ai.choice', 'message'),
   );
   const e = f.execution;

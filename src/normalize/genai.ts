@@ -7,7 +7,7 @@ import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { firstAttr, jsonValue, num, str } from './values.js';
+import { argValue, firstAttr, jsonValue, num, str } from './values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
 const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);
@@ -75,8 +75,9 @@ function argsFromInputParts(span: Span, callId: string | undefined): unknown {
   const input = detailAttr(span, 'gen_ai.input.messages');
   if (input === undefined) return undefined;
   const calls = proposalsOf(readMessages(jsonValue(input)));
-  const c = calls.find((x) => callId !== undefined && x.callId === callId) ?? (calls.length === 1 ? calls[0] : undefined);
-  return c === undefined || c.args.kind === 'none' ? undefined : c.args.kind === 'structured' ? c.args.value : c.args.raw;
+  const byId = calls.find((x) => callId !== undefined && x.callId === callId);
+  const c = byId ?? (calls.length === 1 ? calls[0] : undefined);
+  return c === undefined ? undefined : argValue(c.args);
 }
 
 /** Reads a span with the given role; genai-legacy reuses this and fills in what only old forms carry. */

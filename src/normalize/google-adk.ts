@@ -44,10 +44,13 @@ function readTool(span: Span, f: SpanFacts): void {
   }
   const id = str(a, 'gen_ai.tool.call.id');
   const args = str(a, ARGS);
-  f.execution = execution(span, name, id === NO_ID ? undefined : id, args === 'N/A' ? undefined : args, a['gcp.vertex.agent.tool_response']);
+  const callId = id === NO_ID ? undefined : id;
+  f.execution = execution(span, name, callId, args === 'N/A' ? undefined : args, a['gcp.vertex.agent.tool_response']);
 }
 
-function readModel(span: Span, f: SpanFacts, request: Record<string, unknown> | undefined, response: Record<string, unknown> | undefined): void {
+type Payload = Record<string, unknown> | undefined;
+
+function readModel(f: SpanFacts, request: Payload, response: Payload): void {
   const config = request?.['config'];
   if (isRecord(config)) {
     const offered = parseToolDefs(config['tools']);
@@ -73,7 +76,9 @@ export const googleAdkReader: DialectReader = {
   name: 'google-adk',
   matches(span) {
     const a = span.attributes;
-    return a['gen_ai.system'] === SYSTEM || a[REQUEST] !== undefined || a[RESPONSE] !== undefined || a[ARGS] !== undefined;
+    return (
+      a['gen_ai.system'] === SYSTEM || a[REQUEST] !== undefined || a[RESPONSE] !== undefined || a[ARGS] !== undefined
+    );
   },
   read(span) {
     const a = span.attributes;
@@ -88,7 +93,7 @@ export const googleAdkReader: DialectReader = {
     const role = request !== undefined || response !== undefined ? 'model' : genAiRole(a);
     const f = baseFacts(span, 'google-adk', role);
     readGenAiCommon(a, f);
-    if (role === 'model') readModel(span, f, request, response);
+    if (role === 'model') readModel(f, request, response);
     return f;
   },
 };

@@ -133,7 +133,8 @@ function definitionMessages(list: readonly unknown[]): unknown[] {
   for (const m of list) {
     if (!isRecord(m) || m['role'] !== 'tool') continue;
     const c = m['content'];
-    if (isRecord(c) && (isRecord(c['function']) || (typeof c['name'] === 'string' && c['parameters'] !== undefined))) defs.push(c);
+    if (!isRecord(c)) continue;
+    if (isRecord(c['function']) || (typeof c['name'] === 'string' && c['parameters'] !== undefined)) defs.push(c);
   }
   return defs;
 }
@@ -143,7 +144,8 @@ function definitionMessages(list: readonly unknown[]): unknown[] {
  * Anthropic), else definitions carried as messages.
  */
 export function offeredIn(input: unknown): SpanFacts['offered'] {
-  const list = Array.isArray(input) ? input : isRecord(input) && Array.isArray(input['messages']) ? (input['messages'] as unknown[]) : undefined;
+  const messages = isRecord(input) ? input['messages'] : undefined;
+  const list = Array.isArray(input) ? input : Array.isArray(messages) ? (messages as unknown[]) : undefined;
   if (!isRecord(input)) return list === undefined ? undefined : nonEmptyDefs(definitionMessages(list));
   const tools = input['tools'] ?? (isRecord(input['invocation_params']) ? (input['invocation_params'] as Rec)['tools'] : undefined);
   if (tools !== undefined) return parseToolDefs(value(tools));

@@ -55,7 +55,8 @@ function chatItems(v: unknown): Msg[] {
       if (!isRecord(it)) return it;
       if (it['type'] === 'function_call' || it['type'] === 'function_call_output') return it;
       const content = it['content'];
-      return { role: it['role'], content: Array.isArray(content) ? content.filter((c) => typeof c === 'string').join('\n') : content };
+      const text = Array.isArray(content) ? content.filter((c) => typeof c === 'string').join('\n') : content;
+      return { role: it['role'], content: text };
     }),
   );
 }
@@ -69,7 +70,9 @@ function offeredNames(v: unknown): ToolDef[] | undefined {
 function readTool(span: Span): SpanFacts {
   const a = span.attributes;
   const f = baseFacts(span, 'livekit', 'tool');
-  const e = execution(span, str(a, 'lk.function_tool.name') ?? '', str(a, 'lk.function_tool.id'), either(a, 'function_tool.arguments'), either(a, 'function_tool.output'));
+  const name = str(a, 'lk.function_tool.name') ?? '';
+  const id = str(a, 'lk.function_tool.id');
+  const e = execution(span, name, id, either(a, 'function_tool.arguments'), either(a, 'function_tool.output'));
   if (a['lk.function_tool.is_error'] === true && e.status === 'ok') {
     e.status = 'error';
     e.errorType = 'tool error';
@@ -103,7 +106,8 @@ export const livekitReader: DialectReader = {
   read(span) {
     const a = span.attributes;
     if (isToolSpan(a)) return readTool(span);
-    if (a['lk.llm_metrics'] !== undefined && either(a, 'response.function_calls') === undefined) return readRequest(span);
+    const isRequest = a['lk.llm_metrics'] !== undefined && either(a, 'response.function_calls') === undefined;
+    if (isRequest) return readRequest(span);
     const f = baseFacts(span, 'livekit', 'model');
     const model = str(a, 'gen_ai.request.model');
     if (model !== undefined) f.model = model;

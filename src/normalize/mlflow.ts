@@ -52,7 +52,8 @@ function tokens(a: AttrObject, f: SpanFacts): void {
 function readModel(a: AttrObject, f: SpanFacts): void {
   const inputs = decoded(a['mlflow.spanInputs']);
   const outputs = decoded(a['mlflow.spanOutputs']);
-  const model = text(decoded(a['mlflow.llm.model'])) ?? (isRecord(outputs) ? text(outputs['model']) : undefined) ?? (isRecord(inputs) ? text(inputs['model']) : undefined);
+  const modelOf = (v: unknown) => (isRecord(v) ? text(v['model']) : undefined);
+  const model = text(decoded(a['mlflow.llm.model'])) ?? modelOf(outputs) ?? modelOf(inputs);
   if (model !== undefined) f.model = model;
   const provider = text(decoded(a['mlflow.llm.provider']));
   if (provider !== undefined) f.provider = provider;

@@ -38,7 +38,7 @@ export interface ToolSpanReading {
   definition?: ToolDef;
 }
 
-/** `{args: [...], kwargs: {...}}` of a wrapped Python call (LlamaIndex `FunctionTool.call`) → the keyword arguments. */
+/** `{args: [], kwargs: {…}}` of a wrapped Python call (LlamaIndex `FunctionTool.call`) → its keyword arguments. */
 function unwrapBoundArguments(v: unknown): unknown {
   const parsed = jsonValue(v);
   if (!isRecord(parsed)) return v;
@@ -71,7 +71,8 @@ export function readToolSpan(span: Span): ToolSpanReading {
   const paramsValue = jsonValue(params);
   const paramsAreSchema = looksLikeSchema(paramsValue);
   let args: unknown = a['input.value'] ?? a['tool_call.function.arguments'];
-  if (args === undefined && params !== undefined && params !== null && !paramsAreSchema && paramsValue !== null) args = params;
+  const paramsAreArgs = params !== undefined && params !== null && !paramsAreSchema && paramsValue !== null;
+  if (args === undefined && paramsAreArgs) args = params;
   // ADK leaves empty arguments out of the OpenInference keys; its own attribute keeps them ('N/A' on merged spans).
   const adkArgs = str(a, 'gcp.vertex.agent.tool_call_args');
   if (args === undefined && adkArgs !== undefined && adkArgs !== 'N/A') args = adkArgs;

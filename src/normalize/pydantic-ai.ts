@@ -73,7 +73,9 @@ export const pydanticAiReader: DialectReader = {
     if (a['model_request_parameters'] === undefined) return readRun(span);
     const f = readGenAi(span, 'pydantic-ai', genAiRole(a));
     f.offered ??= requestDefinitions(a);
-    if (f.role === 'model' && f.proposals.length === 0 && a['events'] !== undefined) f.proposals = proposalsOf(choiceEvents(a['events']));
+    if (f.role === 'model' && f.proposals.length === 0 && a['events'] !== undefined) {
+      f.proposals = proposalsOf(choiceEvents(a['events']));
+    }
     return f;
   },
 };

@@ -85,7 +85,8 @@ function toolCallOf(a: AttrObject): { name: string; id?: string; args: unknown }
   const listed = responseCalls(a['ai.response.toolCalls'])[0]?.calls ?? [];
   const entry = listed.find((c) => id !== undefined && c.id === id) ?? (listed.length === 1 ? listed[0] : undefined);
   const args = firstAttr(a, ['ai.toolCall.args', 'ai.toolCall.input']) ?? entry?.args;
-  const call: { name: string; id?: string; args: unknown } = { name: str(a, 'ai.toolCall.name') ?? entry?.name ?? '', args };
+  const name = str(a, 'ai.toolCall.name') ?? entry?.name ?? '';
+  const call: { name: string; id?: string; args: unknown } = { name, args };
   const callId = id ?? entry?.id;
   if (callId !== undefined) call.id = callId;
   return call;
@@ -109,7 +110,8 @@ export const vercelAiReader: DialectReader = {
     const f = baseFacts(span, 'vercel-ai', role);
     if (role === 'tool') {
       const call = toolCallOf(a);
-      f.execution = execution(span, call.name, call.id, call.args, firstAttr(a, ['ai.toolCall.result', 'ai.toolCall.output']));
+      const result = firstAttr(a, ['ai.toolCall.result', 'ai.toolCall.output']);
+      f.execution = execution(span, call.name, call.id, call.args, result);
       return f;
     }
     const model = str(a, 'ai.response.model') ?? str(a, 'ai.model.id') ?? str(a, 'gen_ai.response.model');

@@ -73,12 +73,20 @@ export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: Mer
  * tool-span-only call, so a model or tool span of the same call that arrives within the grace
  * period takes it over, and it is counted from the summary only when none does.
  */
-function takeSummary(f: SpanFacts, s: CallSighting, index: number, txn: LedgerTxn, out: Merged, ctx: MergeContext): void {
+function takeSummary(
+  f: SpanFacts,
+  s: CallSighting,
+  index: number,
+  txn: LedgerTxn,
+  out: Merged,
+  ctx: MergeContext,
+): void {
   const key = s.callId ? `id:${s.callId}` : `sum:${f.spanId}:${index}`;
   const argsRaw = rawOf(s.args);
   const known = s.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, s.name, argsRaw, () => true);
   if (known) return;
-  const entry: CallEntry = { name: s.name, argsRaw, hasId: Boolean(s.callId), executed: false, fromExecution: true, summary: true };
+  const hasId = Boolean(s.callId);
+  const entry: CallEntry = { name: s.name, argsRaw, hasId, executed: false, fromExecution: true, summary: true };
   txn.add(f.traceId, key, entry);
   const pending: PendingCall = {
     source: ctx.source,
@@ -107,8 +115,8 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
   const argsRaw = rawOf(p.args);
   // Seen before: by id, or as an id-less tool span (OpenInference TOOL) with this name and arguments.
   // A proposal without an id pairs with a tool span that has one (Google ADK assigns ids after the model call).
-  const seen =
-    txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, p.callId ? (e) => e.fromExecution && !e.hasId : (e) => e.fromExecution);
+  const fromToolSpan = p.callId ? (e: CallEntry) => e.fromExecution && !e.hasId : (e: CallEntry) => e.fromExecution;
+  const seen = txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, fromToolSpan);
   if (seen) {
     if (!seen.pending) return; // already counted
     out.cancelled.push({ traceId: seen.pending.traceId, key: seen.pending.key });
@@ -136,7 +144,8 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
   const key = e.callId ? `id:${e.callId}` : `exec:${f.spanId}`;
   // A call is seen once more by its id; an id-less one by name and arguments (never by an empty name).
   // A tool span with an id also pairs with a proposal that had none (Google ADK).
-  const unpaired = (want: (c: CallEntry) => boolean) => (e.name === '' ? undefined : txn.findUnpaired(f.traceId, e.name, argsRaw, want));
+  const unpaired = (want: (c: CallEntry) => boolean) =>
+    e.name === '' ? undefined : txn.findUnpaired(f.traceId, e.name, argsRaw, want);
   const known = e.callId
     ? txn.get(f.traceId, key) ?? unpaired((c) => !c.executed && !c.fromExecution && !c.hasId)
     : unpaired((c) => !c.executed && (!c.fromExecution || c.summary === true));
