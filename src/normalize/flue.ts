@@ -20,14 +20,7 @@ import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } fr
 import { parseToolDefs } from './tooldefs.js';
 import { argValue, firstAttr, isRecord, jsonValue, str, type Rec } from './values.js';
 
-const TOOL_KEYS = [
-  'flue.tool.name',
-  'flue.tool.call_id',
-  'flue.tool.arguments',
-  'flue.tool.result',
-  'flue.tool.call.arguments',
-  'flue.tool.call.result',
-];
+const MARKERS = ['flue.tool.name', 'flue.turn.output', 'flue.turn.input', 'flue.tool.call.arguments', 'flue.tool.call.result'];
 
 function isFlueToolSpan(a: AttrObject): boolean {
   return a['flue.tool.name'] !== undefined || a['flue.tool.call_id'] !== undefined;
@@ -79,9 +72,9 @@ function fillModel(span: Span, f: SpanFacts): void {
 export const flueReader: DialectReader = {
   name: 'flue',
   matches(span) {
+    // Flue < 2 names every tool span (`flue.tool.name`); Flue 2 puts only non-object payloads in flue.*.
     const a = span.attributes;
-    if (a['flue.turn.output'] !== undefined || a['flue.turn.input'] !== undefined) return true;
-    for (const k of TOOL_KEYS) if (a[k] !== undefined) return true;
+    for (const k of MARKERS) if (a[k] !== undefined) return true;
     return false;
   },
   read(span) {

@@ -76,9 +76,8 @@ export const googleAdkReader: DialectReader = {
   name: 'google-adk',
   matches(span) {
     const a = span.attributes;
-    return (
-      a['gen_ai.system'] === SYSTEM || a[REQUEST] !== undefined || a[RESPONSE] !== undefined || a[ARGS] !== undefined
-    );
+    // ADK writes llm_request on its model and tool spans alike ('{}' on tool spans).
+    return a[REQUEST] !== undefined || a['gen_ai.system'] === SYSTEM;
   },
   read(span) {
     const a = span.attributes;

@@ -94,14 +94,9 @@ function readRequest(span: Span): SpanFacts {
 export const livekitReader: DialectReader = {
   name: 'livekit',
   matches(span) {
+    // Each span kind has one key LiveKit always writes (few lookups: this runs for every span).
     const a = span.attributes;
-    return (
-      isToolSpan(a) ||
-      a['lk.llm_metrics'] !== undefined ||
-      a['lk.function_tools'] !== undefined ||
-      either(a, 'response.function_calls') !== undefined ||
-      either(a, 'chat_ctx') !== undefined
-    );
+    return a['lk.function_tools'] !== undefined || a['lk.function_tool.name'] !== undefined || a['lk.llm_metrics'] !== undefined;
   },
   read(span) {
     const a = span.attributes;
