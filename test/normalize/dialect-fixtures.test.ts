@@ -106,6 +106,8 @@ const SIGHTINGS: Record<string, string[]> = {
     "chat (genai-legacy/model) P[get_weather#tooluse_a1:{\"city\":\"Oslo\"} get_weather#tooluse_a2:{\"town\":\"Rome\"}]",
     "execute_tool get_weather (genai-legacy/tool) E[get_weather#tooluse_a1:{\"city\":\"Oslo\"}:ok]",
     "execute_tool get_weather (genai-legacy/tool) E[get_weather#tooluse_a2:{\"town\":\"Rome\"}:error]",
+    "chat (genai/model) P[get_weather#tooluse_b1:{\"city\":\"Oslo\"}]",
+    "execute_tool get_weather (genai/tool) E[get_weather#tooluse_b1:{\"city\":\"Oslo\"}:ok]",
   ],
   'vercel-ai': [
     "ai.generateText.doGenerate (vercel-ai/model) P[getWeather#call_DgKARp7a7IhJPDczfifMp6Ra:{\"location\":\"San Francisco\"}] O[getWeather*]",
