@@ -28,7 +28,7 @@ export function createMetrics(probes: MetricProbes = {}) {
     }),
     unvalidated: new client.Counter({
       name: 'toolwatch_unvalidated_calls_total',
-      help: 'Calls that could not be checked, by reason: no_arguments, no_schema, bad_schema.',
+      help: 'Calls that could not be checked, by reason: no_arguments, no_schema, bad_schema, no_name.',
       labelNames: ['service', 'reason'] as const,
       registers: r,
     }),

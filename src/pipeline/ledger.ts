@@ -19,6 +19,8 @@ export interface CallEntry {
   fromExecution: boolean;
   /** Set while a tool-span-only call waits out the grace period for its proposal. */
   pending?: PendingCall;
+  /** Known from an agent span's summary of its calls (SpanFacts.summaryCalls), not from a tool span. */
+  summary?: true;
 }
 
 /**
