@@ -92,6 +92,12 @@ export interface SpanFacts {
   spanId: string;
   parentSpanId: string;
   service: string;
+  /**
+   * The span's instrumentation scope name and version (set by the dialect registry for every span
+   * it reads); undefined for facts not read from a span (Langfuse API observations).
+   */
+  scope?: string;
+  scopeVersion?: string;
   startTimeMs: number;
   endTimeMs: number;
   /** 'model' = a model request/response; 'tool' = a tool execution; 'agent' = an agent/workflow. */
@@ -180,4 +186,7 @@ export interface CheckedCall {
   outcome: Outcome;
   /** Counted from a tool span alone (no proposal was seen). */
   fromExecution: boolean;
+  /** The instrumentation scope of the span it was counted from (absent when not read from a span). */
+  scope?: string;
+  scopeVersion?: string;
 }

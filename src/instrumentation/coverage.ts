@@ -8,8 +8,11 @@
  * Pure and bounded: no clock, no I/O; at most `maxEntries` scope × service rows (the rest are
  * folded into one `_other` row), at most `keysPerEntry` keys remembered per row, every key and
  * label clipped. What to do with the report (an endpoint, a page section, a metric) is the caller's.
+ *
+ * Cheap per span (it runs on the ingest path): a span a reader recognised is LLM-looking without a
+ * look at its keys, and keys are scanned only for LLM-looking spans no call was read from.
  */
-import type { CheckedCall, Outcome, Span, SpanFacts, UnvalidatedReason } from '../model.js';
+import type { Outcome, Span, SpanFacts, UnvalidatedReason } from '../model.js';
 import { isLlmKey, looksLikeLlmSpan } from './llm-looking.js';
 import { TopKeys } from './top-keys.js';
 
@@ -44,7 +47,7 @@ export interface CoverageRow {
   service: string;
   /** Every span received from this scope and service. */
   spans: number;
-  /** Spans with a GenAI/LLM/agent attribute or event (see llm-looking.ts). */
+  /** Spans a reader recognised, or with a GenAI/LLM/agent attribute or event (see llm-looking.ts). */
   llmSpans: number;
   /** LLM-looking spans no dialect reader recognised. */
   unrecognizedSpans: number;
@@ -61,12 +64,24 @@ interface Entry extends Omit<CoverageRow, 'topKeys'> {
   keys: TopKeys;
 }
 
+/** What observeSpan made of a span. */
+export type SpanCoverage = 'other' | 'llm' | 'unrecognized';
+
 export const OTHER = '_other';
 
 /** `llm.input_messages.3.message.content` → `llm.input_messages.{i}.message.content`. */
 export function keyPattern(key: string, maxLength: number): string {
-  const k = /\.\d+(?=\.|$)/.test(key) ? key.replace(/\.\d+(?=\.|$)/g, '.{i}') : key;
+  const k = hasNumberedSegment(key) ? key.replace(/\.\d+(?=\.|$)/g, '.{i}') : key;
   return k.length > maxLength ? k.slice(0, maxLength) : k;
+}
+
+/** A '.' followed by a digit: the only keys the (slower) pattern replace can change. */
+function hasNumberedSegment(key: string): boolean {
+  for (let i = key.indexOf('.'); i >= 0 && i < key.length - 1; i = key.indexOf('.', i + 1)) {
+    const c = key.charCodeAt(i + 1);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
 }
 
 function hasCalls(f: SpanFacts): boolean {
@@ -75,22 +90,32 @@ function hasCalls(f: SpanFacts): boolean {
 
 export class CoverageTracker {
   private readonly entries = new Map<string, Entry>();
-  private readonly opts: CoverageOptions;
+  readonly options: Readonly<CoverageOptions>;
+  // The spans of one export share their scope and resource strings: the last row found is tried first.
+  private lastScope: string | undefined;
+  private lastVersion: string | undefined;
+  private lastService: string | undefined;
+  private lastEntry: Entry | undefined;
 
   constructor(options: Partial<CoverageOptions> = {}) {
-    this.opts = { ...DEFAULT_COVERAGE_OPTIONS, ...options };
+    this.options = Object.freeze({ ...DEFAULT_COVERAGE_OPTIONS, ...options });
   }
 
-  /** A received span and what the readers made of it (undefined: no reader recognised it). */
-  observeSpan(span: Span, facts: SpanFacts | undefined): void {
+  /**
+   * A received span and what the readers made of it (undefined: no reader recognised it). Returns
+   * 'unrecognized' for an LLM-looking span no reader recognised (the caller counts those in a metric).
+   */
+  observeSpan(span: Span, facts: SpanFacts | undefined): SpanCoverage {
     const e = this.entry(span.scope, span.scopeVersion, span.service);
     e.spans++;
-    if (!looksLikeLlmSpan(span)) return;
+    if (facts === undefined && !looksLikeLlmSpan(span)) return 'other';
     e.llmSpans++;
     if (facts === undefined) e.unrecognizedSpans++;
-    if (facts !== undefined && hasCalls(facts)) return;
+    else if (hasCalls(facts)) return 'llm';
     e.llmSpansWithoutCalls++;
-    for (const k in span.attributes) if (isLlmKey(k)) e.keys.add(keyPattern(k, this.opts.maxLength));
+    const max = this.options.maxLength;
+    for (const k in span.attributes) if (isLlmKey(k)) e.keys.add(keyPattern(k, max));
+    return facts === undefined ? 'unrecognized' : 'llm';
   }
 
   /** A counted call, attributed to the scope and service of the span it was counted from. */
@@ -100,38 +125,23 @@ export class CoverageTracker {
     if (outcome.outcome === 'unvalidated') e.unvalidated[outcome.reason] = (e.unvalidated[outcome.reason] ?? 0) + 1;
   }
 
-  /**
-   * One batch: its spans with their facts (`factsOf` returns the reader's result for a span), and the
-   * calls counted from it. A call counted from a span outside the batch (a tool-span-only call
-   * settled after its grace period) is attributed to its service with an empty scope, unless
-   * `originOf` knows better.
-   */
-  observeBatch(
-    spans: readonly Span[],
-    factsOf: (span: Span) => SpanFacts | undefined,
-    calls: readonly CheckedCall[],
-    originOf?: (call: CheckedCall) => CallOrigin | undefined,
-  ): void {
-    const bySpan = new Map<string, CallOrigin>();
-    for (const s of spans) {
-      this.observeSpan(s, factsOf(s));
-      bySpan.set(`${s.traceId}/${s.spanId}`, { scope: s.scope, scopeVersion: s.scopeVersion, service: s.service });
-    }
-    for (const c of calls) {
-      const origin = bySpan.get(`${c.traceId}/${c.spanId}`) ??
-        originOf?.(c) ?? { scope: '', scopeVersion: '', service: c.service };
-      this.observeCall(origin, c.outcome);
-    }
-  }
-
-  /** Every row, the ones with the most LLM-looking spans first. */
-  report(): CoverageRow[] {
+  /** Every row, the ones with the most LLM-looking spans first; `service` keeps that service's rows only. */
+  report(q: { service?: string } = {}): CoverageRow[] {
     const rows: CoverageRow[] = [];
     for (const { keys, unvalidated, ...counts } of this.entries.values()) {
-      rows.push({ ...counts, unvalidated: { ...unvalidated }, topKeys: keys.top(this.opts.topKeys) });
+      // The folded row mixes services: it belongs to no one service's report.
+      if (q.service !== undefined && (counts.service !== q.service || counts.scope === OTHER)) continue;
+      rows.push({ ...counts, unvalidated: { ...unvalidated }, topKeys: keys.top(this.options.topKeys) });
     }
-    const byName = (a: CoverageRow, b: CoverageRow) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0);
-    return rows.sort((a, b) => b.llmSpans - a.llmSpans || b.spans - a.spans || byName(a, b));
+    const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+    return rows.sort(
+      (a, b) =>
+        b.llmSpans - a.llmSpans ||
+        b.spans - a.spans ||
+        cmp(a.scope, b.scope) ||
+        cmp(a.scopeVersion, b.scopeVersion) ||
+        cmp(a.service, b.service),
+    );
   }
 
   /** Rows currently held (at most maxEntries + 1). */
@@ -140,14 +150,26 @@ export class CoverageTracker {
   }
 
   private entry(scope: string, scopeVersion: string, service: string): Entry {
-    const max = this.opts.maxLength;
+    if (scope === this.lastScope && scopeVersion === this.lastVersion && service === this.lastService) {
+      return this.lastEntry!;
+    }
+    const e = this.find(scope, scopeVersion, service);
+    this.lastScope = scope;
+    this.lastVersion = scopeVersion;
+    this.lastService = service;
+    this.lastEntry = e;
+    return e;
+  }
+
+  private find(scope: string, scopeVersion: string, service: string): Entry {
+    const max = this.options.maxLength;
     const s = scope.length > max ? scope.slice(0, max) : scope;
     const v = scopeVersion.length > max ? scopeVersion.slice(0, max) : scopeVersion;
     const svc = service.length > max ? service.slice(0, max) : service;
     const key = `${s}\u0000${v}\u0000${svc}`;
     let e = this.entries.get(key);
     if (e) return e;
-    if (this.entries.size >= this.opts.maxEntries) return this.other();
+    if (this.entries.size >= this.options.maxEntries) return this.other();
     e = this.fresh(s, v, svc);
     this.entries.set(key, e);
     return e;
@@ -174,7 +196,7 @@ export class CoverageTracker {
       llmSpansWithoutCalls: 0,
       calls: 0,
       unvalidated: {},
-      keys: new TopKeys(this.opts.keysPerEntry),
+      keys: new TopKeys(this.options.keysPerEntry),
     };
   }
 }

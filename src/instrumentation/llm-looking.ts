@@ -3,26 +3,51 @@
  * namespace an LLM or agent instrumentation writes, or an event is a GenAI event. A span that
  * looks like one but yields no call is what the coverage report shows: the keys of the spans
  * toolwatch does not (yet) read.
+ *
+ * Runs for every span no reader recognised (HTTP, database … spans too), on every key: one switch
+ * on the first character rejects most keys of other instrumentations without a comparison.
  */
 import type { Span } from '../model.js';
 
-/** First key segments owned by LLM/agent instrumentations. */
-const NAMESPACES: ReadonlySet<string> = new Set([
-  'gen_ai', // OpenTelemetry GenAI (and most frameworks on top of it)
-  'llm', // OpenInference, OpenLLMetry
-  'ai', // Vercel AI SDK
-  'openinference',
-  'traceloop',
-  'langfuse',
-  'pydantic_ai',
-  'flue',
-  'mlflow',
-  'logfire', // Pydantic Logfire's own spans around model calls
-]);
+const G = 103;
+const L = 108;
+const A = 97;
+const O = 111;
+const T = 116;
+const P = 112;
+const F = 102;
+const M = 109;
 
-/** Namespaces shared with non-LLM work, by the prefixes that are about models or tools only. */
-const PREFIXES: readonly string[] = [
-  'gcp.vertex.agent.',
+export function isLlmKey(key: string): boolean {
+  switch (key.charCodeAt(0)) {
+    case G:
+      return key.startsWith('gen_ai.') || key.startsWith('gcp.vertex.agent.');
+    case L:
+      return (
+        key.startsWith('llm.') || // OpenInference, OpenLLMetry
+        key.startsWith('langfuse.') ||
+        key.startsWith('logfire.') || // Pydantic Logfire's own spans around model calls
+        (key.startsWith('lk.') && isLiveKitLlmKey(key))
+      );
+    case A:
+      return key.startsWith('ai.') || key === 'all_messages_events'; // Vercel AI SDK; Pydantic AI
+    case O:
+      return key.startsWith('openinference.');
+    case T:
+      return key.startsWith('traceloop.');
+    case P:
+      return key.startsWith('pydantic_ai.');
+    case F:
+      return key.startsWith('flue.');
+    case M:
+      return key.startsWith('mlflow.') || key === 'model_request_parameters';
+    default:
+      return false;
+  }
+}
+
+/** LiveKit's `lk.*` also covers speech and transport: only its model and tool keys count. */
+const LK_PREFIXES: readonly string[] = [
   'lk.function_tool',
   'lk.pii.function_tool',
   'lk.response.',
@@ -32,16 +57,8 @@ const PREFIXES: readonly string[] = [
   'lk.llm_metrics',
 ];
 
-const EXACT: ReadonlySet<string> = new Set(['model_request_parameters', 'all_messages_events']);
-
-export function isLlmKey(key: string): boolean {
-  const dot = key.indexOf('.');
-  if (dot > 0 && NAMESPACES.has(key.slice(0, dot))) return true;
-  if (EXACT.has(key)) return true;
-  const c = key.charCodeAt(0);
-  // Only keys starting with 'g' or 'l' can match a prefix: skip the loop for the rest.
-  if (c !== 103 && c !== 108) return false;
-  for (const p of PREFIXES) if (key.startsWith(p)) return true;
+function isLiveKitLlmKey(key: string): boolean {
+  for (const p of LK_PREFIXES) if (key.startsWith(p)) return true;
   return false;
 }
 

@@ -44,6 +44,14 @@ export function createMetrics(probes: MetricProbes = {}) {
       labelNames: ['source'] as const,
       registers: r,
     }),
+    spansUnrecognized: new client.Counter({
+      name: 'toolwatch_spans_unrecognized_total',
+      help:
+        'LLM-looking spans (gen_ai.*, llm.*, ai.*, openinference.*, langfuse.* … attributes or GenAI events) ' +
+        'no dialect reader recognised, by instrumentation scope name. Their keys: GET /api/instrumentation.',
+      labelNames: ['scope'] as const,
+      registers: r,
+    }),
     ingestRejected: new client.Counter({
       name: 'toolwatch_ingest_rejected_total',
       help: 'Requests or spans refused by the receiver, by reason.',

@@ -68,11 +68,16 @@ export class Dialects extends Registry<DialectReader> {
   normalizeSpan(span: Span): SpanFacts | undefined {
     for (const r of this.readers) {
       if (!r.matches(span)) continue;
+      let f: SpanFacts;
       try {
-        return r.read(span);
+        f = r.read(span);
       } catch {
-        return baseFacts(span, r.name, 'other');
+        f = baseFacts(span, r.name, 'other');
       }
+      // Set here, for every reader alike: where a call came from, for the coverage report.
+      f.scope = span.scope;
+      f.scopeVersion = span.scopeVersion;
+      return f;
     }
     return undefined;
   }

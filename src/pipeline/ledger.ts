@@ -97,7 +97,11 @@ export class Ledger {
       let entry = t.calls.get(p.key);
       if (!entry) {
         const c = p.call;
-        entry = { name: c.name, argsRaw: c.args.kind === 'none' ? undefined : c.args.raw, hasId: Boolean(c.callId), executed: true, fromExecution: true };
+        const argsRaw = c.args.kind === 'none' ? undefined : c.args.raw;
+        // Only a summary's waiting call is not from an execution (merge: takeSummary); its tool span may still come.
+        entry = c.fromExecution
+          ? { name: c.name, argsRaw, hasId: Boolean(c.callId), executed: true, fromExecution: true }
+          : { name: c.name, argsRaw, hasId: Boolean(c.callId), executed: false, fromExecution: true, summary: true };
         t.calls.set(p.key, entry);
       } else if (!entry.fromExecution) continue;
       entry.pending = p;

@@ -17,6 +17,9 @@ export interface CallToCount {
   offered?: readonly ToolDef[];
   timeMs: number;
   fromExecution: boolean;
+  /** The instrumentation scope of the span the call is counted from (kept while it waits, for the coverage report). */
+  scope?: string;
+  scopeVersion?: string;
 }
 
 export interface ExecutionToRecord {
@@ -40,6 +43,11 @@ export interface Merged {
 }
 
 const rawOf = (a: ToolArgs): string | undefined => (a.kind === 'none' ? undefined : a.raw);
+
+const NO_ORIGIN = Object.freeze({});
+/** The scope fields of a call counted from `f`, when its facts were read from a span. */
+const originOf = (f: SpanFacts): { scope?: string; scopeVersion?: string } =>
+  f.scope === undefined ? NO_ORIGIN : { scope: f.scope, scopeVersion: f.scopeVersion ?? '' };
 
 /** Proposals before executions, so within a batch the richer sighting is the one classified. */
 function order(a: SpanFacts, b: SpanFacts): number {
@@ -105,6 +113,7 @@ function takeSummary(
       ...(f.offered ? { offered: f.offered } : {}),
       timeMs: f.endTimeMs || f.startTimeMs,
       fromExecution: false,
+      ...originOf(f),
     },
   };
   txn.defer(entry, pending);
@@ -136,6 +145,7 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
     ...(f.offered ? { offered: f.offered } : {}),
     timeMs: f.endTimeMs || f.startTimeMs,
     fromExecution: false,
+    ...originOf(f),
   });
 }
 
@@ -172,6 +182,7 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
       ...(f.offered ? { offered: f.offered } : {}),
       timeMs: f.startTimeMs,
       fromExecution: true,
+      ...originOf(f),
     },
   };
   txn.defer(entry, pending);

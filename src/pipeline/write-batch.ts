@@ -51,6 +51,11 @@ export function executionLabels(e: ExecutionToRecord, cap: LabelCap): ExecutionL
   return { service: cap.value('service', clip(e.service)), tool, status: e.execution.status };
 }
 
+/** The `scope` label of toolwatch_spans_unrecognized_total: the scope name, clipped and capped. */
+export function scopeLabel(scope: string, cap: LabelCap): string {
+  return cap.value('scope', clip(scope));
+}
+
 /** `_unknown` and `_unnamed` are fixed values, never capped; any other name is clipped and capped. */
 function toolLabel(counted: string, cap: LabelCap): string {
   return counted === UNKNOWN_TOOL || counted === UNNAMED_TOOL ? counted : cap.value('tool', clip(counted));

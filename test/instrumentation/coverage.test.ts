@@ -2,17 +2,19 @@
  * The instrumentation-coverage core: what looks like an LLM span, bounded top keys, and the report
  * over a mixed stream — every framework fixture plus a framework toolwatch does not read.
  */
-import { describe, expect, it } from 'vitest';
-import { classify } from '../../src/check/classify.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/check/registry.js';
 import { SchemaCache } from '../../src/check/schema-cache.js';
-import { CoverageTracker, keyPattern, OTHER } from '../../src/instrumentation/coverage.js';
-import { looksLikeLlmSpan } from '../../src/instrumentation/llm-looking.js';
+import { CoverageTracker, keyPattern, OTHER, type CoverageRow } from '../../src/instrumentation/coverage.js';
+import { isLlmKey, looksLikeLlmSpan } from '../../src/instrumentation/llm-looking.js';
 import { TopKeys } from '../../src/instrumentation/top-keys.js';
-import type { CheckedCall, Span } from '../../src/model.js';
+import { LabelCap } from '../../src/metrics/label-cap.js';
+import { createMetrics } from '../../src/metrics/registry.js';
+import type { Span } from '../../src/model.js';
 import { builtinDialects } from '../../src/normalize/registry.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
-import { mergeBatch, type CallToCount } from '../../src/pipeline/merge.js';
+import { Pipeline } from '../../src/pipeline/pipeline.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
 import { loadDialectFixtures } from '../helpers/dialect-fixtures.js';
 import { makeEvent, makeSpan } from '../helpers/spans.js';
 
@@ -32,6 +34,18 @@ describe('what looks like an LLM or tool span', () => {
     [{}, false],
   ])('%j → %s', (attributes, want) => {
     expect(looksLikeLlmSpan(makeSpan(attributes))).toBe(want);
+  });
+
+  it.each([
+    ['gen_ai.request.model', true], ['gcp.vertex.agent.tool_call_args', true], ['llm.model_name', true],
+    ['langfuse.observation.input', true], ['logfire.msg', true], ['lk.response.function_calls', true],
+    ['lk.pii.chat_ctx', true], ['ai.toolCall.name', true], ['all_messages_events', true],
+    ['openinference.span.kind', true], ['traceloop.span.kind', true], ['pydantic_ai.all_messages', true],
+    ['flue.tool.name', true], ['mlflow.spanType', true], ['model_request_parameters', true],
+    ['gen_ai', false], ['genai.x', false], ['gcp.project_id', false], ['llmx.y', false], ['lk.tts.label', false],
+    ['aiohttp.url', false], ['mlflowx', false], ['http.method', false], ['db.system', false], ['', false],
+  ])('key %s → %s', (key, want) => {
+    expect(isLlmKey(key)).toBe(want);
   });
 
   it('a GenAI event is enough', () => {
@@ -68,6 +82,39 @@ describe('coverage tracker bounds', () => {
     expect(other).toMatchObject({ service: OTHER, spans: 7, llmSpans: 7, unrecognizedSpans: 7 });
   });
 
+  it('a span a reader recognised is LLM-looking whatever its keys; keys are read only from spans without calls', () => {
+    const t = new CoverageTracker();
+    // The Vercel AI SDK behind a processor that keeps only operation.name: recognised, no LLM key.
+    const plain = makeSpan({ 'operation.name': 'ai.streamText.doStream' });
+    expect(dialects.normalizeSpan(plain)).toBeDefined();
+    expect(t.observeSpan(plain, dialects.normalizeSpan(plain))).toBe('llm');
+    const chat = makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'f', arguments: '{}' }] }]) });
+    expect(t.observeSpan(chat, dialects.normalizeSpan(chat))).toBe('llm');
+    expect(t.observeSpan(makeSpan({ 'http.method': 'GET' }), undefined)).toBe('other');
+    expect(t.observeSpan(makeSpan({ 'llm.acme.x': 1 }), undefined)).toBe('unrecognized');
+    expect(t.report()).toEqual([
+      expect.objectContaining({ spans: 4, llmSpans: 3, unrecognizedSpans: 1, llmSpansWithoutCalls: 2, topKeys: [{ key: 'llm.acme.x', spans: 1 }] }),
+    ]);
+  });
+
+  it('rows follow the scope, version and service of every span, also when they change within a batch', () => {
+    const t = new CoverageTracker();
+    const at = (scope: string, scopeVersion: string, service: string) => makeSpan({ 'llm.x': 1 }, { scope, scopeVersion, service });
+    for (const s of [at('a', '1', 'x'), at('a', '1', 'x'), at('a', '2', 'x'), at('a', '1', 'y'), at('b', '1', 'x'), at('a', '1', 'x')]) t.observeSpan(s, undefined);
+    expect(t.report().map((r) => [r.scope, r.scopeVersion, r.service, r.spans])).toEqual([
+      ['a', '1', 'x', 3], ['a', '1', 'y', 1], ['a', '2', 'x', 1], ['b', '1', 'x', 1],
+    ]);
+    expect(t.report({ service: 'y' }).map((r) => r.scope)).toEqual(['a']);
+  });
+
+  it('a service filter leaves the folded _other row out (it mixes services)', () => {
+    const t = new CoverageTracker({ maxEntries: 1 });
+    t.observeSpan(makeSpan({ 'llm.x': 1 }, { scope: 'a', service: 'x' }), undefined);
+    t.observeSpan(makeSpan({ 'llm.x': 1 }, { scope: 'b', service: 'x' }), undefined);
+    expect(t.report().map((r) => r.scope)).toEqual(['_other', 'a']);
+    expect(t.report({ service: 'x' }).map((r) => r.scope)).toEqual(['a']);
+  });
+
   it('never stores attribute values, and clips scope and service names', () => {
     const t = new CoverageTracker({ maxLength: 10 });
     t.observeSpan(makeSpan({ 'llm.secret': 'sk-live-123', 'llm.other': 'hunter2' }, { scope: 'a'.repeat(50), service: 'b'.repeat(50) }), undefined);
@@ -78,18 +125,31 @@ describe('coverage tracker bounds', () => {
   });
 });
 
-/** Spans → counted calls the way the pipeline does it (merge with the one-call-one-count ledger, then check). */
-function countCalls(spans: readonly Span[]): CheckedCall[] {
-  const ledger = new Ledger({ maxTraces: 1_000, maxCallsPerTrace: 1_000, traceTtlMs: 3_600_000 });
-  const registry = new ToolRegistry();
-  const schemas = new SchemaCache();
-  const facts = spans.map((s) => dialects.normalizeSpan(s)).filter((f) => f !== undefined);
-  const merged = mergeBatch(facts, ledger.begin(0), { source: 'otlp', dueMs: 10_000 });
-  const check = (c: CallToCount): CheckedCall => {
-    const outcome = classify(c, registry, schemas);
-    return { source: 'otlp', traceId: c.traceId, spanId: c.spanId, service: c.service, model: c.model, name: c.name, args: c.args, timeMs: c.timeMs, outcome, fromExecution: c.fromExecution };
-  };
-  return [...merged.calls, ...ledger.takeDue(20_000).map((p) => p.call)].map(check);
+/** Spans through a real pipeline (normalize → merge → check → store) that keeps a coverage report. */
+async function throughPipeline(batches: readonly (readonly Span[])[]): Promise<{ tracker: CoverageTracker; calls: number }> {
+  const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+  const tracker = new CoverageTracker();
+  const metrics = createMetrics();
+  const clock = { now: 2_000_000_000_000 };
+  const pipeline = new Pipeline({
+    dialects,
+    registry: new ToolRegistry(),
+    schemas: new SchemaCache(),
+    ledger: new Ledger({ maxTraces: 1_000, maxCallsPerTrace: 1_000, traceTtlMs: 3_600_000 }),
+    store,
+    metrics,
+    labels: new LabelCap(1_000),
+    failuresPerToolPerMinute: 100,
+    executionGraceMs: 10_000,
+    now: () => clock.now,
+    coverage: tracker,
+  });
+  for (const b of batches) await pipeline.ingestSpans(b);
+  clock.now += 60_000;
+  await pipeline.settle();
+  const calls = (await metrics.toolCalls.get()).values.reduce((n, v) => n + v.value, 0);
+  await store.close();
+  return { tracker, calls };
 }
 
 describe('the coverage report over a mixed stream', () => {
@@ -102,20 +162,19 @@ describe('the coverage report over a mixed stream', () => {
     ),
   );
   const spans = [...fixtures.flatMap((f) => f.spans), ...acme];
-  const tracker = new CoverageTracker();
-  const calls = countCalls(spans);
-  const byKey = new Map(spans.map((s) => [`${s.traceId}/${s.spanId}`, s]));
-  tracker.observeBatch(spans, (s) => dialects.normalizeSpan(s), calls, (c) => {
-    const s = byKey.get(`${c.traceId}/${c.spanId}`);
-    return s && { scope: s.scope, scopeVersion: s.scopeVersion, service: s.service };
+  let report: CoverageRow[] = [];
+  let calls = 0;
+  beforeAll(async () => {
+    const run = await throughPipeline([...fixtures.map((f) => f.spans), acme]);
+    report = run.tracker.report();
+    calls = run.calls;
   });
-  const report = tracker.report();
   const row = (scope: string, service?: string) => report.filter((r) => r.scope === scope && (service === undefined || r.service === service));
 
   it('every span and every counted call is accounted for', () => {
     expect(report.reduce((n, r) => n + r.spans, 0)).toBe(spans.length);
-    expect(report.reduce((n, r) => n + r.calls, 0)).toBe(calls.length);
-    expect(calls.length).toBe(fixtures.reduce((n, f) => n + f.traces.reduce((m, t) => m + t.calls.length, 0), 0));
+    expect(report.reduce((n, r) => n + r.calls, 0)).toBe(calls);
+    expect(calls).toBe(fixtures.reduce((n, f) => n + f.traces.reduce((m, t) => m + t.calls.length, 0), 0));
   });
 
   it('an unread framework shows up with its LLM span count, no calls, and the keys to look at', () => {

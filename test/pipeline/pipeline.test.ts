@@ -10,6 +10,7 @@ import { createMetrics } from '../../src/metrics/registry.js';
 import type { Span } from '../../src/model.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
 import { Pipeline } from '../../src/pipeline/pipeline.js';
+import { CoverageTracker } from '../../src/instrumentation/coverage.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { attrs, makeSpan } from '../helpers/spans.js';
@@ -104,7 +105,7 @@ function adkTool(spanId: string, id: string, args: string): Span {
 }
 
 /** Pydantic AI: the agent-run span repeats the run's calls in pydantic_ai.all_messages. */
-function pydanticRun(spanId: string, id: string, args: Record<string, unknown>, newIndex = 1): Span {
+function pydanticRun(spanId: string, id: string | undefined, args: Record<string, unknown>, newIndex = 1): Span {
   return span(spanId, {
     'gen_ai.agent.name': 'agent',
     'pydantic_ai.all_messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'weather?' }] }, { role: 'assistant', parts: [{ type: 'tool_call', id, name: 'weather', arguments: args }] }]),
@@ -287,7 +288,7 @@ const cases: { name: string; batches: Span[][]; want: Counts; executions: number
   },
 ];
 
-function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100) {
+function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100, coverage?: CoverageTracker) {
   const metrics = createMetrics();
   const pipeline = new Pipeline({
     dialects: builtinDialects(),
@@ -300,6 +301,7 @@ function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100
     failuresPerToolPerMinute: 10,
     executionGraceMs: 10_000,
     now: () => clock.now,
+    ...(coverage ? { coverage } : {}),
   });
   return { metrics, pipeline };
 }
@@ -372,23 +374,79 @@ describe('pipeline: one call, one count', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a held call keeps the scope of its tool span across a restart (coverage report)', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/toolwatch-pending-`);
+    const clock = { now: 1_000_000 };
+    const first = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const before = new CoverageTracker();
+    const a = makePipeline(first, clock, 100, before);
+    const t = tool('b1', 'weather', 'c1', '{"city":"Oslo"}');
+    t.scope = 'tools.lib';
+    t.scopeVersion = '2.0.0';
+    t.service = 'svc';
+    await a.pipeline.ingestSpans([t]);
+    await first.close();
+    expect(before.report()).toEqual([expect.objectContaining({ scope: 'tools.lib', spans: 1, calls: 0 })]);
+
+    const second = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const after = new CoverageTracker();
+    const b = makePipeline(second, clock, 100, after);
+    b.pipeline.restorePending(await second.loadPending());
+    clock.now += 60_000;
+    await b.pipeline.settle();
+    expect(after.report()).toEqual([
+      expect.objectContaining({ scope: 'tools.lib', scopeVersion: '2.0.0', service: 'svc', spans: 0, calls: 1, unvalidated: { no_schema: 1 } }),
+    ]);
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an id-less summary call waiting out its grace period still pairs with its tool span after a restart', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/toolwatch-pending-`);
+    const clock = { now: 1_000_000 };
+    const first = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const a = makePipeline(first, clock);
+    // No call id anywhere: the summary and the tool span pair by name and arguments.
+    await a.pipeline.ingestSpans([pydanticRun('r1', undefined, { city: 'Oslo' })]);
+    await first.close();
+
+    const second = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const b = makePipeline(second, clock);
+    expect(b.pipeline.restorePending(await second.loadPending()).restored).toBe(1);
+    await b.pipeline.ingestSpans([tool('b1', 'weather', undefined, '{"city":"Oslo"}')]);
+    clock.now += 60_000;
+    await b.pipeline.settle();
+    // One call (from the summary), one execution: the tool span was not held as a second call.
+    expect(await countsOf(b.metrics)).toEqual({ unvalidated: 1 });
+    expect((await b.metrics.toolExecutions.get()).values.reduce((n, v) => n + v.value, 0)).toBe(1);
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a persisted pending call carries a version; a row this version cannot read is reported, not counted', async () => {
     const clock = { now: 1_000_000 };
     const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
     const a = makePipeline(store, clock);
     await a.pipeline.ingestSpans([tool('b1', 'weather', 'c1')]);
     const [row] = await store.loadPending();
-    expect(JSON.parse(row!.payload)).toMatchObject({ v: 1, source: 'otlp', call: { traceId: T1, name: 'weather', fromExecution: true } });
-    const legacy = { ...row!, callKey: 'legacy', payload: JSON.stringify({ ...JSON.parse(row!.payload), v: undefined }) };
+    const doc = JSON.parse(row!.payload) as { call: Record<string, unknown> };
+    expect(doc).toMatchObject({ v: 2, source: 'otlp', call: { traceId: T1, name: 'weather', fromExecution: true, scope: '', scopeVersion: '' } });
+    // Version 1 (and no version at all) had no scope: still read.
+    const { scope: _s, scopeVersion: _v, ...v1Call } = doc.call;
+    const v1 = { ...row!, callKey: 'v1', payload: JSON.stringify({ v: 1, source: 'otlp', call: v1Call }) };
+    const legacy = { ...row!, callKey: 'legacy', payload: JSON.stringify({ source: 'otlp', call: v1Call }) };
     const bad = [
       { ...row!, callKey: 'not-json', payload: '{' },
-      { ...row!, callKey: 'no-args', payload: JSON.stringify({ v: 1, source: 'otlp', call: { ...JSON.parse(row!.payload).call, args: 'x' } }) },
-      { ...row!, callKey: 'future', payload: JSON.stringify({ ...JSON.parse(row!.payload), v: 2 }) },
+      { ...row!, callKey: 'no-args', payload: JSON.stringify({ v: 2, source: 'otlp', call: { ...doc.call, args: 'x' } }) },
+      { ...row!, callKey: 'bad-scope', payload: JSON.stringify({ v: 2, source: 'otlp', call: { ...doc.call, scope: 7 } }) },
+      { ...row!, callKey: 'future', payload: JSON.stringify({ ...doc, v: 3 }) },
     ];
     const b = makePipeline(store, clock);
-    const res = b.pipeline.restorePending([row!, legacy, ...bad]);
-    expect(res.restored).toBe(2);
-    expect(res.unreadable.map((u) => u.callKey)).toEqual(['not-json', 'no-args', 'future']);
+    const res = b.pipeline.restorePending([row!, v1, legacy, ...bad]);
+    expect(res.restored).toBe(3);
+    expect(res.unreadable.map((u) => u.callKey)).toEqual(['not-json', 'no-args', 'bad-scope', 'future']);
     await store.close();
   });
 });
