@@ -10,6 +10,7 @@ import { metricsRoutes } from './api/metrics-route.js';
 import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './api/alerts.js';
+import { instrumentationRoutes } from './api/instrumentation.js';
 import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
 import type { Services } from './services.js';
@@ -51,8 +52,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(statsRoutes, { store, now });
   const langfuse = services.langfuse;
   await app.register(sourcesRoutes, { metrics, ...(langfuse ? { langfuse: () => langfuse.info() } : {}) });
+  await app.register(instrumentationRoutes, { coverage: services.coverage });
   await app.register(judgeRoutes, { judge: services.judge, now });
   await app.register(alertsRoutes, { alerting: services.alerting });
-  await app.register(uiRoutes, { store, now, alerting: services.alerting, judge: services.judge });
+  const { alerting, judge, coverage } = services;
+  await app.register(uiRoutes, { store, now, alerting, judge, coverage });
   return app;
 }

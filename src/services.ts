@@ -19,6 +19,8 @@ import type { JudgeClient } from './judge/client.js';
 import type { VerdictRecord } from './judge/types.js';
 import { createAlerting, type Alerting } from './alerts/setup.js';
 import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './sources/langfuse/setup.js';
+import { CoverageTracker } from './instrumentation/coverage.js';
+import type { CoverageSource } from './queries/instrumentation.js';
 
 export interface Services {
   config: Config;
@@ -36,6 +38,8 @@ export interface Services {
   judge: Judge;
   /** Alert rules, their states and the notification outbox. */
   alerting: Alerting;
+  /** The instrumentation-coverage report of this process (in memory, since start). */
+  coverage: CoverageSource;
   /** Langfuse as a source; undefined unless langfuse.enabled. */
   langfuse?: LangfuseRuntime;
   /** Set while shutting down: the receiver answers 503 so clients retry elsewhere. */
@@ -94,6 +98,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   } catch (err) {
     return abandon(err);
   }
+  const coverage: CoverageSource = { tracker: new CoverageTracker(), sinceMs: now() };
   const pipeline = new Pipeline({
     dialects: kinds.dialects,
     registry: loaded.registry,
@@ -106,6 +111,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     executionGraceMs: config.dedupe.executionGraceMs,
     now,
     sinks: judge.sink ? [judge.sink] : [],
+    coverage: coverage.tracker,
   });
   const restored = pipeline.restorePending(await store.loadPending());
   if (restored.unreadable.length > 0) {
@@ -147,6 +153,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     kinds,
     alerting,
     judge,
+    coverage,
     ...(langfuse ? { langfuse } : {}),
     draining: false,
     async close() {

@@ -1,13 +1,15 @@
 /**
  * What the built-in page shows, read through the same query modules the JSON API calls (src/queries/):
- * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts) and
- * judgeSummary (GET /api/judge). No query logic of its own.
+ * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts),
+ * judgeSummary (GET /api/judge) and instrumentationReport (GET /api/instrumentation). No query logic
+ * of its own.
  */
 import type { Alerting } from '../alerts/setup.js';
 import type { Judge } from '../judge/service.js';
 import { alertsSnapshot } from '../queries/alerts.js';
 import { failuresPage } from '../queries/failures.js';
 import { judgeSummary } from '../queries/judge.js';
+import { instrumentationReport, type CoverageSource, type InstrumentationReport } from '../queries/instrumentation.js';
 import { finish, toolStats, type ToolStats } from '../queries/stats.js';
 import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { Store, StoredFailure } from '../store/store.js';
@@ -22,6 +24,7 @@ export interface PageSources {
   now: () => number;
   alerting: Alerting | undefined;
   judge: Judge | undefined;
+  coverage: CoverageSource;
 }
 
 export interface PageData {
@@ -44,6 +47,8 @@ export interface PageData {
   alerts: Awaited<ReturnType<typeof alertsSnapshot>> | undefined;
   /** Undefined unless the judge is enabled. */
   judge: Awaited<ReturnType<typeof judgeSummary>> | undefined;
+  /** Instrumentation coverage of this process (service filter applied). */
+  instrumentation: InstrumentationReport;
 }
 
 const byConcern = (a: ToolStats, b: ToolStats): number =>
@@ -74,5 +79,6 @@ export async function loadPageData(src: PageSources, q: { window: string; window
     trajectories,
     alerts,
     judge,
+    instrumentation: instrumentationReport(src.coverage, service ? { service } : {}),
   };
 }
