@@ -13,7 +13,10 @@ import type { CanonicalOutcome, EvalCase } from '../../src/eval/types.js';
 import type { ToolDef } from '../../src/model.js';
 
 const tools: ToolDef[] = [
-  { name: 'lookup_order', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } },
+  {
+    name: 'lookup_order',
+    parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+  },
 ];
 
 const theCase: EvalCase = {
@@ -37,7 +40,13 @@ function scripted(answers: CanonicalOutcome[]): ModelAdapter & { requests: Adapt
     requests,
     complete(req: AdapterRequest): Promise<AdapterResult> {
       requests.push(structuredClone(req));
-      return Promise.resolve({ outcome: answers[requests.length - 1]!, request: {}, response: {}, latencyMs: 1, attempts: 1 });
+      return Promise.resolve({
+        outcome: answers[requests.length - 1]!,
+        request: {},
+        response: {},
+        latencyMs: 1,
+        attempts: 1,
+      });
     },
   };
 }

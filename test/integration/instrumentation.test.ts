@@ -17,9 +17,7 @@ const attrs = (o: Record<string, string | number>) =>
 
 function request(service: string, scope: { name: string; version?: string }, spans: object[]) {
   return {
-    resourceSpans: [
-      { resource: { attributes: attrs({ 'service.name': service }) }, scopeSpans: [{ scope, spans }] },
-    ],
+    resourceSpans: [{ resource: { attributes: attrs({ 'service.name': service }) }, scopeSpans: [{ scope, spans }] }],
   };
 }
 
@@ -50,11 +48,12 @@ const acme = request(
 );
 
 /** Plain HTTP spans of another instrumentation in the same service: counted, never LLM-looking. */
-const http = request(
-  'acme-app',
-  { name: '@opentelemetry/instrumentation-http', version: '0.223.1' },
-  [span('ac0'.padEnd(32, '0'), 'e0'.padEnd(16, '0'), 'GET', { 'http.request.method': 'GET', 'url.full': 'https://api.example/x' })],
-);
+const http = request('acme-app', { name: '@opentelemetry/instrumentation-http', version: '0.223.1' }, [
+  span('ac0'.padEnd(32, '0'), 'e0'.padEnd(16, '0'), 'GET', {
+    'http.request.method': 'GET',
+    'url.full': 'https://api.example/x',
+  }),
+]);
 
 /** A tool span whose proposal never comes: counted from the tool span after the grace period. */
 const lateTool = request('late-svc', { name: 'late.tools', version: '3.1.0' }, [
@@ -69,7 +68,11 @@ const lateTool = request('late-svc', { name: 'late.tools', version: '3.1.0' }, [
 const fixtures = loadDialectFixtures();
 
 async function post(tw: Harness, body: object): Promise<void> {
-  const res = await fetch(`${tw.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${tw.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   expect(await res.json(), JSON.stringify(body).slice(0, 200)).toEqual({});
 }
@@ -137,29 +140,59 @@ describe('GET /api/instrumentation and toolwatch_spans_unrecognized_total over a
 
   it('read frameworks: calls per scope, version and service; unvalidated by reason', () => {
     expect(row('gcp.vertex.agent')).toEqual([
-      expect.objectContaining({ scopeVersion: '1.12.0', service: 'adk-agent', spans: 5, unrecognizedSpans: 0, calls: 2, unvalidated: {} }),
+      expect.objectContaining({
+        scopeVersion: '1.12.0',
+        service: 'adk-agent',
+        spans: 5,
+        unrecognizedSpans: 0,
+        calls: 2,
+        unvalidated: {},
+      }),
     ]);
     expect(row('livekit-agents')).toEqual([
-      expect.objectContaining({ scopeVersion: '', service: 'livekit-agent', spans: 6, llmSpans: 6, llmSpansWithoutCalls: 0, calls: 4, unvalidated: { no_schema: 2 } }),
+      expect.objectContaining({
+        scopeVersion: '',
+        service: 'livekit-agent',
+        spans: 6,
+        llmSpans: 6,
+        llmSpansWithoutCalls: 0,
+        calls: 4,
+        unvalidated: { no_schema: 2 },
+      }),
     ]);
-    expect(row('@flue/opentelemetry').map((r) => [r.scopeVersion, r.calls])).toEqual([['1.0.0-beta.1', 2], ['2.0.3', 1]]);
+    expect(row('@flue/opentelemetry').map((r) => [r.scopeVersion, r.calls])).toEqual([
+      ['1.0.0-beta.1', 2],
+      ['2.0.3', 1],
+    ]);
     // Five OpenInference instrumentations in one fixture, one row each.
-    expect(report.scopes.filter((r) => r.scope.startsWith('openinference.instrumentation.')).length).toBeGreaterThanOrEqual(5);
+    expect(
+      report.scopes.filter((r) => r.scope.startsWith('openinference.instrumentation.')).length,
+    ).toBeGreaterThanOrEqual(5);
   });
 
   it('a call counted after its grace period is attributed to the scope of its tool span', () => {
     expect(row('late.tools')).toEqual([
-      expect.objectContaining({ scopeVersion: '3.1.0', service: 'late-svc', spans: 1, llmSpans: 1, llmSpansWithoutCalls: 0, calls: 1, unvalidated: { no_schema: 1 } }),
+      expect.objectContaining({
+        scopeVersion: '3.1.0',
+        service: 'late-svc',
+        spans: 1,
+        llmSpans: 1,
+        llmSpansWithoutCalls: 0,
+        calls: 1,
+        unvalidated: { no_schema: 1 },
+      }),
     ]);
   });
 
   it('toolwatch_spans_unrecognized_total counts exactly the unrecognised LLM-looking spans, per scope', () => {
     expect(metrics).toContain('toolwatch_spans_unrecognized_total{scope="acme.agents"} 4\n');
     const byScope = new Map<string, number>();
-    for (const r of report.scopes) if (r.unrecognizedSpans > 0) byScope.set(r.scope, (byScope.get(r.scope) ?? 0) + r.unrecognizedSpans);
+    for (const r of report.scopes)
+      if (r.unrecognizedSpans > 0) byScope.set(r.scope, (byScope.get(r.scope) ?? 0) + r.unrecognizedSpans);
     const series = metrics.split('\n').filter((l) => l.startsWith('toolwatch_spans_unrecognized_total{'));
     expect(series).toHaveLength(byScope.size);
-    for (const [scope, n] of byScope) expect(metricValue(metrics, 'toolwatch_spans_unrecognized_total', { scope }), scope).toBe(n);
+    for (const [scope, n] of byScope)
+      expect(metricValue(metrics, 'toolwatch_spans_unrecognized_total', { scope }), scope).toBe(n);
   });
 
   it('?service= keeps one service; unknown parameters are refused', async () => {
@@ -176,7 +209,10 @@ describe('toolwatch_spans_unrecognized_total is label-capped', () => {
     const tw = await startToolwatch({ config: { metrics: { max_label_values: 2 } } });
     try {
       for (const [i, name] of ['s1', 's2', 's3', 's4'].entries()) {
-        await post(tw, request('svc', { name }, [span(`${i + 1}`.padEnd(32, 'f'), 'a1'.padEnd(16, '0'), 'x', { 'llm.acme.x': 1 })]));
+        await post(
+          tw,
+          request('svc', { name }, [span(`${i + 1}`.padEnd(32, 'f'), 'a1'.padEnd(16, '0'), 'x', { 'llm.acme.x': 1 })]),
+        );
       }
       const text = await tw.metrics();
       const series = text.split('\n').filter((l) => l.startsWith('toolwatch_spans_unrecognized_total{'));
