@@ -16,6 +16,7 @@ import { metricsRoutes } from './api/metrics-route.js';
 import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './api/alerts.js';
+import { instrumentationRoutes } from './api/instrumentation.js';
 import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
 import type { Services } from './services.js';
@@ -57,6 +58,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     metrics,
     alerting: services.alerting,
     judge: services.judge,
+    coverage: services.coverage,
     ...(langfuse ? { langfuse: () => langfuse.info() } : {}),
   });
 
@@ -76,6 +78,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(failuresRoutes, { read, now });
   await app.register(statsRoutes, { read, now });
   await app.register(sourcesRoutes, { read });
+  await app.register(instrumentationRoutes, { read });
   await app.register(judgeRoutes, { judge: services.judge, now, read });
   await app.register(alertsRoutes, { read });
   await app.register(uiRoutes, { read });

@@ -40,6 +40,8 @@ export interface Span {
   service: string;
   /** Instrumentation scope name ('' when absent). */
   scope: string;
+  /** Instrumentation scope version ('' when absent). */
+  scopeVersion: string;
 }
 
 /** A tool definition as offered to the model or loaded from the registry. */
@@ -90,6 +92,12 @@ export interface SpanFacts {
   spanId: string;
   parentSpanId: string;
   service: string;
+  /**
+   * The span's instrumentation scope name and version (set by the dialect registry for every span
+   * it reads); undefined for facts not read from a span (Langfuse API observations).
+   */
+  scope?: string;
+  scopeVersion?: string;
   startTimeMs: number;
   endTimeMs: number;
   /** 'model' = a model request/response; 'tool' = a tool execution; 'agent' = an agent/workflow. */
@@ -113,6 +121,12 @@ export interface SpanFacts {
   userMessage?: string;
   /** Assistant text of the response, when captured (for trajectories). */
   outputText?: string;
+  /**
+   * Calls this span reports as a summary of work done under it (Pydantic AI's agent-run span), not
+   * as its own model output. Counted only when no proposal or execution of the same call shows up
+   * within the grace period, so they never add a count and never take one from a richer sighting.
+   */
+  summaryCalls?: CallSighting[];
   /** Span status error, for model spans. */
   error?: string;
 }
@@ -126,7 +140,7 @@ export interface ValidationError {
 }
 
 export type OutcomeName = 'valid' | 'InvalidJson' | 'UnknownName' | 'SchemaMismatch' | 'unvalidated';
-export type UnvalidatedReason = 'no_arguments' | 'no_schema' | 'bad_schema';
+export type UnvalidatedReason = 'no_arguments' | 'no_schema' | 'bad_schema' | 'no_name';
 
 /** The outcome contract (the README's outcome table), as a discriminated union. */
 export type Outcome =
@@ -141,6 +155,16 @@ export const FAILURE_OUTCOMES: readonly OutcomeName[] = ['InvalidJson', 'Unknown
 
 export function isFailure(o: OutcomeName): boolean {
   return o === 'InvalidJson' || o === 'UnknownName' || o === 'SchemaMismatch';
+}
+
+/** The tool label of an UnknownName call: a name the model invented is never a label value. */
+export const UNKNOWN_TOOL = '_unknown';
+/** The tool label of a call or execution no span named (never the empty string). */
+export const UNNAMED_TOOL = '_unnamed';
+
+/** The tool a call is counted under: an invented name is `_unknown`, a missing one `_unnamed`. */
+export function countedTool(outcome: OutcomeName, name: string): string {
+  return outcome === 'UnknownName' ? UNKNOWN_TOOL : name === '' ? UNNAMED_TOOL : name;
 }
 
 /** Where a batch came from: shows as the `source` label and column. */
@@ -162,4 +186,7 @@ export interface CheckedCall {
   outcome: Outcome;
   /** Counted from a tool span alone (no proposal was seen). */
   fromExecution: boolean;
+  /** The instrumentation scope of the span it was counted from (absent when not read from a span). */
+  scope?: string;
+  scopeVersion?: string;
 }

@@ -21,6 +21,8 @@ import { createAlerting, type Alerting } from './alerts/setup.js';
 import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './sources/langfuse/setup.js';
 import { TokenSet } from './auth/tokens.js';
 import { storeRedactor } from './redact/stored.js';
+import { CoverageTracker } from './instrumentation/coverage.js';
+import type { CoverageSource } from './queries/instrumentation.js';
 
 export interface Services {
   config: Config;
@@ -38,6 +40,8 @@ export interface Services {
   judge: Judge;
   /** Alert rules, their states and the notification outbox. */
   alerting: Alerting;
+  /** The instrumentation-coverage report of this process (in memory, since start). */
+  coverage: CoverageSource;
   /** Langfuse as a source; undefined unless langfuse.enabled. */
   langfuse?: LangfuseRuntime;
   /** The API tokens in force (auth.tokens; reload() on SIGHUP). */
@@ -101,6 +105,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   } catch (err) {
     return abandon(err);
   }
+  const coverage: CoverageSource = { tracker: new CoverageTracker(), sinceMs: now() };
   const pipeline = new Pipeline({
     dialects: kinds.dialects,
     registry: loaded.registry,
@@ -114,6 +119,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     executionGraceMs: config.dedupe.executionGraceMs,
     now,
     sinks: judge.sink ? [judge.sink] : [],
+    coverage: coverage.tracker,
   });
   const restored = pipeline.restorePending(await store.loadPending());
   if (restored.unreadable.length > 0) {
@@ -155,6 +161,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     kinds,
     alerting,
     judge,
+    coverage,
     ...(langfuse ? { langfuse } : {}),
     tokens,
     draining: false,

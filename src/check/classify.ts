@@ -5,6 +5,7 @@
 import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';
 import type { ToolRegistry } from './registry.js';
 import type { SchemaCache } from './schema-cache.js';
+import { schemaShape } from './schema-shape.js';
 
 export interface CallToCheck {
   name: string;
@@ -17,6 +18,8 @@ export interface CallToCheck {
 const MAX_ERRORS = 25;
 
 export function classify(call: CallToCheck, registry: ToolRegistry, schemas: SchemaCache): Outcome {
+  // A call nobody named cannot be checked, labelled or told apart from an invented name.
+  if (call.name === '') return { outcome: 'unvalidated', reason: 'no_name' };
   const parsed = parseArguments(call.args);
   if (parsed.kind === 'invalid') return { outcome: 'InvalidJson', message: parsed.message };
 
@@ -33,12 +36,32 @@ export function classify(call: CallToCheck, registry: ToolRegistry, schemas: Sch
   }
 
   if (parsed.kind === 'none') return { outcome: 'unvalidated', reason: 'no_arguments' };
-  const schema = def.parameters ?? (offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
-  if (schema === undefined) return { outcome: 'unvalidated', reason: 'no_schema' };
-  const compiled = schemas.get(schema);
+  const pick = pickSchema(def.parameters, offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
+  if (pick.kind === 'none') return { outcome: 'unvalidated', reason: 'no_schema' };
+  if (pick.kind === 'not-a-schema') return { outcome: 'unvalidated', reason: 'bad_schema', message: NOT_A_SCHEMA };
+  const compiled = schemas.get(pick.schema);
   if (!compiled.ok) return { outcome: 'unvalidated', reason: 'bad_schema', message: compiled.message };
   if (compiled.validate(parsed.value)) return { outcome: 'valid' };
   return { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) };
+}
+
+const NOT_A_SCHEMA = 'not a JSON Schema: no known keyword (an object of unknown words accepts everything)';
+
+type Pick = { kind: 'none' } | { kind: 'not-a-schema' } | { kind: 'schema'; schema: unknown };
+
+/**
+ * The first candidate that is a schema: the offered definition's, then the registry's for the same
+ * tool. A candidate with no known keyword is passed over (a reader may have been handed arguments
+ * where a schema belongs); when every candidate present is like that, the call is `bad_schema`.
+ */
+function pickSchema(...candidates: unknown[]): Pick {
+  let sawOne = false;
+  for (const c of candidates) {
+    if (c === undefined) continue;
+    sawOne = true;
+    if (typeof c === 'string' || schemaShape(c) !== 'not-a-schema') return { kind: 'schema', schema: c };
+  }
+  return sawOne ? { kind: 'not-a-schema' } : { kind: 'none' };
 }
 
 type Parsed = { kind: 'none' } | { kind: 'invalid'; message: string } | { kind: 'object'; value: unknown };

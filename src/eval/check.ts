@@ -28,11 +28,19 @@ export function checkCall(call: CanonicalCall, offered: readonly ToolDef[], sche
   else if (outcome.outcome === 'SchemaMismatch') checked.detail = outcome.errors;
   else if (outcome.outcome === 'UnknownName') checked.detail = outcome.known;
   else if (outcome.outcome === 'unvalidated') checked.detail = outcome.reason;
-  // The checker accepted the JSON as an object: the same parse, for value matching afterwards.
+  // The same parse as the checker's, for value matching afterwards. A nameless call is `no_name`
+  // before its arguments are looked at, so they may still be broken here.
   if (outcome.outcome !== 'InvalidJson') {
-    const value =
-      args.kind === 'string' ? (JSON.parse(args.raw) as unknown) : args.kind === 'structured' ? args.value : undefined;
+    const value = args.kind === 'string' ? parseOrUndefined(args.raw) : args.kind === 'structured' ? args.value : undefined;
     if (value && typeof value === 'object' && !Array.isArray(value)) checked.parsed = value as Record<string, unknown>;
   }
   return checked;
+}
+
+function parseOrUndefined(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,8 +2,9 @@
  * One case × repeat against one model: the conversation loop. Single-turn cases make one request.
  * Multi-turn cases (canned tool results or an expected trajectory) answer every call and ask again,
  * until the model answers without calls or max_turns requests were made. The answer to a call:
- * - a call the production checker rejects gets {ok:false, error:{code: INVALID_ARGUMENTS | UNKNOWN_TOOL,
- *   message, details}} — the fake tool of seed 003 that makes the model repair its call;
+ * - a call the production checker rejects, or one that names no tool, gets {ok:false, error:{code:
+ *   INVALID_ARGUMENTS | UNKNOWN_TOOL, message, details}} — the fake tool of seed 003 that makes the
+ *   model repair its call;
  * - otherwise the next canned entry for that tool ({result} or {error}; the last one repeats),
  *   or {ok:true, result:null} when the case gives none.
  * Nothing real is ever executed.
@@ -41,18 +42,19 @@ function answerCall(
   counters: Map<string, number>,
 ): { content: string; isError: boolean } {
   const checked = checkCall(call, input.tools, input.schemas);
-  if (isFailure(checked.outcome)) {
-    const code = checked.outcome === 'UnknownName' ? 'UNKNOWN_TOOL' : 'INVALID_ARGUMENTS';
-    const message =
-      checked.outcome === 'UnknownName'
+  // A call that names no tool is unvalidated (no_name) for the checker, but no tool can answer it.
+  const nameless = checked.outcome === 'unvalidated' && checked.detail === 'no_name';
+  if (isFailure(checked.outcome) || nameless) {
+    const code = checked.outcome === 'UnknownName' || nameless ? 'UNKNOWN_TOOL' : 'INVALID_ARGUMENTS';
+    const message = nameless
+      ? 'The tool call names no tool.'
+      : checked.outcome === 'UnknownName'
         ? `There is no tool named ${call.name}.`
         : checked.outcome === 'InvalidJson'
           ? 'The tool arguments are not a JSON object.'
           : 'The tool arguments did not match the schema.';
-    return {
-      content: JSON.stringify({ ok: false, error: { code, message, details: checked.detail ?? null } }),
-      isError: true,
-    };
+    const details = nameless ? input.tools.map((t) => t.name) : (checked.detail ?? null);
+    return { content: JSON.stringify({ ok: false, error: { code, message, details } }), isError: true };
   }
   const canned = input.case.toolResults[call.name];
   if (!canned) return { content: JSON.stringify({ ok: true, result: null }), isError: false };

@@ -9,7 +9,7 @@
  *   counted as a correct non-call.
  */
 import type { SchemaCache } from '../check/schema-cache.js';
-import { isFailure, type ToolDef } from '../model.js';
+import { isFailure, UNNAMED_TOOL, type ToolDef } from '../model.js';
 import { argsProblems, deepEqual } from './args.js';
 import { checkCall } from './check.js';
 import { matchTrajectory } from './trajectory.js';
@@ -64,7 +64,9 @@ export interface EvalContext {
   clarification: RegExp;
 }
 
-const labelOf = (names: string[]): string => (names.length ? [...names].sort().join('+') : NONE);
+/** Calls as a decision label; a call that names no tool shows as `_unnamed`, as on production's metrics. */
+const labelOf = (names: string[]): string =>
+  names.length ? names.map((n) => (n === '' ? UNNAMED_TOOL : n)).sort().join('+') : NONE;
 
 export function expectedLabel(c: EvalCase): string {
   return c.expected.kind === 'tool'

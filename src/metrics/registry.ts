@@ -28,7 +28,7 @@ export function createMetrics(probes: MetricProbes = {}) {
     }),
     unvalidated: new client.Counter({
       name: 'toolwatch_unvalidated_calls_total',
-      help: 'Calls that could not be checked, by reason: no_arguments, no_schema, bad_schema.',
+      help: 'Calls that could not be checked, by reason: no_arguments, no_schema, bad_schema, no_name.',
       labelNames: ['service', 'reason'] as const,
       registers: r,
     }),
@@ -42,6 +42,14 @@ export function createMetrics(probes: MetricProbes = {}) {
       name: 'toolwatch_spans_received_total',
       help: 'Spans received, whether or not they carry tool calls.',
       labelNames: ['source'] as const,
+      registers: r,
+    }),
+    spansUnrecognized: new client.Counter({
+      name: 'toolwatch_spans_unrecognized_total',
+      help:
+        'LLM-looking spans (gen_ai.*, llm.*, ai.*, openinference.*, langfuse.* … attributes or GenAI events) ' +
+        'no dialect reader recognised, by instrumentation scope name. Their keys: GET /api/instrumentation.',
+      labelNames: ['scope'] as const,
       registers: r,
     }),
     ingestRejected: new client.Counter({

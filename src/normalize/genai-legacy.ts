@@ -14,6 +14,7 @@ import { genAiRole, readGenAi } from './genai.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import {
   assistantText,
+  blockList,
   emptyMsg,
   firstUserText,
   proposalsOf,
@@ -65,11 +66,18 @@ function legacyRole(span: Span): SpanFacts['role'] {
   return 'model';
 }
 
-/** Event body: in a `body`-like attribute (JSON or structured), or flattened into the attributes. */
+/**
+ * Event body: in a `body`-like attribute (JSON or structured; Semantic Kernel .NET writes
+ * `gen_ai.event.content`), or flattened into the attributes. Strands writes a message's `content` as
+ * a JSON list of content blocks; it is read as that list.
+ */
 function eventBody(e: SpanEvent): unknown {
   const at = e.attributes;
-  const b = at['body'] ?? at['gen_ai.event.body'] ?? at['event.body'];
-  if (b === undefined || b === null) return at;
+  const b = at['body'] ?? at['gen_ai.event.body'] ?? at['event.body'] ?? at['gen_ai.event.content'];
+  if (b === undefined || b === null) {
+    const blocks = blockList(at['content']);
+    return blocks === undefined ? at : { ...at, content: blocks };
+  }
   return typeof b === 'string' ? jsonValue(b) : b;
 }
 
@@ -122,11 +130,24 @@ function numberedMessages(a: AttrObject, prefix: string): Msg[] {
   return out;
 }
 
+/**
+ * Koog writes a tool-call message as `content` = the OpenAI `tool_calls` list in JSON (and labels
+ * the assistant's call message `tool` when it replays it). Returns the calls, or undefined.
+ */
+function toolCallsContent(content: AttrValue | undefined): Msg | undefined {
+  const list = blockList(content);
+  if (list === undefined || !list.every((x) => isRecord(x) && isRecord(x['function']))) return undefined;
+  return readMessage({ role: 'assistant', tool_calls: list });
+}
+
 function numberedMessage(g: IndexedGroup): Msg {
   const f = g.fields;
   const m = emptyMsg(gstr(f, 'role'));
   const content = f.get('content');
-  if (m.role === 'tool') {
+  const calls = toolCallsContent(content);
+  if (calls !== undefined) {
+    m.calls.push(...calls.calls);
+  } else if (m.role === 'tool') {
     const r: Msg['results'][number] = { content };
     const id = gstr(f, 'tool_call_id');
     if (id !== undefined) r.id = id;
@@ -206,15 +227,27 @@ function fillModel(span: Span, f: SpanFacts): void {
   f.outputText ??= firstNonEmpty(outputs, assistantText, () => false);
 }
 
-/** readGenAi already built an execution from any gen_ai.* attributes; Traceloop fills the gaps. */
+/** An attribute of the first event with this name. */
+function eventAttr(span: Span, event: string, key: string): AttrValue | undefined {
+  for (const e of span.events) if (e.name === event && e.attributes[key] !== undefined) return e.attributes[key];
+  return undefined;
+}
+
+/**
+ * readGenAi already built an execution from any gen_ai.* attributes; Traceloop fills the gaps, and
+ * so do Strands' tool events (arguments in the `gen_ai.tool.message` event's `content`, the result
+ * in its `gen_ai.choice` event's `message`).
+ */
 function fillTool(span: Span, f: SpanFacts): void {
   const a = span.attributes;
   const fallback = execution(
     span,
     str(a, 'traceloop.entity.name') ?? span.name,
     undefined,
-    traceloopArgs(a['traceloop.entity.input']),
-    a['traceloop.entity.output'],
+    a['traceloop.entity.input'] !== undefined
+      ? traceloopArgs(a['traceloop.entity.input'])
+      : eventAttr(span, 'gen_ai.tool.message', 'content'),
+    a['traceloop.entity.output'] ?? eventAttr(span, 'gen_ai.choice', 'message'),
   );
   const e = f.execution;
   if (!e) {

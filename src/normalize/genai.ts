@@ -2,12 +2,12 @@
  * OpenTelemetry GenAI semantic conventions, current form (v1.37+): messages and definitions as
  * `any`-typed attributes, `execute_tool` spans, and Pydantic AI's tool spans without an operation name.
  */
-import type { AttrObject, Span, SpanFacts } from '../model.js';
+import type { AttrObject, AttrValue, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { firstAttr, jsonValue, num, str } from './values.js';
+import { argValue, firstAttr, jsonValue, num, str } from './values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
 const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);
@@ -35,6 +35,9 @@ export function genAiRole(a: AttrObject): SpanFacts['role'] {
 }
 
 /** Model, provider, tokens and offered tools: the same attributes on every GenAI span. */
+const TOOL_ARG_KEYS = ['gen_ai.tool.call.arguments', 'tool_arguments', 'input', 'input.value'] as const;
+const TOOL_RESULT_KEYS = ['gen_ai.tool.call.result', 'tool_response', 'output', 'output.value'] as const;
+
 export function readGenAiCommon(a: AttrObject, f: SpanFacts): void {
   const model = str(a, 'gen_ai.response.model') ?? str(a, 'gen_ai.request.model');
   if (model !== undefined) f.model = model;
@@ -52,23 +55,50 @@ function toolNameFromSpanName(name: string): string {
   return name.startsWith('execute_tool ') ? name.slice('execute_tool '.length) : '';
 }
 
+/** The semconv event that carries the content attributes when they are not on the span (v1.37+). */
+const DETAILS_EVENT = 'gen_ai.client.inference.operation.details';
+
+/** A content attribute from the span, else from its operation-details event (Strands' latest conventions). */
+export function detailAttr(span: Span, key: string): AttrValue | undefined {
+  const v = span.attributes[key];
+  if (v !== undefined && v !== null) return v;
+  for (const e of span.events) {
+    if (e.name !== DETAILS_EVENT) continue;
+    const ev = e.attributes[key];
+    if (ev !== undefined && ev !== null) return ev;
+  }
+  return undefined;
+}
+
+/** Arguments of a tool span that only repeats its call as a `tool_call` part of its input messages. */
+function argsFromInputParts(span: Span, callId: string | undefined): unknown {
+  const input = detailAttr(span, 'gen_ai.input.messages');
+  if (input === undefined) return undefined;
+  const calls = proposalsOf(readMessages(jsonValue(input)));
+  const byId = calls.find((x) => callId !== undefined && x.callId === callId);
+  const c = byId ?? (calls.length === 1 ? calls[0] : undefined);
+  return c === undefined ? undefined : argValue(c.args);
+}
+
 /** Reads a span with the given role; genai-legacy reuses this and fills in what only old forms carry. */
 export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
   const a = span.attributes;
   const f = baseFacts(span, dialect, role);
   readGenAiCommon(a, f);
   if (role === 'tool') {
+    const callId = str(a, 'gen_ai.tool.call.id');
     f.execution = execution(
       span,
       str(a, 'gen_ai.tool.name') ?? toolNameFromSpanName(span.name),
-      str(a, 'gen_ai.tool.call.id'),
-      firstAttr(a, ['gen_ai.tool.call.arguments', 'tool_arguments', 'input']),
-      firstAttr(a, ['gen_ai.tool.call.result', 'tool_response', 'output']),
+      callId,
+      // Koog writes the arguments and result of its gen_ai tool spans as OpenInference input/output.value.
+      firstAttr(a, TOOL_ARG_KEYS) ?? argsFromInputParts(span, callId),
+      firstAttr(a, TOOL_RESULT_KEYS),
     );
     return f;
   }
-  const input = a['gen_ai.input.messages'];
-  const output = a['gen_ai.output.messages'];
+  const input = detailAttr(span, 'gen_ai.input.messages');
+  const output = detailAttr(span, 'gen_ai.output.messages');
   const outMsgs = output === undefined ? [] : readMessages(jsonValue(output));
   if (input !== undefined) {
     let inMsgs: ReturnType<typeof readMessages> | undefined;

@@ -100,8 +100,11 @@ function messagesOf(list: readonly unknown[]): Msg[] {
   return readMessages(items);
 }
 
-/** The messages in a generation's input or output, whatever wraps them. */
-function messagesIn(v: unknown): Msg[] {
+/**
+ * The messages in a generation's input or output, whatever wraps them: also used for the raw
+ * provider payloads other dialects carry (MLflow span inputs/outputs, OpenInference `output.value`).
+ */
+export function messagesIn(v: unknown): Msg[] {
   if (typeof v === 'string') return [{ role: 'user', texts: [v], calls: [], results: [] }];
   if (Array.isArray(v)) return messagesOf(v);
   if (!isRecord(v)) return [];
@@ -121,11 +124,36 @@ function messagesIn(v: unknown): Msg[] {
   return messagesOf([v]);
 }
 
-/** Tools offered in the request: `input.tools` in any definition shape (OpenAI, flat/Responses, Anthropic). */
-function offeredIn(input: unknown): SpanFacts['offered'] {
-  if (!isRecord(input)) return undefined;
+/**
+ * Langfuse's Python LangChain callback appends each offered tool to the generation's input as a
+ * message `{role: "tool", content: {type: "function", function: {name, description, parameters}}}`.
+ */
+function definitionMessages(list: readonly unknown[]): unknown[] {
+  const defs: unknown[] = [];
+  for (const m of list) {
+    if (!isRecord(m) || m['role'] !== 'tool') continue;
+    const c = m['content'];
+    if (!isRecord(c)) continue;
+    if (isRecord(c['function']) || (typeof c['name'] === 'string' && c['parameters'] !== undefined)) defs.push(c);
+  }
+  return defs;
+}
+
+/**
+ * Tools offered in the request: `input.tools` in any definition shape (OpenAI, flat/Responses,
+ * Anthropic), else definitions carried as messages.
+ */
+export function offeredIn(input: unknown): SpanFacts['offered'] {
+  const messages = isRecord(input) ? input['messages'] : undefined;
+  const list = Array.isArray(input) ? input : Array.isArray(messages) ? (messages as unknown[]) : undefined;
+  if (!isRecord(input)) return list === undefined ? undefined : nonEmptyDefs(definitionMessages(list));
   const tools = input['tools'] ?? (isRecord(input['invocation_params']) ? (input['invocation_params'] as Rec)['tools'] : undefined);
-  return tools === undefined ? undefined : parseToolDefs(value(tools));
+  if (tools !== undefined) return parseToolDefs(value(tools));
+  return list === undefined ? undefined : nonEmptyDefs(definitionMessages(list));
+}
+
+function nonEmptyDefs(defs: unknown[]): SpanFacts['offered'] {
+  return defs.length === 0 ? undefined : parseToolDefs(defs);
 }
 
 function tokens(o: LangfuseObservation, f: SpanFacts): void {

@@ -72,6 +72,9 @@ function readPart(p: Rec, msg: Msg): boolean {
     case 'tool_use': // Anthropic
       c = call(p['id'], p['name'], p['input']);
       break;
+    case 'toolCall': // pi-ai (Flue)
+      c = call(p['id'], p['name'], p['arguments']);
+      break;
     case 'tool_call_response':
       pushResult(msg, p['id'], p['response'] !== undefined ? p['response'] : p['result']);
       return true;
@@ -91,18 +94,49 @@ function readPart(p: Rec, msg: Msg): boolean {
   return true;
 }
 
+/**
+ * Content blocks keyed by their kind instead of a `type` field: Bedrock Converse (Strands)
+ * `{toolUse:{toolUseId, name, input}}` / `{toolResult:{toolUseId, content}}` / `{text}`, and Gemini
+ * (Google ADK) `{function_call:{id?, name, args}}` / `{function_response:{id?, name, response}}`.
+ */
+function readKeyedBlock(p: Rec, msg: Msg): void {
+  const use = p['toolUse'];
+  const fc = p['function_call'] ?? p['functionCall'];
+  const result = p['toolResult'];
+  const fr = p['function_response'] ?? p['functionResponse'];
+  let c: MsgCall | undefined;
+  if (isRecord(use)) c = call(use['toolUseId'], use['name'], use['input']);
+  else if (isRecord(fc)) c = call(fc['id'], fc['name'], fc['args']);
+  else if (isRecord(result)) pushResult(msg, result['toolUseId'], result['content']);
+  else if (isRecord(fr)) pushResult(msg, fr['id'], fr['response']);
+  else if (typeof p['text'] === 'string') msg.texts.push(p['text']);
+  if (c) msg.calls.push(c);
+}
+
 function readParts(parts: readonly unknown[], msg: Msg): void {
   for (const p of parts) {
     if (typeof p === 'string') msg.texts.push(p);
-    else if (isRecord(p)) readPart(p, msg);
+    else if (isRecord(p)) {
+      if (p['type'] === undefined) readKeyedBlock(p, msg);
+      else readPart(p, msg);
+    }
   }
+}
+
+/** A string holding a JSON list of content blocks (how Strands writes message events), else undefined. */
+export function blockList(v: unknown): unknown[] | undefined {
+  if (typeof v !== 'string' || v.charCodeAt(0) !== 91 /* [ */) return undefined;
+  const parsed = jsonValue(v);
+  return Array.isArray(parsed) && parsed.length > 0 && parsed.every(isRecord) ? parsed : undefined;
 }
 
 /** OpenAI chat `tool_calls` entries; some instrumentations flatten `function` away. */
 function readToolCalls(list: unknown, msg: Msg): void {
   const arr = typeof list === 'string' ? jsonValue(list) : list;
   if (!Array.isArray(arr)) return;
-  for (const tc of arr) {
+  for (const item of arr) {
+    // LiveKit writes each entry of a gen_ai.choice event's tool_calls as its own JSON string.
+    const tc = typeof item === 'string' ? jsonValue(item) : item;
     if (!isRecord(tc)) continue;
     const fn = isRecord(tc['function']) ? (tc['function'] as Rec) : tc;
     const c = call(tc['id'], fn['name'], fn['arguments']);
@@ -118,6 +152,12 @@ export function readMessage(value: unknown, defaultRole?: string): Msg | undefin
   if (m['role'] === undefined && m['message'] !== undefined) {
     const inner = typeof m['message'] === 'string' ? jsonValue(m['message']) : m['message'];
     if (isRecord(inner)) m = inner;
+    else if (Array.isArray(inner)) {
+      // Strands' gen_ai.choice: `message` is the list of content blocks itself.
+      const blocks = emptyMsg(defaultRole ?? 'assistant');
+      readParts(inner, blocks);
+      return blocks;
+    }
   }
   const rec = m as Rec;
   const role = field(rec, 'role') ?? defaultRole;

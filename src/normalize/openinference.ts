@@ -7,7 +7,8 @@ import type { DialectReader } from './registry.js';
 import { baseFacts, execution } from './facts.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import { assistantText, emptyMsg, firstUserText, proposalsOf, replaysOf, type Msg } from './messages.js';
-import { parseToolDefs, toToolDef } from './tooldefs.js';
+import { fillAdkArguments, invocationDefinitions, outputValueProposals, readToolSpan } from './openinference-gaps.js';
+import { parseToolDefs } from './tooldefs.js';
 import { num, str } from './values.js';
 
 const KIND = 'openinference.span.kind';
@@ -80,16 +81,13 @@ function offeredTools(a: AttrObject): ToolDef[] | undefined {
 }
 
 function readTool(span: Span, f: SpanFacts): void {
-  const a = span.attributes;
-  const name = str(a, 'tool.name') ?? str(a, 'tool_call.function.name') ?? span.name;
-  const schema = a['tool.parameters'];
-  if (schema !== undefined && schema !== null) {
-    // tool.parameters is the tool's schema, not the call's arguments.
-    const def = toToolDef({ name, description: a['tool.description'], parameters: schema });
-    if (def) f.offered = [def];
+  const t = readToolSpan(span);
+  if (!t.isExecution) {
+    f.role = 'other';
+    return;
   }
-  const args = a['input.value'] ?? a['tool_call.function.arguments'];
-  f.execution = execution(span, name, str(a, 'tool_call.id'), args, a['output.value']);
+  if (t.definition) f.offered = [t.definition];
+  f.execution = execution(span, t.name, t.callId, t.args, span.attributes['output.value']);
 }
 
 export const openinferenceReader: DialectReader = {
@@ -113,12 +111,13 @@ export const openinferenceReader: DialectReader = {
       readTool(span, f);
       return f;
     }
-    const offered = offeredTools(a);
+    const offered = offeredTools(a) ?? invocationDefinitions(a);
     if (offered !== undefined) f.offered = offered;
     const input = messages(a, 'llm.input_messages');
     const output = messages(a, 'llm.output_messages');
     if (role === 'model') {
-      f.proposals = proposalsOf(output);
+      f.proposals = output.length > 0 ? proposalsOf(output) : outputValueProposals(a);
+      fillAdkArguments(a, f);
       f.replays = replaysOf(input);
     }
     const user = firstUserText(input);

@@ -4,20 +4,33 @@
  * `register(name, reader, { before })`, never by editing a switch.
  *
  * Default order, most specific marker first:
- *  1. vercel-ai     — its do* spans also carry gen_ai.system/request.model, which `genai` would take
+ *  1. langfuse-otel — Langfuse's own SDK spans (`langfuse.observation.input/output`): the observation
+ *                     is read whole, whatever gen_ai.* an integration adds to the same span.
+ *  2. vercel-ai     — its do* spans also carry gen_ai.system/request.model, which `genai` would take
  *                     without reading `ai.response.toolCalls`.
- *  2. openinference — an explicit `openinference.span.kind` marker; OpenInference bridges may copy
- *                     gen_ai.* onto the same span, and one reader must own it.
- *  3. genai-legacy  — matches only spans with old forms; it reads the current form first and fills
+ *  3. openinference — an explicit `openinference.span.kind` marker; OpenInference bridges may copy
+ *                     gen_ai.* (and Google ADK its gcp.vertex.agent.*) onto the same span, and one
+ *                     reader must own it.
+ *  4. mlflow, google-adk, pydantic-ai, livekit, flue — framework markers (`mlflow.spanType`,
+ *                     `gcp.vertex.agent.*`, `pydantic_ai.*`/`model_request_parameters`, `lk.*`,
+ *                     `flue.*`) on spans that also carry gen_ai.* the generic readers would take
+ *                     without the framework's own content.
+ *  5. genai-legacy  — matches only spans with old forms; it reads the current form first and fills
  *                     gaps, so mixed spans yield their calls once.
- *  4. genai         — the current conventions; the catch-all for gen_ai.*.
+ *  6. genai         — the current conventions; the catch-all for gen_ai.*.
  */
 import type { Span, SpanFacts } from '../model.js';
 import { Registry } from '../util/registry.js';
 import { baseFacts } from './facts.js';
+import { flueReader } from './flue.js';
 import { genaiReader } from './genai.js';
 import { genaiLegacyReader } from './genai-legacy.js';
+import { googleAdkReader } from './google-adk.js';
+import { langfuseOtelReader } from './langfuse-otel.js';
+import { livekitReader } from './livekit.js';
+import { mlflowReader } from './mlflow.js';
 import { openinferenceReader } from './openinference.js';
+import { pydanticAiReader } from './pydantic-ai.js';
 import { vercelAiReader } from './vercel-ai.js';
 
 export interface DialectReader {
@@ -55,11 +68,16 @@ export class Dialects extends Registry<DialectReader> {
   normalizeSpan(span: Span): SpanFacts | undefined {
     for (const r of this.readers) {
       if (!r.matches(span)) continue;
+      let f: SpanFacts;
       try {
-        return r.read(span);
+        f = r.read(span);
       } catch {
-        return baseFacts(span, r.name, 'other');
+        f = baseFacts(span, r.name, 'other');
       }
+      // Set here, for every reader alike: where a call came from, for the coverage report.
+      f.scope = span.scope;
+      f.scopeVersion = span.scopeVersion;
+      return f;
     }
     return undefined;
   }
@@ -76,5 +94,15 @@ export class Dialects extends Registry<DialectReader> {
 
 /** The built-in readers in their precedence order (a fresh registry each call). */
 export function builtinDialects(): Dialects {
-  return new Dialects().add(vercelAiReader).add(openinferenceReader).add(genaiLegacyReader).add(genaiReader);
+  return new Dialects()
+    .add(langfuseOtelReader)
+    .add(vercelAiReader)
+    .add(openinferenceReader)
+    .add(mlflowReader)
+    .add(googleAdkReader)
+    .add(pydanticAiReader)
+    .add(livekitReader)
+    .add(flueReader)
+    .add(genaiLegacyReader)
+    .add(genaiReader);
 }

@@ -30,13 +30,69 @@ function schemaOf(v: unknown): unknown {
   return parsed === undefined ? v : parsed;
 }
 
+/** The wrapper a definition may come in: OpenAI `{function:{…}}`, Bedrock Converse `{toolSpec:{…}}`. */
+function unwrapDefinition(parsed: Rec): Rec {
+  if (parsed['name'] !== undefined) return parsed;
+  const inner = parsed['function'] ?? parsed['toolSpec'];
+  return isRecord(inner) ? inner : parsed;
+}
+
+/**
+ * The schema a definition holds, in JSON Schema form: Bedrock/Strands wrap it as `{json: …}`;
+ * Gemini's OpenAPI-style Schema (Google ADK, google-genai) spells types in capitals and, dumped by
+ * pydantic, multi-word keywords in snake_case.
+ */
+function normalizeSchema(schema: unknown): unknown {
+  let s = schema;
+  if (isRecord(s) && isRecord(s['json']) && Object.keys(s).length === 1) s = s['json'];
+  return isGeminiSchema(s) ? fromGemini(s, 0) : s;
+}
+
+const GEMINI_TYPES = new Set(['OBJECT', 'STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'ARRAY', 'NULL', 'TYPE_UNSPECIFIED']);
+const GEMINI_KEYS: Record<string, string> = {
+  any_of: 'anyOf',
+  min_items: 'minItems',
+  max_items: 'maxItems',
+  min_length: 'minLength',
+  max_length: 'maxLength',
+  min_properties: 'minProperties',
+  max_properties: 'maxProperties',
+};
+/** Keywords whose value is a map of subschemas or a subschema (or a list of them). */
+const SUBSCHEMA_MAPS = new Set(['properties', '$defs', 'definitions']);
+const SUBSCHEMAS = new Set(['items', 'anyOf', 'not', 'additionalProperties']);
+
+function isGeminiSchema(s: unknown): s is Rec {
+  return isRecord(s) && typeof s['type'] === 'string' && GEMINI_TYPES.has(s['type']);
+}
+
+function fromGemini(v: unknown, depth: number): unknown {
+  if (depth > 64) return v;
+  if (Array.isArray(v)) return v.map((x) => fromGemini(x, depth + 1));
+  if (!isRecord(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k0, val] of Object.entries(v)) {
+    const k = GEMINI_KEYS[k0] ?? k0;
+    if (k === 'type' && typeof val === 'string' && GEMINI_TYPES.has(val)) {
+      if (val !== 'TYPE_UNSPECIFIED') out[k] = val.toLowerCase();
+    } else if (SUBSCHEMA_MAPS.has(k) && isRecord(val)) {
+      const m: Record<string, unknown> = {};
+      for (const [name, sub] of Object.entries(val)) m[name] = fromGemini(sub, depth + 1);
+      out[k] = m;
+    } else if (SUBSCHEMAS.has(k)) {
+      out[k] = fromGemini(val, depth + 1);
+    } else {
+      out[k] = val;
+    }
+  }
+  return out;
+}
+
 /** One definition object (or its JSON string) → ToolDef; undefined when it names no tool. */
 export function toToolDef(obj: unknown): ToolDef | undefined {
   const parsed = typeof obj === 'string' ? parseJson(obj) : obj;
   if (!isRecord(parsed)) return undefined;
-  // OpenAI chat shape wraps the definition: {type:"function", function:{name, description, parameters}}.
-  const inner = parsed['function'];
-  const o: Rec = parsed['name'] === undefined && isRecord(inner) ? inner : parsed;
+  const o = unwrapDefinition(parsed);
   const name = o['name'];
   if (typeof name !== 'string' || name === '') return undefined;
   const def: ToolDef = { name };
@@ -47,7 +103,7 @@ export function toToolDef(obj: unknown): ToolDef | undefined {
     if (s !== undefined && s !== null) {
       const schema = schemaOf(s);
       // An over-deep schema would overflow Ajv's compiler; a string marker makes it `bad_schema`.
-      def.parameters = exceedsDepth(schema) ? TOO_DEEP_RAW : schema;
+      def.parameters = exceedsDepth(schema) ? TOO_DEEP_RAW : normalizeSchema(schema);
       break;
     }
   }

@@ -115,6 +115,11 @@ export function toToolArgs(v: unknown): ToolArgs {
   return { kind: 'structured', value: v, raw };
 }
 
+/** Back from ToolArgs to the value a reader found (to hand it on to execution()/toToolArgs()). */
+export function argValue(a: ToolArgs): unknown {
+  return a.kind === 'none' ? undefined : a.kind === 'structured' ? a.value : a.raw;
+}
+
 /** A tool result as text: strings verbatim, structures serialised. */
 export function resultText(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;

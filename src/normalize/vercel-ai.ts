@@ -13,8 +13,28 @@ import { field, firstAttr, isRecord, jsonValue, num, str } from './values.js';
 
 const OUTER_OPS = new Set(['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject']);
 
+/** An AI SDK operation id: `ai.generateText`, `ai.streamText.doStream`, `ai.toolCall`, … */
+const OPERATION_ID = /^ai\.[A-Za-z]+(\.do[A-Z][A-Za-z]*)?$/;
+
+/**
+ * `operation.name` is `${operationId} ${functionId}`. Some processors keep only it (no
+ * `ai.operationId`, another scope name), so it identifies the operation too.
+ */
+function operationFromName(a: AttrObject): string | undefined {
+  const name = str(a, 'operation.name');
+  if (name === undefined) return undefined;
+  const space = name.indexOf(' ');
+  const op = space < 0 ? name : name.slice(0, space);
+  return OPERATION_ID.test(op) ? op : undefined;
+}
+
+function hasAiAttribute(a: AttrObject): boolean {
+  for (const k in a) if (k.startsWith('ai.')) return true;
+  return false;
+}
+
 function operationOf(span: Span): string {
-  return str(span.attributes, 'ai.operationId') ?? span.name;
+  return str(span.attributes, 'ai.operationId') ?? operationFromName(span.attributes) ?? span.name;
 }
 
 function roleOf(op: string): SpanFacts['role'] {
@@ -55,24 +75,43 @@ function userMessageOf(a: AttrObject): string | undefined {
   return undefined;
 }
 
+/**
+ * A tool span's call: `ai.toolCall.*`, completed from an `ai.response.toolCalls` the span carries
+ * (the entry with its id, or its only entry). A span that names no tool keeps the name '' — it is
+ * paired with its proposal by id, or counted as `unvalidated` (`no_name`), never under an empty label.
+ */
+function toolCallOf(a: AttrObject): { name: string; id?: string; args: unknown } {
+  const id = str(a, 'ai.toolCall.id');
+  const listed = responseCalls(a['ai.response.toolCalls'])[0]?.calls ?? [];
+  const entry = listed.find((c) => id !== undefined && c.id === id) ?? (listed.length === 1 ? listed[0] : undefined);
+  const args = firstAttr(a, ['ai.toolCall.args', 'ai.toolCall.input']) ?? entry?.args;
+  const name = str(a, 'ai.toolCall.name') ?? entry?.name ?? '';
+  const call: { name: string; id?: string; args: unknown } = { name, args };
+  const callId = id ?? entry?.id;
+  if (callId !== undefined) call.id = callId;
+  return call;
+}
+
 export const vercelAiReader: DialectReader = {
   name: 'vercel-ai',
   matches(span) {
-    if (typeof span.attributes['ai.operationId'] === 'string') return true;
-    return span.name.startsWith('ai.') && (span.scope === 'ai' || OUTER_OPS.has(span.name) || span.name === 'ai.toolCall');
+    const a = span.attributes;
+    if (typeof a['ai.operationId'] === 'string') return true;
+    if (span.name.startsWith('ai.')) {
+      if (span.scope === 'ai' || OUTER_OPS.has(span.name) || span.name === 'ai.toolCall') return true;
+      // Another scope: an operation-shaped name and the SDK's own attributes.
+      if (OPERATION_ID.test(span.name) && hasAiAttribute(a)) return true;
+    }
+    return typeof a['operation.name'] === 'string' && operationFromName(a) !== undefined;
   },
   read(span) {
     const a = span.attributes;
     const role = roleOf(operationOf(span));
     const f = baseFacts(span, 'vercel-ai', role);
     if (role === 'tool') {
-      f.execution = execution(
-        span,
-        str(a, 'ai.toolCall.name') ?? '',
-        str(a, 'ai.toolCall.id'),
-        firstAttr(a, ['ai.toolCall.args', 'ai.toolCall.input']),
-        firstAttr(a, ['ai.toolCall.result', 'ai.toolCall.output']),
-      );
+      const call = toolCallOf(a);
+      const result = firstAttr(a, ['ai.toolCall.result', 'ai.toolCall.output']);
+      f.execution = execution(span, call.name, call.id, call.args, result);
       return f;
     }
     const model = str(a, 'ai.response.model') ?? str(a, 'ai.model.id') ?? str(a, 'gen_ai.response.model');

@@ -19,6 +19,8 @@ export interface CallEntry {
   fromExecution: boolean;
   /** Set while a tool-span-only call waits out the grace period for its proposal. */
   pending?: PendingCall;
+  /** Known from an agent span's summary of its calls (SpanFacts.summaryCalls), not from a tool span. */
+  summary?: true;
 }
 
 /**
@@ -95,7 +97,11 @@ export class Ledger {
       let entry = t.calls.get(p.key);
       if (!entry) {
         const c = p.call;
-        entry = { name: c.name, argsRaw: c.args.kind === 'none' ? undefined : c.args.raw, hasId: Boolean(c.callId), executed: true, fromExecution: true };
+        const argsRaw = c.args.kind === 'none' ? undefined : c.args.raw;
+        // Only a summary's waiting call is not from an execution (merge: takeSummary); its tool span may still come.
+        entry = c.fromExecution
+          ? { name: c.name, argsRaw, hasId: Boolean(c.callId), executed: true, fromExecution: true }
+          : { name: c.name, argsRaw, hasId: Boolean(c.callId), executed: false, fromExecution: true, summary: true };
         t.calls.set(p.key, entry);
       } else if (!entry.fromExecution) continue;
       entry.pending = p;

@@ -17,6 +17,9 @@ export interface CallToCount {
   offered?: readonly ToolDef[];
   timeMs: number;
   fromExecution: boolean;
+  /** The instrumentation scope of the span the call is counted from (kept while it waits, for the coverage report). */
+  scope?: string;
+  scopeVersion?: string;
 }
 
 export interface ExecutionToRecord {
@@ -41,6 +44,11 @@ export interface Merged {
 
 const rawOf = (a: ToolArgs): string | undefined => (a.kind === 'none' ? undefined : a.raw);
 
+const NO_ORIGIN = Object.freeze({});
+/** The scope fields of a call counted from `f`, when its facts were read from a span. */
+const originOf = (f: SpanFacts): { scope?: string; scopeVersion?: string } =>
+  f.scope === undefined ? NO_ORIGIN : { scope: f.scope, scopeVersion: f.scopeVersion ?? '' };
+
 /** Proposals before executions, so within a batch the richer sighting is the one classified. */
 function order(a: SpanFacts, b: SpanFacts): number {
   return (a.execution ? 1 : 0) - (b.execution ? 1 : 0) || a.startTimeMs - b.startTimeMs;
@@ -54,7 +62,7 @@ export interface MergeContext {
 
 export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: MergeContext): Merged {
   const out: Merged = { calls: [], deferred: [], cancelled: [], executions: [], duplicateSpans: 0 };
-  const relevant = facts.filter((f) => f.proposals.length > 0 || f.execution);
+  const relevant = facts.filter((f) => f.proposals.length > 0 || f.execution || f.summaryCalls);
   relevant.sort(order);
   for (const f of relevant) {
     if (!txn.claimSpan(f.traceId, f.spanId)) {
@@ -63,15 +71,62 @@ export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: Mer
     }
     for (let i = 0; i < f.proposals.length; i++) takeProposal(f, f.proposals[i]!, i, txn, out);
     if (f.execution) takeExecution(f, f.execution, txn, out, ctx);
+    const summary = f.summaryCalls;
+    if (summary) for (let i = 0; i < summary.length; i++) takeSummary(f, summary[i]!, i, txn, out, ctx);
   }
   return out;
+}
+
+/**
+ * A call an agent-level span reports as a summary (SpanFacts.summaryCalls): held like a
+ * tool-span-only call, so a model or tool span of the same call that arrives within the grace
+ * period takes it over, and it is counted from the summary only when none does.
+ */
+function takeSummary(
+  f: SpanFacts,
+  s: CallSighting,
+  index: number,
+  txn: LedgerTxn,
+  out: Merged,
+  ctx: MergeContext,
+): void {
+  const key = s.callId ? `id:${s.callId}` : `sum:${f.spanId}:${index}`;
+  const argsRaw = rawOf(s.args);
+  const known = s.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, s.name, argsRaw, () => true);
+  if (known) return;
+  const hasId = Boolean(s.callId);
+  const entry: CallEntry = { name: s.name, argsRaw, hasId, executed: false, fromExecution: true, summary: true };
+  txn.add(f.traceId, key, entry);
+  const pending: PendingCall = {
+    source: ctx.source,
+    traceId: f.traceId,
+    key,
+    dueMs: ctx.dueMs,
+    call: {
+      traceId: f.traceId,
+      spanId: f.spanId,
+      ...(s.callId ? { callId: s.callId } : {}),
+      service: f.service,
+      model: f.model ?? '',
+      name: s.name,
+      args: s.args,
+      ...(f.offered ? { offered: f.offered } : {}),
+      timeMs: f.endTimeMs || f.startTimeMs,
+      fromExecution: false,
+      ...originOf(f),
+    },
+  };
+  txn.defer(entry, pending);
+  out.deferred.push(pending);
 }
 
 function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerTxn, out: Merged): void {
   const key = p.callId ? `id:${p.callId}` : `pos:${f.spanId}:${index}`;
   const argsRaw = rawOf(p.args);
   // Seen before: by id, or as an id-less tool span (OpenInference TOOL) with this name and arguments.
-  const seen = txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, (e) => e.fromExecution && !e.hasId);
+  // A proposal without an id pairs with a tool span that has one (Google ADK assigns ids after the model call).
+  const fromToolSpan = p.callId ? (e: CallEntry) => e.fromExecution && !e.hasId : (e: CallEntry) => e.fromExecution;
+  const seen = txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, fromToolSpan);
   if (seen) {
     if (!seen.pending) return; // already counted
     out.cancelled.push({ traceId: seen.pending.traceId, key: seen.pending.key });
@@ -90,6 +145,7 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
     ...(f.offered ? { offered: f.offered } : {}),
     timeMs: f.endTimeMs || f.startTimeMs,
     fromExecution: false,
+    ...originOf(f),
   });
 }
 
@@ -97,7 +153,13 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
   out.executions.push({ traceId: f.traceId, spanId: f.spanId, service: f.service, execution: e, timeMs: f.endTimeMs || f.startTimeMs });
   const argsRaw = rawOf(e.args);
   const key = e.callId ? `id:${e.callId}` : `exec:${f.spanId}`;
-  const known = e.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, e.name, argsRaw, (c) => !c.executed && !c.fromExecution);
+  // A call is seen once more by its id; an id-less one by name and arguments (never by an empty name).
+  // A tool span with an id also pairs with a proposal that had none (Google ADK).
+  const unpaired = (want: (c: CallEntry) => boolean) =>
+    e.name === '' ? undefined : txn.findUnpaired(f.traceId, e.name, argsRaw, want);
+  const known = e.callId
+    ? txn.get(f.traceId, key) ?? unpaired((c) => !c.executed && !c.fromExecution && !c.hasId)
+    : unpaired((c) => !c.executed && (!c.fromExecution || c.summary === true));
   if (known) {
     txn.markExecuted(known);
     return;
@@ -120,6 +182,7 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
       ...(f.offered ? { offered: f.offered } : {}),
       timeMs: f.startTimeMs,
       fromExecution: true,
+      ...originOf(f),
     },
   };
   txn.defer(entry, pending);

@@ -9,15 +9,18 @@ import type { PendingRow } from '../store/store.js';
 import type { PendingCall } from './ledger.js';
 import type { CallToCount } from './merge.js';
 
-/** Written into every payload. Rows from before versioning (no `v`) have the same shape as 1. */
-export const PENDING_PAYLOAD_VERSION = 1;
+/**
+ * Written into every payload. Rows from before versioning (no `v`) have the same shape as 1.
+ * 2 adds the call's instrumentation scope (`scope`, `scopeVersion`), optional, so 1 reads as 2.
+ */
+export const PENDING_PAYLOAD_VERSION = 2;
 
 const str = { type: 'string' } as const;
 const payloadSchema = {
   type: 'object',
   required: ['source', 'call'],
   properties: {
-    v: { const: PENDING_PAYLOAD_VERSION },
+    v: { enum: [1, PENDING_PAYLOAD_VERSION] },
     source: { enum: ['otlp', 'langfuse'] },
     call: {
       type: 'object',
@@ -39,6 +42,8 @@ const payloadSchema = {
         offered: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: str, description: str } } },
         timeMs: { type: 'number' },
         fromExecution: { type: 'boolean' },
+        scope: str,
+        scopeVersion: str,
       },
     },
   },

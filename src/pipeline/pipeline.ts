@@ -12,13 +12,23 @@ import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { LabelCap } from '../metrics/label-cap.js';
+import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { Dialects } from '../normalize/registry.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount } from './merge.js';
 import { decodePending, encodePending } from './pending-payload.js';
-import { buildWrite, callLabels, executionLabels, FailureCap, type CallLabels, type ExecutionLabels, type WritePlan } from './write-batch.js';
+import {
+  buildWrite,
+  callLabels,
+  executionLabels,
+  FailureCap,
+  scopeLabel,
+  type CallLabels,
+  type ExecutionLabels,
+  type WritePlan,
+} from './write-batch.js';
 
 /** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
 export interface BatchSink {
@@ -47,6 +57,11 @@ export interface PipelineDeps {
   executionGraceMs: number;
   now: () => number;
   sinks?: BatchSink[];
+  /**
+   * The instrumentation-coverage report of this process: every span received through ingestSpans
+   * and every call counted from a span are added once their batch committed.
+   */
+  coverage?: CoverageTracker;
 }
 
 export interface IngestSummary {
@@ -67,7 +82,17 @@ export class Pipeline {
   }
 
   ingestSpans(spans: readonly Span[], source: SourceName = 'otlp'): Promise<IngestSummary> {
-    return this.ingestFacts(this.deps.dialects.normalizeSpans(spans), source, spans.length);
+    const { dialects, coverage } = this.deps;
+    if (!coverage) return this.record(dialects.normalizeSpans(spans), source, spans.length);
+    // The coverage report needs what each span was read as (undefined: no reader recognised it).
+    const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
+    const facts: SpanFacts[] = [];
+    for (let i = 0; i < spans.length; i++) {
+      const f = dialects.normalizeSpan(spans[i]!);
+      perSpan[i] = f;
+      if (f) facts.push(f);
+    }
+    return this.record(facts, source, spans.length, undefined, () => this.observeSpans(coverage, spans, perSpan));
   }
 
   /**
@@ -75,11 +100,22 @@ export class Pipeline {
    * Langfuse source records the observation ids it took and the score writes it owes, so they
    * commit, or not, together with the counts).
    */
-  async ingestFacts(
+  ingestFacts(
     facts: readonly SpanFacts[],
     source: SourceName,
     spanCount = facts.length,
     extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
+  ): Promise<IngestSummary> {
+    return this.record(facts, source, spanCount, extend);
+  }
+
+  /** One batch, one durable write; `committed` runs after the store took it, before the metrics move. */
+  private async record(
+    facts: readonly SpanFacts[],
+    source: SourceName,
+    spanCount: number,
+    extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
+    committed?: () => void,
   ): Promise<IngestSummary> {
     const { deps } = this;
     const started = process.hrtime.bigint();
@@ -104,6 +140,7 @@ export class Pipeline {
       throw err;
     }
     plan.commitCaps();
+    committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.count(source, calls, labels, execLabels, plan, merged.duplicateSpans);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
@@ -171,7 +208,26 @@ export class Pipeline {
       timeMs: c.timeMs || now,
       outcome,
       fromExecution: c.fromExecution,
+      ...(c.scope !== undefined ? { scope: c.scope, scopeVersion: c.scopeVersion ?? '' } : {}),
     };
+  }
+
+  /** A committed batch's spans into the coverage report; LLM-looking spans no reader knew, per scope, into the metric. */
+  private observeSpans(
+    coverage: CoverageTracker,
+    spans: readonly Span[],
+    perSpan: readonly (SpanFacts | undefined)[],
+  ): void {
+    let unrecognized: Map<string, number> | undefined;
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
+      if (coverage.observeSpan(span, perSpan[i]) !== 'unrecognized') continue;
+      unrecognized ??= new Map();
+      unrecognized.set(span.scope, (unrecognized.get(span.scope) ?? 0) + 1);
+    }
+    if (!unrecognized) return;
+    const { metrics, labels } = this.deps;
+    for (const [scope, n] of unrecognized) metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels) }, n);
   }
 
   /** Moves the metrics of a committed batch, under the labels its rows were stored with. */
@@ -191,6 +247,14 @@ export class Pipeline {
       if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
     }
     for (const l of execLabels) m.toolExecutions.inc(l);
+    const coverage = this.deps.coverage;
+    if (coverage) {
+      // Calls read from a span, wherever they were counted (a held call settled later keeps its scope).
+      for (const c of calls) {
+        if (c.scope === undefined) continue;
+        coverage.observeCall({ scope: c.scope, scopeVersion: c.scopeVersion ?? '', service: c.service }, c.outcome);
+      }
+    }
     if (plan.dropped) m.failureRecordsDropped.inc(plan.dropped);
     for (const [what, n] of Object.entries(plan.redactionFailures)) if (n) m.redactionFailures.inc({ what }, n);
     if (duplicates) m.duplicateSpans.inc(duplicates);

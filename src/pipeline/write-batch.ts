@@ -5,13 +5,12 @@
  * once (callLabels) and used for its metric and its stored rows alike.
  */
 import type { LabelCap } from '../metrics/label-cap.js';
-import type { CheckedCall, SourceName } from '../model.js';
+import { countedTool, UNKNOWN_TOOL, UNNAMED_TOOL, type CheckedCall, type SourceName } from '../model.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
 import { minuteOf } from '../store/store.js';
 import type { ExecutionToRecord } from './merge.js';
 
-export const UNKNOWN_TOOL = '_unknown';
 const MAX_TEXT = 200;
 const MAX_ARGS = 64 * 1024;
 /** Redaction sees this much past the clip, so a secret cut by the clip was still seen whole. */
@@ -26,7 +25,7 @@ const clip = (s: string, n = MAX_TEXT): string => {
 export interface CallLabels {
   service: string;
   model: string;
-  /** The tool as counted: its name, or `_unknown` for an UnknownName call. */
+  /** The tool as counted: its name, `_unknown` for an UnknownName call, `_unnamed` for a nameless one. */
   tool: string;
 }
 
@@ -38,19 +37,31 @@ export interface ExecutionLabels {
 
 /**
  * The label values a call is counted under, in /metrics and in the store: clipped and storable,
- * capped per label (overflow → `_other`, so no input can explode cardinality) and `_unknown` for a
- * name the model invented. Derived once per call, so the metric and the stored row always agree.
+ * capped per label (overflow → `_other`, so no input can explode cardinality), `_unknown` for a
+ * name the model invented, `_unnamed` for a call or execution no span named. Derived once per call,
+ * so the metric and the stored row always agree.
  */
 export function callLabels(c: CheckedCall, cap: LabelCap): CallLabels {
   return {
     service: cap.value('service', clip(c.service)),
     model: cap.value('model', clip(c.model)),
-    tool: c.outcome.outcome === 'UnknownName' ? UNKNOWN_TOOL : cap.value('tool', clip(c.name)),
+    tool: toolLabel(countedTool(c.outcome.outcome, c.name), cap),
   };
 }
 
 export function executionLabels(e: ExecutionToRecord, cap: LabelCap): ExecutionLabels {
-  return { service: cap.value('service', clip(e.service)), tool: cap.value('tool', clip(e.execution.name)), status: e.execution.status };
+  const tool = toolLabel(e.execution.name === '' ? UNNAMED_TOOL : e.execution.name, cap);
+  return { service: cap.value('service', clip(e.service)), tool, status: e.execution.status };
+}
+
+/** The `scope` label of toolwatch_spans_unrecognized_total: the scope name, clipped and capped. */
+export function scopeLabel(scope: string, cap: LabelCap): string {
+  return cap.value('scope', clip(scope));
+}
+
+/** `_unknown` and `_unnamed` are fixed values, never capped; any other name is clipped and capped. */
+function toolLabel(counted: string, cap: LabelCap): string {
+  return counted === UNKNOWN_TOOL || counted === UNNAMED_TOOL ? counted : cap.value('tool', clip(counted));
 }
 
 /** Records kept per (minute, service, tool); remembered for the current and previous minutes only. */

@@ -10,6 +10,7 @@ import { principalOf } from '../auth/hook.js';
 import type { Judge } from '../judge/service.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
+import type { CoverageSource } from './instrumentation.js';
 import type { ServiceView } from './view.js';
 
 export interface ReadSources {
@@ -20,6 +21,8 @@ export interface ReadSources {
   alerting: Alerting | undefined;
   /** Undefined when the store keeps no judge state. */
   judge: Judge | undefined;
+  /** The instrumentation-coverage report of this process. */
+  coverage: CoverageSource;
   /** The Langfuse source's state; undefined unless it is enabled. */
   langfuse?: () => Promise<object>;
 }

@@ -16,7 +16,7 @@ export interface CallAggregate {
   /** The tool as counted: its name, or `_unknown` for an UnknownName call. */
   tool: string;
   outcome: OutcomeName;
-  /** For unvalidated: no_arguments | no_schema | bad_schema; '' otherwise. */
+  /** For unvalidated: no_arguments | no_schema | bad_schema | no_name; '' otherwise. */
   reason: string;
   count: number;
 }

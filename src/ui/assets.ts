@@ -64,6 +64,8 @@ tr.r-high td:first-child{box-shadow:inset 3px 0 var(--invalid)}
 .args{max-width:340px;word-break:break-all;color:#424a53}
 .err{max-width:360px;word-break:break-word}.err div+div{margin-top:2px}
 .err code{background:#eaeef2;border-radius:3px;padding:0 4px}
+tr.look td:first-child{box-shadow:inset 3px 0 #d4a72c}
+.keys{max-width:420px;word-break:break-all}
 .muted{color:var(--muted)}
 .nowrap{white-space:nowrap}
 .kv{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:0;border-top:0}

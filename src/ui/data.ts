@@ -1,11 +1,13 @@
 /**
  * What the built-in page shows, read through the same query modules the JSON API calls (src/queries/):
- * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts) and
- * judgeSummary (GET /api/judge). No query logic of its own.
+ * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts),
+ * judgeSummary (GET /api/judge) and instrumentationReport (GET /api/instrumentation). No query logic
+ * of its own.
  */
 import { alertsSnapshot } from '../queries/alerts.js';
 import { failuresPage } from '../queries/failures.js';
 import { judgeSummary } from '../queries/judge.js';
+import { instrumentationReport, type InstrumentationReport } from '../queries/instrumentation.js';
 import type { Reader } from '../queries/reader.js';
 import { finish, toolStats, type ToolStats } from '../queries/stats.js';
 import { OUTCOMES, type OutcomeName } from '../model.js';
@@ -36,6 +38,8 @@ export interface PageData {
   alerts: Awaited<ReturnType<typeof alertsSnapshot>> | undefined;
   /** Undefined unless the judge is enabled. */
   judge: Awaited<ReturnType<typeof judgeSummary>> | undefined;
+  /** Instrumentation coverage of this process (service filter applied). */
+  instrumentation: InstrumentationReport;
 }
 
 const byConcern = (a: ToolStats, b: ToolStats): number =>
@@ -68,5 +72,6 @@ export async function loadPageData(src: Reader, q: { window: string; windowMs: n
     trajectories,
     alerts,
     judge,
+    instrumentation: instrumentationReport(src, service ? { service } : {}),
   };
 }

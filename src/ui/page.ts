@@ -2,8 +2,9 @@
  * The built-in page (GET /): what an on-call engineer opens first. Server-rendered from PageData,
  * every value escaped by the `html` template (span data is attacker-controlled).
  */
+import type { CoverageRow } from '../instrumentation/coverage.js';
 import type { ToolStats } from '../queries/stats.js';
-import { FAILURE_OUTCOMES, OUTCOMES, type OutcomeName } from '../model.js';
+import { FAILURE_OUTCOMES, OUTCOMES, UNKNOWN_TOOL, UNNAMED_TOOL, type OutcomeName } from '../model.js';
 import type { StoredFailure } from '../store/store.js';
 import { STYLE, SCRIPT } from './assets.js';
 import { PAGE_FAILURES, type PageData } from './data.js';
@@ -15,6 +16,9 @@ export const WINDOWS = ['15m', '1h', '24h'] as const;
 export const WARN_RATE = 0.05;
 export const HIGH_RATE = 0.2;
 
+/** Instrumentation rows and keys per row shown (all of them in /api/instrumentation). */
+export const SCOPES_SHOWN = 50;
+export const KEYS_SHOWN = 6;
 const ARGS_SHOWN = 160;
 const ERRORS_SHOWN = 3;
 const TITLE_MAX = 2000;
@@ -92,12 +96,18 @@ function summaryCards(d: PageData): SafeHtml {
 </div>`;
 }
 
+function toolCell(tool: string): SafeHtml {
+  if (tool === UNKNOWN_TOOL) return html`<span class="muted">${tool}</span><span class="tag">names not offered</span>`;
+  if (tool === UNNAMED_TOOL) return html`<span class="muted">${tool}</span><span class="tag">no name in the span</span>`;
+  return html`<code>${tool}</code>`;
+}
+
 function toolRow(d: PageData, t: ToolStats): SafeHtml {
   const failed = FAILURE_OUTCOMES.reduce((n, o) => n + t.counts[o], 0);
   const link = href('/api/failures', { service: t.service, tool: t.tool, since: d.window });
   return html`<tr class="${rateClass(t.errorRate)}" data-filter="${`${t.service} ${t.tool}`.toLowerCase()}">
   <td>${t.service}</td>
-  <td>${t.tool === '_unknown' ? html`<span class="muted">_unknown</span><span class="tag">names not offered</span>` : html`<code>${t.tool}</code>`}</td>
+  <td>${toolCell(t.tool)}</td>
   ${OUTCOMES.map((o) => html`<td class="n${t.counts[o] === 0 ? ' zero' : ''}">${fmtInt(t.counts[o])}</td>`)}
   <td class="n">${fmtInt(t.checked)}</td>
   <td class="n">${rateCell(t.errorRate)}</td>
@@ -208,6 +218,75 @@ ${cal ? html` · last run: ${last ? html`${last.status}, ${fmtTime(last.startedM
 </section>`;
 }
 
+/** A scope with LLM-looking spans that no reader knew, or that no call was read from: worth a look. */
+const needsLook = (r: CoverageRow): boolean => r.unrecognizedSpans > 0 || (r.llmSpans > 0 && r.calls === 0);
+
+const count = (n: number): SafeHtml => html`<td class="n${n === 0 ? ' zero' : ''}">${fmtInt(n)}</td>`;
+const NONE = html`<span class="muted">—</span>`;
+
+function scopeCell(r: CoverageRow): SafeHtml {
+  const version = r.scopeVersion ? html` <span class="muted">${r.scopeVersion}</span>` : '';
+  const tag =
+    r.unrecognizedSpans > 0
+      ? html`<span class="tag">not recognised</span>`
+      : r.llmSpans > 0 && r.calls === 0
+        ? html`<span class="tag">no calls read</span>`
+        : '';
+  return html`<td><code>${r.scope || '(no scope name)'}</code>${version}${tag}</td>`;
+}
+
+function scopeRow(r: CoverageRow): SafeHtml {
+  const reasons = Object.entries(r.unvalidated).map(([k, n]) => html`<div><span class="muted">${k}</span> ${fmtInt(n)}</div>`);
+  const keys = r.topKeys
+    .slice(0, KEYS_SHOWN)
+    .map((k) => html`<div><code>${k.key}</code> <span class="muted">${fmtInt(k.spans)}</span></div>`);
+  const more = r.topKeys.length > KEYS_SHOWN ? html`<div class="muted">+${r.topKeys.length - KEYS_SHOWN} more</div>` : '';
+  const filter = `${r.scope} ${r.scopeVersion} ${r.service} ${r.topKeys.map((k) => k.key).join(' ')}`.toLowerCase();
+  return html`<tr class="${needsLook(r) ? 'look' : ''}" data-filter="${filter}">
+  ${scopeCell(r)}
+  <td>${r.service}</td>
+  <td class="n">${fmtInt(r.spans)}</td>
+  <td class="n">${fmtInt(r.llmSpans)}</td>
+  ${count(r.unrecognizedSpans)}
+  ${count(r.llmSpansWithoutCalls)}
+  <td class="n">${fmtInt(r.calls)}</td>
+  <td class="nowrap">${reasons.length ? reasons : NONE}</td>
+  <td class="keys">${keys.length ? html`${keys}${more}` : NONE}</td>
+</tr>`;
+}
+
+const SCOPE_HEAD = raw(
+  '<thead><tr><th>scope</th><th>service</th><th class="n">spans</th><th class="n">LLM-looking</th>' +
+    '<th class="n">not recognised</th><th class="n">without calls</th><th class="n">calls</th><th>unvalidated</th>' +
+    '<th>top keys of LLM-looking spans without calls</th></tr></thead>',
+);
+
+function instrumentationSection(d: PageData): SafeHtml {
+  const rep = d.instrumentation;
+  // Scopes without any LLM-looking span (HTTP, database …) are in the API answer, not on the page;
+  // the ones worth a look come first, then the API's order (most LLM-looking spans first).
+  const llm = rep.scopes
+    .filter((r) => r.llmSpans > 0 || r.calls > 0)
+    .sort((a, b) => Number(needsLook(b)) - Number(needsLook(a)));
+  const shown = llm.slice(0, SCOPES_SHOWN);
+  const hidden = rep.scopes.length - llm.length;
+  const body = shown.length
+    ? html`<table>${SCOPE_HEAD}<tbody id="scopes">${shown.map(scopeRow)}</tbody></table>`
+    : html`<div class="empty">No LLM-looking spans received since this process started${
+        d.service ? html` for <b>${d.service}</b>` : ''
+      }.</div>`;
+  const notes = [
+    llm.length > shown.length ? `${llm.length - shown.length} more scopes with LLM-looking spans in /api/instrumentation` : '',
+    hidden > 0 ? `${hidden} scope/service pair${hidden === 1 ? '' : 's'} without LLM-looking spans not shown` : '',
+  ].filter((n) => n !== '');
+  const foot = notes.length ? html`<div class="foot">${notes.join(' · ')}</div>` : '';
+  const api = href('/api/instrumentation', { service: d.service });
+  return html`<section id="instrumentation-section"><h2>Instrumentation <small>this process, since ${fmtTime(
+    Date.parse(rep.since),
+  )} UTC · per scope and service · attribute values are never kept</small>
+  <span class="right"><a href="${api}">/api/instrumentation</a></span></h2>${body}${foot}</section>`;
+}
+
 /** The whole document; `nonce` must match the response's Content-Security-Policy. */
 export function renderPage(d: PageData, nonce: string): string {
   return html`<!doctype html>
@@ -227,6 +306,7 @@ ${summaryCards(d)}
 ${alertsSection(d)}
 ${toolsSection(d)}
 ${failuresSection(d)}
+${instrumentationSection(d)}
 ${judgeSection(d)}
 </main>
 <script nonce="${nonce}">${SCRIPT_HTML}</script>

@@ -41,6 +41,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: '/api/failures', scope: 'read', ok: 200 },
   { method: 'GET', url: '/api/stats', scope: 'read', ok: 200 },
   { method: 'GET', url: '/api/sources', scope: 'read', ok: 200 },
+  { method: 'GET', url: '/api/instrumentation', scope: 'read', ok: 200 },
   { method: 'GET', url: '/api/judge', scope: 'read', ok: 200 },
   { method: 'GET', url: `/api/trajectories/${TRACE}`, scope: 'read', ok: 404 },
   { method: 'GET', url: '/api/alerts', scope: 'read', ok: 200 },

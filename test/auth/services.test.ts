@@ -190,6 +190,15 @@ describe('service-restricted tokens', () => {
     expect(all.counts.spans).toBeGreaterThan(0);
   });
 
+  it('/api/instrumentation: rows of the token’s services only, never the folded row that mixes services', async () => {
+    const services = (rows: { service: string }[]) => [...new Set(rows.map((r) => r.service))].sort();
+    const a = services(JSON.parse((await get(t.teamA!, '/api/instrumentation')).body).scopes);
+    expect(a.length).toBeGreaterThan(0);
+    expect(a.every((s) => s === 'checkout' || s === 'checkout-eu')).toBe(true);
+    expect(JSON.parse((await get(t.teamA!, `/api/instrumentation?service=${OTHER}`)).body).scopes).toEqual([]);
+    expect(services(JSON.parse((await get(t.ops!, '/api/instrumentation')).body).scopes)).toContain(OTHER);
+  });
+
   it('the page: the service picker, tools, failures and alerts of the token’s services only', async () => {
     const page = (await get(t.teamA!, '/')).body;
     expect(page).toContain('checkout-eu');

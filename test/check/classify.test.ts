@@ -51,6 +51,18 @@ const cases: { name: string; call: CallToCheck; want: string; detail?: unknown }
   { name: 'empty offered list falls back to the registry', call: { name: 'refund', args: s('{"amount":5}'), service: 'billing', offered: [] }, want: 'valid' },
   { name: 'offered definitions win over the registry', call: { name: 'refund', args: s('{"amount":5}'), service: 'billing', offered: [weather] }, want: 'UnknownName' },
   { name: 'offered name without schema borrows the registry schema', call: { name: 'refund', args: s('{}'), service: 'billing', offered: [{ name: 'refund' }] }, want: 'SchemaMismatch' },
+  // A "schema" with no known keyword accepts everything; it must not make a call valid.
+  { name: 'arguments where a schema belongs → bad_schema', call: { name: 'q', args: s('{"query":"cake"}'), service: 'x', offered: [{ name: 'q', parameters: { query: 'cake type' } }] }, want: 'unvalidated', detail: 'bad_schema' },
+  { name: 'a Bedrock {json} envelope left unwrapped → bad_schema', call: { name: 'q', args: s('{}'), service: 'x', offered: [{ name: 'q', parameters: { json: { type: 'object' } } }] }, want: 'unvalidated', detail: 'bad_schema' },
+  { name: 'annotations only → bad_schema', call: { name: 'q', args: s('{"a":1}'), service: 'x', offered: [{ name: 'q', parameters: { title: 'Q', description: 'anything' } }] }, want: 'unvalidated', detail: 'bad_schema' },
+  { name: 'a keyword with the wrong value type is no keyword', call: { name: 'q', args: s('{"a":1}'), service: 'x', offered: [{ name: 'q', parameters: { type: 'news', query: 'x' } }] }, want: 'unvalidated', detail: 'bad_schema' },
+  { name: 'not a schema offered, the registry has one: the registry schema is used', call: { name: 'refund', args: s('{"amount":"5"}'), service: 'billing', offered: [{ name: 'refund', parameters: { amount: 5 } }] }, want: 'SchemaMismatch' },
+  { name: 'a definition that says {} accepts any object', call: { name: 'ping', args: s('{"anything":1}'), service: 'x', offered: [{ name: 'ping', parameters: {} }] }, want: 'valid' },
+  { name: 'a definition that says {} still needs an object', call: { name: 'ping', args: s('[1]'), service: 'x', offered: [{ name: 'ping', parameters: {} }] }, want: 'InvalidJson' },
+  { name: 'a definition that says true accepts any object', call: { name: 'ping', args: s('{}'), service: 'x', offered: [{ name: 'ping', parameters: true }] }, want: 'valid' },
+  { name: 'a schema given as an unparseable string → bad_schema', call: { name: 'q', args: s('{}'), service: 'x', offered: [{ name: 'q', parameters: '{"type":' }] }, want: 'unvalidated', detail: 'bad_schema' },
+  // A call nobody named is never counted under an empty label.
+  { name: 'no name → unvalidated no_name, before everything else', call: { name: '', args: s('{'), service: 'x', offered: [weather] }, want: 'unvalidated', detail: 'no_name' },
 ];
 
 describe('classify', () => {

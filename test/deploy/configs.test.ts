@@ -91,7 +91,6 @@ describe('Collector configs', () => {
   it('fan-out: the existing backend and toolwatch both get every trace, over OTLP/HTTP', () => {
     const cfg = load('fanout.yaml');
     expect(cfg.service.pipelines.traces.exporters).toEqual(['otlphttp/backend', 'otlphttp/toolwatch']);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config syntax itself, not a template
     expect(cfg.exporters['otlphttp/toolwatch'].endpoint).toBe('${env:TOOLWATCH_ENDPOINT}');
   });
 
@@ -103,7 +102,6 @@ describe('Collector configs', () => {
     const relayPort = Number(relay.receivers.otlp.protocols.grpc.endpoint.split(':')[1]);
     for (const h of lb.exporters.loadbalancing.resolver.static.hostnames) expect(Number(h.split(':')[1])).toBe(relayPort);
     expect(Object.keys(relay.receivers.otlp.protocols)).toEqual(['grpc']);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config syntax itself, not a template
     expect(relay.exporters['otlphttp/toolwatch'].endpoint).toBe('${env:TOOLWATCH_ENDPOINT}');
   });
 });

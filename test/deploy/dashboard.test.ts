@@ -60,7 +60,6 @@ describe('PromQL helpers', () => {
   });
 
   it('replaces Grafana variables', () => {
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config syntax itself, not a template
     expect(substituteGrafanaVariables('rate(m{service=~"$service", model=~"${model}"}[$__rate_interval]) + x[$__range]')).toBe(
       'rate(m{service=~".*", model=~".*"}[5m]) + x[1h]',
     );
@@ -89,7 +88,6 @@ describe('Grafana dashboard', () => {
     for (const p of allPanels) {
       expect(p.gridPos.x + p.gridPos.w, p.title).toBeLessThanOrEqual(24);
       if (p.type === 'row') continue;
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config syntax itself, not a template
       expect(p.datasource, p.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
       expect(p.targets?.length, p.title).toBeGreaterThan(0);
     }

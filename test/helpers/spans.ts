@@ -46,6 +46,7 @@ export function makeSpan(attributes: Record<string, unknown> = {}, overrides: Pa
     events: [],
     service: 'test-service',
     scope: '',
+    scopeVersion: '',
     ...overrides,
   };
 }

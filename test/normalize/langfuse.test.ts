@@ -58,6 +58,24 @@ const cases: [string, LangfuseObservation, Want][] = [
     { calls: [], offered: [], user: 'w?', replays: 1 },
   ],
   ['plain text in and out', v2(gen('g10', { input: 'just text', output: 'an answer' })), { calls: [], user: 'just text' }],
+  [
+    'definitions carried as tool messages (Python LangChain callback)',
+    v2(
+      gen('g11', {
+        input: [
+          { role: 'user', content: 'Search the web.' },
+          { role: 'tool', content: { type: 'function', function: { name: 'Web-Search', description: 'd', parameters: { type: 'object', properties: { query: { type: 'string' } } } } } },
+        ],
+        output: { role: 'assistant', content: '', additional_kwargs: { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Web-Search', arguments: '{"query":"x"}' } }] } },
+      }),
+    ),
+    { calls: [['c1', 'Web-Search', '{"query":"x"}']], offered: ['Web-Search'], user: 'Search the web.' },
+  ],
+  [
+    'JS LangChain callback input {messages, tools}',
+    v2(gen('g12', { input: { messages: [{ role: 'user', content: 'q' }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: {} } }] }, output: { role: 'assistant', content: 'hi' } })),
+    { calls: [], offered: ['get_weather'], user: 'q' },
+  ],
 ];
 
 describe('observationToFacts: generations', () => {

@@ -11,9 +11,10 @@ import { createMetrics } from '../../src/metrics/registry.js';
 import type { Span } from '../../src/model.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
 import { Pipeline } from '../../src/pipeline/pipeline.js';
+import { CoverageTracker } from '../../src/instrumentation/coverage.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
-import { makeSpan } from '../helpers/spans.js';
+import { attrs, makeSpan } from '../helpers/spans.js';
 import { builtinDialects } from '../../src/normalize/registry.js';
 
 const T1 = '11111111111111111111111111111111';
@@ -56,6 +57,99 @@ function oiLlm(spanId: string, calls: { id?: string; name: string; args: string 
 
 function oiTool(spanId: string, name: string, args: string): Span {
   return makeSpan({ 'openinference.span.kind': 'TOOL', 'tool.name': name, 'input.value': args }, { traceId: T1, spanId, startTimeMs: 1_200, endTimeMs: 1_300 });
+}
+
+// --- the other dialects' sightings of one call (see test/fixtures/dialects/ for whole traces) ---
+
+const span = (spanId: string, attributes: Record<string, unknown>, at: number, extra: Partial<Span> = {}): Span =>
+  makeSpan(attributes, { traceId: T1, spanId, startTimeMs: at, endTimeMs: at + 100, ...extra });
+
+/** Langfuse SDK generation (LangChain callback): definitions as tool messages, the call in additional_kwargs. */
+function lfGeneration(spanId: string, id: string, args: string): Span {
+  return span(spanId, {
+    'langfuse.observation.type': 'generation',
+    'langfuse.observation.model.name': 'm1',
+    'langfuse.observation.input': JSON.stringify([{ role: 'user', content: 'weather?' }, { role: 'tool', content: { type: 'function', function: { name: 'weather', parameters: schema } } }]),
+    'langfuse.observation.output': JSON.stringify({ role: 'assistant', content: '', additional_kwargs: { tool_calls: [{ id, type: 'function', function: { name: 'weather', arguments: args } }] } }),
+  }, 1_000);
+}
+
+function lfTool(spanId: string, args: string): Span {
+  return span(spanId, { 'langfuse.observation.type': 'tool', 'langfuse.observation.input': args, 'langfuse.observation.output': '"sunny"' }, 1_200, { name: 'weather' });
+}
+
+function flueTurn(spanId: string, id: string, args: Record<string, unknown>): Span {
+  return span(spanId, {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': 'm1',
+    'flue.turn.input': JSON.stringify({ messages: [], tools: [{ name: 'weather', description: '', parameters: schema }] }),
+    'flue.turn.output': JSON.stringify({ role: 'assistant', content: [{ type: 'toolCall', id, name: 'weather', arguments: args }] }),
+  }, 1_000);
+}
+
+function flueTool(spanId: string, id: string): Span {
+  return span(spanId, { 'flue.tool.name': 'weather', 'flue.tool.call_id': id, 'flue.tool.arguments': '{"city":"Oslo"}' }, 1_200);
+}
+
+/** Google ADK: the model's function calls have no id; the tool spans carry ADK's own. */
+function adkLlm(spanId: string, calls: { name: string; args: Record<string, unknown> }[]): Span {
+  return span(spanId, {
+    'gen_ai.system': 'gcp.vertex.agent',
+    'gen_ai.request.model': 'gemini',
+    'gcp.vertex.agent.llm_request': JSON.stringify({ config: { tools: [{ function_declarations: [{ name: 'weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } }] }] } }),
+    'gcp.vertex.agent.llm_response': JSON.stringify({ content: { role: 'model', parts: calls.map((c) => ({ function_call: c })) } }),
+  }, 1_000);
+}
+
+function adkTool(spanId: string, id: string, args: string): Span {
+  return span(spanId, { 'gen_ai.system': 'gcp.vertex.agent', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'weather', 'gen_ai.tool.call.id': id, 'gcp.vertex.agent.tool_call_args': args }, 1_200);
+}
+
+/** Pydantic AI: the agent-run span repeats the run's calls in pydantic_ai.all_messages. */
+function pydanticRun(spanId: string, id: string | undefined, args: Record<string, unknown>, newIndex = 1): Span {
+  return span(spanId, {
+    'gen_ai.agent.name': 'agent',
+    'pydantic_ai.all_messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'weather?' }] }, { role: 'assistant', parts: [{ type: 'tool_call', id, name: 'weather', arguments: args }] }]),
+    'pydantic_ai.new_message_index': newIndex,
+  }, 900, { endTimeMs: 2_000 });
+}
+
+function pydanticChat(spanId: string, id: string, args: Record<string, unknown>): Span {
+  return span(spanId, {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': 'm1',
+    model_request_parameters: JSON.stringify({ function_tools: [{ name: 'weather', parameters_json_schema: schema }], output_tools: [] }),
+    'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'weather', arguments: args }] }]),
+  }, 1_000);
+}
+
+/** LiveKit: llm_node knows the offered tool names; the plugin's llm_request repeats the calls without them. */
+function lkNode(spanId: string, id: string, name: string): Span {
+  return span(spanId, { 'lk.function_tools': ['weather'], 'gen_ai.request.model': 'm1', 'lk.response.function_calls': JSON.stringify([{ id: 'item_1', call_id: id, name, arguments: '{"city":"Oslo"}' }]) }, 1_000);
+}
+
+function lkRequest(spanId: string, id: string, name: string): Span {
+  return span(spanId, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm1', 'lk.llm_metrics': '{}' }, 1_010, {
+    events: [{ name: 'gen_ai.choice', timeMs: 1_100, attributes: attrs({ role: 'assistant', tool_calls: [JSON.stringify({ function: { name, arguments: '{"city":"Oslo"}' }, id, type: 'function' })] }) }],
+  });
+}
+
+/** Vercel AI SDK tool span that names no tool. */
+function vercelTool(spanId: string, id?: string): Span {
+  return span(spanId, { 'ai.operationId': 'ai.toolCall', ...(id ? { 'ai.toolCall.id': id } : {}), 'ai.toolCall.args': '{"city":"Oslo"}' }, 1_200, { name: 'ai.toolCall' });
+}
+
+function vercelModel(spanId: string, id: string): Span {
+  return span(spanId, {
+    'ai.operationId': 'ai.generateText.doGenerate',
+    'ai.prompt.tools': [JSON.stringify({ type: 'function', name: 'weather', inputSchema: schema })],
+    'ai.response.toolCalls': JSON.stringify([{ toolCallId: id, toolName: 'weather', input: { city: 'Oslo' } }]),
+  }, 1_000, { name: 'ai.generateText.doGenerate' });
+}
+
+/** An OpenInference TOOL span whose tool.parameters holds the call's arguments (Agno, ADK, BeeAI). */
+function oiToolArgsAsParameters(spanId: string, args: string): Span {
+  return span(spanId, { 'openinference.span.kind': 'TOOL', 'tool.name': 'weather', 'tool.parameters': args }, 1_200);
 }
 
 type Counts = Partial<Record<'valid' | 'InvalidJson' | 'UnknownName' | 'SchemaMismatch' | 'unvalidated', number>>;
@@ -115,9 +209,87 @@ const cases: { name: string; batches: Span[][]; want: Counts; executions: number
     want: { UnknownName: 1 },
     executions: 0,
   },
+  {
+    name: 'Langfuse SDK: generation (definitions as tool messages) and tool observation pair by name and arguments',
+    batches: [[lfTool('b1', '{"city":"Oslo"}')], [lfGeneration('a1', 'c1', '{"city":"Oslo"}')]],
+    want: { valid: 1 },
+    executions: 1,
+  },
+  {
+    name: 'Langfuse SDK generation under an OpenInference LLM span, same call id: one count',
+    batches: [[lfGeneration('a2', 'c1', '{"city":"Oslo"}')], [oiLlm('a1', [{ id: 'c1', name: 'weather', args: '{"city":"Oslo"}' }])]],
+    want: { valid: 1 },
+    executions: 0,
+  },
+  {
+    name: 'Flue: flue.tool span first, flue.turn.output later',
+    batches: [[flueTool('b1', 'toolu_1')], [flueTurn('a1', 'toolu_1', { city: 3 })]],
+    want: { SchemaMismatch: 1 },
+    executions: 1,
+  },
+  {
+    name: 'Google ADK: id-less proposals pair with the id-carrying tool spans, either order',
+    batches: [[adkTool('b1', 'adk-1', '{"city":"Oslo"}')], [adkLlm('a1', [{ name: 'weather', args: { city: 'Oslo' } }, { name: 'weather', args: { town: 'Rome' } }])], [adkTool('b2', 'adk-2', '{"town":"Rome"}')]],
+    want: { valid: 1, SchemaMismatch: 1 },
+    executions: 2,
+  },
+  {
+    name: 'Pydantic AI: the agent run summary alone is counted after the grace period',
+    batches: [[pydanticRun('r1', 'c1', { city: 'Oslo' })]],
+    want: { unvalidated: 1 },
+    executions: 0,
+  },
+  {
+    name: 'Pydantic AI: summary first, model span later: one count, classified with the model span\'s definitions',
+    batches: [[pydanticRun('r1', 'c1', { city: 'Oslo' })], [pydanticChat('a1', 'c1', { city: 'Oslo' })]],
+    want: { valid: 1 },
+    executions: 0,
+  },
+  {
+    name: 'Pydantic AI: model span, tool span and summary of one call: one count',
+    batches: [[pydanticChat('a1', 'c1', { city: 1 }), tool('b1', 'weather', 'c1')], [pydanticRun('r1', 'c1', { city: 1 })]],
+    want: { SchemaMismatch: 1 },
+    executions: 1,
+  },
+  {
+    name: 'Pydantic AI: history before new_message_index is not this run\'s call',
+    batches: [[pydanticRun('r1', 'c1', { city: 'Oslo' }, 2)]],
+    want: {},
+    executions: 0,
+  },
+  {
+    name: 'LiveKit: llm_request before llm_node: one count, with llm_node\'s offered names',
+    batches: [[lkRequest('a2', 'call_1', 'book_table')], [lkNode('a1', 'call_1', 'book_table')]],
+    want: { UnknownName: 1 },
+    executions: 0,
+  },
+  {
+    name: 'Vercel AI SDK: a nameless tool span pairs with its proposal by id',
+    batches: [[vercelTool('b1', 'c1')], [vercelModel('a1', 'c1')]],
+    want: { valid: 1 },
+    executions: 1,
+  },
+  {
+    name: 'Vercel AI SDK: a nameless tool span with nothing to pair is unvalidated (no_name)',
+    batches: [[vercelTool('b1')]],
+    want: { unvalidated: 1 },
+    executions: 1,
+  },
+  {
+    name: 'OpenInference TOOL span with arguments in tool.parameters pairs with the proposal; the arguments are no schema',
+    batches: [[oiToolArgsAsParameters('b1', '{"city":"Lima"}')], [oiLlm('a1', [{ id: 'call_1', name: 'weather', args: '{"city":"Lima"}' }])]],
+    want: { valid: 1 },
+    executions: 1,
+  },
+  {
+    name: 'OpenInference TOOL span with arguments in tool.parameters alone: unvalidated, never valid',
+    batches: [[oiToolArgsAsParameters('b1', '{"query":"cake type"}')]],
+    want: { unvalidated: 1 },
+    executions: 1,
+  },
 ];
 
-function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100) {
+function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100, coverage?: CoverageTracker) {
   const metrics = createMetrics();
   const pipeline = new Pipeline({
     dialects: builtinDialects(),
@@ -131,6 +303,7 @@ function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100
     redactor: storeRedactor('secrets'),
     executionGraceMs: 10_000,
     now: () => clock.now,
+    ...(coverage ? { coverage } : {}),
   });
   return { metrics, pipeline };
 }
@@ -168,6 +341,16 @@ describe('pipeline: one call, one count', () => {
     await store.close();
   });
 
+  it('a call no span names is counted as tool="_unnamed", unvalidated no_name — never under an empty label', async () => {
+    const { metrics, store } = await run([[vercelTool('b1')]]);
+    const calls = (await metrics.toolCalls.get()).values;
+    expect(calls.map((v) => [v.labels.tool, v.labels.outcome, v.value])).toEqual([['_unnamed', 'unvalidated', 1]]);
+    expect((await metrics.unvalidated.get()).values.map((v) => [v.labels.reason, v.value])).toEqual([['no_name', 1]]);
+    expect((await metrics.toolExecutions.get()).values.map((v) => v.labels.tool)).toEqual(['_unnamed']);
+    expect((await store.callCounts({ sinceMs: 0 })).map((r) => r.tool)).toEqual(['_unnamed']);
+    await store.close();
+  });
+
   it.each([
     { proposalAfterRestart: true, want: { SchemaMismatch: 1 } },
     { proposalAfterRestart: false, want: { unvalidated: 1 } },
@@ -193,23 +376,79 @@ describe('pipeline: one call, one count', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a held call keeps the scope of its tool span across a restart (coverage report)', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/toolwatch-pending-`);
+    const clock = { now: 1_000_000 };
+    const first = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const before = new CoverageTracker();
+    const a = makePipeline(first, clock, 100, before);
+    const t = tool('b1', 'weather', 'c1', '{"city":"Oslo"}');
+    t.scope = 'tools.lib';
+    t.scopeVersion = '2.0.0';
+    t.service = 'svc';
+    await a.pipeline.ingestSpans([t]);
+    await first.close();
+    expect(before.report()).toEqual([expect.objectContaining({ scope: 'tools.lib', spans: 1, calls: 0 })]);
+
+    const second = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const after = new CoverageTracker();
+    const b = makePipeline(second, clock, 100, after);
+    b.pipeline.restorePending(await second.loadPending());
+    clock.now += 60_000;
+    await b.pipeline.settle();
+    expect(after.report()).toEqual([
+      expect.objectContaining({ scope: 'tools.lib', scopeVersion: '2.0.0', service: 'svc', spans: 0, calls: 1, unvalidated: { no_schema: 1 } }),
+    ]);
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an id-less summary call waiting out its grace period still pairs with its tool span after a restart', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/toolwatch-pending-`);
+    const clock = { now: 1_000_000 };
+    const first = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const a = makePipeline(first, clock);
+    // No call id anywhere: the summary and the tool span pair by name and arguments.
+    await a.pipeline.ingestSpans([pydanticRun('r1', undefined, { city: 'Oslo' })]);
+    await first.close();
+
+    const second = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const b = makePipeline(second, clock);
+    expect(b.pipeline.restorePending(await second.loadPending()).restored).toBe(1);
+    await b.pipeline.ingestSpans([tool('b1', 'weather', undefined, '{"city":"Oslo"}')]);
+    clock.now += 60_000;
+    await b.pipeline.settle();
+    // One call (from the summary), one execution: the tool span was not held as a second call.
+    expect(await countsOf(b.metrics)).toEqual({ unvalidated: 1 });
+    expect((await b.metrics.toolExecutions.get()).values.reduce((n, v) => n + v.value, 0)).toBe(1);
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a persisted pending call carries a version; a row this version cannot read is reported, not counted', async () => {
     const clock = { now: 1_000_000 };
     const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
     const a = makePipeline(store, clock);
     await a.pipeline.ingestSpans([tool('b1', 'weather', 'c1')]);
     const [row] = await store.loadPending();
-    expect(JSON.parse(row!.payload)).toMatchObject({ v: 1, source: 'otlp', call: { traceId: T1, name: 'weather', fromExecution: true } });
-    const legacy = { ...row!, callKey: 'legacy', payload: JSON.stringify({ ...JSON.parse(row!.payload), v: undefined }) };
+    const doc = JSON.parse(row!.payload) as { call: Record<string, unknown> };
+    expect(doc).toMatchObject({ v: 2, source: 'otlp', call: { traceId: T1, name: 'weather', fromExecution: true, scope: '', scopeVersion: '' } });
+    // Version 1 (and no version at all) had no scope: still read.
+    const { scope: _s, scopeVersion: _v, ...v1Call } = doc.call;
+    const v1 = { ...row!, callKey: 'v1', payload: JSON.stringify({ v: 1, source: 'otlp', call: v1Call }) };
+    const legacy = { ...row!, callKey: 'legacy', payload: JSON.stringify({ source: 'otlp', call: v1Call }) };
     const bad = [
       { ...row!, callKey: 'not-json', payload: '{' },
-      { ...row!, callKey: 'no-args', payload: JSON.stringify({ v: 1, source: 'otlp', call: { ...JSON.parse(row!.payload).call, args: 'x' } }) },
-      { ...row!, callKey: 'future', payload: JSON.stringify({ ...JSON.parse(row!.payload), v: 2 }) },
+      { ...row!, callKey: 'no-args', payload: JSON.stringify({ v: 2, source: 'otlp', call: { ...doc.call, args: 'x' } }) },
+      { ...row!, callKey: 'bad-scope', payload: JSON.stringify({ v: 2, source: 'otlp', call: { ...doc.call, scope: 7 } }) },
+      { ...row!, callKey: 'future', payload: JSON.stringify({ ...doc, v: 3 }) },
     ];
     const b = makePipeline(store, clock);
-    const res = b.pipeline.restorePending([row!, legacy, ...bad]);
-    expect(res.restored).toBe(2);
-    expect(res.unreadable.map((u) => u.callKey)).toEqual(['not-json', 'no-args', 'future']);
+    const res = b.pipeline.restorePending([row!, v1, legacy, ...bad]);
+    expect(res.restored).toBe(3);
+    expect(res.unreadable.map((u) => u.callKey)).toEqual(['not-json', 'no-args', 'bad-scope', 'future']);
     await store.close();
   });
 });
@@ -234,6 +473,24 @@ describe('pipeline: labels of a call are derived once', () => {
     const stored = (await store.callCounts({ sinceMs: 0 })).map((r) => [r.tool, Number(r.count)]).sort();
     expect(metric).toEqual([['_other', 1], ['weather', 1]]);
     expect(stored).toEqual(metric);
+    await store.close();
+  });
+
+  it('_unknown and _unnamed are fixed values: never capped to _other, the same in the metric and the store', async () => {
+    const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    const clock = { now: 1_000_000 };
+    const { metrics, pipeline } = makePipeline(store, clock, 1);
+    await pipeline.ingestSpans([
+      chat('a1', [{ id: 'c1', name: 'weather', args: '{"city":"Lima"}' }, { id: 'c2', name: 'wether', args: '{}' }]),
+      vercelTool('b1'),
+    ]);
+    clock.now += 60_000;
+    await pipeline.settle();
+    const metric = (await metrics.toolCalls.get()).values.map((v) => [v.labels.tool, v.labels.outcome, v.value]).sort();
+    const stored = (await store.callCounts({ sinceMs: 0 })).map((r) => [r.tool, r.outcome, Number(r.count)]).sort();
+    expect(metric).toEqual([['_unknown', 'UnknownName', 1], ['_unnamed', 'unvalidated', 1], ['weather', 'valid', 1]]);
+    expect(stored).toEqual(metric);
+    expect((await metrics.toolExecutions.get()).values.map((v) => v.labels.tool)).toEqual(['_unnamed']);
     await store.close();
   });
 });

@@ -22,6 +22,8 @@ const EVIL_TOOL = '<script>alert(1)</script>';
 const EVIL_NAME = '<img src=x onerror=alert(2)>';
 const EVIL_ARGS = '</code><script>alert(3)</script>';
 const EVIL_SERVICE = '"><svg onload=alert(4)>';
+const EVIL_SCOPE = '<script>alert(5)</script>';
+const EVIL_KEY = 'llm.<img src=x onerror=alert(6)>';
 
 const NOW = Date.now();
 let seq = 0;
@@ -43,6 +45,25 @@ function chatSpan(service: string, name: string, args: string) {
 }
 
 const times = <T>(n: number, f: () => T): T[] => Array.from({ length: n }, f);
+
+/** A framework toolwatch does not read (hostile scope name and key): the instrumentation section lists it. */
+function unknownFramework() {
+  const span = (i: number) => ({
+    traceId: createHash('sha256').update(`unknown ${i}`).digest('hex').slice(0, 32),
+    spanId: (1000 + i).toString(16).padStart(16, '0'),
+    name: 'generate',
+    startTimeUnixNano: String((NOW - 1000) * 1e6),
+    endTimeUnixNano: String(NOW * 1e6),
+    attributes: [
+      { key: 'llm.acme.prompt', value: { stringValue: 'secret prompt' } },
+      { key: EVIL_KEY, value: { stringValue: 'x' } },
+    ],
+  });
+  return {
+    resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc-c' } }] },
+    scopeSpans: [{ scope: { name: EVIL_SCOPE, version: '9.9' }, spans: [span(1), span(2), span(3)] }],
+  };
+}
 
 /** What the page should show (per service/tool): see the expectations below. */
 function spans() {
@@ -72,8 +93,9 @@ beforeAll(async () => {
     // The judge is on (its summary is on the page, trajectories are stored) but never asked anything here.
     services: { judgeClient: { model: 'judge-model-1', judge: () => Promise.reject(new Error('not used in this test')) } },
   });
-  const res = await fetch(`${tw.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: spans() }) });
+  const res = await fetch(`${tw.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [...spans(), unknownFramework()] }) });
   expect(res.status).toBe(200);
+  expect(await res.json()).toEqual({});
   await tw.services.alerting!.evaluate();
 });
 
@@ -104,7 +126,9 @@ describe('GET / (app.inject)', () => {
 
   it('escapes hostile tool names, call names, arguments and service names', async () => {
     const body = (await tw.app.inject('/')).body;
-    for (const evil of [EVIL_TOOL, EVIL_NAME, EVIL_ARGS, EVIL_SERVICE]) expect(body).not.toContain(evil);
+    for (const evil of [EVIL_TOOL, EVIL_NAME, EVIL_ARGS, EVIL_SERVICE, EVIL_SCOPE, EVIL_KEY]) expect(body).not.toContain(evil);
+    expect(body).toContain('&lt;script&gt;alert(5)&lt;/script&gt;');
+    expect(body).toContain('llm.&lt;img src=x onerror=alert(6)&gt;');
     expect(body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(body).toContain('&lt;img src=x onerror=alert(2)&gt;');
     expect(body).toContain('&lt;/code&gt;&lt;script&gt;alert(3)&lt;/script&gt;');
@@ -133,6 +157,17 @@ describe('GET / (app.inject)', () => {
     expect(body).toContain('tool-errors');
     expect(body).toContain('id="judge-section"');
     expect(body).toContain('judge-model-1');
+  });
+
+  it('shows the instrumentation coverage of this process, linked to /api/instrumentation; never a value', async () => {
+    const body = (await tw.app.inject('/')).body;
+    expect(body).toContain('id="instrumentation-section"');
+    expect(body).toContain('href="/api/instrumentation"');
+    expect(body).not.toContain('secret prompt');
+    const filtered = (await tw.app.inject('/?service=svc-c')).body;
+    expect(filtered).toContain('href="/api/instrumentation?service=svc-c"');
+    expect(filtered).toContain('&lt;script&gt;alert(5)&lt;/script&gt;');
+    expect((await tw.app.inject('/?service=svc-a')).body).not.toContain('alert(5)');
   });
 
   it('takes ?window= and ?service=, and rejects bad values', async () => {
@@ -216,6 +251,17 @@ describe.skipIf(SKIP_BROWSER)('GET / in headless Chromium', () => {
 
     const alerts = await rows('#alerts');
     expect(alerts.map((r) => [r[0], r[1]])).toContainEqual(['firing', 'tool-errors']);
+
+    // Instrumentation: the unknown framework first and flagged (only it), with its keys and no values.
+    //                  scope, service, spans, LLM-looking, not recognised, without calls, calls, unvalidated, keys
+    const scopes = await rows('#scopes');
+    expect(scopes).toEqual([
+      [`${EVIL_SCOPE} 9.9not recognised`, 'svc-c', '3', '3', '3', '3', '0', '—', `${EVIL_KEY} 3\nllm.acme.prompt 3`],
+      ['(no scope name)', 'svc-a', '11', '11', '0', '0', '11', '—', '—'],
+      ['(no scope name)', 'svc-b', '4', '4', '0', '0', '4', '—', '—'],
+      ['(no scope name)', EVIL_SERVICE, '1', '1', '0', '0', '1', '—', '—'],
+    ]);
+    expect(await page.locator('#scopes tr.look').count()).toBe(1);
 
     // The script ran under the CSP (the filter works) …
     await page.fill('#filter', 'svc-b');

@@ -77,6 +77,14 @@ export function depthReason(maxDepth: number): string {
   return `attribute value nested deeper than ${maxDepth} levels`;
 }
 
+/** Instrumentation scope of a ScopeSpans group: name and version, '' when absent. */
+export interface ScopeId {
+  name: string;
+  version: string;
+}
+
+export const NO_SCOPE: Readonly<ScopeId> = Object.freeze({ name: '', version: '' });
+
 /** A fresh null-prototype attribute object. */
 export function newAttrs(): AttrObject {
   return Object.create(null) as AttrObject;
@@ -97,6 +105,7 @@ export function newSpan(
   events: SpanEvent[],
   service: string,
   scope: string,
+  scopeVersion: string,
 ): Span {
   return {
     traceId,
@@ -112,6 +121,7 @@ export function newSpan(
     events,
     service,
     scope,
+    scopeVersion,
   };
 }
 

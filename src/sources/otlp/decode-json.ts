@@ -18,6 +18,7 @@ import {
   toStatusCode,
   type DecodeLimits,
   type DecodeResult,
+  type ScopeId,
   type SpanResult,
 } from './decode-common.js';
 
@@ -79,9 +80,12 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
         const ss = ssList[j];
         if (!isObj(ss)) throw new Malformed(`resourceSpans[${i}].scopeSpans[${j}] must be an object`);
         const scopeObj = ss['scope'];
-        const scopeName = isObj(scopeObj) && typeof scopeObj['name'] === 'string' ? scopeObj['name'] : '';
+        const scope: ScopeId = {
+          name: isObj(scopeObj) && typeof scopeObj['name'] === 'string' ? scopeObj['name'] : '',
+          version: isObj(scopeObj) && typeof scopeObj['version'] === 'string' ? scopeObj['version'] : '',
+        };
         const spanList = arrayField(ss, 'spans', 'spans', `resourceSpans[${i}].scopeSpans[${j}].spans`);
-        for (const sp of spanList) results.push(spanResult(() => convertSpan(c, sp, service, scopeName)));
+        for (const sp of spanList) results.push(spanResult(() => convertSpan(c, sp, service, scope)));
       }
     }
   } catch (err) {
@@ -148,7 +152,7 @@ function enumValue(v: unknown, names: Record<string, number>, max: number): numb
 }
 
 /** One span; throws SpanRejected when it cannot be read. */
-function convertSpan(c: Ctx, sp: unknown, service: string, scope: string): Span {
+function convertSpan(c: Ctx, sp: unknown, service: string, scope: ScopeId): Span {
   if (!isObj(sp)) throw new SpanRejected('span must be a JSON object');
   const rawTrace = field(sp, 'traceId', 'trace_id');
   if (typeof rawTrace !== 'string' || !TRACE_ID_RE.test(rawTrace)) {
@@ -222,7 +226,8 @@ function convertSpan(c: Ctx, sp: unknown, service: string, scope: string): Span 
     attributes,
     events,
     service,
-    scope,
+    scope.name,
+    scope.version,
   );
 }
 

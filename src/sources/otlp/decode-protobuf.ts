@@ -8,6 +8,7 @@ import pb from 'protobufjs/minimal.js';
 import type { AttrObject, AttrValue, Span, SpanEvent, SpanKind, StatusCode } from '../../model.js';
 import {
   DEFAULT_SERVICE,
+  NO_SCOPE,
   SpanRejected,
   collect,
   depthReason,
@@ -20,6 +21,7 @@ import {
   toStatusCode,
   type DecodeLimits,
   type DecodeResult,
+  type ScopeId,
   type SpanResult,
 } from './decode-common.js';
 
@@ -275,7 +277,7 @@ function resourceValue(c: Ctx, end: number): AttrValue {
 function decodeScopeSpans(c: Ctx, end: number, results: SpanResult[], service: string): void {
   const r = c.r;
   const first = results.length;
-  let scope = '';
+  let scope: ScopeId = NO_SCOPE;
   let sawScope = false;
   while (r.pos < end) {
     const tag = r.uint32();
@@ -284,24 +286,32 @@ function decodeScopeSpans(c: Ctx, end: number, results: SpanResult[], service: s
       results.push(spanResult(() => decodeSpan(c, spanEnd, service, scope)));
       r.pos = spanEnd; // a rejected span is skipped by its length
     } else if (tag === 10) {
-      scope = decodeScopeName(c, ldEnd(r));
+      scope = decodeScope(c, ldEnd(r));
       sawScope = true;
     } else skipField(r, tag);
   }
   checkEnd(r, end);
-  if (sawScope) patch(results, first, (span) => (span.scope = scope));
+  if (sawScope) {
+    patch(results, first, (span) => {
+      span.scope = scope.name;
+      span.scopeVersion = scope.version;
+    });
+  }
 }
 
-function decodeScopeName(c: Ctx, end: number): string {
+/** InstrumentationScope: name (1) and version (2); attributes and the rest are skipped. */
+function decodeScope(c: Ctx, end: number): ScopeId {
   const r = c.r;
   let name = '';
+  let version = '';
   while (r.pos < end) {
     const tag = r.uint32();
     if (tag === 10) name = readString(c);
+    else if (tag === 18) version = readString(c);
     else skipField(r, tag);
   }
   checkEnd(r, end);
-  return name;
+  return { name, version };
 }
 
 /** Hex of an id whose length is as expected, else ''. */
@@ -310,7 +320,7 @@ function idHex(c: Ctx, start: number, end: number, want: number): string {
 }
 
 /** Decodes one Span; throws SpanRejected when it cannot be read. */
-function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
+function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span {
   const r = c.r;
   let traceId = '';
   let traceLen = -1;
@@ -409,7 +419,8 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
     attributes,
     events,
     service,
-    scope,
+    scope.name,
+    scope.version,
   );
 }
 

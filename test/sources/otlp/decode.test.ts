@@ -136,6 +136,7 @@ function checkSdkDecode(spans: Span[], sdk: ReadableSpan[]): void {
   expect(parent.statusCode).toBe(0);
   expect(child.service).toBe('agent-svc');
   expect(child.scope).toBe('toolwatch.test');
+  expect(child.scopeVersion).toBe('1.2.3');
   expect(Object.getPrototypeOf(child.attributes)).toBeNull();
   expect(Object.getPrototypeOf(child.attributes['gen_ai.tool.definitions'])).toBeNull();
   expect(child.attributes['blob']).toBeInstanceOf(Uint8Array);
@@ -230,6 +231,7 @@ describe('decodeJson: reference fixture', () => {
     expect(s.statusMessage).toBe('');
     expect(s.service).toBe('my.service');
     expect(s.scope).toBe('my.library');
+    expect(s.scopeVersion).toBe('1.0.0');
     expect(plain(s.attributes)).toEqual({ 'my.span.attr': 'some value' });
     expect(Object.getPrototypeOf(s.attributes)).toBeNull();
     expect(s.events).toEqual([]);
@@ -349,6 +351,7 @@ describe('decodeJson: reference fixture', () => {
     const s = ok(decodeJson(JSON.stringify(req))).spans[0]!;
     expect(s.service).toBe('unknown_service');
     expect(s.scope).toBe('');
+    expect(s.scopeVersion).toBe('');
   });
 });
 
@@ -397,7 +400,7 @@ function buildRequest(spans: PSpan[], opts: { service?: string; resourceLast?: b
     w.uint32(8 * 99 + 2).string('unknown field'); // unknown field 99
     w.ldelim();
   }
-  w.uint32(10).fork().uint32(10).string('late.scope').ldelim(); // scope after the spans
+  w.uint32(10).fork().uint32(10).string('late.scope').uint32(18).string('0.9').ldelim(); // scope after the spans
   w.ldelim();
   if (opts.resourceLast) writeResource();
   w.ldelim();
@@ -411,7 +414,7 @@ describe('decodeProtobuf: hand-built payloads', () => {
   it('field order does not matter; unknown fields skipped', () => {
     const res = ok(decodeProtobuf(buildRequest([{ traceId: T1, spanId: S1 }], { service: 'svc', resourceLast: true })));
     expect(res.spans).toHaveLength(1);
-    expect(res.spans[0]).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', parentSpanId: '', service: 'svc', scope: 'late.scope', startTimeMs: 1 });
+    expect(res.spans[0]).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', parentSpanId: '', service: 'svc', scope: 'late.scope', scopeVersion: '0.9', startTimeMs: 1 });
   });
 
   it('bad ids reject the span', () => {

@@ -1,0 +1,80 @@
+/**
+ * Spans written by Langfuse's own OpenTelemetry-based SDKs (langfuse-python ≥ 3, @langfuse/tracing:
+ * the LangChain/LangGraph callbacks, the OpenAI wrapper, `start_observation`). They carry the
+ * observation the Langfuse API would return, as attributes:
+ *
+ *   langfuse.observation.type            generation | tool | agent | chain | span | event | …
+ *   langfuse.observation.input / output  JSON strings (or text)
+ *   langfuse.observation.model.name      the model
+ *   langfuse.observation.usage_details   JSON {input, output, …}
+ *   langfuse.observation.level / status_message
+ *   langfuse.observation.metadata.<key>  one attribute per metadata key (nested keys dotted)
+ *
+ * So the observation is rebuilt and read by the same normalizer as the API pull (langfuse.ts):
+ * the calls sit in the output exactly as there.
+ */
+import type { AttrObject, Span, SpanFacts } from '../model.js';
+import type { DialectReader } from './registry.js';
+import { baseFacts } from './facts.js';
+import { observationToFacts, type LangfuseObservation } from './langfuse.js';
+import { isRecord, jsonValue, str } from './values.js';
+
+const P = 'langfuse.observation.';
+const METADATA = `${P}metadata.`;
+
+function metadataOf(a: AttrObject): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in a) {
+    if (!k.startsWith(METADATA)) continue;
+    const v = a[k];
+    const parsed = typeof v === 'string' ? jsonValue(v) : v;
+    out[k.slice(METADATA.length)] = parsed === undefined ? v : parsed;
+  }
+  return out;
+}
+
+function usageOf(a: AttrObject): Record<string, number> | null {
+  const u = jsonValue(a[`${P}usage_details`]);
+  if (!isRecord(u)) return null;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(u)) if (typeof v === 'number') out[k] = v;
+  return out;
+}
+
+const iso = (ms: number): string => new Date(Number.isFinite(ms) ? ms : 0).toISOString();
+
+export const langfuseOtelReader: DialectReader = {
+  name: 'langfuse-otel',
+  matches(span) {
+    const a = span.attributes;
+    // Other SDKs set langfuse.observation.type as a hint on their own spans (Strands: "span" on the
+    // agent span); only spans that carry the observation's content are Langfuse's own.
+    return typeof a[`${P}type`] === 'string' && (a[`${P}input`] !== undefined || a[`${P}output`] !== undefined);
+  },
+  read(span: Span): SpanFacts {
+    const a = span.attributes;
+    const o: LangfuseObservation = {
+      id: span.spanId,
+      traceId: span.traceId,
+      type: str(a, `${P}type`) ?? 'span',
+      name: span.name,
+      startTime: iso(span.startTimeMs),
+      endTime: iso(span.endTimeMs),
+      parentObservationId: span.parentSpanId,
+      level: str(a, `${P}level`) ?? (span.statusCode === 2 ? 'ERROR' : null),
+      statusMessage: str(a, `${P}status_message`) ?? (span.statusMessage || null),
+      input: a[`${P}input`],
+      output: a[`${P}output`],
+      metadata: metadataOf(a),
+      model: str(a, `${P}model.name`) ?? null,
+      usageDetails: usageOf(a),
+    };
+    const f = observationToFacts(o, { service: span.service }) ?? baseFacts(span, 'langfuse-otel', 'other');
+    f.dialect = 'langfuse-otel';
+    // The span's own identity and clock, not the observation's reconstruction of them.
+    f.service = span.service;
+    f.startTimeMs = span.startTimeMs;
+    f.endTimeMs = span.endTimeMs;
+    return f;
+  },
+};
