@@ -1,8 +1,9 @@
 /**
  * Wires alerting from the checked config (src/alerts/config.ts did every check in the config
  * phase): builds the notifiers and rules from their kinds, and schedules the evaluator (every
- * alerts.interval, under store.runExclusive('alerts') so one replica evaluates) and the outbox
- * (every delivery.poll, under runExclusive('alerts-outbox')).
+ * alerts.interval, under store.runExclusive('alerts') so one replica evaluates) and the outbox: one
+ * loop per notifier (every delivery.poll, under runExclusive('alerts-outbox:<notifier>')), so a
+ * notifier that hangs or waits out a Retry-After never delays another.
  */
 import type { Logger } from 'pino';
 import type { JudgeRuleSource } from '../judge/alert-kind.js';
@@ -23,7 +24,7 @@ export interface Alerting {
   readonly store: AlertStore;
   /** One evaluation round now (tests pass `now`); undefined when another holder has the lock. */
   evaluate(now?: number): Promise<RoundResult | undefined>;
-  /** One outbox pass now. */
+  /** One outbox pass now, for every notifier side by side (each under its own lock). */
   deliver(): Promise<void>;
   /** Stops the outbox: an in-flight send gets graceMs to finish, then is aborted (resent later). */
   stop(graceMs?: number): Promise<void>;
@@ -61,6 +62,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
   });
   for (const r of rules) deps.metrics?.alertsFiring.set({ rule: r.config.name }, 0);
   let evaluating: Promise<unknown> | null = null;
+  const deliverTo = (n: Notifier) => deps.store.runExclusive(`alerts-outbox:${n.name}`, () => outbox.deliver(n));
   const alerting: Alerting = {
     config,
     rules,
@@ -90,7 +92,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
       return res.ran ? res.value : undefined;
     },
     async deliver() {
-      await deps.store.runExclusive('alerts-outbox', () => outbox.tick());
+      await Promise.all(notifiers.map((n) => deliverTo(n)));
     },
     async stop(graceMs = 1000) {
       // A round in progress finishes (it is one short transaction); the outbox gets graceMs.
@@ -99,7 +101,8 @@ export function createAlerting(deps: AlertingDeps): Alerting {
   };
   if (deps.scheduler && rules.length) {
     deps.scheduler.interval('alerts', config.intervalMs, () => alerting.evaluate());
-    deps.scheduler.interval('alerts-outbox', config.delivery.pollMs, () => alerting.deliver());
+    // Its own job per notifier: the scheduler skips only that notifier's ticks while its pass runs.
+    for (const n of notifiers) deps.scheduler.interval(`alerts-outbox:${n.name}`, config.delivery.pollMs, () => deliverTo(n));
     const days = deps.retentionDays ?? 14;
     deps.scheduler.every('alerts-retention', '23 * * * *', () => alertStore.prune(deps.now() - days * 86_400_000));
   }

@@ -3,7 +3,7 @@
  * `webhook` and `log`; another kind (PagerDuty, e-mail) is one more register call.
  */
 import type { Logger } from 'pino';
-import type { SendOutcome } from '../../delivery/outbox.js';
+import type { DeliveryPolicy, SendOutcome } from '../../delivery/outbox.js';
 import type { AlertMessage } from '../message.js';
 
 /** ok; retry: worth trying again (5xx, 429, timeout, network); permanent (4xx, redirect, blocked address). */
@@ -15,6 +15,13 @@ export interface Notifier {
   /** What may be shown of the destination (never the secret part of a URL). */
   readonly target: string;
   send(message: AlertMessage, signal: AbortSignal): Promise<SendResult>;
+  /** What this kind changes in the delivery policy (Alertmanager takes messages as fast as they come). */
+  readonly delivery?: Partial<Pick<DeliveryPolicy, 'minIntervalMs' | 'perPass'>>;
+  /**
+   * While an alert is firing, send it again at least this often, whatever its rule's repeat_interval
+   * (Alertmanager resolves an alert that is not re-sent before its endsAt).
+   */
+  readonly resendMs?: number;
 }
 
 /** A notifier's settings after config and secrets are resolved. */
