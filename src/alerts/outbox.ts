@@ -34,7 +34,9 @@ export function alertDeliveryPolicy(d: AlertsConfig['delivery']): DeliveryPolicy
     minIntervalMs: d.minIntervalMs,
     maxRetryAfterMs: MAX_RETRY_AFTER_MS,
     giveUpAfterMs: d.giveUpAfterMs,
-    keepDone: true,
+    // Transitions are kept for /api/alerts; re-sends of a firing alert (queued with a key, every
+    // minute while it fires) are deleted once done, so a long-firing alert does not fill the table.
+    keepDone: (m) => m.key === null,
     perPass: 1,
   };
 }

@@ -48,10 +48,11 @@ export interface AlertingDeps {
 /** Builds alerting from a config the config phase checked against the same kinds. */
 export function createAlerting(deps: AlertingDeps): Alerting {
   const { config, log } = deps;
-  const notifiers = config.notifiers.map((n) => kindOf(deps.kinds.notifiers, n.kind).create(notifierSettings(n), { timeoutMs: config.delivery.timeoutMs, log, now: deps.now }));
+  const notifiers = config.notifiers.map((n) => kindOf(deps.kinds.notifiers, n.kind).create(notifierSettings(n), { timeoutMs: config.delivery.timeoutMs, evaluationIntervalMs: config.intervalMs, log, now: deps.now }));
   const all = notifiers.map((n) => n.name);
   const rules: CompiledRule[] = config.rules.map((r) => ({ config: r, kind: kindOf(deps.kinds.rules, r.kind), params: r.params, notifiers: r.notify ? [...r.notify] : all }));
   const alertStore = new AlertStore(deps.store.sql);
+  const resendMs = new Map(notifiers.flatMap((n) => (n.resendMs ? [[n.name, n.resendMs] as const] : [])));
   const outbox = new OutboxWorker({
     store: alertStore,
     notifiers,
@@ -78,6 +79,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
             alertStore,
             ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
             log,
+            resendMs,
             onFiring: (firing) => {
               for (const [rule, n] of firing) deps.metrics?.alertsFiring.set({ rule }, n);
             },

@@ -1,6 +1,6 @@
 /**
  * Notifiers by kind, in a registry built per service instance (notifiers/index.ts): `slack`,
- * `webhook` and `log`; another kind (PagerDuty, e-mail) is one more register call.
+ * `webhook`, `alertmanager` and `log`; another kind (PagerDuty, e-mail) is one more register call.
  */
 import type { Logger } from 'pino';
 import type { DeliveryPolicy, SendOutcome } from '../../delivery/outbox.js';
@@ -31,18 +31,27 @@ export interface NotifierSettings {
   url?: string;
   allowAnyUrl: boolean;
   allowPrivateAddresses: boolean;
+  resendIntervalMs?: number;
+  labels?: Record<string, string>;
 }
 
 export interface NotifierDeps {
   timeoutMs: number;
+  /** How often the rules are evaluated (alerts.interval): re-sends happen at evaluations. */
+  evaluationIntervalMs: number;
   log: Logger;
   now: () => number;
 }
 
+/** A problem with the URL (a phrase), or with another key of the notifier. */
+export type NotifierProblem = string | { key: string; problem: string };
+
 export interface NotifierKind {
   /** Whether the kind needs a URL (from `url`, `url_file` or, for slack, SLACK_WEBHOOK_URL). */
   needsUrl: boolean;
-  /** Problems with the settings (each a phrase; the caller prefixes the config path). */
-  check(s: NotifierSettings): string[];
+  /** The optional keys this kind takes besides url (others refuse them). */
+  keys?: readonly ('resend_interval' | 'labels')[];
+  /** Problems with the settings (the caller prefixes the config path). */
+  check(s: NotifierSettings): NotifierProblem[];
   create(s: NotifierSettings, deps: NotifierDeps): Notifier;
 }
