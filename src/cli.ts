@@ -18,6 +18,7 @@ import type { Store } from './store/store.js';
 import { createJudge } from './judge/service.js';
 import { checkLabel } from './judge/verdict.js';
 import type { Label } from './judge/types.js';
+import { startTelemetry } from './telemetry/sdk.js';
 
 const USAGE = `usage: toolwatch serve [--config FILE]
        toolwatch judge --once [--config FILE]
@@ -68,14 +69,20 @@ async function withStore(argv: readonly string[], env: NodeJS.ProcessEnv, io: Cl
 async function judgeOnce(config: Config, store: Store, io: CliIo): Promise<number> {
   const log = createLogger(config.logLevel);
   const metrics = createMetrics();
-  const judge = createJudge(config.judge, { store, metrics, labels: new LabelCap(config.metrics.maxLabelValues), log, now: Date.now }, { requireEnabled: false });
-  if (!judge.job) {
-    io.err('toolwatch: judge.model is not set; nothing to run\n');
-    return 2;
+  const telemetry = await startTelemetry(config.telemetry, { log });
+  try {
+    const tracer = telemetry.tracer ? { tracer: telemetry.tracer } : {};
+    const judge = createJudge(config.judge, { store, metrics, labels: new LabelCap(config.metrics.maxLabelValues), log, now: Date.now, ...tracer }, { requireEnabled: false });
+    if (!judge.job) {
+      io.err('toolwatch: judge.model is not set; nothing to run\n');
+      return 2;
+    }
+    const summary = await judge.job.run();
+    io.out(`${JSON.stringify(summary)}\n`);
+    return summary.status === 'failed' ? 1 : 0;
+  } finally {
+    await telemetry.shutdown();
   }
-  const summary = await judge.job.run();
-  io.out(`${JSON.stringify(summary)}\n`);
-  return summary.status === 'failed' ? 1 : 0;
 }
 
 /** All lines are checked first; nothing is stored unless every line is a valid label. */

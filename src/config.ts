@@ -17,6 +17,7 @@ import { loadToolRegistry } from './check/registry.js';
 import { checkJudgeConfig, judgeFileSchema, toJudgeConfig, type JudgeConfig } from './judge/config.js';
 import { builtinKinds, type Kinds } from './kinds.js';
 import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig } from './sources/langfuse/config.js';
+import { telemetryFileSchema, toTelemetryConfig, type TelemetryConfig } from './telemetry/config.js';
 import { deepFreeze } from './util/deep-freeze.js';
 import { durationMs, durationSchema as duration } from './util/duration.js';
 import { schemaProblem } from './util/schema-problem.js';
@@ -52,6 +53,8 @@ export interface Config {
   alerts: AlertsConfig;
   /** Langfuse as a source (src/sources/langfuse/config.ts); keys from env LANGFUSE_PUBLIC_KEY / LANGFUSE_SECRET_KEY. */
   langfuse: LangfuseConfig;
+  /** toolwatch's own traces (src/telemetry/config.ts); the switch may come from env OTEL_TRACES_EXPORTER. */
+  telemetry: TelemetryConfig;
 }
 
 export class ConfigError extends Error {
@@ -131,6 +134,7 @@ export const fileSchema = {
     judge: judgeFileSchema,
     alerts: alertsFileSchema,
     langfuse: langfuseFileSchema,
+    telemetry: telemetryFileSchema,
   },
 } as const;
 
@@ -239,7 +243,8 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
   if (judge) problems.push(...checkJudgeConfig(judge));
   const alerts = ok('alerts') ? toAlertsConfig(f.alerts, { baseDir: base, rules: ph.kinds.rules, notifiers: ph.kinds.notifiers }, problems) : undefined;
   const langfuse = ok('langfuse') ? toLangfuseConfig(f.langfuse, { publicKey: ph.env.LANGFUSE_PUBLIC_KEY, secretKey: ph.env.LANGFUSE_SECRET_KEY }, problems) : undefined;
-  if (ph.broken.size > 0 || !judge || !alerts || !langfuse) return undefined;
+  const telemetry = ok('telemetry') ? toTelemetryConfig(f.telemetry, ph.env, problems) : undefined;
+  if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !telemetry) return undefined;
   return {
     configPath: ph.configPath,
     server: { host: f.server.host, port: f.server.port, shutdownGraceMs: durationMs(f.server.shutdown_grace) },
@@ -267,6 +272,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
     judge,
     alerts,
     langfuse,
+    telemetry,
   };
 }
 

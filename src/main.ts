@@ -1,11 +1,13 @@
 /**
- * The process: config → services → app → listen. SIGTERM/SIGINT drain: new batches get 503
- * (clients retry elsewhere), in-flight ones finish and commit, then the store closes.
+ * The process: config → self-telemetry (when on) → services → app → listen. SIGTERM/SIGINT drain:
+ * new batches get 503 (clients retry elsewhere), in-flight ones finish and commit, the store
+ * closes, and the last spans are exported.
  */
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services.js';
+import { startTelemetry } from './telemetry/sdk.js';
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   let config: Config;
@@ -20,7 +22,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     throw err;
   }
   const log = createLogger(config.logLevel);
-  const services = await createServices(config, log);
+  const telemetry = await startTelemetry(config.telemetry, { log });
+  const services = await createServices(config, log, telemetry.tracer ? { tracer: telemetry.tracer } : {});
   const app = await buildApp(services);
   await app.listen({ host: config.server.host, port: config.server.port });
   log.info({ store: services.store.kind, config: config.configPath ?? '(defaults)', tools: services.registry.size }, 'toolwatch is listening');
@@ -38,6 +41,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     timer.unref();
     await app.close();
     await services.close();
+    await telemetry.shutdown().catch((err: unknown) => log.warn({ err }, 'self-telemetry: last spans not exported'));
     log.info('stopped');
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -19,6 +19,7 @@ import type { JudgeClient } from './judge/client.js';
 import type { VerdictRecord } from './judge/types.js';
 import { createAlerting, type Alerting } from './alerts/setup.js';
 import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './sources/langfuse/setup.js';
+import type { Tracer } from './telemetry/tracing.js';
 
 export interface Services {
   config: Config;
@@ -54,6 +55,8 @@ export interface ServiceOverrides {
   langfuse?: LangfuseOverrides;
   /** The registries (default: the built-in kinds); pass the ones the config was loaded with. */
   kinds?: Kinds;
+  /** The tracer of the running self-telemetry (src/telemetry/sdk.ts, started by main.ts); none = off. */
+  tracer?: Tracer;
 }
 
 /** Builds everything from a config the config phase checked; never reports a configuration problem. */
@@ -87,6 +90,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     judge = createJudge(config.judge, {
       store, metrics, labels, log, now,
       ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
+      ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
       ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
       // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
       ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores ? { onVerdict: (v: VerdictRecord) => langfuse?.onJudgeVerdict(v) } : {}),
@@ -106,6 +110,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     executionGraceMs: config.dedupe.executionGraceMs,
     now,
     sinks: judge.sink ? [judge.sink] : [],
+    ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
   });
   const restored = pipeline.restorePending(await store.loadPending());
   if (restored.unreadable.length > 0) {
@@ -127,10 +132,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   }
   let alerting: Alerting;
   try {
-    alerting = createAlerting({ config: config.alerts, kinds, store, judge, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
+    const tracer = overrides.tracer ? { tracer: overrides.tracer } : {};
+    alerting = createAlerting({ config: config.alerts, kinds, store, judge, metrics, log, now, scheduler, retentionDays: config.store.retentionDays, ...tracer });
     const started = alerting;
     built.push(() => started.stop());
-    langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
+    langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...tracer, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
   } catch (err) {
     return abandon(err);
   }

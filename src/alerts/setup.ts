@@ -10,6 +10,7 @@ import type { JudgeRuleSource } from '../judge/alert-kind.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
+import { traced, type Tracer } from '../telemetry/tracing.js';
 import { AlertStore } from './alert-store.js';
 import { notifierSettings, type AlertsConfig } from './config.js';
 import { evaluateRound, type CompiledRule, type RoundResult } from './evaluator.js';
@@ -43,6 +44,8 @@ export interface AlertingDeps {
   scheduler?: Scheduler;
   /** Delivered/failed messages and resolved states older than this many days are deleted. */
   retentionDays?: number;
+  /** toolwatch's own tracing (an `alerts evaluate` span per round); undefined when off. */
+  tracer?: Tracer;
 }
 
 /** Builds alerting from a config the config phase checked against the same kinds. */
@@ -70,7 +73,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     notifiers,
     store: alertStore,
     async evaluate(now = deps.now()) {
-      const run = deps.store.runExclusive('alerts', () =>
+      const round = () =>
         evaluateRound(
           {
             rules,
@@ -85,7 +88,20 @@ export function createAlerting(deps: AlertingDeps): Alerting {
             },
           },
           now,
-        ),
+        );
+      const run = deps.store.runExclusive('alerts', () =>
+        traced(deps.tracer, 'alerts evaluate', async (span) => {
+          const r = await round();
+          span?.setAttributes({
+            'toolwatch.alerts.rules': rules.length,
+            'toolwatch.alerts.firing': r.states.filter((st) => st.state === 'firing').length,
+            'toolwatch.alerts.pending': r.states.filter((st) => st.state === 'pending').length,
+            'toolwatch.alerts.messages': r.sent.length,
+            'toolwatch.alerts.resent': r.resent,
+            'toolwatch.alerts.rule_errors': r.errors.length,
+          });
+          return r;
+        }),
       );
       evaluating = run;
       const res = await run.finally(() => {

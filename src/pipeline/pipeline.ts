@@ -5,14 +5,15 @@
  * after the store committed, under the same labels, so the two always agree, and a batch the store
  * refused leaves no trace (the client's retry is counted in full).
  */
-import type { CheckedCall, SourceName, Span, SpanFacts } from '../model.js';
-import { isFailure } from '../model.js';
+import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import { classify } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { LabelCap } from '../metrics/label-cap.js';
 import type { Dialects } from '../normalize/registry.js';
+import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount } from './merge.js';
@@ -44,6 +45,8 @@ export interface PipelineDeps {
   executionGraceMs: number;
   now: () => number;
   sinks?: BatchSink[];
+  /** toolwatch's own tracing; undefined when off (then no span and no attribute is built). */
+  tracer?: Tracer;
 }
 
 export interface IngestSummary {
@@ -63,19 +66,33 @@ export class Pipeline {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
   }
 
-  ingestSpans(spans: readonly Span[], source: SourceName = 'otlp'): Promise<IngestSummary> {
-    return this.ingestFacts(this.deps.dialects.normalizeSpans(spans), source, spans.length);
+  ingestSpans(spans: readonly OtlpSpan[], source: SourceName = 'otlp'): Promise<IngestSummary> {
+    // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
+    const span = this.deps.tracer && !isOwnTelemetry(spans) ? startChild(this.deps.tracer, 'ingest batch', undefined) : undefined;
+    return this.ingest(span, this.deps.dialects.normalizeSpans(spans), source, spans.length);
   }
 
   /**
    * `extend` lets a caller add rows to this batch's own transaction from the checked calls (the
    * Langfuse source records the observation ids it took and the score writes it owes, so they
-   * commit, or not, together with the counts).
+   * commit, or not, together with the counts). `parent`: the caller's span (a Langfuse sync window).
    */
-  async ingestFacts(
+  ingestFacts(
     facts: readonly SpanFacts[],
     source: SourceName,
     spanCount = facts.length,
+    extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
+    parent?: Span,
+  ): Promise<IngestSummary> {
+    const span = this.deps.tracer ? startChild(this.deps.tracer, 'ingest batch', parent) : undefined;
+    return this.ingest(span, facts, source, spanCount, extend);
+  }
+
+  private async ingest(
+    span: Span | undefined,
+    facts: readonly SpanFacts[],
+    source: SourceName,
+    spanCount: number,
     extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
   ): Promise<IngestSummary> {
     const { deps } = this;
@@ -94,17 +111,19 @@ export class Pipeline {
       extensions: [...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })), ...(extend?.(calls) ?? [])],
     };
 
+    const writeStarted = span ? performance.now() : 0;
     try {
       await deps.store.write(batch);
     } catch (err) {
       txn.rollback();
+      if (span) endSpan(span, err);
       throw err;
     }
     plan.commitCaps();
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.count(source, calls, labels, execLabels, plan.dropped, merged.duplicateSpans);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
-    return {
+    const summary: IngestSummary = {
       spans: spanCount,
       calls: calls.length,
       failures: calls.filter((c) => isFailure(c.outcome.outcome)).length,
@@ -112,6 +131,11 @@ export class Pipeline {
       deferred: merged.deferred.length,
       duplicateSpans: merged.duplicateSpans,
     };
+    if (span) {
+      span.setAttributes({ ...batchAttributes(source, summary, calls), 'toolwatch.store.commit_ms': performance.now() - writeStarted });
+      endSpan(span);
+    }
+    return summary;
   }
 
   /**
@@ -191,4 +215,21 @@ export class Pipeline {
     if (dropped) m.failureRecordsDropped.inc(dropped);
     if (duplicates) m.duplicateSpans.inc(duplicates);
   }
+}
+
+/** The `ingest batch` span's attributes (README, Self-telemetry): sizes and the calls by outcome. */
+function batchAttributes(source: SourceName, s: IngestSummary, calls: readonly CheckedCall[]): Record<string, string | number> {
+  const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
+  for (const c of calls) byOutcome[c.outcome.outcome]++;
+  const attrs: Record<string, string | number> = {
+    'toolwatch.source': source,
+    'toolwatch.spans': s.spans,
+    'toolwatch.calls': s.calls,
+    'toolwatch.failures': s.failures,
+    'toolwatch.executions': s.executions,
+    'toolwatch.deferred_calls': s.deferred,
+    'toolwatch.duplicate_spans': s.duplicateSpans,
+  };
+  for (const o of OUTCOMES) attrs[`toolwatch.calls.${o}`] = byOutcome[o];
+  return attrs;
 }
