@@ -150,8 +150,37 @@ export interface LoadOptions {
 
 export const DEFAULT_CONFIG_PATH = 'config/toolwatch.yaml';
 
+/** The environment variables the loader reads (and nothing else does; README, Environment variables). */
+export const CONFIG_ENV = [
+  'TOOLWATCH_CONFIG',
+  'HOST',
+  'PORT',
+  'DATABASE_URL',
+  'LOG_LEVEL',
+  'SLACK_WEBHOOK_URL',
+  'JUDGE_API_KEY',
+  'LANGFUSE_BASE_URL',
+  'LANGFUSE_HOST',
+  'LANGFUSE_PUBLIC_KEY',
+  'LANGFUSE_SECRET_KEY',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_SDK_DISABLED',
+  'OTEL_SERVICE_NAME',
+] as const;
+
+export interface LoadedConfig {
+  config: Config;
+  /** The file as validated: defaults filled in, environment overrides applied (secrets included: redact before showing). */
+  file: Record<string, unknown>;
+}
+
 /** Reads, validates and freezes the configuration; throws ConfigError listing every problem. */
 export function loadConfig(opts: LoadOptions = {}): Config {
+  return loadConfigDetailed(opts).config;
+}
+
+/** loadConfig, and the effective file behind it (for `toolwatch config check`). */
+export function loadConfigDetailed(opts: LoadOptions = {}): LoadedConfig {
   const env = opts.env ?? {};
   const cwd = opts.cwd ?? process.cwd();
   const problems: string[] = [];
@@ -177,9 +206,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   problems.push(...errors.map(describe));
   // A section whose shape is wrong cannot be checked further; every other section still is.
   const broken = new Set(errors.map((e) => e.instancePath.split('/')[1] ?? ''));
+  const file = structuredClone(raw);
   const cfg = toConfig(raw as FileShape, { configPath, cwd, env, kinds: opts.kinds ?? builtinKinds(), broken }, problems);
   if (problems.length || !cfg) throw new ConfigError(problems);
-  return deepFreeze(cfg);
+  return { config: deepFreeze(cfg), file };
 }
 
 function pickConfigPath(argv: readonly string[], env: LoadOptions['env'] & object, cwd: string): string | undefined {
