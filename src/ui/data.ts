@@ -1,7 +1,7 @@
 /**
  * What the built-in page shows, read through the same query modules the JSON API calls (src/queries/):
- * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts) and
- * judgeSummary (GET /api/judge). No query logic of its own.
+ * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts),
+ * judgeSummary (GET /api/judge) and pageTrends (the call series). No query logic of its own.
  */
 import type { Alerting } from '../alerts/setup.js';
 import type { Judge } from '../judge/service.js';
@@ -9,6 +9,7 @@ import { alertsSnapshot } from '../queries/alerts.js';
 import { failuresPage } from '../queries/failures.js';
 import { judgeSummary } from '../queries/judge.js';
 import { finish, toolStats, type ToolStats } from '../queries/stats.js';
+import { pageTrends, type Trends } from '../queries/trends.js';
 import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { Store, StoredFailure } from '../store/store.js';
 
@@ -44,6 +45,8 @@ export interface PageData {
   alerts: Awaited<ReturnType<typeof alertsSnapshot>> | undefined;
   /** Undefined unless the judge is enabled. */
   judge: Awaited<ReturnType<typeof judgeSummary>> | undefined;
+  /** Calls over the window: per service, tool and model, the outcome mix, model changes, drift. */
+  trends: Trends;
 }
 
 const byConcern = (a: ToolStats, b: ToolStats): number =>
@@ -53,8 +56,9 @@ export async function loadPageData(src: PageSources, q: { window: string; window
   const nowMs = src.now();
   const service = q.service || undefined;
   // Unfiltered, so the service list stays complete; the filter applies below (a handful of rows).
-  const [stats, alerts, judge] = await Promise.all([
+  const [stats, trends, alerts, judge] = await Promise.all([
     toolStats(src.store, { windowMs: q.windowMs, nowMs }),
+    pageTrends(src.store, src.alerting?.rules ?? [], { nowMs, windowMs: q.windowMs, ...(service ? { service } : {}) }),
     src.alerting ? alertsSnapshot(src.alerting) : Promise.resolve(undefined),
     src.judge?.config.enabled ? judgeSummary(src.judge, { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) }) : Promise.resolve(undefined),
   ]);
@@ -74,5 +78,6 @@ export async function loadPageData(src: PageSources, q: { window: string; window
     trajectories,
     alerts,
     judge,
+    trends,
   };
 }
