@@ -3,7 +3,7 @@
  * time, each service's model mix with the moments its model changed, and the tool shares of every
  * drift rule (now against its baseline). Charts from src/ui/charts.ts; data from src/queries/trends.ts.
  */
-import { OUTCOMES } from '../model.js';
+import type { OutcomeName } from '../model.js';
 import { DAY, HOUR, type Series } from '../queries/series.js';
 import type { Trends } from '../queries/trends.js';
 import { callsChart, driftChart, OUTCOME_PARTS, pctText, type SharePart, sharesChart } from './charts.js';
@@ -34,7 +34,7 @@ function outcomeCard(t: Trends): SafeHtml | '' {
   const o = t.outcomes;
   if (!o) return '';
   return html`<figure class="chart-card wide" data-chart-card="outcomes"><figcaption><b>Outcome mix</b><span>share of calls by outcome, ${stepName(t.stepMs)}</span></figcaption>
-${sharesChart(t.buckets, t.stepMs, OUTCOME_PARTS, (i, k) => o.points[i]!.counts[k as (typeof OUTCOMES)[number]], { chart: 'outcomes', label: 'outcome mix over time' })}
+${sharesChart(t.buckets, t.stepMs, OUTCOME_PARTS, (i, k) => o.points[i]!.counts[k as OutcomeName], { chart: 'outcomes', label: 'outcome mix over time' })}
 ${legend(OUTCOME_PARTS)}</figure>`;
 }
 
