@@ -4,12 +4,14 @@
  * toolwatch judge --once                — one judge run now, then exit (prints the run summary)
  * toolwatch labels import FILE.jsonl    — human labels for calibration, one JSON object a line
  * toolwatch eval selftest|run|score|compare — golden-set evaluation (src/eval/cli.ts)
+ * toolwatch config check                — the effective configuration (secrets redacted), or every problem
  * Every command accepts --config FILE (or TOOLWATCH_CONFIG). Exit codes: 0 ok, 1 failed, 2 usage/config.
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, loadConfigDetailed, type Config } from './config.js';
+import { effectiveConfigText } from './config-check.js';
 import { createLogger } from './logger.js';
 import { main } from './main.js';
 import { LabelCap } from './metrics/label-cap.js';
@@ -21,11 +23,13 @@ import { storeRedactor } from './redact/stored.js';
 import { checkLabel } from './judge/verdict.js';
 import type { Label } from './judge/types.js';
 import { runEvalCli } from './eval/cli.js';
+import { startTelemetry } from './telemetry/sdk.js';
 
 const USAGE = `usage: toolwatch serve [--config FILE]
        toolwatch judge --once [--config FILE]
        toolwatch labels import FILE.jsonl [--config FILE]
-       toolwatch eval selftest | run | score | compare   (toolwatch eval --help)`;
+       toolwatch eval selftest | run | score | compare   (toolwatch eval --help)
+       toolwatch config check [--config FILE]`;
 
 export interface CliIo {
   out: (s: string) => void;
@@ -50,12 +54,32 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
   // Offline evaluation needs no config file or store: a suite folder and a model endpoint.
   if (cmd === 'eval') return runEvalCli(rest, env, io);
   if (cmd === 'judge' && rest.includes('--once')) return withStore(rest, env, io, (config, store) => judgeOnce(config, store, io));
+  if (cmd === 'config' && rest[0] === 'check') return configCheck(rest.slice(1), env, io);
   if (cmd === 'labels' && rest[0] === 'import' && rest[1] && !rest[1].startsWith('--')) {
     const file = path.resolve(rest[1]);
     return withStore(rest.slice(2), env, io, (config, store) => importLabels(file, config, store, io));
   }
   io.err(`${USAGE}\n`);
   return 2;
+}
+
+/** Loads the configuration as `serve` would — nothing opened, nothing written — and prints it or every problem. */
+function configCheck(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): number {
+  const unknown = argv.filter((a, i) => !(a === '--config' || a.startsWith('--config=') || argv[i - 1] === '--config'));
+  if (unknown.length || (argv.includes('--config') && !argv[argv.indexOf('--config') + 1])) {
+    io.err(`${USAGE}\n`);
+    return 2;
+  }
+  try {
+    io.out(effectiveConfigText(loadConfigDetailed({ argv, env }), env));
+    return 0;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`toolwatch: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
 }
 
 async function withStore(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo, fn: (config: Config, store: Store) => Promise<number>): Promise<number> {
@@ -80,16 +104,26 @@ async function withStore(argv: readonly string[], env: NodeJS.ProcessEnv, io: Cl
 async function judgeOnce(config: Config, store: Store, io: CliIo): Promise<number> {
   const log = createLogger(config.logLevel);
   const metrics = createMetrics();
-  const labels = new LabelCap(config.metrics.maxLabelValues);
-  const redactor = storeRedactor(config.store.redactArguments);
-  const judge = createJudge(config.judge, { store, metrics, labels, log, now: Date.now, redactor }, { requireEnabled: false });
-  if (!judge.job) {
-    io.err('toolwatch: judge.model is not set; nothing to run\n');
-    return 2;
+  const telemetry = await startTelemetry(config.telemetry, { log });
+  try {
+    const tracer = telemetry.tracer ? { tracer: telemetry.tracer } : {};
+    const labels = new LabelCap(config.metrics.maxLabelValues);
+    const redactor = storeRedactor(config.store.redactArguments);
+    const judge = createJudge(
+      config.judge,
+      { store, metrics, labels, log, now: Date.now, redactor, ...tracer },
+      { requireEnabled: false },
+    );
+    if (!judge.job) {
+      io.err('toolwatch: judge.model is not set; nothing to run\n');
+      return 2;
+    }
+    const summary = await judge.job.run();
+    io.out(`${JSON.stringify(summary)}\n`);
+    return summary.status === 'failed' ? 1 : 0;
+  } finally {
+    await telemetry.shutdown();
   }
-  const summary = await judge.job.run();
-  io.out(`${JSON.stringify(summary)}\n`);
-  return summary.status === 'failed' ? 1 : 0;
 }
 
 /** All lines are checked first; nothing is stored unless every line is a valid label. */

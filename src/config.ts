@@ -20,6 +20,7 @@ import { builtinKinds, type Kinds } from './kinds.js';
 import type { StoredRedaction } from './redact/stored.js';
 import { readTls, tlsFileSchema, toTlsConfig, type TlsConfig } from './server/tls.js';
 import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig } from './sources/langfuse/config.js';
+import { telemetryFileSchema, toTelemetryConfig, type TelemetryConfig } from './telemetry/config.js';
 import { deepFreeze } from './util/deep-freeze.js';
 import { durationMs, durationSchema as duration } from './util/duration.js';
 import { schemaProblem } from './util/schema-problem.js';
@@ -71,6 +72,8 @@ export interface Config {
   alerts: AlertsConfig;
   /** Langfuse as a source (src/sources/langfuse/config.ts); keys from env LANGFUSE_PUBLIC_KEY / LANGFUSE_SECRET_KEY. */
   langfuse: LangfuseConfig;
+  /** toolwatch's own traces (src/telemetry/config.ts); the switch may come from env OTEL_TRACES_EXPORTER. */
+  telemetry: TelemetryConfig;
 }
 
 export class ConfigError extends Error {
@@ -159,6 +162,7 @@ export const fileSchema = {
     judge: judgeFileSchema,
     alerts: alertsFileSchema,
     langfuse: langfuseFileSchema,
+    telemetry: telemetryFileSchema,
   },
 } as const;
 
@@ -174,8 +178,37 @@ export interface LoadOptions {
 
 export const DEFAULT_CONFIG_PATH = 'config/toolwatch.yaml';
 
+/** The environment variables the loader reads (and nothing else does; README, Environment variables). */
+export const CONFIG_ENV = [
+  'TOOLWATCH_CONFIG',
+  'HOST',
+  'PORT',
+  'DATABASE_URL',
+  'LOG_LEVEL',
+  'SLACK_WEBHOOK_URL',
+  'JUDGE_API_KEY',
+  'LANGFUSE_BASE_URL',
+  'LANGFUSE_HOST',
+  'LANGFUSE_PUBLIC_KEY',
+  'LANGFUSE_SECRET_KEY',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_SDK_DISABLED',
+  'OTEL_SERVICE_NAME',
+] as const;
+
+export interface LoadedConfig {
+  config: Config;
+  /** The file as validated: defaults filled in, environment overrides applied (secrets included: redact before showing). */
+  file: Record<string, unknown>;
+}
+
 /** Reads, validates and freezes the configuration; throws ConfigError listing every problem. */
 export function loadConfig(opts: LoadOptions = {}): Config {
+  return loadConfigDetailed(opts).config;
+}
+
+/** loadConfig, and the effective file behind it (for `toolwatch config check`). */
+export function loadConfigDetailed(opts: LoadOptions = {}): LoadedConfig {
   const env = opts.env ?? {};
   const cwd = opts.cwd ?? process.cwd();
   const problems: string[] = [];
@@ -201,9 +234,10 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   problems.push(...errors.map(describe));
   // A section whose shape is wrong cannot be checked further; every other section still is.
   const broken = new Set(errors.map((e) => e.instancePath.split('/')[1] ?? ''));
+  const file = structuredClone(raw);
   const cfg = toConfig(raw as FileShape, { configPath, cwd, env, kinds: opts.kinds ?? builtinKinds(), broken }, problems);
   if (problems.length || !cfg) throw new ConfigError(problems);
-  return deepFreeze(cfg);
+  return { config: deepFreeze(cfg), file };
 }
 
 function pickConfigPath(argv: readonly string[], env: LoadOptions['env'] & object, cwd: string): string | undefined {
@@ -276,7 +310,8 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
     const read = readTls(tls);
     if (!read.ok) problems.push(`server.tls: ${read.problem}`);
   }
-  if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !auth) return undefined;
+  const telemetry = ok('telemetry') ? toTelemetryConfig(f.telemetry, ph.env, problems) : undefined;
+  if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !auth || !telemetry) return undefined;
   return {
     configPath: ph.configPath,
     server: {
@@ -312,6 +347,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
     judge,
     alerts,
     langfuse,
+    telemetry,
   };
 }
 

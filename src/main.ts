@@ -1,6 +1,7 @@
 /**
- * The process: config → services → app → listen. SIGTERM/SIGINT drain: new batches get 503
- * (clients retry elsewhere), in-flight ones finish and commit, then the store closes.
+ * The process: config → self-telemetry (when on) → services → app → listen. SIGTERM/SIGINT drain:
+ * new batches get 503 (clients retry elsewhere), in-flight ones finish and commit, the store
+ * closes, and the last spans are exported.
  */
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -8,6 +9,7 @@ import { createLogger } from './logger.js';
 import { createServices } from './services.js';
 import { reloadSecrets } from './server/reload.js';
 import { readTls } from './server/tls.js';
+import { startTelemetry } from './telemetry/sdk.js';
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   let config: Config;
@@ -22,7 +24,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     throw err;
   }
   const log = createLogger(config.logLevel);
-  const services = await createServices(config, log);
+  const telemetry = await startTelemetry(config.telemetry, { log });
+  const services = await createServices(config, log, telemetry.tracer ? { tracer: telemetry.tracer } : {});
   // The config phase checked the files; read again here, they are the ones served.
   const tlsConfig = config.server.tls;
   const tls = tlsConfig ? readTls(tlsConfig) : undefined;
@@ -55,6 +58,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     timer.unref();
     await app.close();
     await services.close();
+    await telemetry.shutdown().catch((err: unknown) => log.warn({ err }, 'self-telemetry: last spans not exported'));
     log.info('stopped');
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -23,6 +23,7 @@ import { TokenSet } from './auth/tokens.js';
 import { storeRedactor } from './redact/stored.js';
 import { CoverageTracker } from './instrumentation/coverage.js';
 import type { CoverageSource } from './queries/instrumentation.js';
+import type { Tracer } from './telemetry/tracing.js';
 
 export interface Services {
   config: Config;
@@ -62,6 +63,8 @@ export interface ServiceOverrides {
   langfuse?: LangfuseOverrides;
   /** The registries (default: the built-in kinds); pass the ones the config was loaded with. */
   kinds?: Kinds;
+  /** The tracer of the running self-telemetry (src/telemetry/sdk.ts, started by main.ts); none = off. */
+  tracer?: Tracer;
 }
 
 /** Builds everything from a config the config phase checked; never reports a configuration problem. */
@@ -98,6 +101,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     judge = createJudge(config.judge, {
       store, metrics, labels, log, now, redactor,
       ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
+      ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
       ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
       // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
       ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores ? { onVerdict: (v: VerdictRecord) => langfuse?.onJudgeVerdict(v) } : {}),
@@ -120,6 +124,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     now,
     sinks: judge.sink ? [judge.sink] : [],
     coverage: coverage.tracker,
+    ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
   });
   const restored = pipeline.restorePending(await store.loadPending());
   if (restored.unreadable.length > 0) {
@@ -141,10 +146,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   }
   let alerting: Alerting;
   try {
-    alerting = createAlerting({ config: config.alerts, kinds, store, judge, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
+    const tracer = overrides.tracer ? { tracer: overrides.tracer } : {};
+    alerting = createAlerting({ config: config.alerts, kinds, store, judge, metrics, log, now, scheduler, retentionDays: config.store.retentionDays, ...tracer });
     const started = alerting;
     built.push(() => started.stop());
-    langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
+    langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...tracer, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
   } catch (err) {
     return abandon(err);
   }

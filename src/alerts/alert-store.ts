@@ -17,8 +17,8 @@ export interface OutboxRow extends Omit<OutboxMessage, 'destination' | 'payload'
 export interface EvaluationCommit {
   upsert: AlertInstance[];
   remove: { rule: string; groupKey: string }[];
-  /** One row per notifier per message, written in the same transaction as the states. */
-  enqueue: { notifier: string; message: AlertMessage }[];
+  /** One row per notifier per message, written in the same transaction as the states (a keyed one is not queued twice). */
+  enqueue: { notifier: string; message: AlertMessage; key?: string }[];
   nowMs: number;
 }
 
@@ -54,7 +54,7 @@ export class AlertStore {
       }
       for (const r of c.remove) await tx.run('DELETE FROM alert_states WHERE rule = ? AND group_key = ?', [r.rule, r.groupKey]);
       for (const m of c.enqueue) {
-        for (const [text, params] of enqueueStatements(alertDestination(m.notifier), [{ payload: JSON.stringify(m.message) }], c.nowMs)) await tx.run(text, params);
+        for (const [text, params] of enqueueStatements(alertDestination(m.notifier), [{ payload: JSON.stringify(m.message), ...(m.key ? { key: m.key } : {}) }], c.nowMs)) await tx.run(text, params);
       }
     });
   }

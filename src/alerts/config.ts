@@ -54,6 +54,9 @@ export const alertsFileSchema = {
           url_file: { type: 'string', minLength: 1 },
           allow_any_url: { type: 'boolean', default: false },
           allow_private_addresses: { type: 'boolean', default: false },
+          // alertmanager only (its kind refuses them elsewhere):
+          resend_interval: durationSchema,
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
         },
       },
     },
@@ -97,6 +100,10 @@ export interface NotifierConfig {
   urlFile?: string;
   allowAnyUrl: boolean;
   allowPrivateAddresses: boolean;
+  /** alertmanager: how often a firing alert is sent again. */
+  resendIntervalMs?: number;
+  /** alertmanager: static labels added to every alert. */
+  labels?: Record<string, string>;
 }
 
 export interface AlertsConfig {
@@ -209,6 +216,8 @@ function toNotifier(n: NotifierFile, i: number, ctx: AlertsContext, problems: st
     ...(urlFile ? { urlFile } : {}),
     allowAnyUrl: n.allow_any_url,
     allowPrivateAddresses: n.allow_private_addresses,
+    ...(n.resend_interval !== undefined ? { resendIntervalMs: durationMs(n.resend_interval) } : {}),
+    ...(n.labels !== undefined ? { labels: { ...n.labels } } : {}),
   };
   const kind = ctx.notifiers.get(n.kind);
   if (!kind) {
@@ -219,12 +228,25 @@ function toNotifier(n: NotifierFile, i: number, ctx: AlertsContext, problems: st
     problems.push(`${where}: needs a url (url, url_file${n.kind === 'slack' ? ' or env SLACK_WEBHOOK_URL' : ''})`);
     return cfg;
   }
-  for (const p of kind.check(notifierSettings(cfg))) problems.push(`${where}.${n.url_file ? 'url_file' : 'url'}: ${p}`);
+  for (const key of ['resend_interval', 'labels'] as const) {
+    if (n[key] !== undefined && !kind.keys?.includes(key)) problems.push(`${where}.${key}: not a setting of kind ${n.kind}`);
+  }
+  for (const p of kind.check(notifierSettings(cfg))) {
+    problems.push(typeof p === 'string' ? `${where}.${n.url_file ? 'url_file' : 'url'}: ${p}` : `${where}.${p.key}: ${p.problem}`);
+  }
   return cfg;
 }
 
 export function notifierSettings(n: NotifierConfig): NotifierSettings {
-  return { name: n.name, kind: n.kind, ...(n.url ? { url: n.url } : {}), allowAnyUrl: n.allowAnyUrl, allowPrivateAddresses: n.allowPrivateAddresses };
+  return {
+    name: n.name,
+    kind: n.kind,
+    ...(n.url ? { url: n.url } : {}),
+    allowAnyUrl: n.allowAnyUrl,
+    allowPrivateAddresses: n.allowPrivateAddresses,
+    ...(n.resendIntervalMs !== undefined ? { resendIntervalMs: n.resendIntervalMs } : {}),
+    ...(n.labels ? { labels: n.labels } : {}),
+  };
 }
 
 function describe(where: string, e: ErrorObject): string {

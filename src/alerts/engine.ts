@@ -27,6 +27,8 @@ export interface AlertInstance {
   lastActiveAt: number;
   /** The last firing message (for repeat_interval). */
   lastNotifiedAt: number | null;
+  /** When each notifier with a resend interval (Alertmanager) was last sent this firing alert. */
+  resentAt?: Record<string, number>;
   resolvedAt: number | null;
   evaluatedAt: number;
   value: number;

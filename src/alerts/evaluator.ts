@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { FailureQuery, StoredFailure } from '../store/store.js';
-import { parseDuration } from '../util/duration.js';
+import { MINUTE_MS } from '../store/store.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
 import type { AlertStore, EvaluationCommit } from './alert-store.js';
 import type { AlertRuleConfig } from './config.js';
 import { step, type AlertInstance } from './engine.js';
@@ -35,12 +36,16 @@ export interface EvaluatorDeps {
   log: Logger;
   /** Called with the number of firing instances per rule after each round. */
   onFiring?: (firing: Map<string, number>) => void;
+  /** Notifiers that want a firing alert sent again this often (Alertmanager), by name. */
+  resendMs?: ReadonlyMap<string, number>;
 }
 
 export interface RoundResult {
   sent: { rule: string; labels: Record<string, string>; status: 'firing' | 'resolved'; repeat: boolean }[];
   states: AlertInstance[];
   errors: { rule: string; error: string }[];
+  /** Messages queued only to re-send a firing alert (to notifiers with a resend interval). */
+  resent: number;
 }
 
 export async function evaluateRound(deps: EvaluatorDeps, now: number): Promise<RoundResult> {
@@ -48,7 +53,7 @@ export async function evaluateRound(deps: EvaluatorDeps, now: number): Promise<R
   const byRule = new Map<string, AlertInstance[]>();
   for (const s of previous) byRule.set(s.rule, [...(byRule.get(s.rule) ?? []), s]);
   const commit: EvaluationCommit = { upsert: [], remove: [], enqueue: [], nowMs: now };
-  const result: RoundResult = { sent: [], states: [], errors: [] };
+  const result: RoundResult = { sent: [], states: [], errors: [], resent: 0 };
   const known = new Set(deps.rules.map((r) => r.config.name));
   // A rule removed from the config takes its states with it (as Prometheus drops them), silently.
   for (const s of previous) if (!known.has(s.rule)) commit.remove.push({ rule: s.rule, groupKey: s.groupKey });
@@ -74,15 +79,26 @@ export async function evaluateRound(deps: EvaluatorDeps, now: number): Promise<R
     for (const key of keys) {
       const prev = priorByKey.get(key) ?? null;
       const t = step(prev, obsByKey.get(key) ?? null, timing, now, { rule: name, groupKey: key });
-      if (t.next) {
-        commit.upsert.push(t.next);
-        result.states.push(t.next);
-      } else if (prev) commit.remove.push({ rule: name, groupKey: key });
-      if (t.send && t.next) {
-        const message = await buildMessage(deps, rule, t.next, t.send, t.repeat, now);
+      const next = t.next;
+      if (t.send && next) {
+        const message = await buildMessage(deps, rule, next, t.send, t.repeat, now);
         for (const notifier of rule.notifiers) commit.enqueue.push({ notifier, message });
-        result.sent.push({ rule: name, labels: t.next.labels, status: t.send, repeat: t.repeat });
+        if (t.send === 'firing') markResent(next, rule.notifiers.filter((n) => deps.resendMs?.has(n)), now);
+        result.sent.push({ rule: name, labels: next.labels, status: t.send, repeat: t.repeat });
+      } else if (next?.state === 'firing') {
+        const due = resendsDue(next, rule.notifiers, deps.resendMs, now);
+        if (due.length) {
+          const message = await buildMessage(deps, rule, next, 'firing', true, now, { example: false });
+          // Keyed: while one re-send of this alert waits (the receiver is down), no second one piles up behind it.
+          for (const notifier of due) commit.enqueue.push({ notifier, message, key: `resend:${message.fingerprint}` });
+          markResent(next, due, now);
+          result.resent += due.length;
+        }
       }
+      if (next) {
+        commit.upsert.push(next);
+        result.states.push(next);
+      } else if (prev) commit.remove.push({ rule: name, groupKey: key });
     }
   }
   await deps.alertStore.commit(commit);
@@ -92,11 +108,34 @@ export async function evaluateRound(deps: EvaluatorDeps, now: number): Promise<R
   return result;
 }
 
-async function buildMessage(deps: EvaluatorDeps, rule: CompiledRule, a: AlertInstance, status: 'firing' | 'resolved', repeat: boolean, now: number): Promise<AlertMessage> {
+/** The notifiers of a firing alert whose resend interval has passed since they were last sent it. */
+export function resendsDue(a: AlertInstance, notifiers: readonly string[], resendMs: ReadonlyMap<string, number> | undefined, now: number): string[] {
+  if (!resendMs || a.state !== 'firing') return [];
+  return notifiers.filter((n) => {
+    const every = resendMs.get(n);
+    return every !== undefined && now - (a.resentAt?.[n] ?? Number.NEGATIVE_INFINITY) >= every;
+  });
+}
+
+function markResent(a: AlertInstance, notifiers: readonly string[], now: number): void {
+  if (notifiers.length === 0) return;
+  a.resentAt = { ...a.resentAt };
+  for (const n of notifiers) a.resentAt[n] = now;
+}
+
+async function buildMessage(
+  deps: EvaluatorDeps,
+  rule: CompiledRule,
+  a: AlertInstance,
+  status: 'firing' | 'resolved',
+  repeat: boolean,
+  now: number,
+  opts: { example: boolean } = { example: true },
+): Promise<AlertMessage> {
   const windowMs = parseDuration(String(rule.params.window ?? '5m')) ?? 300_000;
   const since = currentWindow(now, windowMs).sinceMs;
   const details: AlertDetails = { ...a.details };
-  if (status === 'firing' && deps.failures && (details.failed ?? 0) > 0) {
+  if (status === 'firing' && opts.example && deps.failures && (details.failed ?? 0) > 0) {
     try {
       const [f] = await deps.failures({ ...(a.labels.service ? { service: a.labels.service } : {}), ...(a.labels.tool ? { tool: a.labels.tool } : {}), sinceMs: since, limit: 1 });
       if (f) {
@@ -119,6 +158,9 @@ async function buildMessage(deps: EvaluatorDeps, rule: CompiledRule, a: AlertIns
   if (a.labels.service) q.set('service', a.labels.service);
   if (a.labels.tool) q.set('tool', a.labels.tool);
   q.set('since', new Date(since).toISOString());
+  const page = new URLSearchParams();
+  if (a.labels.service) page.set('service', a.labels.service);
+  page.set('window', formatDuration(Math.max(windowMs, MINUTE_MS)));
   return {
     status,
     repeat,
@@ -135,5 +177,6 @@ async function buildMessage(deps: EvaluatorDeps, rule: CompiledRule, a: AlertIns
     startsAt: a.firingSince ?? a.activeSince,
     endsAt: status === 'resolved' ? a.resolvedAt : null,
     link: `${deps.publicUrl ?? ''}/api/failures?${q.toString()}`,
+    page: `${deps.publicUrl ?? ''}/?${page.toString()}`,
   };
 }

@@ -1,9 +1,9 @@
 /** What one notification says, whatever the notifier: stored in the outbox as JSON, rendered at send time. */
-import type { AlertDetails } from './rules.js';
+import { pct, type AlertDetails } from './rules.js';
 
 export interface AlertMessage {
   status: 'firing' | 'resolved';
-  /** A repeat of a firing message already sent (repeat_interval). */
+  /** A repeat of a firing message already sent (repeat_interval, or a re-send to Alertmanager). */
   repeat: boolean;
   rule: string;
   kind: string;
@@ -20,4 +20,39 @@ export interface AlertMessage {
   endsAt: number | null;
   /** Where to look: the failures API for the group (absolute when alerts.public_url is set). */
   link: string;
+  /** The built-in page for the group's service over the rule's window (absent in messages written before it existed). */
+  page?: string;
+}
+
+/** A rule's value as people read it: a share in percent, a drift distance as a plain number. */
+export function formatValue(kind: string, v: number): string {
+  return kind === 'drift' ? v.toFixed(3) : pct(v);
+}
+
+/** The labels an alert carries in Alertmanager's formats: alertname = the rule, severity, the group (service, tool, model). */
+export function alertLabels(m: AlertMessage): Record<string, string> {
+  return { alertname: m.rule, severity: m.severity, ...m.labels };
+}
+
+/** The annotations both Alertmanager formats share: summary, value, threshold, kind, window. */
+export function alertAnnotations(m: AlertMessage): Record<string, string> {
+  const a: Record<string, string> = { summary: m.summary, value: String(m.value), threshold: String(m.threshold), kind: m.kind };
+  if (m.details.window) a.window = String(m.details.window);
+  return a;
+}
+
+/** Plain text for people: what fired, the numbers, the tools involved, one example failure. */
+export function describeAlert(m: AlertMessage): string {
+  const group = Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).join(', ') || 'all calls';
+  const cmp = m.kind === 'error_rate_drift' ? 'baseline' : 'threshold';
+  const lines = [`${m.rule} (${m.kind}, ${m.severity}) for ${group}: ${m.summary}.`];
+  lines.push(`Value ${formatValue(m.kind, m.value)} vs ${cmp} ${formatValue(m.kind, m.threshold)}${m.details.window ? ` over ${m.details.window}` : ''}.`);
+  const top = m.details.topTools ?? [];
+  if (top.length) lines.push(`Top tools: ${top.map((t) => (t.checked ? `${t.tool} ${t.failed} failed of ${t.checked}` : `${t.tool} ${t.failed}`)).join('; ')}.`);
+  const shifts = m.details.shifts ?? [];
+  if (shifts.length) lines.push(`Share moved most: ${shifts.map((s) => `${s.tool} ${pct(s.before)} → ${pct(s.after)}`).join('; ')}.`);
+  const ex = m.details.example;
+  if (ex) lines.push(`Example: ${ex.outcome} in ${ex.name}${ex.path ? ` at ${ex.path}` : ''}: ${ex.message} (trace ${ex.traceId}).`);
+  lines.push(`Failures: ${m.link}`);
+  return lines.join('\n');
 }

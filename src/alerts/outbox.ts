@@ -34,38 +34,55 @@ export function alertDeliveryPolicy(d: AlertsConfig['delivery']): DeliveryPolicy
     minIntervalMs: d.minIntervalMs,
     maxRetryAfterMs: MAX_RETRY_AFTER_MS,
     giveUpAfterMs: d.giveUpAfterMs,
-    keepDone: true,
+    // Transitions are kept for /api/alerts; re-sends of a firing alert (queued with a key, every
+    // minute while it fires) are deleted once done, so a long-firing alert does not fill the table.
+    keepDone: (m) => m.key === null,
     perPass: 1,
   };
 }
 
+/** A notifier's own policy: the shared settings, with what its kind overrides (Alertmanager has no rate limit). */
+export function notifierDeliveryPolicy(d: AlertsConfig['delivery'], n: Pick<Notifier, 'delivery'>): DeliveryPolicy {
+  return { ...alertDeliveryPolicy(d), ...n.delivery };
+}
+
+/**
+ * Each notifier is delivered by its own loop (a pass per notifier, under its own lock): a receiver
+ * that hangs for the whole timeout, or sits out a Retry-After, holds back only its own messages.
+ */
 export class OutboxWorker {
   private readonly inFlight = new Set<AbortController>();
-  private running: Promise<unknown> | null = null;
-  private readonly policy: DeliveryPolicy;
+  /** The pass in progress, per notifier. */
+  private readonly running = new Map<string, Promise<unknown>>();
+  private readonly policies: Map<string, DeliveryPolicy>;
 
   constructor(private readonly deps: OutboxDeps) {
-    this.policy = alertDeliveryPolicy(deps.delivery);
+    this.policies = new Map(deps.notifiers.map((n) => [n.name, notifierDeliveryPolicy(deps.delivery, n)]));
   }
 
-  /** One pass: at most one message per notifier, notifiers in parallel. */
+  /** One pass for every notifier, side by side. */
   async tick(): Promise<void> {
-    const pass = Promise.all(this.deps.notifiers.map((n) => this.deliverOne(n)));
-    this.running = pass;
+    await Promise.all(this.deps.notifiers.map((n) => this.deliver(n)));
+  }
+
+  /** One pass for one notifier: its due messages, oldest first, within its policy. */
+  async deliver(n: Notifier): Promise<void> {
+    const pass = this.deliverOne(n);
+    this.running.set(n.name, pass);
     try {
       await pass;
     } finally {
-      if (this.running === pass) this.running = null;
+      if (this.running.get(n.name) === pass) this.running.delete(n.name);
     }
   }
 
-  /** Lets an in-flight send finish for up to graceMs, then aborts it (it will be resent after a restart). */
+  /** Lets in-flight sends finish for up to graceMs, then aborts them (they will be resent after a restart). */
   async stop(graceMs: number): Promise<void> {
-    const running = this.running;
-    if (!running) return;
+    const running = [...this.running.values()];
+    if (running.length === 0) return;
     const timer = setTimeout(() => this.abortAll(), graceMs);
     try {
-      await running.catch(() => undefined);
+      await Promise.all(running.map((p) => p.catch(() => undefined)));
     } finally {
       clearTimeout(timer);
     }
@@ -77,7 +94,7 @@ export class OutboxWorker {
 
   private async deliverOne(n: Notifier): Promise<void> {
     await this.deps.store.outbox.deliver(alertDestination(n.name), {
-      policy: this.policy,
+      policy: this.policies.get(n.name) ?? alertDeliveryPolicy(this.deps.delivery),
       now: this.deps.now,
       send: async (m) => {
         const ctrl = new AbortController();

@@ -1,14 +1,16 @@
 /**
  * Wires alerting from the checked config (src/alerts/config.ts did every check in the config
  * phase): builds the notifiers and rules from their kinds, and schedules the evaluator (every
- * alerts.interval, under store.runExclusive('alerts') so one replica evaluates) and the outbox
- * (every delivery.poll, under runExclusive('alerts-outbox')).
+ * alerts.interval, under store.runExclusive('alerts') so one replica evaluates) and the outbox: one
+ * loop per notifier (every delivery.poll, under runExclusive('alerts-outbox:<notifier>')), so a
+ * notifier that hangs or waits out a Retry-After never delays another.
  */
 import type { Logger } from 'pino';
 import type { JudgeRuleSource } from '../judge/alert-kind.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
+import { traced, type Tracer } from '../telemetry/tracing.js';
 import { AlertStore } from './alert-store.js';
 import { notifierSettings, type AlertsConfig } from './config.js';
 import { evaluateRound, type CompiledRule, type RoundResult } from './evaluator.js';
@@ -23,7 +25,7 @@ export interface Alerting {
   readonly store: AlertStore;
   /** One evaluation round now (tests pass `now`); undefined when another holder has the lock. */
   evaluate(now?: number): Promise<RoundResult | undefined>;
-  /** One outbox pass now. */
+  /** One outbox pass now, for every notifier side by side (each under its own lock). */
   deliver(): Promise<void>;
   /** Stops the outbox: an in-flight send gets graceMs to finish, then is aborted (resent later). */
   stop(graceMs?: number): Promise<void>;
@@ -42,15 +44,18 @@ export interface AlertingDeps {
   scheduler?: Scheduler;
   /** Delivered/failed messages and resolved states older than this many days are deleted. */
   retentionDays?: number;
+  /** toolwatch's own tracing (an `alerts evaluate` span per round); undefined when off. */
+  tracer?: Tracer;
 }
 
 /** Builds alerting from a config the config phase checked against the same kinds. */
 export function createAlerting(deps: AlertingDeps): Alerting {
   const { config, log } = deps;
-  const notifiers = config.notifiers.map((n) => kindOf(deps.kinds.notifiers, n.kind).create(notifierSettings(n), { timeoutMs: config.delivery.timeoutMs, log, now: deps.now }));
+  const notifiers = config.notifiers.map((n) => kindOf(deps.kinds.notifiers, n.kind).create(notifierSettings(n), { timeoutMs: config.delivery.timeoutMs, evaluationIntervalMs: config.intervalMs, log, now: deps.now }));
   const all = notifiers.map((n) => n.name);
   const rules: CompiledRule[] = config.rules.map((r) => ({ config: r, kind: kindOf(deps.kinds.rules, r.kind), params: r.params, notifiers: r.notify ? [...r.notify] : all }));
   const alertStore = new AlertStore(deps.store.sql);
+  const resendMs = new Map(notifiers.flatMap((n) => (n.resendMs ? [[n.name, n.resendMs] as const] : [])));
   const outbox = new OutboxWorker({
     store: alertStore,
     notifiers,
@@ -61,13 +66,14 @@ export function createAlerting(deps: AlertingDeps): Alerting {
   });
   for (const r of rules) deps.metrics?.alertsFiring.set({ rule: r.config.name }, 0);
   let evaluating: Promise<unknown> | null = null;
+  const deliverTo = (n: Notifier) => deps.store.runExclusive(`alerts-outbox:${n.name}`, () => outbox.deliver(n));
   const alerting: Alerting = {
     config,
     rules,
     notifiers,
     store: alertStore,
     async evaluate(now = deps.now()) {
-      const run = deps.store.runExclusive('alerts', () =>
+      const round = () =>
         evaluateRound(
           {
             rules,
@@ -76,12 +82,26 @@ export function createAlerting(deps: AlertingDeps): Alerting {
             alertStore,
             ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
             log,
+            resendMs,
             onFiring: (firing) => {
               for (const [rule, n] of firing) deps.metrics?.alertsFiring.set({ rule }, n);
             },
           },
           now,
-        ),
+        );
+      const run = deps.store.runExclusive('alerts', () =>
+        traced(deps.tracer, 'alerts evaluate', async (span) => {
+          const r = await round();
+          span?.setAttributes({
+            'toolwatch.alerts.rules': rules.length,
+            'toolwatch.alerts.firing': r.states.filter((st) => st.state === 'firing').length,
+            'toolwatch.alerts.pending': r.states.filter((st) => st.state === 'pending').length,
+            'toolwatch.alerts.messages': r.sent.length,
+            'toolwatch.alerts.resent': r.resent,
+            'toolwatch.alerts.rule_errors': r.errors.length,
+          });
+          return r;
+        }),
       );
       evaluating = run;
       const res = await run.finally(() => {
@@ -90,7 +110,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
       return res.ran ? res.value : undefined;
     },
     async deliver() {
-      await deps.store.runExclusive('alerts-outbox', () => outbox.tick());
+      await Promise.all(notifiers.map((n) => deliverTo(n)));
     },
     async stop(graceMs = 1000) {
       // A round in progress finishes (it is one short transaction); the outbox gets graceMs.
@@ -99,7 +119,8 @@ export function createAlerting(deps: AlertingDeps): Alerting {
   };
   if (deps.scheduler && rules.length) {
     deps.scheduler.interval('alerts', config.intervalMs, () => alerting.evaluate());
-    deps.scheduler.interval('alerts-outbox', config.delivery.pollMs, () => alerting.deliver());
+    // Its own job per notifier: the scheduler skips only that notifier's ticks while its pass runs.
+    for (const n of notifiers) deps.scheduler.interval(`alerts-outbox:${n.name}`, config.delivery.pollMs, () => deliverTo(n));
     const days = deps.retentionDays ?? 14;
     deps.scheduler.every('alerts-retention', '23 * * * *', () => alertStore.prune(deps.now() - days * 86_400_000));
   }

@@ -22,6 +22,8 @@ export type OutboxStatus = 'pending' | 'sent' | 'failed';
 export interface OutboxMessage {
   id: number;
   destination: string;
+  /** The dedupe key it was queued with (null: none). */
+  key: string | null;
   createdMs: number;
   payload: string;
   status: OutboxStatus;
@@ -51,8 +53,8 @@ export interface DeliveryPolicy {
   giveUpAfterMs?: number;
   /** A message that failed this many attempts is given up. */
   maxAttempts?: number;
-  /** Keep sent and failed messages (for the API) until pruned; else delete them when done. */
-  keepDone: boolean;
+  /** Keep sent and failed messages (for the API) until pruned; else delete them when done. Per message when a function. */
+  keepDone: boolean | ((m: OutboxMessage) => boolean);
   /** Messages tried in one pass at most. */
   perPass: number;
 }
@@ -83,6 +85,7 @@ export function fromOutboxRow(r: Row): OutboxMessage {
   return {
     id: num(r.id),
     destination: String(r.destination),
+    key: strOrNull(r.dedupe_key),
     createdMs: num(r.created_ms),
     payload: String(r.payload),
     status: String(r.status) as OutboxStatus,
@@ -226,7 +229,8 @@ export class Outbox {
   }
 
   private async finish(m: OutboxMessage, status: 'sent' | 'failed', error: string | null, nowMs: number, policy: DeliveryPolicy): Promise<void> {
-    if (!policy.keepDone) await this.sql.run('DELETE FROM outbox WHERE id = ?', [m.id]);
+    const keep = typeof policy.keepDone === 'function' ? policy.keepDone(m) : policy.keepDone;
+    if (!keep) await this.sql.run('DELETE FROM outbox WHERE id = ?', [m.id]);
     else await this.sql.run('UPDATE outbox SET status = ?, done_ms = ?, last_error = ? WHERE id = ?', [status, nowMs, error, m.id]);
   }
 

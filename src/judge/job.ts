@@ -8,6 +8,7 @@
  * Runs are serialised twice: the scheduler skips a tick while the previous run goes on, and
  * `lock` (Store.runExclusive) lets one replica at a time run it.
  */
+import { endSpan, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
 import type { JudgeAnswer, JudgeClient } from './client.js';
 import { estimateTokens, JudgeTransportError } from './client.js';
 import { buildMessages, redactTrajectory, type ChatMessage, type PromptTemplate } from './prompt.js';
@@ -45,6 +46,8 @@ export interface JudgeJobDeps {
   /** Runs after each run (refreshes the κ gauge). */
   afterRun?: () => Promise<void>;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  /** toolwatch's own tracing: a `judge run` span, a `judge request` child per request; undefined when off. */
+  tracer?: Tracer;
 }
 
 export interface RunSummary {
@@ -76,7 +79,11 @@ export class JudgeJob {
 
   private async runLocked(): Promise<RunSummary> {
     const d = this.deps;
-    const runId = await d.store.startRun(d.now(), d.prompt.version, d.client.model);
+    const runSpan = d.tracer ? startChild(d.tracer, 'judge run', undefined, { 'toolwatch.judge.model': d.client.model, 'toolwatch.judge.prompt_version': d.prompt.version }) : undefined;
+    const runId = await d.store.startRun(d.now(), d.prompt.version, d.client.model).catch((err: unknown) => {
+      if (runSpan) endSpan(runSpan, err);
+      throw err;
+    });
     const s: RunSummary = { status: 'ok', runId, judged: 0, errors: 0, leftPending: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
     // Reserved for requests in flight plus spent by finished ones, so concurrent workers cannot overshoot together.
     const budget = { tokens: 0, cost: 0 };
@@ -113,9 +120,11 @@ export class JudgeJob {
         budget.tokens += estTokens;
         budget.cost += estCost;
         let answer: JudgeAnswer;
+        const reqSpan = runSpan ? requestSpan(d.tracer!, runSpan, t.traceId, t.service, estIn) : undefined;
         try {
           answer = await d.client.judge(messages);
         } catch (err) {
+          if (reqSpan) endSpan(reqSpan.setAttribute('toolwatch.judge.outcome', err instanceof JudgeTransportError ? err.kind : 'rejected'), err);
           budget.tokens -= estTokens;
           budget.cost -= estCost;
           deferred++;
@@ -127,6 +136,16 @@ export class JudgeJob {
           return;
         }
         const cost = this.costOf(answer.inputTokens, answer.outputTokens);
+        if (reqSpan) {
+          reqSpan.setAttributes({
+            'toolwatch.judge.outcome': answer.verdict ? 'verdict' : 'invalid_verdict',
+            'toolwatch.judge.input_tokens': answer.inputTokens,
+            'toolwatch.judge.output_tokens': answer.outputTokens,
+            'toolwatch.judge.cost': cost,
+            ...(answer.verdict ? { 'toolwatch.judge.reached_goal': answer.verdict.reached_goal } : {}),
+          });
+          endSpan(reqSpan);
+        }
         budget.tokens += answer.inputTokens + answer.outputTokens - estTokens;
         budget.cost += cost - estCost;
         s.inputTokens += answer.inputTokens;
@@ -154,6 +173,20 @@ export class JudgeJob {
         .catch((err: unknown) => d.log?.warn({ err }, 'judge: could not record the run'));
       d.metrics?.run(s.status);
       await d.afterRun?.().catch((err: unknown) => d.log?.warn({ err }, 'judge: after-run hook failed'));
+      if (runSpan) {
+        runSpan.setAttributes({
+          'toolwatch.judge.run_id': runId,
+          'toolwatch.judge.status': s.status,
+          'toolwatch.judge.judged': s.judged,
+          'toolwatch.judge.errors': s.errors,
+          'toolwatch.judge.left_pending': s.leftPending,
+          'toolwatch.judge.input_tokens': s.inputTokens,
+          'toolwatch.judge.output_tokens': s.outputTokens,
+          'toolwatch.judge.cost': s.cost,
+          ...(s.stopReason ? { 'toolwatch.judge.stop_reason': s.stopReason } : {}),
+        });
+        endSpan(runSpan, s.status === 'failed' ? new Error(s.stopReason ?? 'failed') : undefined);
+      }
     }
     d.log?.info({ ...s }, 'judge run finished');
     return s;
@@ -201,4 +234,13 @@ export class JudgeJob {
       }
     }
   }
+}
+
+/** One request to the judge model, a child of its run. */
+function requestSpan(tracer: Tracer, run: Span, traceId: string, service: string, estimatedInputTokens: number): Span {
+  return startChild(tracer, 'judge request', run, {
+    'toolwatch.judge.trace_id': traceId,
+    'toolwatch.service': service,
+    'toolwatch.judge.estimated_input_tokens': estimatedInputTokens,
+  });
 }

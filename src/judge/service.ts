@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
+import type { Tracer } from '../telemetry/tracing.js';
 import { calibrate, KAPPA_FIELDS, type Calibration } from './calibration.js';
 import { OpenAIJudgeClient, type JudgeClient } from './client.js';
 import type { JudgeConfig } from './config.js';
@@ -41,6 +42,8 @@ export interface JudgeWiring {
   /** Replaces the OpenAI client (tests). */
   client?: JudgeClient;
   onVerdict?: (v: VerdictRecord) => void | Promise<void>;
+  /** toolwatch's own tracing; undefined when off. */
+  tracer?: Tracer;
 }
 
 export function policyOf(cfg: JudgeConfig): SamplingPolicy {
@@ -115,6 +118,7 @@ export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEna
     afterRun: async () => void (await refreshKappa()),
     log: w.log,
     ...(w.onVerdict ? { onVerdict: w.onVerdict } : {}),
+    ...(w.tracer ? { tracer: w.tracer } : {}),
   };
   judge.job = new JudgeJob(deps);
   return judge;

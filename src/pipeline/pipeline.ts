@@ -5,8 +5,8 @@
  * after the store committed, under the same labels, so the two always agree, and a batch the store
  * refused leaves no trace (the client's retry is counted in full).
  */
-import type { CheckedCall, SourceName, Span, SpanFacts } from '../model.js';
-import { isFailure } from '../model.js';
+import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import { classify } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
@@ -15,6 +15,7 @@ import type { LabelCap } from '../metrics/label-cap.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { Dialects } from '../normalize/registry.js';
 import type { StoreRedactor } from '../redact/stored.js';
+import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount } from './merge.js';
@@ -62,6 +63,8 @@ export interface PipelineDeps {
    * and every call counted from a span are added once their batch committed.
    */
   coverage?: CoverageTracker;
+  /** toolwatch's own tracing; undefined when off (then no span and no attribute is built). */
+  tracer?: Tracer;
 }
 
 export interface IngestSummary {
@@ -81,9 +84,11 @@ export class Pipeline {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
   }
 
-  ingestSpans(spans: readonly Span[], source: SourceName = 'otlp'): Promise<IngestSummary> {
-    const { dialects, coverage } = this.deps;
-    if (!coverage) return this.record(dialects.normalizeSpans(spans), source, spans.length);
+  ingestSpans(spans: readonly OtlpSpan[], source: SourceName = 'otlp'): Promise<IngestSummary> {
+    const { dialects, coverage, tracer } = this.deps;
+    // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
+    const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
+    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length);
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
     const facts: SpanFacts[] = [];
@@ -92,25 +97,31 @@ export class Pipeline {
       perSpan[i] = f;
       if (f) facts.push(f);
     }
-    return this.record(facts, source, spans.length, undefined, () => this.observeSpans(coverage, spans, perSpan));
+    return this.record(span, facts, source, spans.length, undefined, () => this.observeSpans(coverage, spans, perSpan));
   }
 
   /**
    * `extend` lets a caller add rows to this batch's own transaction from the checked calls (the
    * Langfuse source records the observation ids it took and the score writes it owes, so they
-   * commit, or not, together with the counts).
+   * commit, or not, together with the counts). `parent`: the caller's span (a Langfuse sync window).
    */
   ingestFacts(
     facts: readonly SpanFacts[],
     source: SourceName,
     spanCount = facts.length,
     extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
+    parent?: Span,
   ): Promise<IngestSummary> {
-    return this.record(facts, source, spanCount, extend);
+    const span = this.deps.tracer ? startChild(this.deps.tracer, 'ingest batch', parent) : undefined;
+    return this.record(span, facts, source, spanCount, extend);
   }
 
-  /** One batch, one durable write; `committed` runs after the store took it, before the metrics move. */
+  /**
+   * One batch, one durable write; `committed` runs after the store took it, before the metrics move.
+   * `span`: this batch's own self-telemetry span, when tracing is on.
+   */
   private async record(
+    span: Span | undefined,
     facts: readonly SpanFacts[],
     source: SourceName,
     spanCount: number,
@@ -133,10 +144,12 @@ export class Pipeline {
       extensions: [...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })), ...(extend?.(calls) ?? [])],
     };
 
+    const writeStarted = span ? performance.now() : 0;
     try {
       await deps.store.write(batch);
     } catch (err) {
       txn.rollback();
+      if (span) endSpan(span, err);
       throw err;
     }
     plan.commitCaps();
@@ -144,7 +157,7 @@ export class Pipeline {
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.count(source, calls, labels, execLabels, plan, merged.duplicateSpans);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
-    return {
+    const summary: IngestSummary = {
       spans: spanCount,
       calls: calls.length,
       failures: calls.filter((c) => isFailure(c.outcome.outcome)).length,
@@ -152,6 +165,11 @@ export class Pipeline {
       deferred: merged.deferred.length,
       duplicateSpans: merged.duplicateSpans,
     };
+    if (span) {
+      span.setAttributes({ ...batchAttributes(source, summary, calls), 'toolwatch.store.commit_ms': performance.now() - writeStarted });
+      endSpan(span);
+    }
+    return summary;
   }
 
   /**
@@ -215,7 +233,7 @@ export class Pipeline {
   /** A committed batch's spans into the coverage report; LLM-looking spans no reader knew, per scope, into the metric. */
   private observeSpans(
     coverage: CoverageTracker,
-    spans: readonly Span[],
+    spans: readonly OtlpSpan[],
     perSpan: readonly (SpanFacts | undefined)[],
   ): void {
     let unrecognized: Map<string, number> | undefined;
@@ -259,4 +277,21 @@ export class Pipeline {
     for (const [what, n] of Object.entries(plan.redactionFailures)) if (n) m.redactionFailures.inc({ what }, n);
     if (duplicates) m.duplicateSpans.inc(duplicates);
   }
+}
+
+/** The `ingest batch` span's attributes (README, Self-telemetry): sizes and the calls by outcome. */
+function batchAttributes(source: SourceName, s: IngestSummary, calls: readonly CheckedCall[]): Record<string, string | number> {
+  const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
+  for (const c of calls) byOutcome[c.outcome.outcome]++;
+  const attrs: Record<string, string | number> = {
+    'toolwatch.source': source,
+    'toolwatch.spans': s.spans,
+    'toolwatch.calls': s.calls,
+    'toolwatch.failures': s.failures,
+    'toolwatch.executions': s.executions,
+    'toolwatch.deferred_calls': s.deferred,
+    'toolwatch.duplicate_spans': s.duplicateSpans,
+  };
+  for (const o of OUTCOMES) attrs[`toolwatch.calls.${o}`] = byOutcome[o];
+  return attrs;
 }

@@ -13,6 +13,7 @@
 import pg from 'pg';
 import { withTransaction } from './pg-transaction.js';
 import { migrations } from './migrations/index.js';
+import { selectCallSeries } from './call-series.js';
 import { PgSql } from './pg-sql.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, toPg, type Sql } from './sql.js';
@@ -20,6 +21,8 @@ import type {
   CallAggregate,
   CallCountQuery,
   CallCountRow,
+  CallSeriesQuery,
+  CallSeriesRow,
   ExecutionAggregate,
   FailureDrop,
   FailureQuery,
@@ -188,6 +191,10 @@ export class PostgresStore implements Store {
       outcome: r.outcome as CallCountRow['outcome'],
       count: Number(r.count), // SUM(bigint) is numeric: a string from pg
     }));
+  }
+
+  callSeries(q: CallSeriesQuery): Promise<CallSeriesRow[]> {
+    return selectCallSeries(this.sql, q);
   }
 
   async prune(beforeMs: number): Promise<number> {

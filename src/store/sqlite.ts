@@ -10,7 +10,8 @@ import { migrations } from './migrations/index.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
-import type { CallCountQuery, CallCountRow, FailureQuery, PendingRow, Store, StoredFailure, WriteBatch } from './store.js';
+import { selectCallSeries } from './call-series.js';
+import type { CallCountQuery, CallCountRow, CallSeriesQuery, CallSeriesRow, FailureQuery, PendingRow, Store, StoredFailure, WriteBatch } from './store.js';
 
 interface Pending {
   batch: WriteBatch;
@@ -147,6 +148,10 @@ export class SqliteStore implements Store {
     if (q.services) sql += ` AND ${servicesMatch('sqlite', 'service', q.services, (v) => (args.push(v), '?'))}`;
     sql += ' GROUP BY service, model, tool, outcome ORDER BY service, tool, model, outcome';
     return this.db.prepare(sql).all(...args) as CallCountRow[];
+  }
+
+  callSeries(q: CallSeriesQuery): Promise<CallSeriesRow[]> {
+    return selectCallSeries(this.sql, q);
   }
 
   async prune(beforeMs: number): Promise<number> {

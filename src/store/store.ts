@@ -106,6 +106,34 @@ export interface CallCountRow {
   count: number;
 }
 
+/** The dimensions a call series may be grouped by (always by outcome too). */
+export type SeriesDimension = 'service' | 'model' | 'tool';
+
+export interface CallSeriesQuery {
+  sinceMs: number;
+  untilMs: number;
+  /** Bucket width: a whole number of minutes. */
+  stepMs: number;
+  /** Where bucket 0 starts (≤ sinceMs; e.g. sinceMs rounded down to the hour); minutes before sinceMs are not read. */
+  originMs: number;
+  service?: string;
+  /** Only services matching one of these globs (a reader's view, src/queries/view.ts). */
+  services?: readonly string[];
+  by: readonly SeriesDimension[];
+}
+
+export interface CallSeriesRow {
+  /** Bucket start, ms since the epoch. */
+  bucket: number;
+  service?: string;
+  model?: string;
+  tool?: string;
+  outcome: OutcomeName;
+  count: number;
+  /** The first minute of the bucket with calls of this group. */
+  firstMinute: number;
+}
+
 export interface CallCountQuery {
   sinceMs: number;
   untilMs?: number;
@@ -124,6 +152,8 @@ export interface Store {
   pendingWrites(): number;
   failures(q: FailureQuery): Promise<StoredFailure[]>;
   callCounts(q: CallCountQuery): Promise<CallCountRow[]>;
+  /** The minute aggregates per time bucket, grouped by the given dimensions and outcome (src/store/call-series.ts). */
+  callSeries(q: CallSeriesQuery): Promise<CallSeriesRow[]>;
   /** Every pending call, in due order (read once at start-up). */
   loadPending(): Promise<PendingRow[]>;
   /** Drops aggregates and failure records older than the cutoff; returns rows removed. */

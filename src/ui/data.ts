@@ -1,8 +1,8 @@
 /**
  * What the built-in page shows, read through the same query modules the JSON API calls (src/queries/):
  * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts),
- * judgeSummary (GET /api/judge) and instrumentationReport (GET /api/instrumentation). No query logic
- * of its own.
+ * judgeSummary (GET /api/judge), instrumentationReport (GET /api/instrumentation) and pageTrends (the
+ * call series). No query logic of its own.
  */
 import { alertsSnapshot } from '../queries/alerts.js';
 import { failuresPage } from '../queries/failures.js';
@@ -10,6 +10,7 @@ import { judgeSummary } from '../queries/judge.js';
 import { instrumentationReport, type InstrumentationReport } from '../queries/instrumentation.js';
 import type { Reader } from '../queries/reader.js';
 import { finish, toolStats, type ToolStats } from '../queries/stats.js';
+import { pageTrends, type Trends } from '../queries/trends.js';
 import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { StoredFailure } from '../store/store.js';
 
@@ -40,6 +41,8 @@ export interface PageData {
   judge: Awaited<ReturnType<typeof judgeSummary>> | undefined;
   /** Instrumentation coverage of this process (service filter applied). */
   instrumentation: InstrumentationReport;
+  /** Calls over the window: per service, tool and model, the outcome mix, model changes, drift. */
+  trends: Trends;
 }
 
 const byConcern = (a: ToolStats, b: ToolStats): number =>
@@ -50,8 +53,9 @@ export async function loadPageData(src: Reader, q: { window: string; windowMs: n
   const service = q.service || undefined;
   const judgeOn = src.judge?.config.enabled ? src.judge : undefined;
   // Not filtered by `service`, so the service list stays complete; the filter applies below (a handful of rows).
-  const [stats, alerts, judge] = await Promise.all([
+  const [stats, trends, alerts, judge] = await Promise.all([
     toolStats(src, { windowMs: q.windowMs, nowMs }),
+    pageTrends(src, { nowMs, windowMs: q.windowMs, ...(service ? { service } : {}) }),
     src.alerting ? alertsSnapshot(src) : Promise.resolve(undefined),
     judgeOn ? judgeSummary({ ...src, judge: judgeOn }, { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) }) : Promise.resolve(undefined),
   ]);
@@ -73,5 +77,6 @@ export async function loadPageData(src: Reader, q: { window: string; windowMs: n
     alerts,
     judge,
     instrumentation: instrumentationReport(src, service ? { service } : {}),
+    trends,
   };
 }

@@ -7,8 +7,10 @@ import type { ToolStats } from '../queries/stats.js';
 import { FAILURE_OUTCOMES, OUTCOMES, UNKNOWN_TOOL, UNNAMED_TOOL, type OutcomeName } from '../model.js';
 import type { StoredFailure } from '../store/store.js';
 import { STYLE, SCRIPT } from './assets.js';
+import { sparkline } from './charts.js';
 import { PAGE_FAILURES, type PageData } from './data.js';
 import { href, html, raw, truncate, type SafeHtml } from './html.js';
+import { trendsSection } from './trends.js';
 
 /** Windows offered as links (any `?window=` duration works). */
 export const WINDOWS = ['15m', '1h', '24h'] as const;
@@ -102,7 +104,7 @@ function toolCell(tool: string): SafeHtml {
   return html`<code>${tool}</code>`;
 }
 
-function toolRow(d: PageData, t: ToolStats): SafeHtml {
+function toolRow(d: PageData, t: ToolStats, spark: SafeHtml): SafeHtml {
   const failed = FAILURE_OUTCOMES.reduce((n, o) => n + t.counts[o], 0);
   const link = href('/api/failures', { service: t.service, tool: t.tool, since: d.window });
   return html`<tr class="${rateClass(t.errorRate)}" data-filter="${`${t.service} ${t.tool}`.toLowerCase()}">
@@ -111,16 +113,19 @@ function toolRow(d: PageData, t: ToolStats): SafeHtml {
   ${OUTCOMES.map((o) => html`<td class="n${t.counts[o] === 0 ? ' zero' : ''}">${fmtInt(t.counts[o])}</td>`)}
   <td class="n">${fmtInt(t.checked)}</td>
   <td class="n">${rateCell(t.errorRate)}</td>
+  <td class="trend">${spark}</td>
   <td class="nowrap">${failed > 0 ? html`<a href="${link}">failures</a>` : ''}</td>
 </tr>`;
 }
 
 function toolsSection(d: PageData): SafeHtml {
+  const series = new Map(d.trends.tools.map((s) => [`${s.key.service}\u0000${s.key.tool}`, s]));
+  const spark = (t: ToolStats) => sparkline(series.get(`${t.service}\u0000${t.tool}`), d.trends.buckets, `${t.service} · ${t.tool}`);
   const body = d.tools.length
-    ? html`<table>
-<thead><tr><th>service</th><th>tool</th>${OUTCOMES.map((o) => html`<th class="n"><span class="dot o-${o}"></span>${o}</th>`)}<th class="n">checked</th><th class="n">error rate</th><th></th></tr></thead>
-<tbody id="tools">${d.tools.map((t) => toolRow(d, t))}</tbody>
-</table>`
+    ? html`<div class="scroll"><table>
+<thead><tr><th>service</th><th>tool</th>${OUTCOMES.map((o) => html`<th class="n"><span class="dot o-${o}"></span>${o}</th>`)}<th class="n">checked</th><th class="n">error rate</th><th>calls over time</th><th></th></tr></thead>
+<tbody id="tools">${d.tools.map((t) => toolRow(d, t, spark(t)))}</tbody>
+</table></div>`
     : html`<div class="empty">No tool calls in the last ${d.window}${d.service ? html` for <b>${d.service}</b>` : ''}.</div>`;
   return html`<section id="tools-section"><h2>Tools <small>last ${d.window} · worst error rate first · amber ≥ ${fmtRate(WARN_RATE)}, red ≥ ${fmtRate(HIGH_RATE)}</small>
   <span class="right"><a href="${href('/api/stats', { window: d.window, service: d.service })}">/api/stats</a></span></h2>${body}</section>`;
@@ -304,6 +309,7 @@ ${header(d)}
 <main>
 ${summaryCards(d)}
 ${alertsSection(d)}
+${trendsSection(d)}
 ${toolsSection(d)}
 ${failuresSection(d)}
 ${instrumentationSection(d)}

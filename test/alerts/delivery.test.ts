@@ -178,6 +178,50 @@ describe('alert delivery to a Slack-like webhook', () => {
   });
 });
 
+describe('one notifier never holds another back', () => {
+  it('a webhook that never answers does not delay Slack: each notifier has its own delivery loop', async () => {
+    const slack = await fakeSlack();
+    const hook = await fakeSlack(); // a webhook receiver that takes the request and never answers
+    cleanup.push(() => slack.close(), () => hook.close());
+    hook.script({ status: 200, hold: true }, { status: 200, hold: true }, { status: 200, hold: true });
+    const tw = await startToolwatch({
+      config: {
+        alerts: {
+          interval: '100ms',
+          rules: [
+            { name: 'hook-errors', kind: 'error_rate', window: '5m', threshold: 0.2, min_calls: 5, service: 'billing', notify: ['hook'] },
+            { name: 'slack-errors', kind: 'error_rate', window: '5m', threshold: 0.2, min_calls: 5, service: 'search', notify: ['oncall'] },
+          ],
+          notifiers: [
+            { name: 'hook', kind: 'webhook', url: `${hook.url}/hook`, allow_private_addresses: true },
+            { name: 'oncall', kind: 'slack', url: `${slack.url}/services/${SECRET}`, allow_any_url: true },
+          ],
+          // A hanging receiver holds its attempt for the whole timeout.
+          delivery: { poll: '50ms', timeout: '4s', min_backoff: '300ms', max_backoff: '2s', min_interval: '1s' },
+        },
+      },
+    });
+    const billing = otelClient(tw.url, { service: 'billing', batchSize: 100 });
+    const search = otelClient(tw.url, { service: 'search', batchSize: 100 });
+    cleanup.push(async () => {
+      await billing.shutdown();
+      await search.shutdown();
+      await tw.close();
+    });
+
+    await agentCalls(billing, { invalidJson: 10 });
+    await waitFor('the webhook attempt to hang', () => hook.received.length === 1);
+    await agentCalls(search, { invalidJson: 10 });
+    const message = await waitFor('the Slack message', () => slack.received[0], 8000);
+    const alerts = (await (await fetch(`${tw.url}/api/alerts`)).json()) as { alerts: { rule: string; firingSince: string }[] };
+    const firingSince = Date.parse(alerts.alerts.find((a) => a.rule === 'slack-errors')!.firingSince);
+    // Written to the outbox at firingSince; Slack's loop picks it up within a poll or two, not after the webhook's 4 s.
+    expect(message.at - firingSince).toBeLessThan(1000);
+    expect(message.body.text).toMatch(/^Firing: slack-errors \(service=search\)/);
+    expect(hook.received.map((r) => r.answered)).toEqual(['held']);
+  });
+});
+
 /** toolwatch_alerts_firing{rule="tool-errors"} once it reaches `want` (or its value after 5 s). */
 async function firingGauge(tw: Harness, want: number): Promise<number> {
   const until = Date.now() + 5000;

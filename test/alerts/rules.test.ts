@@ -216,6 +216,9 @@ describe('configuration', () => {
             { name: 'ok', kind: 'webhook', url: 'https://alerts.example.com/hook', allow_private_addresses: false },
             { name: 'lab', kind: 'webhook', url: 'http://127.0.0.1:9/hook', allow_private_addresses: true },
             { name: 'pager', kind: 'pagerduty' },
+            { name: 'am', kind: 'alertmanager', url: 'http://alertmanager:9093', resend_interval: '500ms', labels: { 'bad-name': 'x' } },
+            { name: 'am-lan', kind: 'alertmanager', url: 'http://10.0.0.5:9093', resend_interval: '30s', labels: { cluster: 'eu-1' } },
+            { name: 'slack2', kind: 'slack', url: 'https://hooks.slack.com/services/T/B/C', resend_interval: '1m', labels: {} },
           ],
           rules: [
             { name: 'a', kind: 'error_rate', threshold: 2, windw: '5m' },
@@ -243,6 +246,10 @@ describe('configuration', () => {
         expect.stringMatching(/^alerts\.notifiers\.4\.url: points at/),
         expect.stringMatching(/^alerts\.notifiers\.5: needs a url/),
         expect.stringMatching(/^alerts\.notifiers\.8\.kind: unknown notifier kind "pagerduty"/),
+        'alerts.notifiers.9.resend_interval: must be at least 1s',
+        expect.stringMatching(/^alerts\.notifiers\.9\.labels\.bad-name: is not a label name Alertmanager takes/),
+        'alerts.notifiers.11.resend_interval: not a setting of kind slack',
+        'alerts.notifiers.11.labels: not a setting of kind slack',
         'alerts.rules.0.threshold: must be <= 1',
         'alerts.rules.0.windw: unknown key for this rule kind',
         expect.stringMatching(/^alerts\.rules\.1\.kind: unknown rule kind "nope" \(known: .*error_rate.*\)/),
@@ -251,7 +258,7 @@ describe('configuration', () => {
         expect.stringMatching(/^alerts\.rules\.3\.by\.0: must be one of service, tool, model/),
       ]),
     );
-    expect(problems).toHaveLength(13);
+    expect(problems).toHaveLength(17);
     expect(JSON.stringify(problems)).not.toContain('SECRET');
   });
 

@@ -151,6 +151,17 @@ describe('compose.yaml', () => {
     expect(services[am.host]).toBeDefined();
   });
 
+  it("toolwatch's own alerts go to the Alertmanager service; its links point at a published replica", () => {
+    for (const s of toolwatches) {
+      const { alerts } = toolwatchConfig(s);
+      const am = alerts.notifiers.find((n) => n.kind === 'alertmanager');
+      expect(hostPort(am!.url!)).toEqual({ host: 'alertmanager', port: 9093 });
+      const published = new URL(alerts.publicUrl!);
+      expect(published.hostname).toBe('localhost');
+      expect(services['toolwatch-1'].ports).toContain(`127.0.0.1:${published.port}:${toolwatchConfig('toolwatch-1').server.port}`);
+    }
+  });
+
   it('Alertmanager reads the Slack webhook URL from the secret compose mounts', () => {
     const am = readYaml(hostFile('alertmanager', flag('alertmanager', '--config.file')));
     const urlFile: string = am.receivers[0].slack_configs[0].api_url_file;

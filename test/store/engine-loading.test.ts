@@ -1,22 +1,18 @@
 /**
  * A PostgreSQL deployment never loads the better-sqlite3 addon (and the embedded default never
- * loads pg): the composition root is bundled with esbuild (dynamic imports stay separate chunks,
- * packages stay external, as Node would load them from dist/) and run in a child process, which
- * builds the services for one database and reports which packages Node loaded.
+ * loads pg): the composition root is bundled with esbuild (test/helpers/bundle.ts: dynamic imports
+ * stay separate chunks, packages stay external, as Node would load them from dist/) and run in a
+ * child process, which builds the services for one database and reports which packages Node loaded.
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundle, type Bundle } from '../helpers/bundle.js';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
 
-const root = process.cwd();
-// Under the project, two levels down: bare imports resolve from node_modules, and the judge's
-// prompt is found at ../../src/judge/prompts as from dist/judge/.
-const out = path.join(root, '.test-build', `engines-${process.pid}-${randomBytes(4).toString('hex')}`);
+let built: Bundle;
 
 const CHILD = `
 import { createRequire } from 'node:module';
@@ -33,27 +29,16 @@ process.stdout.write(JSON.stringify({ store: services.store.kind, betterSqlite3:
 `;
 
 function run(db: string, dir: string): { store: string; betterSqlite3: boolean; pg: boolean } {
-  const res = spawnSync(process.execPath, [path.join(out, 'child.js')], { env: { ...process.env, DB: db, DIR: dir }, encoding: 'utf8', timeout: 60_000 });
+  const res = spawnSync(process.execPath, [path.join(built.dir, 'child.js')], { env: { ...process.env, DB: db, DIR: dir }, encoding: 'utf8', timeout: 60_000 });
   if (res.status !== 0) throw new Error(`child failed (${res.status}): ${res.stderr}`);
   return JSON.parse(res.stdout) as { store: string; betterSqlite3: boolean; pg: boolean };
 }
 
 beforeAll(async () => {
-  mkdirSync(out, { recursive: true });
-  await build({
-    entryPoints: { config: 'src/config.ts', logger: 'src/logger.ts', services: 'src/services.ts' },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    outdir: out,
-    logLevel: 'silent',
-  });
-  writeFileSync(path.join(out, 'child.js'), CHILD);
+  built = await bundle('engines', { config: 'src/config.ts', logger: 'src/logger.ts', services: 'src/services.ts' });
+  writeFileSync(path.join(built.dir, 'child.js'), CHILD);
 });
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+afterAll(() => built?.remove());
 
 describe('which database engine a deployment loads', () => {
   it.skipIf(pgServer().skip)('PostgreSQL: better-sqlite3 is never loaded', async () => {

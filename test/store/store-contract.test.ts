@@ -395,6 +395,49 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       expect(await store.callCounts({ sinceMs: T0 + 10 * MINUTE_MS })).toEqual([]);
     });
 
+    it('callSeries(): buckets of whole minutes from an origin, grouped by the dimensions asked for and outcome, first minute per bucket', async () => {
+      const H = 60 * MINUTE_MS;
+      const h0 = T0 - 30 * MINUTE_MS; // 11:30: the window starts mid-hour
+      await store.write(
+        batch({
+          callAggregates: [
+            call({ minute: h0 - MINUTE_MS, count: 1000 }), // before since: not read
+            call({ minute: h0, count: 1 }),
+            call({ minute: h0 + 5 * MINUTE_MS, source: 'langfuse', count: 2 }), // sources and reasons add up
+            call({ minute: h0 + 5 * MINUTE_MS, outcome: 'unvalidated', reason: 'no_schema', count: 4 }),
+            call({ minute: h0 + 5 * MINUTE_MS, outcome: 'unvalidated', reason: 'no_arguments', count: 8 }),
+            call({ minute: T0 + 7 * MINUTE_MS, model: 'gpt-y', count: 16 }), // 12:07: the new model's first minute
+            call({ minute: T0 + 9 * MINUTE_MS, model: 'gpt-y', outcome: 'SchemaMismatch', count: 32 }),
+            call({ minute: T0 + 9 * MINUTE_MS, service: 'B', tool: 'z', count: 64 }),
+            call({ minute: T0 + H, count: 10_000 }), // at until: excluded
+          ],
+        }),
+      );
+      const q = { sinceMs: h0, untilMs: T0 + H, originMs: T0 - H, stepMs: H };
+      // Hour buckets from 11:00 (only minutes from 11:30 read), by service and model.
+      expect(await store.callSeries({ ...q, by: ['model', 'service'] })).toEqual([
+        { bucket: T0 - H, service: 'svc', model: 'gpt-x', outcome: 'unvalidated', count: 12, firstMinute: h0 + 5 * MINUTE_MS },
+        { bucket: T0 - H, service: 'svc', model: 'gpt-x', outcome: 'valid', count: 3, firstMinute: h0 },
+        { bucket: T0, service: 'B', model: 'gpt-x', outcome: 'valid', count: 64, firstMinute: T0 + 9 * MINUTE_MS },
+        { bucket: T0, service: 'svc', model: 'gpt-y', outcome: 'SchemaMismatch', count: 32, firstMinute: T0 + 9 * MINUTE_MS },
+        { bucket: T0, service: 'svc', model: 'gpt-y', outcome: 'valid', count: 16, firstMinute: T0 + 7 * MINUTE_MS },
+      ]);
+      // No dimension: per bucket and outcome only; a service filter; minute buckets.
+      expect(await store.callSeries({ ...q, by: [], service: 'svc' })).toEqual([
+        { bucket: T0 - H, outcome: 'unvalidated', count: 12, firstMinute: h0 + 5 * MINUTE_MS },
+        { bucket: T0 - H, outcome: 'valid', count: 3, firstMinute: h0 },
+        { bucket: T0, outcome: 'SchemaMismatch', count: 32, firstMinute: T0 + 9 * MINUTE_MS },
+        { bucket: T0, outcome: 'valid', count: 16, firstMinute: T0 + 7 * MINUTE_MS },
+      ]);
+      const minutes = await store.callSeries({ sinceMs: T0, untilMs: T0 + 10 * MINUTE_MS, originMs: T0, stepMs: MINUTE_MS, by: ['tool'] });
+      expect(minutes.map((r) => [(r.bucket - T0) / MINUTE_MS, r.tool, r.outcome, r.count])).toEqual([
+        [7, 'search', 'valid', 16],
+        [9, 'search', 'SchemaMismatch', 32],
+        [9, 'z', 'valid', 64],
+      ]);
+      await expect(store.callSeries({ ...q, stepMs: 90_000, by: [] })).rejects.toThrow(/whole number of minutes/);
+    });
+
     it('prune() removes rows older than the cutoff from every table and counts them', async () => {
       const old = T0 - 10 * MINUTE_MS;
       await store.write(

@@ -138,7 +138,11 @@ describe('GET / (app.inject)', () => {
     // (Attribute values are stripped first: escaped data inside them may read "onerror=" harmlessly.)
     const bare = tags.map((t) => t.replace(/"[^"]*"/g, '""'));
     expect(bare.filter((t) => /\son[a-z]+\s*=/i.test(t))).toEqual([]);
-    expect(tags.some((t) => /^<(img|svg)\b/i.test(t))).toBe(false);
+    expect(tags.some((t) => /^<img\b/i.test(t))).toBe(false);
+    // The only SVG is the page's own charts.
+    const svgs = tags.filter((t) => /^<svg\b/i.test(t));
+    expect(svgs.length).toBeGreaterThan(0);
+    for (const t of svgs) expect(t).toMatch(/^<svg class="(chart|spark)[^"]*" data-chart="(service|tool|outcomes|models|drift)"/);
   });
 
   it('links failures to /api/failures and stored trajectories to /api/trajectories', async () => {
@@ -227,12 +231,12 @@ describe.skipIf(SKIP_BROWSER)('GET / in headless Chromium', () => {
     expect(await page.title()).toBe('toolwatch · 1h');
 
     const tools = await rows('#tools');
-    //                  service, tool, valid, InvalidJson, UnknownName, SchemaMismatch, unvalidated, checked, error rate, link
-    expect(tools).toContainEqual(['svc-a', 'lookup', '6', '0', '0', '2', '0', '8', '25.0%', 'failures']);
-    expect(tools).toContainEqual(['svc-a', 'search', '3', '0', '0', '0', '0', '3', '0%', '']);
-    expect(tools).toContainEqual(['svc-b', EVIL_TOOL, '1', '0', '0', '1', '0', '2', '50.0%', 'failures']);
-    expect(tools).toContainEqual(['svc-b', '_unknownnames not offered', '0', '0', '1', '0', '0', '1', '100%', 'failures']);
-    expect(tools).toContainEqual([EVIL_SERVICE, 'search', '1', '0', '0', '0', '0', '1', '0%', '']);
+    //                  service, tool, valid, InvalidJson, UnknownName, SchemaMismatch, unvalidated, checked, error rate, trend (svg), link
+    expect(tools).toContainEqual(['svc-a', 'lookup', '6', '0', '0', '2', '0', '8', '25.0%', '', 'failures']);
+    expect(tools).toContainEqual(['svc-a', 'search', '3', '0', '0', '0', '0', '3', '0%', '', '']);
+    expect(tools).toContainEqual(['svc-b', EVIL_TOOL, '1', '0', '0', '1', '0', '2', '50.0%', '', 'failures']);
+    expect(tools).toContainEqual(['svc-b', '_unknownnames not offered', '0', '0', '1', '0', '0', '1', '100%', '', 'failures']);
+    expect(tools).toContainEqual([EVIL_SERVICE, 'search', '1', '0', '0', '0', '0', '1', '0%', '', '']);
     // Worst first.
     expect(tools.map((r) => r[8])).toEqual(['100%', '100%', '50.0%', '25.0%', '0%', '0%']);
     // The 25 % row is highlighted red (≥ 20 %).
@@ -270,7 +274,7 @@ describe.skipIf(SKIP_BROWSER)('GET / in headless Chromium', () => {
 
     // … and nothing from the spans did.
     expect(dialogs).toEqual([]);
-    expect(await page.locator('img, svg').count()).toBe(0);
+    expect(await page.locator('img, svg:not([data-chart])').count()).toBe(0);
     expect(await violations()).toEqual([]);
     expect(consoleErrors).toEqual([]);
 

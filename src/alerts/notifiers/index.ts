@@ -1,5 +1,6 @@
 /** The built-in notifier kinds, in a fresh registry (one per service instance). */
 import { Registry } from '../../util/registry.js';
+import { alertmanagerKind } from './alertmanager.js';
 import { logKind } from './log.js';
 import type { NotifierKind } from './registry.js';
 import { slackKind } from './slack.js';
@@ -9,5 +10,9 @@ export type { Notifier, NotifierKind, NotifierSettings, SendResult } from './reg
 export type NotifierKinds = Registry<NotifierKind>;
 
 export function builtinNotifierKinds(): NotifierKinds {
-  return new Registry<NotifierKind>('notifier kind').register('log', logKind).register('slack', slackKind).register('webhook', webhookKind);
+  return new Registry<NotifierKind>('notifier kind')
+    .register('log', logKind)
+    .register('slack', slackKind)
+    .register('webhook', webhookKind)
+    .register('alertmanager', alertmanagerKind);
 }

@@ -1,9 +1,9 @@
 /**
  * Notifiers by kind, in a registry built per service instance (notifiers/index.ts): `slack`,
- * `webhook` and `log`; another kind (PagerDuty, e-mail) is one more register call.
+ * `webhook`, `alertmanager` and `log`; another kind (PagerDuty, e-mail) is one more register call.
  */
 import type { Logger } from 'pino';
-import type { SendOutcome } from '../../delivery/outbox.js';
+import type { DeliveryPolicy, SendOutcome } from '../../delivery/outbox.js';
 import type { AlertMessage } from '../message.js';
 
 /** ok; retry: worth trying again (5xx, 429, timeout, network); permanent (4xx, redirect, blocked address). */
@@ -15,6 +15,13 @@ export interface Notifier {
   /** What may be shown of the destination (never the secret part of a URL). */
   readonly target: string;
   send(message: AlertMessage, signal: AbortSignal): Promise<SendResult>;
+  /** What this kind changes in the delivery policy (Alertmanager takes messages as fast as they come). */
+  readonly delivery?: Partial<Pick<DeliveryPolicy, 'minIntervalMs' | 'perPass'>>;
+  /**
+   * While an alert is firing, send it again at least this often, whatever its rule's repeat_interval
+   * (Alertmanager resolves an alert that is not re-sent before its endsAt).
+   */
+  readonly resendMs?: number;
 }
 
 /** A notifier's settings after config and secrets are resolved. */
@@ -24,18 +31,27 @@ export interface NotifierSettings {
   url?: string;
   allowAnyUrl: boolean;
   allowPrivateAddresses: boolean;
+  resendIntervalMs?: number;
+  labels?: Record<string, string>;
 }
 
 export interface NotifierDeps {
   timeoutMs: number;
+  /** How often the rules are evaluated (alerts.interval): re-sends happen at evaluations. */
+  evaluationIntervalMs: number;
   log: Logger;
   now: () => number;
 }
 
+/** A problem with the URL (a phrase), or with another key of the notifier. */
+export type NotifierProblem = string | { key: string; problem: string };
+
 export interface NotifierKind {
   /** Whether the kind needs a URL (from `url`, `url_file` or, for slack, SLACK_WEBHOOK_URL). */
   needsUrl: boolean;
-  /** Problems with the settings (each a phrase; the caller prefixes the config path). */
-  check(s: NotifierSettings): string[];
+  /** The optional keys this kind takes besides url (others refuse them). */
+  keys?: readonly ('resend_interval' | 'labels')[];
+  /** Problems with the settings (the caller prefixes the config path). */
+  check(s: NotifierSettings): NotifierProblem[];
   create(s: NotifierSettings, deps: NotifierDeps): Notifier;
 }

@@ -3,7 +3,7 @@
  * tools with counts, one example failure with its validation error path, and a link to the
  * failures. `text` is the fallback shown in notifications.
  */
-import type { AlertMessage } from '../message.js';
+import { formatValue as fmt, type AlertMessage } from '../message.js';
 import { pct } from '../rules.js';
 import { sendJson } from './http-result.js';
 import type { NotifierKind } from './registry.js';
@@ -19,10 +19,6 @@ function esc(s: string): string {
 function groupText(labels: Record<string, string>): string {
   const parts = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
   return parts.length ? parts.join(', ') : '(all)';
-}
-
-function fmt(kind: string, v: number): string {
-  return kind === 'drift' ? v.toFixed(3) : pct(v);
 }
 
 export function slackPayload(m: AlertMessage): Record<string, unknown> {

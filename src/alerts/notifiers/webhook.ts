@@ -3,16 +3,15 @@
  * takes Alertmanager notifications (PagerDuty/Opsgenie bridges, custom receivers) takes ours.
  * One message = one alert; groupKey is rule + group.
  */
-import type { AlertMessage } from '../message.js';
+import { alertAnnotations, alertLabels, type AlertMessage } from '../message.js';
 import { sendJson } from './http-result.js';
 import type { NotifierKind } from './registry.js';
 import { checkWebhookUrl, redactUrl } from './url-guard.js';
 
 export function alertmanagerPayload(m: AlertMessage, receiver: string): Record<string, unknown> {
-  const labels = { alertname: m.rule, severity: m.severity, ...m.labels };
+  const labels = alertLabels(m);
   const iso = (ms: number | null) => (ms === null ? '0001-01-01T00:00:00Z' : new Date(ms).toISOString());
-  const annotations: Record<string, string> = { summary: m.summary, value: String(m.value), threshold: String(m.threshold), kind: m.kind };
-  if (m.details.window) annotations.window = String(m.details.window);
+  const annotations = alertAnnotations(m);
   const alert = {
     status: m.status,
     labels,

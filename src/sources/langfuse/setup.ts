@@ -8,6 +8,7 @@ import type { Scheduler } from '../../jobs/scheduler.js';
 import type { Metrics } from '../../metrics/registry.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import type { Store } from '../../store/store.js';
+import type { Tracer } from '../../telemetry/tracing.js';
 import type { LangfuseApi } from './api.js';
 import { createLangfuseApi } from './client.js';
 import type { LangfuseConfig } from './config.js';
@@ -60,6 +61,8 @@ export interface LangfuseWiring {
   log: Logger;
   scheduler: Scheduler;
   overrides?: LangfuseOverrides;
+  /** toolwatch's own tracing; undefined when off. */
+  tracer?: Tracer;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -84,7 +87,8 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
     {
       api,
       state,
-      ingest: (facts, spanCount, extend) => w.pipeline.ingestFacts(facts, 'langfuse', spanCount, extend),
+      ingest: (facts, spanCount, extend, parent) => w.pipeline.ingestFacts(facts, 'langfuse', spanCount, extend, parent),
+      ...(w.tracer ? { tracer: w.tracer } : {}),
       clock,
       sleep,
       log,

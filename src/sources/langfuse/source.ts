@@ -22,12 +22,19 @@ import type { CheckedCall, SpanFacts } from '../../model.js';
 import { observationToFacts, type LangfuseObservation } from '../../normalize/langfuse.js';
 import type { IngestSummary } from '../../pipeline/pipeline.js';
 import type { BatchExtension } from '../../store/store.js';
+import { endSpan, type Span, startChild, type Tracer } from '../../telemetry/tracing.js';
 import { withRetries } from '../../delivery/retry.js';
 import { LANGFUSE_BACKOFF, LangfuseHttpError, toLangfuseError, V2_FIELDS, type LangfuseApi } from './api.js';
 import { outcomeScores } from './scores.js';
 import type { ApiMode, LangfuseState, SeenId, SourceState } from './state.js';
 
-export type IngestFn = (facts: readonly SpanFacts[], spanCount: number, extend: (calls: readonly CheckedCall[]) => readonly BatchExtension[]) => Promise<IngestSummary>;
+export type IngestFn = (
+  facts: readonly SpanFacts[],
+  spanCount: number,
+  extend: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
+  /** The sync window's span, parent of the batch's (telemetry on). */
+  parent?: Span,
+) => Promise<IngestSummary>;
 
 export interface LangfuseSourceDeps {
   api: LangfuseApi;
@@ -40,6 +47,8 @@ export interface LangfuseSourceDeps {
   onObservations?: (type: string, n: number) => void;
   onDuplicates?: (n: number) => void;
   onRequest?: (endpoint: 'v2_observations' | 'v1_observations', status: string) => void;
+  /** toolwatch's own tracing (a `langfuse sync window` span per window); undefined when off. */
+  tracer?: Tracer;
 }
 
 export interface LangfuseSourceOptions {
@@ -73,6 +82,8 @@ export class LangfuseSource {
   private state: SourceState | undefined;
   /** Observation id → start time, for the overlap and the window in progress. */
   private seen: Map<string, number> | undefined;
+  /** The span of the window in progress (telemetry on). */
+  private windowSpan: Span | undefined;
 
   constructor(
     private readonly deps: LangfuseSourceDeps,
@@ -102,9 +113,23 @@ export class LangfuseSource {
         const to = Math.min(end, (first ? from : wm!) + opts.maxWindowMs);
         if (to <= from) break;
         this.seen ??= await deps.state.seenSince(from);
-        await this.syncWindow(from, to, result);
+        const before = { ...result };
+        this.windowSpan = deps.tracer
+          ? startChild(deps.tracer, 'langfuse sync window', undefined, { 'toolwatch.langfuse.from': new Date(from).toISOString(), 'toolwatch.langfuse.to': new Date(to).toISOString() })
+          : undefined;
         const keepSinceMs = to - opts.overlapMs;
-        await deps.state.completeWindow({ watermarkMs: to, mode: this.mode, nowMs: deps.clock(), keepSinceMs });
+        let failure: { err: unknown } | undefined;
+        try {
+          await this.syncWindow(from, to, result);
+          await deps.state.completeWindow({ watermarkMs: to, mode: this.mode, nowMs: deps.clock(), keepSinceMs });
+        } catch (err) {
+          failure = { err };
+          throw err;
+        } finally {
+          const span = this.windowSpan;
+          this.windowSpan = undefined;
+          if (span) endSpan(span.setAttributes(windowAttributes(this.mode, before, result)), failure?.err);
+        }
         for (const [id, start] of this.seen) if (start < keepSinceMs) this.seen.delete(id);
         this.state.watermarkMs = wm = to;
         result.windows++;
@@ -222,7 +247,12 @@ export class LangfuseSource {
       ids.push({ id: o.id, startMs: Number.isFinite(start) ? start : from });
     }
     const now = deps.clock();
-    const summary = await deps.ingest(facts, obs.length, (calls) => [deps.state.batchExtension(ids, calls.length, opts.writeScores ? outcomeScores(calls) : [], now)]);
+    const summary = await deps.ingest(
+      facts,
+      obs.length,
+      (calls) => [deps.state.batchExtension(ids, calls.length, opts.writeScores ? outcomeScores(calls) : [], now)],
+      this.windowSpan,
+    );
     for (const s of ids) this.seen!.set(s.id, s.startMs);
     while (this.seen!.size > opts.maxSeen) this.seen!.delete(this.seen!.keys().next().value!);
     const byType = new Map<string, number>();
@@ -232,4 +262,14 @@ export class LangfuseSource {
     result.calls += summary.calls;
     if (this.state) (this.state.observations += obs.length), (this.state.calls += summary.calls);
   }
+}
+
+/** The `langfuse sync window` span's attributes: what this window read and counted. */
+function windowAttributes(mode: ApiMode, before: RunResult, after: RunResult): Record<string, string | number> {
+  return {
+    'toolwatch.langfuse.api': mode,
+    'toolwatch.langfuse.observations': after.observations - before.observations,
+    'toolwatch.langfuse.duplicates': after.duplicates - before.duplicates,
+    'toolwatch.calls': after.calls - before.calls,
+  };
 }

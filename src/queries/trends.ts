@@ -1,0 +1,152 @@
+/**
+ * The trends the built-in page draws, from the call series (src/queries/series.ts) and the drift
+ * rules: per service calls and error rate, per tool, per model, the outcome mix over time, the
+ * moments a service's model changed, and — for each drift rule — the tool shares now against the
+ * rule's baseline, computed exactly as the rule computes them.
+ */
+import type { CompiledRule } from '../alerts/evaluator.js';
+import { perTool } from '../alerts/kinds/counts.js';
+import { type CallWindows, groupKey, groupRows, loadCallWindows } from '../alerts/rules.js';
+import type { Store } from '../store/store.js';
+import type { Reader } from './reader.js';
+import { storeFilter } from './view.js';
+import { callSeries, rollup, type Series, seriesRange, stepFor } from './series.js';
+
+export interface ModelChange {
+  service: string;
+  model: string;
+  /** The new model's first minute. */
+  minute: number;
+  /** The models the service used before it (in the window, or the window before it). */
+  before: string[];
+}
+
+export interface DriftView {
+  rule: string;
+  window: string;
+  baseline: string;
+  minDistance: number;
+  pValue: number;
+  services: {
+    service: string;
+    /** The rule's condition holds now (it fires after its `for`). */
+    active: boolean;
+    /** Enough calls in both windows to compare (min_calls, min_baseline_calls). */
+    enough: boolean;
+    distance: number;
+    pValue: number;
+    total: number;
+    baselineTotal: number;
+    /** Every tool seen in either window, largest share now first. */
+    tools: { tool: string; before: number; after: number }[];
+  }[];
+}
+
+export interface Trends {
+  sinceMs: number;
+  untilMs: number;
+  stepMs: number;
+  buckets: number[];
+  /** Per service, most calls first. */
+  services: Series[];
+  /** Per service and tool. */
+  tools: Series[];
+  /** Per service and model. */
+  models: Series[];
+  /** Every shown call together, by outcome. */
+  outcomes: Series | undefined;
+  modelChanges: ModelChange[];
+  drift: DriftView[];
+}
+
+/** The page's trends as `read` may see them: its view filters every series and drift rule's counts. */
+export async function pageTrends(read: Reader, q: { nowMs: number; windowMs: number; service?: string }): Promise<Trends> {
+  const store = read.store;
+  const rules = read.alerting?.rules ?? [];
+  const range = seriesRange(q.nowMs, q.windowMs);
+  const view = storeFilter(read.view);
+  const svc = { ...(q.service !== undefined ? { service: q.service } : {}), ...view };
+  const stepMs = stepFor(range.untilMs - range.sinceMs);
+  const length = range.untilMs - range.sinceMs;
+  const [all, previous] = await Promise.all([
+    callSeries(store, { ...range, stepMs, by: ['service', 'model', 'tool'], ...svc }),
+    // One bucket: which models each service used in the window before this one.
+    callSeries(store, { sinceMs: range.sinceMs - length, untilMs: range.sinceMs, stepMs: length, by: ['service', 'model'], ...svc }),
+  ]);
+  const models = rollup(all, ['service', 'model']).series;
+  return {
+    ...range,
+    stepMs,
+    buckets: all.buckets,
+    services: rollup(all, ['service']).series,
+    tools: rollup(all, ['service', 'tool']).series,
+    models,
+    outcomes: rollup(all, []).series[0],
+    modelChanges: modelChanges(models, previous.series),
+    drift: await driftViews(store, rules, q.nowMs, q.service, view.services),
+  };
+}
+
+/**
+ * A model a service had not used in the window before, first seen after the service already had
+ * calls (from another model, or before the window): the moment its model changed. A brand-new
+ * service's first model is not a change.
+ */
+export function modelChanges(models: readonly Series[], previous: readonly Series[]): ModelChange[] {
+  const before = new Map<string, Set<string>>();
+  for (const s of previous) {
+    const set = before.get(s.key.service!) ?? new Set<string>();
+    before.set(s.key.service!, set.add(s.key.model!));
+  }
+  const out: ModelChange[] = [];
+  for (const s of models) {
+    const service = s.key.service!;
+    const model = s.key.model!;
+    const prior = before.get(service);
+    if (prior?.has(model)) continue;
+    const earlier = models.filter((o) => o.key.service === service && o.key.model !== model && o.firstMinute < s.firstMinute).map((o) => o.key.model!);
+    const all = [...new Set([...(prior ?? []), ...earlier])].sort();
+    if (all.length) out.push({ service, model, minute: s.firstMinute, before: all });
+  }
+  return out.sort((a, b) => a.minute - b.minute || a.service.localeCompare(b.service));
+}
+
+/** Each drift rule's windows, read and judged as the rule does, with the share of every tool. */
+async function driftViews(
+  store: Pick<Store, 'callCounts'>,
+  rules: readonly CompiledRule[],
+  nowMs: number,
+  service: string | undefined,
+  services: readonly string[] | undefined,
+): Promise<DriftView[]> {
+  const out: DriftView[] = [];
+  for (const rule of rules) {
+    if (rule.config.kind !== 'drift') continue;
+    const p = rule.params as { window: string; baseline: string; p_value: number; min_distance: number; service?: string };
+    if (service && p.service && p.service !== service) continue;
+    const data = (await loadCallWindows({ ...p, ...(service ? { service } : {}) }, { callCounts: (c) => store.callCounts(services ? { ...c, services } : c) }, nowMs)) as CallWindows;
+    const observations = rule.kind.evaluate(rule.params, data, nowMs);
+    const current = groupRows(data.current, ['service']);
+    const base = groupRows(data.baseline, ['service']);
+    out.push({
+      rule: rule.config.name,
+      window: p.window,
+      baseline: p.baseline,
+      minDistance: p.min_distance,
+      pValue: p.p_value,
+      services: observations.map((o) => {
+        const svc = o.labels.service ?? '';
+        const now = perTool(current.get(groupKey(o.labels))?.rows ?? []);
+        const then = perTool(base.get(groupKey(o.labels))?.rows ?? []);
+        const total = [...now.values()].reduce((a, b) => a + b, 0);
+        const baselineTotal = [...then.values()].reduce((a, b) => a + b, 0);
+        const tools = [...new Set([...now.keys(), ...then.keys()])]
+          .map((tool) => ({ tool, before: baselineTotal ? (then.get(tool) ?? 0) / baselineTotal : 0, after: total ? (now.get(tool) ?? 0) / total : 0 }))
+          .sort((a, b) => b.after - a.after || b.before - a.before || a.tool.localeCompare(b.tool));
+        const d = o.details as { pValue?: number; distance?: number };
+        return { service: svc, active: o.active, enough: total >= Number(rule.params.min_calls) && baselineTotal >= Number(rule.params.min_baseline_calls), distance: d.distance ?? o.value, pValue: d.pValue ?? 1, total, baselineTotal, tools };
+      }),
+    });
+  }
+  return out;
+}
