@@ -44,6 +44,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     retryAfterSeconds: config.ingest.retryAfterSeconds,
     maxAttributeDepth: config.ingest.maxAttributeDepth,
     isDraining,
+    now,
   });
   await app.register(healthRoutes, { store, isDraining });
   await app.register(metricsRoutes, { registry: metrics.registry });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { FAILURE_OUTCOMES } from '../model.js';
 import type { Store } from '../store/store.js';
+import { isoTime } from '../util/iso-time.js';
 import { parseSince } from './time-params.js';
 
 interface Query {
@@ -50,7 +51,7 @@ export async function failuresRoutes(app: FastifyInstance, opts: { store: Store;
       });
       const last = items.at(-1);
       return {
-        items: items.map((f) => ({ ...f, time: new Date(f.timeMs).toISOString() })),
+        items: items.map((f) => ({ ...f, time: isoTime(f.timeMs) })),
         nextCursor: items.length === limit && last ? String(last.id) : null,
       };
     },

@@ -15,11 +15,13 @@ import {
   type DecodeLimits,
   type DecodeResult,
 } from './otlp-decode-common.js';
+import { spanTimeProblem } from './span-time.js';
 
 type Obj = Record<string, unknown>;
 
 interface Ctx {
   maxDepth: number;
+  nowMs: number | undefined;
   reject: string | null;
 }
 
@@ -64,7 +66,7 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
   if (!isObj(root)) return { ok: false, message: 'OTLP/JSON body must be a JSON object (ExportTraceServiceRequest)' };
   const spans: Span[] = [];
   const rejects = new Rejects();
-  const c: Ctx = { maxDepth: resolveMaxDepth(limits), reject: null };
+  const c: Ctx = { maxDepth: resolveMaxDepth(limits), nowMs: limits?.nowMs, reject: null };
   try {
     const rsList = arrayField(root, 'resourceSpans', 'resource_spans', 'resourceSpans');
     for (let i = 0; i < rsList.length; i++) {
@@ -221,6 +223,8 @@ function convertSpan(c: Ctx, sp: unknown, service: string, scope: string): Span 
     c.reject = 'span events must be an array';
     return null;
   }
+  c.reject = spanTimeProblem(startTimeMs, endTimeMs, events.map((e) => e.timeMs), c.nowMs);
+  if (c.reject !== null) return null;
   return newSpan(
     traceId,
     spanId,

@@ -17,6 +17,7 @@ import {
   type DecodeLimits,
   type DecodeResult,
 } from './otlp-decode-common.js';
+import { spanTimeProblem } from './span-time.js';
 
 type Reader = pb.Reader;
 
@@ -31,11 +32,13 @@ interface Ctx {
   r: Reader;
   b: FastBuffer;
   maxDepth: number;
+  nowMs: number | undefined;
   /** Reason the span being decoded must be rejected (first one wins), or null. */
   reject: string | null;
 }
 
 const TWO32 = 4294967296;
+const NO_TIMES: readonly number[] = [];
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
@@ -50,7 +53,7 @@ export function decodeProtobuf(body: Uint8Array, limits?: DecodeLimits): DecodeR
   const rejects = new Rejects();
   if (b.length === 0) return { ok: true, spans, rejectedSpans: 0, rejectReasons: [] };
   const r = pb.Reader.create(b);
-  const c: Ctx = { r, b, maxDepth: resolveMaxDepth(limits), reject: null };
+  const c: Ctx = { r, b, maxDepth: resolveMaxDepth(limits), nowMs: limits?.nowMs, reject: null };
   try {
     const end = r.len;
     while (r.pos < end) {
@@ -384,6 +387,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
     else if (spanLen !== 8) c.reject = spanLen < 0 ? 'span_id missing' : 'span_id must be 8 bytes';
     else if (spanId === ZERO_SPAN) c.reject = 'span_id must not be all zeros';
     else if (parentLen !== 0 && parentLen !== 8) c.reject = 'parent_span_id must be empty or 8 bytes';
+    else c.reject = spanTimeProblem(startTimeMs, endTimeMs, events.length === 0 ? NO_TIMES : events.map((e) => e.timeMs), c.nowMs);
   }
   return newSpan(
     traceId,

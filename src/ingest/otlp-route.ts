@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Metrics } from '../metrics/registry.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { Store } from '../store/store.js';
+import { isUnstorable } from '../store/unstorable.js';
 import { readBody } from './body.js';
 import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './otlp-decode.js';
 
@@ -27,6 +28,8 @@ export interface OtlpRouteOptions {
   maxAttributeDepth: number;
   /** True while the process drains for shutdown: new batches get 503 so the client retries elsewhere. */
   isDraining: () => boolean;
+  /** The clock span times are checked against (spans ending far in the future are rejected). */
+  now: () => number;
 }
 
 export function formatOf(contentType: string | undefined): Format | undefined {
@@ -60,13 +63,18 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       return fail(reply, format, body.status, body.reason, body.status === 413 ? CODE.RESOURCE_EXHAUSTED : CODE.INVALID_ARGUMENT, body.message);
     }
 
-    const limits = { maxDepth: opts.maxAttributeDepth };
+    const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
     const decoded = format === 'protobuf' ? decodeProtobuf(body.body, limits) : decodeJson(body.body, limits);
     if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
     try {
       await opts.pipeline.ingestSpans(decoded.spans, 'otlp');
     } catch (err) {
+      if (isUnstorable(err)) {
+        // Retrying cannot help: the client must not resend it forever.
+        request.log.warn({ err }, 'batch refused by the store as data it cannot keep; answered 400');
+        return fail(reply, format, 400, 'unstorable', CODE.INVALID_ARGUMENT, `the batch holds data the store cannot keep: ${(err as Error).message}`);
+      }
       request.log.error({ err }, 'batch could not be recorded; asked the client to retry');
       reply.header('retry-after', String(opts.retryAfterSeconds));
       return fail(reply, format, 503, 'unavailable', CODE.UNAVAILABLE, 'the batch could not be recorded; retry after the given delay');

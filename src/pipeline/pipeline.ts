@@ -3,6 +3,7 @@
  * metrics. Metrics move only after the store committed, so the two always agree, and a batch
  * the store refused leaves no trace (the client's retry is counted in full).
  */
+import { createHash } from 'node:crypto';
 import type { CheckedCall, SourceName, Span, SpanFacts } from '../model.js';
 import { isFailure } from '../model.js';
 import { classify } from '../check/classify.js';
@@ -15,6 +16,7 @@ import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/sto
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, type CallToCount, type ExecutionToRecord } from './merge.js';
 import { buildWrite, FailureCap, UNKNOWN_TOOL } from './write-batch.js';
+import { storableText } from '../store/storable-text.js';
 
 /** A stage that adds its own rows to a batch's write (the judge's trajectory sampler, for one). */
 export interface BatchSink {
@@ -75,7 +77,7 @@ export class Pipeline {
     const calls = merged.calls.map((c) => this.check(c, source, now));
     const plan = buildWrite(source, calls, merged.executions, this.failureCap, now);
     plan.batch.pendingAdd = merged.deferred.map(toRow);
-    plan.batch.pendingRemove = merged.cancelled.map((c) => ({ traceId: c.traceId, callKey: c.key }));
+    plan.batch.pendingRemove = merged.cancelled.map((c) => pendingKey(c.traceId, c.key));
     for (const sink of deps.sinks ?? []) sink.collect({ source, facts, calls, batch: plan.batch });
     if (extend) plan.batch.extensions.push(...extend(calls));
 
@@ -112,7 +114,7 @@ export class Pipeline {
     for (const [source, items] of bySource) {
       const calls = items.map((p) => this.check(p.call, source, nowMs));
       const plan = buildWrite(source, calls, [], this.failureCap, nowMs);
-      plan.batch.pendingRemove = items.map((p) => ({ traceId: p.traceId, callKey: p.key }));
+      plan.batch.pendingRemove = items.map((p) => pendingKey(p.traceId, p.key));
       try {
         await deps.store.write(plan.batch);
       } catch (err) {
@@ -174,6 +176,18 @@ export class Pipeline {
   }
 }
 
+/**
+ * The pending row's key as stored: written and deleted through this one function, so both match.
+ * A call id can be as long as a span attribute; past MAX_KEY it is shortened with a digest of the
+ * whole (an index row has a size limit: PostgreSQL refuses one over about 2.7 KB).
+ */
+const MAX_KEY = 256;
+function pendingKey(traceId: string, key: string): { traceId: string; callKey: string } {
+  const short = (k: string) => (k.length <= MAX_KEY ? k : `${k.slice(0, MAX_KEY - 66)}#${createHash('sha256').update(k).digest('hex')}`);
+  return { traceId: storableText(short(traceId)), callKey: storableText(short(key)) };
+}
+
+// JSON.stringify escapes NUL and lone surrogates, so the payload is storable as it is.
 function toRow(p: PendingCall): PendingRow {
-  return { traceId: p.traceId, callKey: p.key, dueMs: p.dueMs, payload: JSON.stringify({ source: p.source, call: p.call }) };
+  return { ...pendingKey(p.traceId, p.key), dueMs: p.dueMs, payload: JSON.stringify({ source: p.source, call: p.call }) };
 }

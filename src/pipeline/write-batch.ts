@@ -6,17 +6,15 @@
 import type { CheckedCall, SourceName } from '../model.js';
 import type { CallAggregate, ExecutionAggregate, FailureRecord, WriteBatch } from '../store/store.js';
 import { minuteOf } from '../store/store.js';
+import { storableText } from '../store/storable-text.js';
 import type { ExecutionToRecord } from './merge.js';
 
 export const UNKNOWN_TOOL = '_unknown';
 const MAX_TEXT = 200;
 const MAX_ARGS = 64 * 1024;
 
-/** Bounded and storable everywhere: PostgreSQL TEXT refuses NUL, so it becomes U+FFFD. */
-const clip = (s: string, n = MAX_TEXT): string => {
-  const cut = s.length > n ? s.slice(0, n) : s;
-  return cut.includes('\u0000') ? cut.replace(/\u0000/g, '\uFFFD') : cut;
-};
+/** Bounded and storable everywhere (storable-text.ts): NUL and lone surrogates become U+FFFD. */
+const clip = (s: string, n = MAX_TEXT): string => storableText(s.length > n ? s.slice(0, n) : s);
 
 /** Records kept per (minute, service, tool); remembered for the current and previous minutes only. */
 export class FailureCap {
@@ -84,8 +82,8 @@ export function buildWrite(source: SourceName, calls: readonly CheckedCall[], ex
       tool,
       name: clip(c.name, 1000),
       outcome: o.outcome,
-      traceId: c.traceId,
-      spanId: c.spanId,
+      traceId: clip(c.traceId),
+      spanId: clip(c.spanId),
       ...(c.callId ? { callId: clip(c.callId) } : {}),
       ...(c.args.kind !== 'none' ? { arguments: clip(c.args.raw, MAX_ARGS) } : {}),
       errors: o.outcome === 'SchemaMismatch' ? o.errors : [],

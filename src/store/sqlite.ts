@@ -203,9 +203,19 @@ export function fromFailureRow(r: FailureRow): StoredFailure {
     spanId: r.span_id,
     ...(r.call_id ? { callId: r.call_id } : {}),
     ...(r.arguments !== null ? { arguments: r.arguments } : {}),
-    errors: JSON.parse(r.errors) as StoredFailure['errors'],
+    errors: parseErrors(r.errors),
     message: r.message,
   };
+}
+
+/** A stored errors column that is not a JSON array (a row no writer of ours made) reads as none. */
+function parseErrors(text: string | null): StoredFailure['errors'] {
+  try {
+    const v: unknown = JSON.parse(text ?? '[]');
+    return Array.isArray(v) ? (v as StoredFailure['errors']) : [];
+  } catch {
+    return [];
+  }
 }
 
 export function migrateSqlite(db: Database.Database): void {
