@@ -14,7 +14,7 @@ import type { LabelCap } from '../metrics/label-cap.js';
 import { normalizeSpans } from '../normalize/registry.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
-import { mergeBatch, type CallToCount, type ExecutionToRecord } from './merge.js';
+import { mergeBatch, unsettledOwners, type CallToCount, type ExecutionToRecord } from './merge.js';
 import { buildWrite, FailureCap, UNKNOWN_TOOL } from './write-batch.js';
 import { storableText } from '../store/storable-text.js';
 
@@ -71,22 +71,31 @@ export class Pipeline {
   ): Promise<IngestSummary> {
     const { deps } = this;
     const started = process.hrtime.bigint();
+    // A batch that shares spans or calls with one still being written waits for that one's outcome.
+    for (let waits = unsettledOwners(facts, deps.ledger); waits.length > 0; waits = unsettledOwners(facts, deps.ledger)) {
+      await Promise.all(waits);
+    }
+    // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
     const now = deps.now();
     const txn = deps.ledger.begin(now);
-    const merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
-    const calls = merged.calls.map((c) => this.check(c, source, now));
-    const plan = buildWrite(source, calls, merged.executions, this.failureCap, now);
-    plan.batch.pendingAdd = merged.deferred.map(toRow);
-    plan.batch.pendingRemove = merged.cancelled.map((c) => pendingKey(c.traceId, c.key));
-    for (const sink of deps.sinks ?? []) sink.collect({ source, facts, calls, batch: plan.batch });
-    if (extend) plan.batch.extensions.push(...extend(calls));
-
+    let merged: ReturnType<typeof mergeBatch>;
+    let calls: CheckedCall[];
+    let plan: ReturnType<typeof buildWrite>;
     try {
+      merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
+      calls = merged.calls.map((c) => this.check(c, source, now));
+      plan = buildWrite(source, calls, merged.executions, this.failureCap, now);
+      plan.batch.pendingAdd = merged.deferred.map(toRow);
+      plan.batch.pendingRemove = merged.cancelled.map((c) => pendingKey(c.traceId, c.key));
+      for (const sink of deps.sinks ?? []) sink.collect({ source, facts, calls, batch: plan.batch });
+      if (extend) plan.batch.extensions.push(...extend(calls));
       await deps.store.write(plan.batch);
     } catch (err) {
+      // Whatever failed, the batch is settled: batches waiting on its spans go on.
       txn.rollback();
       throw err;
     }
+    txn.commit();
     plan.commitCaps();
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.count(source, calls, merged.executions, plan.dropped, merged.duplicateSpans);
