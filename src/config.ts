@@ -164,6 +164,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
   // Secrets come from the environment only, never from the file.
   const cfg = toConfig(raw as FileShape, configPath, cwd, env, problems);
+  // The judge waits this long after a trace's last span; 0 would judge trajectories still running.
+  if (cfg.judge.idleMs <= 0) problems.push('judge.idle: must be longer than 0s');
   if (problems.length) throw new ConfigError(problems);
   return deepFreeze(cfg);
 }

@@ -11,7 +11,7 @@ import { LabelCap } from './metrics/label-cap.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { Ledger } from './pipeline/ledger.js';
 import { Pipeline } from './pipeline/pipeline.js';
-import { openStore } from './store/open.js';
+import { noteSqliteCreation, openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { createJudge, type Judge } from './judge/service.js';
@@ -56,6 +56,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const loaded = loadToolRegistry(config.tools);
   if (!loaded.ok) throw new ConfigError(loaded.problems);
   const now = overrides.now ?? Date.now;
+  const undoCreate = overrides.store ? () => {} : noteSqliteCreation(config);
   const store = overrides.store ?? (await openStore(config, log));
   let ledger: Ledger | undefined;
   let langfuse: LangfuseRuntime | undefined;
@@ -70,7 +71,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
   const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }));
   // What start-up built so far, stopped in reverse order if a later part fails.
-  const built: (() => unknown)[] = [() => store.close()];
+  // A refused start leaves no database file of its own behind (an existing one is kept).
+  const built: (() => unknown)[] = [undoCreate, () => store.close()];
   const abandon = async (err: unknown): Promise<never> => {
     for (const stop of built.reverse()) await stop();
     throw err;
