@@ -55,7 +55,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     isDraining,
     now,
   });
-  await app.register(healthRoutes, { store, isDraining });
+  await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth });
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { store, now });
   await app.register(statsRoutes, { store, now });

@@ -13,6 +13,7 @@ import { Ledger } from './pipeline/ledger.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { noteSqliteCreation, openStore } from './store/open.js';
 import type { Store } from './store/store.js';
+import { WriteHealth } from './store/write-health.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { createJudge, type Judge } from './judge/service.js';
 import type { JudgeClient } from './judge/client.js';
@@ -38,6 +39,8 @@ export interface Services {
   langfuse?: LangfuseRuntime;
   /** Set while shutting down: the receiver answers 503 so clients retry elsewhere. */
   draining: boolean;
+  /** Whether batch writes succeed (readiness). */
+  writeHealth: WriteHealth;
   close(): Promise<void>;
 }
 
@@ -89,6 +92,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   } catch (err) {
     return abandon(err);
   }
+  const writeHealth = new WriteHealth(now);
   const pipeline = new Pipeline({
     registry: loaded.registry,
     schemas: new SchemaCache(),
@@ -100,6 +104,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     executionGraceMs: config.dedupe.executionGraceMs,
     now,
     sinks: judge?.sink ? [judge.sink] : [],
+    writeHealth,
   });
   pipeline.restorePending(await store.loadPending());
   const scheduler = new Scheduler(log);
@@ -137,6 +142,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     ...(judge ? { judge } : {}),
     ...(langfuse ? { langfuse } : {}),
     draining: false,
+    writeHealth,
     async close() {
       scheduler.stop();
       langfuse?.stop();

@@ -1,15 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/store.js';
+import { WriteHealth } from '../store/write-health.js';
 
-export async function healthRoutes(app: FastifyInstance, opts: { store: Store; isDraining: () => boolean }): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, opts: { store: Store; isDraining: () => boolean; writeHealth?: WriteHealth }): Promise<void> {
+  const writes = opts.writeHealth ?? new WriteHealth();
   // Liveness: the process answers. Never depends on the store, or a slow disk would get us killed.
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  // Readiness: take traffic only while the store answers and we are not draining.
+  // Readiness: take traffic only while the store answers, takes writes, and we are not draining.
   app.get('/readyz', async (_req, reply) => {
     if (opts.isDraining()) return reply.code(503).send({ status: 'draining' });
     try {
-      await opts.store.ping();
+      await writes.check(opts.store);
       return { status: 'ready', store: opts.store.kind };
     } catch (err) {
       return reply.code(503).send({ status: 'unavailable', store: opts.store.kind, error: (err as Error).message });

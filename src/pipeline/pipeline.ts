@@ -17,6 +17,7 @@ import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, unsettledOwners, type CallToCount, type ExecutionToRecord } from './merge.js';
 import { buildWrite, FailureCap, UNKNOWN_TOOL } from './write-batch.js';
 import { storableText } from '../store/storable-text.js';
+import type { WriteHealth } from '../store/write-health.js';
 
 /** A stage that adds its own rows to a batch's write (the judge's trajectory sampler, for one). */
 export interface BatchSink {
@@ -35,6 +36,8 @@ export interface PipelineDeps {
   executionGraceMs: number;
   now: () => number;
   sinks?: BatchSink[];
+  /** Told every write's outcome (readiness). */
+  writeHealth?: WriteHealth;
 }
 
 export interface IngestSummary {
@@ -93,9 +96,11 @@ export class Pipeline {
     } catch (err) {
       // Whatever failed, the batch is settled: batches waiting on its spans go on.
       txn.rollback();
+      deps.writeHealth?.failed(err);
       throw err;
     }
     txn.commit();
+    deps.writeHealth?.succeeded();
     plan.commitCaps();
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.count(source, calls, merged.executions, plan.dropped, merged.duplicateSpans);
@@ -128,8 +133,10 @@ export class Pipeline {
         await deps.store.write(plan.batch);
       } catch (err) {
         deps.ledger.restore(items, nowMs);
+        deps.writeHealth?.failed(err);
         throw err;
       }
+      deps.writeHealth?.succeeded();
       plan.commitCaps();
       this.count(source, calls, [], plan.dropped, 0);
     }

@@ -237,6 +237,11 @@ export class PostgresStore implements Store {
     await this.pool.query('SELECT 1');
   }
 
+  /** A transaction with a transaction id commits a WAL record: fails when the server cannot write. */
+  async probeWrite(): Promise<void> {
+    await this.transaction((c) => c.query('SELECT pg_current_xact_id()'));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
