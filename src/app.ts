@@ -10,6 +10,7 @@ import { metricsRoutes } from './api/metrics-route.js';
 import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './alerts/routes.js';
+import { LoadShedder } from './ingest/load-shedder.js';
 import { otlpRoutes } from './ingest/otlp-route.js';
 import { uiRoutes } from './ui/routes.js';
 import type { Services } from './services.js';
@@ -54,6 +55,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     maxAttributeDepth: config.ingest.maxAttributeDepth,
     isDraining,
     now,
+    shedder: new LoadShedder({ maxInflight: config.ingest.maxInflightRequests, maxLoopDelayMs: config.ingest.maxEventLoopDelayMs }),
   });
   await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth });
   await app.register(metricsRoutes, { registry: metrics.registry });

@@ -32,6 +32,10 @@ export interface Config {
     maxPendingBatches: number;
     retryAfterSeconds: number;
     maxAttributeDepth: number;
+    /** Batches in flight at once; past this the receiver answers 503 + Retry-After (0 = no limit). */
+    maxInflightRequests: number;
+    /** Smoothed event-loop delay past which new batches get 503 + Retry-After (0 = never). */
+    maxEventLoopDelayMs: number;
   };
   dedupe: { maxTraces: number; maxCallsPerTrace: number; traceTtlMs: number; executionGraceMs: number };
   metrics: { maxLabelValues: number };
@@ -81,6 +85,8 @@ export const fileSchema = {
         max_pending_batches: { ...posInt, default: 256 },
         retry_after_seconds: { ...posInt, default: 1 },
         max_attribute_depth: { type: 'integer', minimum: 2, maximum: 256, default: 32 },
+        max_inflight_requests: { type: 'integer', minimum: 0, default: 1024 },
+        max_event_loop_delay: { ...duration, default: '250ms' },
       },
     },
     dedupe: {
@@ -211,7 +217,14 @@ type FileShape = {
   server: { host: string; port: number; shutdown_grace: string };
   log_level: string;
   database_url: string;
-  ingest: { max_body_bytes: number; max_pending_batches: number; retry_after_seconds: number; max_attribute_depth: number };
+  ingest: {
+    max_body_bytes: number;
+    max_pending_batches: number;
+    retry_after_seconds: number;
+    max_attribute_depth: number;
+    max_inflight_requests: number;
+    max_event_loop_delay: string;
+  };
   dedupe: { max_traces: number; max_calls_per_trace: number; trace_ttl: string; execution_grace: string };
   metrics: { max_label_values: number };
   store: { failures_per_tool_per_minute: number; retention_days: number; sqlite_synchronous: 'NORMAL' | 'FULL' };
@@ -234,6 +247,8 @@ function toConfig(f: FileShape, configPath: string | undefined, cwd: string, env
       maxPendingBatches: f.ingest.max_pending_batches,
       retryAfterSeconds: f.ingest.retry_after_seconds,
       maxAttributeDepth: f.ingest.max_attribute_depth,
+      maxInflightRequests: f.ingest.max_inflight_requests,
+      maxEventLoopDelayMs: parseDuration(f.ingest.max_event_loop_delay)!,
     },
     dedupe: {
       maxTraces: f.dedupe.max_traces,

@@ -3,12 +3,13 @@
  * answer in the request's format; 200 only after the batch is durably recorded; 400/413/415 for
  * what a retry cannot fix; 503 + Retry-After (never 500) for what it can.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Metrics } from '../metrics/registry.js';
-import type { Pipeline } from '../pipeline/pipeline.js';
+import { BatchCancelled, type Pipeline } from '../pipeline/pipeline.js';
 import type { Store } from '../store/store.js';
 import { isUnstorable } from '../store/unstorable.js';
 import { readBody } from './body.js';
+import type { LoadShedder } from './load-shedder.js';
 import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './otlp-decode.js';
 
 type Format = 'protobuf' | 'json';
@@ -30,6 +31,8 @@ export interface OtlpRouteOptions {
   isDraining: () => boolean;
   /** The clock span times are checked against (spans ending far in the future are rejected). */
   now: () => number;
+  /** Refuses new batches early while too many are in flight or the event loop lags (load-shedder.ts). */
+  shedder?: LoadShedder;
 }
 
 export function formatOf(contentType: string | undefined): Format | undefined {
@@ -44,11 +47,36 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
+  const shedder = opts.shedder;
+  if (shedder) {
+    shedder.start();
+    app.addHook('onClose', async () => shedder.stop());
+  }
+
   app.post('/v1/traces', async (request, reply) => {
+    if (!shedder) return handle(request, reply);
+    shedder.inflight++;
+    try {
+      return await handle(request, reply);
+    } finally {
+      shedder.inflight--;
+    }
+  });
+
+  /** The client went away: whatever we answer, it will resend, so work done now would count twice. */
+  const clientGone = (request: FastifyRequest) => request.raw.socket?.destroyed === true;
+
+  async function handle(request: FastifyRequest, reply: FastifyReply) {
     const format = formatOf(request.headers['content-type']);
     if (!format) {
       request.raw.resume();
       return fail(reply, 'json', 415, 'unsupported_media_type', CODE.INVALID_ARGUMENT, `Content-Type must be application/x-protobuf or application/json, got ${request.headers['content-type'] ?? 'none'}`);
+    }
+    const shed = shedder?.shed();
+    if (shed) {
+      request.raw.resume();
+      reply.header('retry-after', String(opts.retryAfterSeconds));
+      return fail(reply, format, 503, 'overloaded', CODE.UNAVAILABLE, `toolwatch is overloaded (${shed === 'inflight' ? 'too many batches in flight' : 'event loop delay'}); retry after the given delay`);
     }
     if (opts.isDraining() || opts.store.pendingWrites() >= opts.maxPendingBatches) {
       request.raw.resume();
@@ -63,13 +91,15 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       return fail(reply, format, body.status, body.reason, body.status === 413 ? CODE.RESOURCE_EXHAUSTED : CODE.INVALID_ARGUMENT, body.message);
     }
 
+    if (clientGone(request)) return skipGone(reply);
     const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
     const decoded = format === 'protobuf' ? decodeProtobuf(body.body, limits) : decodeJson(body.body, limits);
     if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
     try {
-      await opts.pipeline.ingestSpans(decoded.spans, 'otlp');
+      await opts.pipeline.ingestSpans(decoded.spans, 'otlp', () => clientGone(request));
     } catch (err) {
+      if (err instanceof BatchCancelled) return skipGone(reply);
       if (isUnstorable(err)) {
         // Retrying cannot help: the client must not resend it forever.
         request.log.warn({ err }, 'batch refused by the store as data it cannot keep; answered 400');
@@ -86,7 +116,12 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       partial = { rejectedSpans: decoded.rejectedSpans, errorMessage: decoded.rejectReasons.join('; ') };
     }
     return reply.code(200).type(CONTENT_TYPE[format]).send(encodeExportResponse(format, partial));
-  });
+  }
+
+  function skipGone(reply: FastifyReply) {
+    opts.metrics.ingestRejected.inc({ reason: 'client_gone' });
+    return reply.code(499).send();
+  }
 
   function fail(reply: FastifyReply, format: Format, status: number, reason: string, code: number, message: string) {
     opts.metrics.ingestRejected.inc({ reason });

@@ -50,6 +50,14 @@ export interface IngestSummary {
   duplicateSpans: number;
 }
 
+/** The batch was skipped before anything was recorded: its client had gone. */
+export class BatchCancelled extends Error {
+  constructor() {
+    super('the client went away before the batch was recorded');
+    this.name = 'BatchCancelled';
+  }
+}
+
 export class Pipeline {
   private readonly failureCap: FailureCap;
 
@@ -57,8 +65,13 @@ export class Pipeline {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
   }
 
-  ingestSpans(spans: readonly Span[], source: SourceName = 'otlp'): Promise<IngestSummary> {
-    return this.ingestFacts(normalizeSpans(spans), source, spans.length);
+  /**
+   * `cancelled` is asked once nothing is recorded yet and the batch would be written now (after any
+   * wait for an unsettled original): true skips the batch (BatchCancelled) — its client went away
+   * and will resend.
+   */
+  ingestSpans(spans: readonly Span[], source: SourceName = 'otlp', cancelled?: () => boolean): Promise<IngestSummary> {
+    return this.ingestFacts(normalizeSpans(spans), source, spans.length, undefined, cancelled);
   }
 
   /**
@@ -71,6 +84,7 @@ export class Pipeline {
     source: SourceName,
     spanCount = facts.length,
     extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
+    cancelled?: () => boolean,
   ): Promise<IngestSummary> {
     const { deps } = this;
     const started = process.hrtime.bigint();
@@ -78,6 +92,7 @@ export class Pipeline {
     for (let waits = unsettledOwners(facts, deps.ledger); waits.length > 0; waits = unsettledOwners(facts, deps.ledger)) {
       await Promise.all(waits);
     }
+    if (cancelled?.()) throw new BatchCancelled();
     // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
     const now = deps.now();
     const txn = deps.ledger.begin(now);
