@@ -55,7 +55,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     maxAttributeDepth: config.ingest.maxAttributeDepth,
     isDraining,
     now,
-    shedder: new LoadShedder({ maxInflight: config.ingest.maxInflightRequests, maxLoopDelayMs: config.ingest.maxEventLoopDelayMs }),
+    shedder: new LoadShedder({
+      maxInflight: config.ingest.maxInflightRequests,
+      maxLoopDelayMs: config.ingest.maxEventLoopDelayMs,
+    }),
   });
   await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth });
   await app.register(metricsRoutes, { registry: metrics.registry });

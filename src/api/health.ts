@@ -2,7 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/store.js';
 import { WriteHealth } from '../store/write-health.js';
 
-export async function healthRoutes(app: FastifyInstance, opts: { store: Store; isDraining: () => boolean; writeHealth?: WriteHealth }): Promise<void> {
+export interface HealthOptions {
+  store: Store;
+  isDraining: () => boolean;
+  /** Failed batch writes make readiness check with a real write (write-health.ts). */
+  writeHealth?: WriteHealth;
+}
+
+export async function healthRoutes(app: FastifyInstance, opts: HealthOptions): Promise<void> {
   const writes = opts.writeHealth ?? new WriteHealth();
   // Liveness: the process answers. Never depends on the store, or a slow disk would get us killed.
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -57,7 +57,8 @@ const SPACE_RANGES: [number, number][] = mergeRanges([...SPACE_POINTS.map((p): [
 const MAX_POINT = 0x10ffff;
 
 const hex = (n: number): string => `\\x{${n.toString(16)}}`;
-const rangeText = (rs: readonly [number, number][]): string => rs.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join('');
+const rangeText = (rs: readonly [number, number][]): string =>
+  rs.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join('');
 const SPACE_BODY = rangeText(SPACE_RANGES);
 const NOT_SPACE_BODY = rangeText(complement(SPACE_RANGES));
 // JavaScript's `.` excludes every line terminator; RE2's only \n.
@@ -171,7 +172,9 @@ function escape(p: string, at: number, inClass: boolean): { text: string; next: 
     case 'P':
       return property(p, at);
     default:
-      if (c >= '1' && c <= '9') throw new UnsupportedPattern(p, `uses a backreference (\\${c}), which a linear-time engine cannot run`);
+      if (c >= '1' && c <= '9') {
+        throw new UnsupportedPattern(p, `uses a backreference (\\${c}), which a linear-time engine cannot run`);
+      }
       // \d \D \w \W \B \t \n \r \f \v \xHH and escaped punctuation mean the same in RE2.
       return { text: `\\${c}`, next: at + 2 };
   }

@@ -387,7 +387,10 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: string): Span {
     else if (spanLen !== 8) c.reject = spanLen < 0 ? 'span_id missing' : 'span_id must be 8 bytes';
     else if (spanId === ZERO_SPAN) c.reject = 'span_id must not be all zeros';
     else if (parentLen !== 0 && parentLen !== 8) c.reject = 'parent_span_id must be empty or 8 bytes';
-    else c.reject = spanTimeProblem(startTimeMs, endTimeMs, events.length === 0 ? NO_TIMES : events.map((e) => e.timeMs), c.nowMs);
+    else {
+      const eventTimes = events.length === 0 ? NO_TIMES : events.map((e) => e.timeMs);
+      c.reject = spanTimeProblem(startTimeMs, endTimeMs, eventTimes, c.nowMs);
+    }
   }
   return newSpan(
     traceId,

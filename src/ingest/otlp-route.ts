@@ -76,7 +76,8 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     if (shed) {
       request.raw.resume();
       reply.header('retry-after', String(opts.retryAfterSeconds));
-      return fail(reply, format, 503, 'overloaded', CODE.UNAVAILABLE, `toolwatch is overloaded (${shed === 'inflight' ? 'too many batches in flight' : 'event loop delay'}); retry after the given delay`);
+      const why = shed === 'inflight' ? 'too many batches in flight' : 'event loop delay';
+      return fail(reply, format, 503, 'overloaded', CODE.UNAVAILABLE, `toolwatch is overloaded (${why}); retry after the given delay`);
     }
     if (opts.isDraining() || opts.store.pendingWrites() >= opts.maxPendingBatches) {
       request.raw.resume();
@@ -103,7 +104,8 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       if (isUnstorable(err)) {
         // Retrying cannot help: the client must not resend it forever.
         request.log.warn({ err }, 'batch refused by the store as data it cannot keep; answered 400');
-        return fail(reply, format, 400, 'unstorable', CODE.INVALID_ARGUMENT, `the batch holds data the store cannot keep: ${(err as Error).message}`);
+        const message = `the batch holds data the store cannot keep: ${(err as Error).message}`;
+        return fail(reply, format, 400, 'unstorable', CODE.INVALID_ARGUMENT, message);
       }
       request.log.error({ err }, 'batch could not be recorded; asked the client to retry');
       reply.header('retry-after', String(opts.retryAfterSeconds));

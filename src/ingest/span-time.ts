@@ -19,7 +19,12 @@ export const MAX_REPRESENTABLE_MS = 9_223_372_036_854;
  * The reason a span with these times (ms since the epoch; NaN = unreadable) must be rejected, or
  * null. `nowMs` undefined checks only that the times are representable.
  */
-export function spanTimeProblem(startMs: number, endMs: number, eventTimesMs: readonly number[], nowMs: number | undefined): string | null {
+export function spanTimeProblem(
+  startMs: number,
+  endMs: number,
+  eventTimesMs: readonly number[],
+  nowMs: number | undefined,
+): string | null {
   const latest = nowMs === undefined ? MAX_REPRESENTABLE_MS : Math.min(MAX_REPRESENTABLE_MS, nowMs + MAX_FUTURE_MS);
   const bad = (t: number) => !(t >= 0 && t <= latest);
   if (bad(startMs) || bad(endMs)) return timeReason('startTimeUnixNano/endTimeUnixNano', nowMs);

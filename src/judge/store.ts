@@ -86,7 +86,10 @@ function insertSteps(n: number): string {
 
 function statementsFor(w: TrajectoryWrite): [string, unknown[]][] {
   const out: [string, unknown[]][] = [
-    [UPSERT_HEADER, [storableText(w.traceId), storableText(w.service), w.firstMs, w.endMs, w.seenMs, w.hasFailure ? 1 : 0, w.position, w.seenMs]],
+    [
+      UPSERT_HEADER,
+      [storableText(w.traceId), storableText(w.service), w.firstMs, w.endMs, w.seenMs, w.hasFailure ? 1 : 0, w.position, w.seenMs],
+    ],
   ];
   for (let i = 0; i < w.steps.length; i += MAX_STEP_ROWS_PER_STATEMENT) {
     const chunk = w.steps.slice(i, i + MAX_STEP_ROWS_PER_STATEMENT);

@@ -214,7 +214,8 @@ export class Pipeline {
  */
 const MAX_KEY = 256;
 function pendingKey(traceId: string, key: string): { traceId: string; callKey: string } {
-  const short = (k: string) => (k.length <= MAX_KEY ? k : `${k.slice(0, MAX_KEY - 66)}#${createHash('sha256').update(k).digest('hex')}`);
+  const short = (k: string) =>
+    k.length <= MAX_KEY ? k : `${k.slice(0, MAX_KEY - 66)}#${createHash('sha256').update(k).digest('hex')}`;
   return { traceId: storableText(short(traceId)), callKey: storableText(short(key)) };
 }
 

@@ -12,7 +12,8 @@ export async function openStore(config: Config, log: Logger): Promise<Store> {
   // Loaded only when asked for, so the embedded default never pulls in pg.
   const { PostgresStore } = await import('./postgres.js');
   return PostgresStore.open(db.url, {
-    onClientError: (err) => log.warn({ err }, 'postgres: a connection failed; what ran on it is refused (503) and the pool replaces it'),
+    onClientError: (err) =>
+      log.warn({ err }, 'postgres: a connection failed; what ran on it is refused (503) and the pool replaces it'),
   });
 }
 
