@@ -17,6 +17,7 @@ import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './api/alerts.js';
 import { instrumentationRoutes } from './api/instrumentation.js';
+import { LoadShedder } from './sources/otlp/load-shedder.js';
 import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
 import type { Services } from './services.js';
@@ -35,12 +36,21 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     bodyLimit: 1024 * 1024,
     // An agent fleet sends many batches a second: per-request info logs would drown the useful ones.
     logController: new LogController({ disableRequestLogging: true }),
-    // Closing keeps in-flight requests: a batch being recorded still gets its answer.
-    forceCloseConnections: false,
+    // Closing keeps in-flight requests (a batch being recorded still gets its answer) but closes
+    // kept-alive connections as soon as they are idle, so they cannot hold the shutdown.
+    forceCloseConnections: 'idle',
+    // While closing, batches get the OTLP route's own 503 (Retry-After, the request's format).
+    return503OnClosing: false,
     // A misspelt query parameter is an error, not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
   });
   const isDraining = () => services.draining;
+
+  // A connection answered while draining is closed after the answer, so no kept-alive connection
+  // outlives the requests it had in flight (closing waits for connections, not only requests).
+  app.addHook('onSend', async (_req, reply) => {
+    if (isDraining()) reply.header('connection', 'close');
+  });
 
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
@@ -72,8 +82,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     maxAttributeDepth: config.ingest.maxAttributeDepth,
     isDraining,
     cors,
+    now,
+    shedder: new LoadShedder({
+      maxInflight: config.ingest.maxInflightRequests,
+      maxLoopDelayMs: config.ingest.maxEventLoopDelayMs,
+    }),
   });
-  await app.register(healthRoutes, { store, isDraining });
+  await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth });
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { read, now });
   await app.register(statsRoutes, { read, now });

@@ -55,6 +55,10 @@ export interface Config {
     maxPendingBatches: number;
     retryAfterSeconds: number;
     maxAttributeDepth: number;
+    /** Batches in flight at once; past this the receiver answers 503 + Retry-After (0 = no limit). */
+    maxInflightRequests: number;
+    /** Smoothed event-loop delay past which new batches get 503 + Retry-After (0 = never). */
+    maxEventLoopDelayMs: number;
   };
   dedupe: { maxTraces: number; maxCallsPerTrace: number; traceTtlMs: number; executionGraceMs: number };
   metrics: { maxLabelValues: number };
@@ -119,6 +123,8 @@ export const fileSchema = {
         max_pending_batches: { ...posInt, default: 256 },
         retry_after_seconds: { ...posInt, default: 1 },
         max_attribute_depth: { type: 'integer', minimum: 2, maximum: 256, default: 32 },
+        max_inflight_requests: { type: 'integer', minimum: 0, default: 1024 },
+        max_event_loop_delay: { ...duration, default: '250ms' },
       },
     },
     dedupe: {
@@ -329,6 +335,8 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       maxPendingBatches: f.ingest.max_pending_batches,
       retryAfterSeconds: f.ingest.retry_after_seconds,
       maxAttributeDepth: f.ingest.max_attribute_depth,
+      maxInflightRequests: f.ingest.max_inflight_requests,
+      maxEventLoopDelayMs: durationMs(f.ingest.max_event_loop_delay),
     },
     dedupe: {
       maxTraces: f.dedupe.max_traces,

@@ -11,8 +11,9 @@ import { LabelCap } from './metrics/label-cap.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { Ledger } from './pipeline/ledger.js';
 import { Pipeline } from './pipeline/pipeline.js';
-import { openStore } from './store/open.js';
+import { noteSqliteCreation, openStore } from './store/open.js';
 import type { Store } from './store/store.js';
+import { WriteHealth } from './store/write-health.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { createJudge, type Judge } from './judge/service.js';
 import type { JudgeClient } from './judge/client.js';
@@ -49,6 +50,8 @@ export interface Services {
   tokens: TokenSet;
   /** Set while shutting down: the receiver answers 503 so clients retry elsewhere. */
   draining: boolean;
+  /** Whether batch writes succeed (readiness). */
+  writeHealth: WriteHealth;
   close(): Promise<void>;
 }
 
@@ -77,7 +80,13 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const tokens = new TokenSet(config.auth);
   const redactor = storeRedactor(config.store.redactArguments);
   const now = overrides.now ?? Date.now;
-  const store = overrides.store ?? (await openStore(config, log));
+  const undoCreate = overrides.store ? () => {} : noteSqliteCreation(config);
+  const store =
+    overrides.store ??
+    (await openStore(config, log).catch((err: unknown) => {
+      undoCreate();
+      throw err;
+    }));
   let ledger: Ledger | undefined;
   let langfuse: LangfuseRuntime | undefined;
   const metrics = createMetrics({
@@ -91,7 +100,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
   const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }));
   // What start-up built so far, stopped in reverse order if a later part fails.
-  const built: (() => unknown)[] = [() => store.close()];
+  // A refused start leaves no database file of its own behind (an existing one is kept).
+  const built: (() => unknown)[] = [undoCreate, () => store.close()];
   const abandon = async (err: unknown): Promise<never> => {
     for (const stop of built.reverse()) await stop();
     throw err;
@@ -110,6 +120,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     return abandon(err);
   }
   const coverage: CoverageSource = { tracker: new CoverageTracker(), sinceMs: now() };
+  const writeHealth = new WriteHealth(now);
   const pipeline = new Pipeline({
     dialects: kinds.dialects,
     registry: loaded.registry,
@@ -124,6 +135,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     now,
     sinks: judge.sink ? [judge.sink] : [],
     coverage: coverage.tracker,
+    writeHealth,
     ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
   });
   const restored = pipeline.restorePending(await store.loadPending());
@@ -171,6 +183,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     ...(langfuse ? { langfuse } : {}),
     tokens,
     draining: false,
+    writeHealth,
     async close() {
       scheduler.stop();
       langfuse?.stop();

@@ -29,6 +29,10 @@ export interface Cluster {
   url: string;
   dir: string;
   stop(): void;
+  /** Stops the server, keeping its data (`pg_ctl stop -m fast|immediate`), for fault tests. */
+  halt(mode: 'fast' | 'immediate'): void;
+  /** Starts it again after halt(), on the same port. */
+  resume(): void;
 }
 
 /** Runs a PostgreSQL binary as the postgres user when we are root (initdb refuses root). */
@@ -80,6 +84,12 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
         return {
           url: `postgres://postgres@127.0.0.1:${port}/postgres`,
           dir,
+          halt(mode) {
+            pgRun('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+          },
+          resume() {
+            pgRun('pg_ctl', ['-D', data, '-l', log, '-o', serverOpts.join(' '), '-w', '-t', '60', 'start']);
+          },
           stop() {
             try {
               pgRun('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);

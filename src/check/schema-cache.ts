@@ -2,12 +2,19 @@
  * Compiles tool schemas once and reuses the validator: keyed by schema object identity first
  * (definitions parsed from the same attribute string are the same object) and by canonical
  * content second, so a schema is never compiled per call.
+ *
+ * Bounded: at most `maxEntries` validators by content, and Ajv itself — which keeps every schema it
+ * compiled, and every pattern and function in its shared scope — is replaced by a fresh instance
+ * every `maxEntries` compilations, so the old one is collected once the validators it made are
+ * evicted. Schemas come from spans: without this, memory grows with every distinct schema sent.
  */
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 import { createRequire } from 'node:module';
+import { linearFormats } from './linear-formats.js';
+import { linearRegExp } from './linear-regexp.js';
 
 // JSON import attributes need Node 20.10; engines allow 20.6.
 const draft6MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as object;
@@ -33,24 +40,56 @@ const OPTIONS: Options = {
   logger: false,
   // Model output is attacker-reachable: keep Ajv's regexes on the safe engine path.
   unicodeRegExp: true,
+  // `pattern` and `patternProperties` run on RE2: linear time whatever the pattern (linear-regexp.ts).
+  code: { regExp: linearRegExp },
 };
 
 const DRAFT_2019 = /json-schema\.org\/draft\/2019-09\/schema/;
 const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\/schema/;
 
+/** One Ajv per dialect; replaced as a whole when a generation is full. */
+interface Generation {
+  ajv07: Ajv;
+  ajv2019: Ajv;
+  ajv2020: Ajv;
+  compiled: number;
+}
+
+function withFormats(ajv: Ajv): Ajv {
+  addFormats(ajv);
+  for (const [name, validate] of Object.entries(linearFormats)) ajv.addFormat(name, validate);
+  return ajv;
+}
+
+function newGeneration(): Generation {
+  const ajv07 = withFormats(new Ajv(OPTIONS));
+  ajv07.addMetaSchema(draft6MetaSchema);
+  return {
+    ajv07,
+    ajv2019: withFormats(new Ajv2019(OPTIONS) as unknown as Ajv),
+    ajv2020: withFormats(new Ajv2020(OPTIONS) as unknown as Ajv),
+    compiled: 0,
+  };
+}
+
 export class SchemaCache {
   private readonly byObject = new WeakMap<object, Compiled>();
   private readonly byContent = new Map<string, Compiled>();
-  private readonly ajv07: Ajv;
-  private readonly ajv2019: Ajv;
-  private readonly ajv2020: Ajv;
+  private gen: Generation = newGeneration();
   compiled = 0;
+  /** Ajv instances replaced so far (each generation compiles at most maxEntries schemas). */
+  generations = 1;
 
-  constructor(private readonly maxEntries = 2_000) {
-    this.ajv07 = addFormats(new Ajv(OPTIONS));
-    this.ajv07.addMetaSchema(draft6MetaSchema);
-    this.ajv2019 = addFormats(new Ajv2019(OPTIONS) as unknown as Ajv);
-    this.ajv2020 = addFormats(new Ajv2020(OPTIONS) as unknown as Ajv);
+  constructor(private readonly maxEntries = 2_000) {}
+
+  /** What Ajv currently holds: schemas in its cache, per dialect, for the memory tests. */
+  ajvCacheSize(): number {
+    const size = (a: Ajv) => (a as unknown as { _cache: Map<unknown, unknown> })._cache.size;
+    return size(this.gen.ajv07) + size(this.gen.ajv2019) + size(this.gen.ajv2020);
+  }
+
+  get entries(): number {
+    return this.byContent.size;
   }
 
   get(schema: unknown): Compiled {
@@ -70,10 +109,16 @@ export class SchemaCache {
   }
 
   private compile(schema: Record<string, unknown>): Compiled {
+    if (this.gen.compiled >= this.maxEntries) {
+      this.gen = newGeneration();
+      this.generations++;
+    }
+    const gen = this.gen;
     const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-    const ajv = DRAFT_2020.test(dialect) ? this.ajv2020 : DRAFT_2019.test(dialect) ? this.ajv2019 : this.ajv07;
+    const ajv = DRAFT_2020.test(dialect) ? gen.ajv2020 : DRAFT_2019.test(dialect) ? gen.ajv2019 : gen.ajv07;
     try {
       this.compiled++;
+      gen.compiled++;
       return { ok: true, validate: ajv.compile(schema) };
     } catch (err) {
       return { ok: false, message: (err as Error).message.slice(0, 500) };

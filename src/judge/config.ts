@@ -103,6 +103,8 @@ export function toJudgeConfig(f: JudgeFileShape): JudgeConfig {
 export function checkJudgeConfig(cfg: JudgeConfig): string[] {
   const problems: string[] = [];
   if (cfg.enabled && !cfg.model) problems.push('judge.model: required when judge.enabled is true');
+  // The judge waits this long after a trace's last span; 0 would judge trajectories still running.
+  if (cfg.idleMs <= 0) problems.push('judge.idle: must be longer than 0s');
   for (const p of cfg.redact.patterns) {
     try {
       new RegExp(p, 'g');

@@ -5,6 +5,7 @@
  */
 import { num, optStr } from '../store/rows.js';
 import { servicesMatch, type BatchExtension, type Row, type Sql } from '../store/sql.js';
+import { storableText } from '../store/storable-text.js';
 import { assemble, type TrajectoryHeader } from './assemble.js';
 import type { Label, RunRecord, Step, Trajectory, TrajectoryStatus, VerdictRecord } from './types.js';
 
@@ -61,12 +62,26 @@ function insertSteps(n: number): string {
 
 function statementsFor(w: TrajectoryWrite): [string, unknown[]][] {
   const out: [string, unknown[]][] = [
-    [UPSERT_HEADER, [w.traceId, w.service, w.firstMs, w.endMs, w.seenMs, w.hasFailure ? 1 : 0, w.position, w.seenMs]],
+    [
+      UPSERT_HEADER,
+      [
+        storableText(w.traceId),
+        storableText(w.service),
+        w.firstMs,
+        w.endMs,
+        w.seenMs,
+        w.hasFailure ? 1 : 0,
+        w.position,
+        w.seenMs,
+      ],
+    ],
   ];
   for (let i = 0; i < w.steps.length; i += MAX_STEP_ROWS_PER_STATEMENT) {
     const chunk = w.steps.slice(i, i + MAX_STEP_ROWS_PER_STATEMENT);
-    const params = chunk.flatMap((s) => [w.traceId, s.spanId, s.startMs, s.endMs, s.kind, s.payload]);
-    out.push([insertSteps(chunk.length), [...params, w.traceId]]);
+    // Span ids are hex (OTLP) or Langfuse ids; the payload is JSON, whose escapes are storable.
+    const traceId = storableText(w.traceId);
+    const params = chunk.flatMap((s) => [traceId, storableText(s.spanId), s.startMs, s.endMs, s.kind, s.payload]);
+    out.push([insertSteps(chunk.length), [...params, traceId]]);
   }
   return out;
 }

@@ -40,6 +40,12 @@ interface TraceState {
   spans: Set<string>;
   calls: Map<string, CallEntry>;
   touchedMs: number;
+  /**
+   * Spans and calls taken by a batch whose store write has not settled yet. A resend of that batch
+   * must not be acknowledged as a duplicate before the original committed (if the original is then
+   * rolled back, nothing would be stored): it waits for the original's outcome (see heldBy).
+   */
+  unsettled?: Map<string, LedgerTxn> | undefined;
 }
 
 export interface LedgerOptions {
@@ -118,6 +124,14 @@ export class Ledger {
     return new LedgerTxn(this, nowMs);
   }
 
+  /**
+   * The unsettled batch that took this span (`span` kind) or call key (`call`) of the trace, if
+   * another batch than `self` did; a caller awaits its `settled` before deciding about duplicates.
+   */
+  heldBy(traceId: string, kind: 'span' | 'call', key: string): LedgerTxn | undefined {
+    return this.traces.get(traceId)?.unsettled?.get(kind === 'span' ? key : `\u0001${key}`);
+  }
+
   /** @internal */ trace(traceId: string, nowMs: number, undo: (() => void)[]): TraceState {
     let t = this.traces.get(traceId);
     if (t) {
@@ -159,11 +173,21 @@ export class Ledger {
 
 export class LedgerTxn {
   private readonly undoLog: (() => void)[] = [];
+  /** What this batch took, marked unsettled until commit() or rollback(). */
+  private readonly held: [TraceState, string][] = [];
+  private done!: () => void;
+  /** Resolves when the batch's store write committed or was refused. */
+  readonly settled = new Promise<void>((resolve) => (this.done = resolve));
 
   constructor(
     private readonly ledger: Ledger,
     private readonly nowMs: number,
   ) {}
+
+  private hold(t: TraceState, key: string): void {
+    (t.unsettled ??= new Map()).set(key, this);
+    this.held.push([t, key]);
+  }
 
   /** Claims a span; false when the span was already taken (a resent batch). */
   claimSpan(traceId: string, spanId: string): boolean {
@@ -171,7 +195,13 @@ export class LedgerTxn {
     if (t.spans.has(spanId)) return false;
     t.spans.add(spanId);
     this.undoLog.push(() => t.spans.delete(spanId));
+    this.hold(t, spanId);
     return true;
+  }
+
+  /** The batch is durably recorded: what it took is settled. */
+  commit(): void {
+    this.release();
   }
 
   get(traceId: string, key: string): CallEntry | undefined {
@@ -184,6 +214,7 @@ export class LedgerTxn {
     if (t.calls.size >= this.ledger.maxCallsPerTrace) return;
     t.calls.set(key, entry);
     this.undoLog.push(() => t.calls.delete(key));
+    this.hold(t, `\u0001${key}`);
   }
 
   /** A proposal arrived for a call known from its tool span: pair them. */
@@ -243,6 +274,18 @@ export class LedgerTxn {
   rollback(): void {
     for (let i = this.undoLog.length - 1; i >= 0; i--) this.undoLog[i]!();
     this.undoLog.length = 0;
+    this.release();
+  }
+
+  private release(): void {
+    for (const [t, key] of this.held) {
+      const m = t.unsettled;
+      if (m?.get(key) !== this) continue;
+      m.delete(key);
+      if (m.size === 0) t.unsettled = undefined;
+    }
+    this.held.length = 0;
+    this.done();
   }
 }
 

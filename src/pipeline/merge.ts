@@ -4,7 +4,7 @@
  * its sightings arrive in different, concurrent, out-of-order export batches.
  */
 import type { CallSighting, SourceName, SpanFacts, ToolArgs, ToolDef, ToolExecution } from '../model.js';
-import type { CallEntry, LedgerTxn, PendingCall } from './ledger.js';
+import type { CallEntry, Ledger, LedgerTxn, PendingCall } from './ledger.js';
 
 export interface CallToCount {
   traceId: string;
@@ -58,6 +58,25 @@ export interface MergeContext {
   source: SourceName;
   /** When a tool-span-only call seen now is counted if no proposal arrives. */
   dueMs: number;
+}
+
+/**
+ * The batches not yet settled (store write neither committed nor refused) that took a span or an
+ * id-keyed call of these facts. A batch must wait for them before merging: otherwise a resend of an
+ * uncommitted batch would be taken for a duplicate, acknowledged, and lost if the original then fails.
+ */
+export function unsettledOwners(facts: readonly SpanFacts[], ledger: Ledger): Promise<void>[] {
+  let owners: Set<LedgerTxn> | undefined;
+  const note = (t: LedgerTxn | undefined) => {
+    if (t) (owners ??= new Set()).add(t);
+  };
+  for (const f of facts) {
+    if (f.proposals.length === 0 && !f.execution) continue;
+    note(ledger.heldBy(f.traceId, 'span', f.spanId));
+    for (const p of f.proposals) if (p.callId) note(ledger.heldBy(f.traceId, 'call', `id:${p.callId}`));
+    if (f.execution?.callId) note(ledger.heldBy(f.traceId, 'call', `id:${f.execution.callId}`));
+  }
+  return owners ? [...owners].map((t) => t.settled) : [];
 }
 
 export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: MergeContext): Merged {

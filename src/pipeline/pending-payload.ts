@@ -3,8 +3,10 @@
  * restart keeps it. The payload is versioned and checked when read back: a row this version cannot
  * read is reported and skipped, never cast into a call.
  */
+import { createHash } from 'node:crypto';
 import { Ajv } from 'ajv';
 import type { SourceName } from '../model.js';
+import { storableText } from '../store/storable-text.js';
 import type { PendingRow } from '../store/store.js';
 import type { PendingCall } from './ledger.js';
 import type { CallToCount } from './merge.js';
@@ -21,6 +23,7 @@ const payloadSchema = {
   required: ['source', 'call'],
   properties: {
     v: { enum: [1, PENDING_PAYLOAD_VERSION] },
+    key: str,
     source: { enum: ['otlp', 'langfuse'] },
     call: {
       type: 'object',
@@ -49,10 +52,32 @@ const payloadSchema = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: false, strict: true }).compile<{ v?: number; source: SourceName; call: CallToCount }>(payloadSchema);
+type Payload = { v?: number; source: SourceName; call: CallToCount; key?: string };
+const validate = new Ajv({ allErrors: false, strict: true }).compile<Payload>(payloadSchema);
 
+/**
+ * The pending row's key as stored: written and deleted through this one function, so both match.
+ * A call id can be as long as a span attribute; past MAX_KEY it is shortened with a digest of the
+ * whole (an index row has a size limit: PostgreSQL refuses one over about 2.7 KB), and made storable
+ * (storable-text.ts). Idempotent: a stored key maps to itself.
+ */
+const MAX_KEY = 256;
+export function storedPendingKey(traceId: string, key: string): { traceId: string; callKey: string } {
+  const short = (k: string) =>
+    k.length <= MAX_KEY ? k : `${k.slice(0, MAX_KEY - 66)}#${createHash('sha256').update(k).digest('hex')}`;
+  return { traceId: storableText(short(traceId)), callKey: storableText(short(key)) };
+}
+
+/**
+ * JSON.stringify escapes NUL and lone surrogates, so the payload is storable as it is. It carries the
+ * call's own trace id and, when the stored key is not the ledger's, the key: read back, the call pairs
+ * with its proposal under the same keys as before the restart.
+ */
 export function encodePending(p: PendingCall): PendingRow {
-  return { traceId: p.traceId, callKey: p.key, dueMs: p.dueMs, payload: JSON.stringify({ v: PENDING_PAYLOAD_VERSION, source: p.source, call: p.call }) };
+  const stored = storedPendingKey(p.traceId, p.key);
+  const key = stored.callKey !== p.key ? { key: p.key } : {};
+  const doc: Payload = { v: PENDING_PAYLOAD_VERSION, source: p.source, call: p.call, ...key };
+  return { ...stored, dueMs: p.dueMs, payload: JSON.stringify(doc) };
 }
 
 export type DecodedPending = { ok: true; call: PendingCall } | { ok: false; reason: string };
@@ -68,5 +93,6 @@ export function decodePending(r: PendingRow): DecodedPending {
     const e = validate.errors?.[0];
     return { ok: false, reason: `unreadable payload: ${e ? `${e.instancePath || '/'} ${e.message ?? ''}`.trim() : 'invalid'}` };
   }
-  return { ok: true, call: { source: doc.source, traceId: r.traceId, key: r.callKey, dueMs: r.dueMs, call: doc.call } };
+  const key = doc.key ?? r.callKey;
+  return { ok: true, call: { source: doc.source, traceId: doc.call.traceId, key, dueMs: r.dueMs, call: doc.call } };
 }

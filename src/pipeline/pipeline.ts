@@ -18,8 +18,8 @@ import type { StoreRedactor } from '../redact/stored.js';
 import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
-import { mergeBatch, type CallToCount } from './merge.js';
-import { decodePending, encodePending } from './pending-payload.js';
+import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
+import { decodePending, encodePending, storedPendingKey } from './pending-payload.js';
 import {
   buildWrite,
   callLabels,
@@ -30,6 +30,7 @@ import {
   type ExecutionLabels,
   type WritePlan,
 } from './write-batch.js';
+import type { WriteHealth } from '../store/write-health.js';
 
 /** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
 export interface BatchSink {
@@ -65,6 +66,8 @@ export interface PipelineDeps {
   coverage?: CoverageTracker;
   /** toolwatch's own tracing; undefined when off (then no span and no attribute is built). */
   tracer?: Tracer;
+  /** Told every write's outcome (readiness). */
+  writeHealth?: WriteHealth;
 }
 
 export interface IngestSummary {
@@ -77,6 +80,24 @@ export interface IngestSummary {
   duplicateSpans: number;
 }
 
+/** The batch was skipped before anything was recorded: its client had gone. */
+export class BatchCancelled extends Error {
+  constructor() {
+    super('the client went away before the batch was recorded');
+    this.name = 'BatchCancelled';
+  }
+}
+
+/** How `record` treats one batch beyond its facts. */
+interface RecordOptions {
+  /** Rows the caller adds to the batch's own transaction from the checked calls. */
+  extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[];
+  /** Runs after the store took the batch, before the metrics move. */
+  committed?: () => void;
+  /** Asked once nothing is recorded yet; true skips the batch (BatchCancelled). */
+  cancelled?: () => boolean;
+}
+
 export class Pipeline {
   private readonly failureCap: FailureCap;
 
@@ -84,11 +105,21 @@ export class Pipeline {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
   }
 
-  ingestSpans(spans: readonly OtlpSpan[], source: SourceName = 'otlp'): Promise<IngestSummary> {
+  /**
+   * `cancelled` is asked once nothing is recorded yet and the batch would be written now (after any
+   * wait for an unsettled original): true skips the batch (BatchCancelled) — its client went away
+   * and will resend.
+   */
+  ingestSpans(
+    spans: readonly OtlpSpan[],
+    source: SourceName = 'otlp',
+    cancelled?: () => boolean,
+  ): Promise<IngestSummary> {
     const { dialects, coverage, tracer } = this.deps;
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
-    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length);
+    const opts = cancelled ? { cancelled } : {};
+    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length, opts);
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
     const facts: SpanFacts[] = [];
@@ -97,7 +128,8 @@ export class Pipeline {
       perSpan[i] = f;
       if (f) facts.push(f);
     }
-    return this.record(span, facts, source, spans.length, undefined, () => this.observeSpans(coverage, spans, perSpan));
+    const committed = () => this.observeSpans(coverage, spans, perSpan);
+    return this.record(span, facts, source, spans.length, { ...opts, committed });
   }
 
   /**
@@ -113,47 +145,71 @@ export class Pipeline {
     parent?: Span,
   ): Promise<IngestSummary> {
     const span = this.deps.tracer ? startChild(this.deps.tracer, 'ingest batch', parent) : undefined;
-    return this.record(span, facts, source, spanCount, extend);
+    return this.record(span, facts, source, spanCount, extend ? { extend } : {});
   }
 
   /**
    * One batch, one durable write; `committed` runs after the store took it, before the metrics move.
    * `span`: this batch's own self-telemetry span, when tracing is on.
+   *
+   * A batch that shares spans or id-keyed calls with one still being written first waits for that
+   * one's outcome, so a resend is acknowledged as a duplicate only once its original committed, and
+   * counted in full if the original was refused. `cancelled` is asked then, while nothing is recorded
+   * yet: true skips the batch (BatchCancelled) — its client went away and will resend.
    */
   private async record(
     span: Span | undefined,
     facts: readonly SpanFacts[],
     source: SourceName,
     spanCount: number,
-    extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
-    committed?: () => void,
+    opts: RecordOptions,
   ): Promise<IngestSummary> {
     const { deps } = this;
     const started = process.hrtime.bigint();
-    const now = deps.now();
-    const txn = deps.ledger.begin(now);
-    const merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
-    const calls = merged.calls.map((c) => this.check(c, source, now));
-    const labels = calls.map((c) => callLabels(c, deps.labels));
-    const execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
-    const plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now, deps.redactor);
-    const batch: WriteBatch = {
-      ...plan.rows,
-      pendingAdd: merged.deferred.map(encodePending),
-      pendingRemove: merged.cancelled.map((c) => ({ traceId: c.traceId, callKey: c.key })),
-      extensions: [...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })), ...(extend?.(calls) ?? [])],
-    };
-
-    const writeStarted = span ? performance.now() : 0;
     try {
-      await deps.store.write(batch);
+      for (let waits = unsettledOwners(facts, deps.ledger); waits.length > 0; ) {
+        await Promise.all(waits);
+        waits = unsettledOwners(facts, deps.ledger);
+      }
+      if (opts.cancelled?.()) throw new BatchCancelled();
     } catch (err) {
-      txn.rollback();
       if (span) endSpan(span, err);
       throw err;
     }
+    // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
+    const now = deps.now();
+    const txn = deps.ledger.begin(now);
+    let merged: ReturnType<typeof mergeBatch>;
+    let calls: CheckedCall[];
+    let labels: CallLabels[];
+    let execLabels: ExecutionLabels[];
+    let plan: WritePlan;
+    const writeStarted = span ? performance.now() : 0;
+    try {
+      merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
+      calls = merged.calls.map((c) => this.check(c, source, now));
+      labels = calls.map((c) => callLabels(c, deps.labels));
+      execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
+      plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now, deps.redactor);
+      const sinkRows = (deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls }));
+      const batch: WriteBatch = {
+        ...plan.rows,
+        pendingAdd: merged.deferred.map(encodePending),
+        pendingRemove: merged.cancelled.map((c) => storedPendingKey(c.traceId, c.key)),
+        extensions: [...sinkRows, ...(opts.extend?.(calls) ?? [])],
+      };
+      await deps.store.write(batch);
+    } catch (err) {
+      // Whatever failed, the batch is settled: batches waiting on its spans go on.
+      txn.rollback();
+      deps.writeHealth?.failed(err);
+      if (span) endSpan(span, err);
+      throw err;
+    }
+    txn.commit();
+    deps.writeHealth?.succeeded();
     plan.commitCaps();
-    committed?.();
+    opts.committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.count(source, calls, labels, execLabels, plan, merged.duplicateSpans);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
@@ -186,13 +242,20 @@ export class Pipeline {
       const calls = items.map((p) => this.check(p.call, source, nowMs));
       const labels = calls.map((c) => callLabels(c, deps.labels));
       const plan = buildWrite(source, calls, labels, [], [], this.failureCap, nowMs, deps.redactor);
-      const batch: WriteBatch = { ...plan.rows, pendingAdd: [], pendingRemove: items.map((p) => ({ traceId: p.traceId, callKey: p.key })), extensions: [] };
+      const batch: WriteBatch = {
+        ...plan.rows,
+        pendingAdd: [],
+        pendingRemove: items.map((p) => storedPendingKey(p.traceId, p.key)),
+        extensions: [],
+      };
       try {
         await deps.store.write(batch);
       } catch (err) {
         deps.ledger.restore(items, nowMs);
+        deps.writeHealth?.failed(err);
         throw err;
       }
+      deps.writeHealth?.succeeded();
       plan.commitCaps();
       this.count(source, calls, labels, [], plan, 0);
     }

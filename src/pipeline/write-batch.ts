@@ -9,6 +9,7 @@ import { countedTool, UNKNOWN_TOOL, UNNAMED_TOOL, type CheckedCall, type SourceN
 import type { StoreRedactor } from '../redact/stored.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
 import { minuteOf } from '../store/store.js';
+import { storableText } from '../store/storable-text.js';
 import type { ExecutionToRecord } from './merge.js';
 
 const MAX_TEXT = 200;
@@ -16,11 +17,8 @@ const MAX_ARGS = 64 * 1024;
 /** Redaction sees this much past the clip, so a secret cut by the clip was still seen whole. */
 const REDACT_MARGIN = 8 * 1024;
 
-/** Bounded and storable everywhere: PostgreSQL TEXT refuses NUL, so it becomes U+FFFD. */
-const clip = (s: string, n = MAX_TEXT): string => {
-  const cut = s.length > n ? s.slice(0, n) : s;
-  return cut.includes('\u0000') ? cut.replaceAll('\u0000', '\uFFFD') : cut;
-};
+/** Bounded and storable everywhere (storable-text.ts): NUL and lone surrogates become U+FFFD. */
+const clip = (s: string, n = MAX_TEXT): string => storableText(s.length > n ? s.slice(0, n) : s);
 
 export interface CallLabels {
   service: string;
@@ -162,8 +160,8 @@ export function buildWrite(
       tool,
       name: clip(c.name, 1000),
       outcome: o.outcome,
-      traceId: c.traceId,
-      spanId: c.spanId,
+      traceId: clip(c.traceId),
+      spanId: clip(c.spanId),
       ...(c.callId ? { callId: clip(c.callId) } : {}),
       ...(args?.ok ? { arguments: clip(args.value, MAX_ARGS) } : {}),
       ...(args && !args.ok ? { argumentsOmitted: args.reason } : {}),

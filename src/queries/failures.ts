@@ -1,10 +1,12 @@
 /** Recent failed calls with their (redacted) arguments and validation errors, newest first, a page at a time. */
 import type { FailureQuery, StoredFailure } from '../store/store.js';
+import { isoTime } from '../util/iso-time.js';
 import type { Reader } from './reader.js';
 import { storeFilter } from './view.js';
 
 export interface FailuresPage {
-  items: (StoredFailure & { time: string })[];
+  /** `time` is null for a stored time no date can show (a row no writer of ours made). */
+  items: (StoredFailure & { time: string | null })[];
   /** The id to pass as `cursor` for the next page; null on the last one. */
   nextCursor: string | null;
 }
@@ -13,7 +15,7 @@ export async function failuresPage(r: Reader, q: Omit<FailureQuery, 'services'>)
   const items = await r.store.failures({ ...q, ...storeFilter(r.view) });
   const last = items.at(-1);
   return {
-    items: items.map((f) => ({ ...f, time: new Date(f.timeMs).toISOString() })),
+    items: items.map((f) => ({ ...f, time: isoTime(f.timeMs) })),
     nextCursor: items.length === q.limit && last ? String(last.id) : null,
   };
 }

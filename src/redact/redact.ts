@@ -44,6 +44,48 @@ export function luhnValid(digits: string): boolean {
   return digits.length > 0 && sum % 10 === 0;
 }
 
+/**
+ * Masks every 13–19-digit window of a digit run (single spaces or dashes between digits) that passes
+ * Luhn. Linear in the run: at most 7 windows per digit.
+ */
+export function maskCardWindows(run: string): string {
+  const at: number[] = [];
+  let digits = '';
+  for (let i = 0; i < run.length; i++) {
+    const c = run.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      at.push(i);
+      digits += run[i];
+    }
+  }
+  // Digits covered by some Luhn-valid window: masking their union never leaves a card behind,
+  // whichever window the real card is (`99 4111111111111111` holds two valid windows).
+  const covered = new Uint8Array(digits.length);
+  let any = false;
+  for (let i = 0; i + 13 <= digits.length; i++) {
+    for (let l = 13; l <= 19 && i + l <= digits.length; l++) {
+      if (!luhnValid(digits.slice(i, i + l))) continue;
+      covered.fill(1, i, i + l);
+      any = true;
+    }
+  }
+  if (!any) return run;
+  let out = '';
+  let cursor = 0;
+  for (let i = 0; i < digits.length; ) {
+    if (!covered[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < digits.length && covered[j + 1]) j++;
+    out += run.slice(cursor, at[i]) + '[CARD]';
+    cursor = at[j]! + 1;
+    i = j + 1;
+  }
+  return out + run.slice(cursor);
+}
+
 /** Built-in rules, most specific first (a JWT or key must not be half-eaten by the phone rule). */
 const BUILTIN: Rule[] = [
   // PEM private keys.
@@ -65,13 +107,16 @@ const BUILTIN: Rule[] = [
     re: /((?:api[_-]?key|secret(?:[_-]?access)?[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|password|passwd|pwd)["']?\s*[:=]\s*["']?)(?!\[)([^"'\s,;}&{[]{4,})/gi,
     replace: (m) => m.replace(/([:=]\s*["']?)[^"'\s,;}&]{4,}$/, '$1[SECRET]'),
   },
-  // Emails.
-  { re: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, replace: mask('EMAIL'), pii: true },
-  // Card numbers: 13–19 digits, optional single spaces/dashes between groups, Luhn-valid.
+  // Emails. (Starting only where a run of local-part characters starts keeps it linear: otherwise a
+  // long run without '@' is scanned again from each of its characters.)
   {
-    re: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g,
-    replace: (m) => (luhnValid(m.replace(/[ -]/g, '')) ? '[CARD]' : m),
+    re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g,
+    replace: mask('EMAIL'),
+    pii: true,
   },
+  // Card numbers: 13–19 digits, optional single spaces/dashes between groups, Luhn-valid — also
+  // inside a longer run (`4242 4242 4242 4242 12/27`, `4111111111111111 123`): every window is tried.
+  { re: /(?<!\d[ -]?)\d(?:[ -]?\d){12,}/g, replace: maskCardWindows },
   // Phone numbers: + and 8–15 digits, or 9–15 digits in separated groups ((555) 123-4567, 555.123.4567).
   {
     pii: true,

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from './store.js';
@@ -15,6 +17,29 @@ export async function openStore(config: Config, log: Logger): Promise<Store> {
   }
   const { PostgresStore } = await import('./postgres.js');
   return PostgresStore.open(db.url, {
-    onPoolError: (err) => log.warn({ err }, 'postgres: an idle pooled connection failed; the pool replaces it'),
+    onClientError: (err) =>
+      log.warn({ err }, 'postgres: a connection failed; what ran on it is refused (503) and the pool replaces it'),
   });
+}
+
+/**
+ * Call before openStore: returns what removes the SQLite file (and its WAL, shared memory and the
+ * folders) if this start created them, for a start refused after the store was opened.
+ */
+export function noteSqliteCreation(config: Config): () => void {
+  const db = config.database;
+  if (db.kind !== 'sqlite' || db.path === ':memory:' || existsSync(db.path)) return () => {};
+  let firstNew = path.dirname(db.path);
+  while (!existsSync(path.dirname(firstNew)) && path.dirname(firstNew) !== firstNew) firstNew = path.dirname(firstNew);
+  const dirExisted = existsSync(firstNew);
+  return () => {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(db.path + suffix, { force: true });
+    if (dirExisted) return;
+    // Only the folders this start made, and only while empty.
+    for (let dir = path.dirname(db.path); ; dir = path.dirname(dir)) {
+      if (!existsSync(dir) || readdirSync(dir).length > 0) break;
+      rmdirSync(dir);
+      if (dir === firstNew) break;
+    }
+  };
 }

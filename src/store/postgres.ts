@@ -11,6 +11,7 @@
  *   and the alert evaluator run on one replica at a time.
  */
 import pg from 'pg';
+import { guardPoolClients } from './pg-client-errors.js';
 import { withTransaction } from './pg-transaction.js';
 import { migrations } from './migrations/index.js';
 import { selectCallSeries } from './call-series.js';
@@ -41,8 +42,11 @@ interface Pending {
 export interface PostgresOptions {
   /** Pool size; runExclusive holds one connection for as long as its job runs. */
   maxConnections?: number;
-  /** Idle pool connections can die (server restart, network); the pool drops them, we only log. */
-  onPoolError?: (err: Error) => void;
+  /**
+   * Pool connections can die (server restart, network), idle or checked out; the pool drops them,
+   * the statement running on one fails, we only log.
+   */
+  onClientError?: (err: Error) => void;
 }
 
 /** Advisory lock namespaces (the two-int4 key space), so our keys do not collide with other users of the database. */
@@ -72,8 +76,8 @@ export class PostgresStore implements Store {
       idleTimeoutMillis: 30_000,
       application_name: 'toolwatch',
     });
-    // Without a listener an idle client's error would crash the process.
-    pool.on('error', (err) => opts.onPoolError?.(err));
+    // Without a listener a client's error would crash the process.
+    guardPoolClients(pool, (err) => opts.onClientError?.(err));
     try {
       await migratePostgres(pool);
     } catch (err) {
@@ -245,6 +249,11 @@ export class PostgresStore implements Store {
 
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
+  }
+
+  /** A transaction with a transaction id commits a WAL record: fails when the server cannot write. */
+  async probeWrite(): Promise<void> {
+    await this.transaction((c) => c.query('SELECT pg_current_xact_id()'));
   }
 
   async close(): Promise<void> {

@@ -28,7 +28,17 @@ export function fromFailureRow(r: Row): StoredFailure {
     ...(r.call_id ? { callId: String(r.call_id) } : {}),
     ...(r.arguments !== null && r.arguments !== undefined ? { arguments: String(r.arguments) } : {}),
     ...(r.arguments_omitted ? { argumentsOmitted: String(r.arguments_omitted) } : {}),
-    errors: JSON.parse(String(r.errors)) as ValidationError[],
+    errors: parseErrors(r.errors),
     message: String(r.message),
   };
+}
+
+/** A stored errors column that is not a JSON array (a row no writer of ours made) reads as none. */
+function parseErrors(text: unknown): ValidationError[] {
+  try {
+    const v: unknown = JSON.parse(typeof text === 'string' ? text : '[]');
+    return Array.isArray(v) ? (v as ValidationError[]) : [];
+  } catch {
+    return [];
+  }
 }

@@ -182,6 +182,12 @@ export class SqliteStore implements Store {
     this.db.prepare('SELECT 1').get();
   }
 
+  /** Rewrites the header's user_version with its own value: a committed write of one page. */
+  async probeWrite(): Promise<void> {
+    const v = Number(this.db.pragma('user_version', { simple: true }));
+    this.db.pragma(`user_version = ${Number.isInteger(v) ? v : 0}`);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.flush();

@@ -164,6 +164,8 @@ export interface Store {
    */
   runExclusive<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   ping(): Promise<void>;
+  /** Commits a write that changes nothing (readiness after failed writes: a full disk answers ping). */
+  probeWrite?(): Promise<void>;
   close(): Promise<void>;
 }
 

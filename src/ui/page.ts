@@ -11,6 +11,7 @@ import { sparkline } from './charts.js';
 import { PAGE_FAILURES, type PageData } from './data.js';
 import { href, html, raw, truncate, type SafeHtml } from './html.js';
 import { trendsSection } from './trends.js';
+import { isoTime } from '../util/iso-time.js';
 
 /** Windows offered as links (any `?window=` duration works). */
 export const WINDOWS = ['15m', '1h', '24h'] as const;
@@ -45,7 +46,8 @@ const rateClass = (r: number | null): string => (r === null ? '' : r >= HIGH_RAT
 
 /** '05-14 09:03:27' (UTC); the full time is in the title. */
 function fmtTime(ms: number): SafeHtml {
-  const iso = new Date(ms).toISOString();
+  const iso = isoTime(ms);
+  if (iso === null) return html`<span class="nowrap mono">—</span>`;
   return html`<span class="nowrap mono" title="${iso}">${iso.slice(5, 10)} ${iso.slice(11, 19)}</span>`;
 }
 

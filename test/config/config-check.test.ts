@@ -92,6 +92,7 @@ langfuse: {enabled: true}
     ]);
     expect(eff.log_level).toBe('warn');
     expect(eff.ingest.max_body_bytes).toBe(8 * 1024 * 1024);
+    expect(eff.ingest).toMatchObject({ max_inflight_requests: 1024, max_event_loop_delay: '250ms' });
     expect(eff.store).toEqual({ failures_per_tool_per_minute: 20, retention_days: 14, sqlite_synchronous: 'NORMAL', redact_arguments: 'secrets' });
     // The rule with its kind's defaults, as the evaluator runs it.
     expect(eff.alerts.rules).toEqual([

@@ -44,7 +44,7 @@ describe('config', () => {
   });
 
   it('reports every bad field at once, with its path', () => {
-    const dir = dirWith('server:\n  port: 70000\n  hots: x\ningest:\n  max_body_bytes: -1\ndedupe:\n  trace_ttl: soon\nlog_level: loud\ntools:\n  - service: s\n');
+    const dir = dirWith('server:\n  port: 70000\n  hots: x\ningest:\n  max_body_bytes: -1\n  max_inflight_requests: -1\n  max_event_loop_delay: soon\ndedupe:\n  trace_ttl: soon\nlog_level: loud\ntools:\n  - service: s\n');
     let err: unknown;
     try {
       loadConfig({ cwd: dir, argv: [`--config=${path.join(dir, 'toolwatch.yaml')}`], env: { PORT: 'eighty' } });
@@ -57,10 +57,12 @@ describe('config', () => {
     expect(problems).toContain('server.port: must be <= 65535');
     expect(problems).toContain('server.hots: unknown key');
     expect(problems).toContain('ingest.max_body_bytes');
+    expect(problems).toContain('ingest.max_inflight_requests: must be >= 0');
+    expect(problems).toContain('ingest.max_event_loop_delay: must be a duration');
     expect(problems).toContain('dedupe.trace_ttl: must be a duration');
     expect(problems).toContain('log_level: must be one of');
     expect(problems).toContain("tools.0: must have required property 'path'");
-    expect((err as ConfigError).problems.length).toBeGreaterThanOrEqual(7);
+    expect((err as ConfigError).problems.length).toBeGreaterThanOrEqual(9);
   });
 
   it('one phase: schema problems and every section\'s own checks (files, cron, regex, rule keys, notifier URLs) together', () => {
@@ -71,6 +73,7 @@ describe('config', () => {
         'judge:',
         '  enabled: true',
         "  schedule: 'every hour'",
+        '  idle: 0s',
         "  redact: { patterns: ['(unclosed'] }",
         'langfuse:',
         "  schedule: 'soon'",
@@ -94,6 +97,7 @@ describe('config', () => {
         'dedupe.trace_ttl: must be a duration such as 30s, 5m, 24h',
         expect.stringMatching(/^tools: .*missing\.json: ENOENT/),
         'judge.model: required when judge.enabled is true',
+        'judge.idle: must be longer than 0s',
         expect.stringMatching(/^judge\.redact\.patterns: "\(unclosed" is not a valid regular expression/),
         'judge.schedule: not a cron expression: "every hour"',
         'langfuse.schedule: not a cron expression: "soon"',
@@ -101,7 +105,7 @@ describe('config', () => {
         expect.stringMatching(/^alerts\.notifiers\.0\.url: points at a loopback, link-local or private address/),
       ]),
     );
-    expect(problems).toHaveLength(8);
+    expect(problems).toHaveLength(9);
   });
 
   it('a YAML syntax error is reported with the file', () => {

@@ -48,6 +48,9 @@ export async function startToolwatch(opts: HarnessOptions = {}): Promise<Harness
       server: { host: '127.0.0.1', port: 0 },
       tools,
       ...opts.config,
+      // The tests' own CPU work runs on this event loop: shedding on its delay would refuse their
+      // batches at random. Tests of the shedder set it; the reliability probes run the real defaults.
+      ingest: { max_event_loop_delay: '0s', ...(opts.config?.ingest as Record<string, unknown> | undefined) },
     },
   });
   const services = await createServices(config, createLogger(config.logLevel), opts.services);

@@ -376,6 +376,33 @@ describe('pipeline: one call, one count', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a waiting call whose id is stored under a digest still pairs with its proposal after a restart', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/toolwatch-pending-`);
+    const clock = { now: 1_000_000 };
+    // Longer than a stored key may be, with a lone surrogate: the row's key is a storable digest.
+    const id = `c-${'x'.repeat(2_000)}\ud800`;
+    const first = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const a = makePipeline(first, clock);
+    await a.pipeline.ingestSpans([tool('b1', 'weather', id)]);
+    await first.close();
+
+    const second = new SqliteStore({ path: `${dir}/db`, synchronous: 'NORMAL' });
+    const [row] = await second.loadPending();
+    expect(row!.callKey.length).toBeLessThanOrEqual(256);
+    expect(row!.callKey).not.toMatch(/[\ud800-\udfff]/);
+    const b = makePipeline(second, clock);
+    b.pipeline.restorePending(await second.loadPending());
+    await b.pipeline.ingestSpans([chat('a1', [{ id, name: 'weather', args: '{}' }])]);
+    clock.now += 60_000;
+    await b.pipeline.settle();
+    // One call, counted from its proposal; the row is gone (deleted under the same stored key).
+    expect(await countsOf(b.metrics)).toEqual({ SchemaMismatch: 1 });
+    expect(await second.loadPending()).toHaveLength(0);
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a held call keeps the scope of its tool span across a restart (coverage report)', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/toolwatch-pending-`);

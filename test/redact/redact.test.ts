@@ -44,3 +44,62 @@ describe('redaction', () => {
     expect(() => createRedactor({ fields: [], patterns: ['(unclosed'] })).toThrow();
   });
 });
+
+describe('card numbers inside longer digit runs (issue 8, Medium 11)', () => {
+  const r = createRedactor({ fields: [], patterns: [] });
+  // Luhn-valid test numbers of the usual networks, 13 to 19 digits.
+  const CARDS = ['4242424242424242', '4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '3530111333300000', '4222222222222', '6200000000000005', '4000002500001001', '6011000990139424', '3566002020360505', '4917610000000000003'];
+
+  /** Every run of digits (with single separators) in the text, separators removed. */
+  const digitRuns = (s: string) => (s.match(/\d(?:[ -]?\d)*/g) ?? []).map((m) => m.replace(/[ -]/g, ''));
+  const leaked = (out: string, card: string) => digitRuns(out).some((run) => run.includes(card));
+
+  it('masks the examples the campaign found', () => {
+    expect(r.text('card 4242 4242 4242 4242 12/27 ok')).toBe('card [CARD] 12/27 ok');
+    // Windows reaching into the trailing digits pass Luhn too: the union is masked (never less).
+    expect(r.text('4111111111111111 123')).toMatch(/^\[CARD\]\d*$/);
+    // Two Luhn-valid windows here (99 41…1 is one too): both are masked.
+    expect(r.text('ref 99 4111111111111111')).toBe('ref [CARD]');
+  });
+
+  it('fuzz: a planted card never survives, whatever digits, separators or JSON surround it', () => {
+    let seed = 20260815;
+    const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const digits = (n: number) => Array.from({ length: n }, () => String(rand(10))).join('');
+    const separate = (card: string, sep: string) => (sep === '' ? card : card.replace(/(\d{4})(?=\d)/g, `$1${sep}`));
+    let cases = 0;
+    for (let i = 0; i < 3_000; i++) {
+      const card = CARDS[rand(CARDS.length)]!;
+      const sep = ['', ' ', '-'][rand(3)]!;
+      const before = digits(rand(12));
+      const after = digits(rand(12));
+      const join = ['', ' ', '-'][rand(3)]!;
+      const run = `${before}${before ? join : ''}${separate(card, sep)}${after ? join : ''}${after}`;
+      const contexts = [
+        `text ${run} text`,
+        `${run}`,
+        JSON.stringify({ note: `paid with ${run}`, n: 1 }),
+      ];
+      for (const c of contexts) {
+        const out = r.text(c);
+        expect(leaked(out, card), `${c} → ${out}`).toBe(false);
+        cases++;
+      }
+      const json = r.jsonText(JSON.stringify({ v: run }));
+      expect(leaked(json, card), json).toBe(false);
+      // As a JSON number (digits only): precision past 2^53 may change the low digits, never reveal the card.
+      if (sep === '' && join === '' && (before + card + after).length <= 22) {
+        const asNumber = r.jsonText(`{"v": ${(before + card + after).replace(/^0+/, '') || '0'}}`);
+        expect(leaked(asNumber, card), asNumber).toBe(false);
+      }
+      cases += 2;
+    }
+    expect(cases).toBeGreaterThan(12_000);
+  });
+
+  it('stays linear on a megabyte of digits', () => {
+    const started = performance.now();
+    r.text('7'.repeat(1_000_000));
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+});

@@ -6,6 +6,8 @@ import type { AttrObject, Span, SpanEvent, SpanKind, StatusCode } from '../../mo
 export interface DecodeLimits {
   /** Maximum nesting of AnyValue levels (an attribute's own value is level 1). Default 32. */
   maxDepth: number;
+  /** The receiver's clock: spans ending far after it are rejected (span-time.ts). Absent: range checks only. */
+  nowMs?: number;
 }
 
 export const DEFAULT_DECODE_LIMITS: Readonly<DecodeLimits> = Object.freeze({ maxDepth: 32 });

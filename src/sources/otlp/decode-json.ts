@@ -21,11 +21,13 @@ import {
   type ScopeId,
   type SpanResult,
 } from './decode-common.js';
+import { checkSpanTimes } from './span-time.js';
 
 type Obj = Record<string, unknown>;
 
 interface Ctx {
   maxDepth: number;
+  nowMs: number | undefined;
 }
 
 class Malformed extends Error {}
@@ -68,7 +70,7 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
   }
   if (!isObj(root)) return { ok: false, message: 'OTLP/JSON body must be a JSON object (ExportTraceServiceRequest)' };
   const results: SpanResult[] = [];
-  const c: Ctx = { maxDepth: resolveMaxDepth(limits) };
+  const c: Ctx = { maxDepth: resolveMaxDepth(limits), nowMs: limits?.nowMs };
   try {
     const rsList = arrayField(root, 'resourceSpans', 'resource_spans', 'resourceSpans');
     for (let i = 0; i < rsList.length; i++) {
@@ -213,6 +215,7 @@ function convertSpan(c: Ctx, sp: unknown, service: string, scope: ScopeId): Span
   } else if (rawEvents !== undefined && rawEvents !== null) {
     throw new SpanRejected('span events must be an array');
   }
+  checkSpanTimes(startTimeMs, endTimeMs, events, c.nowMs);
   return newSpan(
     traceId,
     spanId,

@@ -24,6 +24,7 @@ import {
   type ScopeId,
   type SpanResult,
 } from './decode-common.js';
+import { checkSpanTimes } from './span-time.js';
 
 type Reader = pb.Reader;
 
@@ -38,6 +39,7 @@ interface Ctx {
   r: Reader;
   b: FastBuffer;
   maxDepth: number;
+  nowMs: number | undefined;
 }
 
 const TWO32 = 4294967296;
@@ -54,7 +56,7 @@ export function decodeProtobuf(body: Uint8Array, limits?: DecodeLimits): DecodeR
   const results: SpanResult[] = [];
   if (b.length === 0) return collect(results);
   const r = pb.Reader.create(b);
-  const c: Ctx = { r, b, maxDepth: resolveMaxDepth(limits) };
+  const c: Ctx = { r, b, maxDepth: resolveMaxDepth(limits), nowMs: limits?.nowMs };
   try {
     const end = r.len;
     while (r.pos < end) {
@@ -406,6 +408,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
   if (spanLen !== 8) throw new SpanRejected(spanLen < 0 ? 'span_id missing' : 'span_id must be 8 bytes');
   if (spanId === ZERO_SPAN) throw new SpanRejected('span_id must not be all zeros');
   if (parentLen !== 0 && parentLen !== 8) throw new SpanRejected('parent_span_id must be empty or 8 bytes');
+  checkSpanTimes(startTimeMs, endTimeMs, events, c.nowMs);
   return newSpan(
     traceId,
     spanId,

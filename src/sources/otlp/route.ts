@@ -5,15 +5,17 @@
  * (401/403 answered as a google.rpc.Status in the request's format); a token restricted to some
  * services has the spans of other services rejected through partialSuccess.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf, type DenyResponder } from '../../auth/hook.js';
 import type { Span } from '../../model.js';
 import type { Metrics } from '../../metrics/registry.js';
-import type { Pipeline } from '../../pipeline/pipeline.js';
+import { BatchCancelled, type Pipeline } from '../../pipeline/pipeline.js';
 import type { Store } from '../../store/store.js';
+import { isUnstorable } from '../../store/unstorable.js';
 import { readBody } from './body.js';
 import { preflight, type CorsPolicy } from './cors.js';
 import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './decode.js';
+import type { LoadShedder } from './load-shedder.js';
 
 type Format = 'protobuf' | 'json';
 
@@ -43,6 +45,10 @@ export interface OtlpRouteOptions {
   isDraining: () => boolean;
   /** Browser origins allowed to POST (server.cors_origins). */
   cors: CorsPolicy;
+  /** The clock span times are checked against (spans ending far in the future are rejected). */
+  now: () => number;
+  /** Refuses new batches early while too many are in flight or the event loop lags (load-shedder.ts). */
+  shedder?: LoadShedder;
 }
 
 export function formatOf(contentType: string | undefined): Format | undefined {
@@ -67,11 +73,38 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
   };
   if (opts.cors.enabled) app.options('/v1/traces', { config: { auth: 'open' } }, preflight(opts.cors, 'POST'));
 
+  const shedder = opts.shedder;
+  if (shedder) {
+    shedder.start();
+    app.addHook('onClose', async () => shedder.stop());
+  }
+
   app.post('/v1/traces', { config: { auth: 'ingest', cors: true, deny } }, async (request, reply) => {
+    if (!shedder) return handle(request, reply);
+    shedder.inflight++;
+    try {
+      return await handle(request, reply);
+    } finally {
+      shedder.inflight--;
+    }
+  });
+
+  /** The client went away: whatever we answer, it will resend, so work done now would count twice. */
+  const clientGone = (request: FastifyRequest) => request.raw.socket?.destroyed === true;
+
+  async function handle(request: FastifyRequest, reply: FastifyReply) {
     const format = formatOf(request.headers['content-type']);
     if (!format) {
       request.raw.resume();
       return fail(reply, 'json', 415, 'unsupported_media_type', CODE.INVALID_ARGUMENT, `Content-Type must be application/x-protobuf or application/json, got ${request.headers['content-type'] ?? 'none'}`);
+    }
+    const shed = shedder?.shed();
+    if (shed) {
+      request.raw.resume();
+      reply.header('retry-after', String(opts.retryAfterSeconds));
+      const why = shed === 'inflight' ? 'too many batches in flight' : 'event loop delay';
+      const message = `toolwatch is overloaded (${why}); retry after the given delay`;
+      return fail(reply, format, 503, 'overloaded', CODE.UNAVAILABLE, message);
     }
     if (opts.isDraining() || opts.store.pendingWrites() >= opts.maxPendingBatches) {
       request.raw.resume();
@@ -86,7 +119,8 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       return fail(reply, format, body.status, body.reason, body.status === 413 ? CODE.RESOURCE_EXHAUSTED : CODE.INVALID_ARGUMENT, body.message);
     }
 
-    const limits = { maxDepth: opts.maxAttributeDepth };
+    if (clientGone(request)) return skipGone(reply);
+    const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
     const decoded = format === 'protobuf' ? decodeProtobuf(body.body, limits) : decodeJson(body.body, limits);
     if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
@@ -95,8 +129,15 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     const spans = forbidden ? forbidden.allowed : decoded.spans;
 
     try {
-      await opts.pipeline.ingestSpans(spans, 'otlp');
+      await opts.pipeline.ingestSpans(spans, 'otlp', () => clientGone(request));
     } catch (err) {
+      if (err instanceof BatchCancelled) return skipGone(reply);
+      if (isUnstorable(err)) {
+        // Retrying cannot help: the client must not resend it forever.
+        request.log.warn({ err }, 'batch refused by the store as data it cannot keep; answered 400');
+        const message = `the batch holds data the store cannot keep: ${(err as Error).message}`;
+        return fail(reply, format, 400, 'unstorable', CODE.INVALID_ARGUMENT, message);
+      }
       request.log.error({ err }, 'batch could not be recorded; asked the client to retry');
       reply.header('retry-after', String(opts.retryAfterSeconds));
       return fail(reply, format, 503, 'unavailable', CODE.UNAVAILABLE, 'the batch could not be recorded; retry after the given delay');
@@ -118,7 +159,12 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       };
     }
     return reply.code(200).type(CONTENT_TYPE[format]).send(encodeExportResponse(format, partial));
-  });
+  }
+
+  function skipGone(reply: FastifyReply) {
+    opts.metrics.ingestRejected.inc({ reason: 'client_gone' });
+    return reply.code(499).send();
+  }
 
   function fail(reply: FastifyReply, format: Format, status: number, reason: string, code: number, message: string) {
     opts.metrics.ingestRejected.inc({ reason });

@@ -1,0 +1,151 @@
+/**
+ * A retrying OTLP/HTTP sender that behaves like the OpenTelemetry exporters: it resends a batch on
+ * 429/502/503/504 and on connection errors, waiting Retry-After (capped, to keep the probes short),
+ * and it records which batches were acknowledged (200). Every batch carries its own tool name, so
+ * the store's per-tool counts say exactly how often each batch was counted.
+ */
+export interface SentBatch {
+  id: number;
+  tool: string;
+  calls: number;
+  /** Answered 200. */
+  acked: boolean;
+  /** Sent at least once without an answer (the connection broke): it may have been recorded. */
+  unanswered: boolean;
+  attempts: number;
+}
+
+export interface SenderOptions {
+  url: () => string;
+  service: string;
+  callsPerBatch: number;
+  concurrency: number;
+  /** Stop starting new batches after this long. */
+  durationMs: number;
+  /** Keep retrying a started batch until this long after the start (then it is given up). */
+  giveUpMs: number;
+  maxRetryDelayMs?: number;
+}
+
+export interface SenderResult {
+  batches: SentBatch[];
+  statuses: Map<number, number>;
+  connectionErrors: number;
+}
+
+const TRACE_PREFIX = 'feed';
+
+export function batchBody(service: string, id: number, calls: number): string {
+  const traceId = `${TRACE_PREFIX}${id.toString(16).padStart(28, '0')}`;
+  const spans = Array.from({ length: calls }, (_, i) => ({
+    traceId,
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    name: 'chat',
+    startTimeUnixNano: String(Date.now() * 1e6),
+    endTimeUnixNano: String(Date.now() * 1e6),
+    attributes: [
+      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+      {
+        key: 'gen_ai.output.messages',
+        value: {
+          stringValue: JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name: `t${id}`, arguments: '{}' }] },
+          ]),
+        },
+      },
+    ],
+  }));
+  return JSON.stringify({
+    resourceSpans: [
+      { resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] },
+    ],
+  });
+}
+
+export async function runSender(o: SenderOptions): Promise<SenderResult> {
+  const batches: SentBatch[] = [];
+  const statuses = new Map<number, number>();
+  let connectionErrors = 0;
+  const started = Date.now();
+  let next = 0;
+  const worker = async () => {
+    while (Date.now() - started < o.durationMs) {
+      const b: SentBatch = {
+        id: next++,
+        tool: '',
+        calls: o.callsPerBatch,
+        acked: false,
+        unanswered: false,
+        attempts: 0,
+      };
+      b.tool = `t${b.id}`;
+      batches.push(b);
+      const body = batchBody(o.service, b.id, o.callsPerBatch);
+      while (!b.acked && Date.now() - started < o.giveUpMs) {
+        b.attempts++;
+        let wait = 50;
+        try {
+          const res = await fetch(`${o.url()}/v1/traces`, {
+            method: 'POST',
+            body,
+            headers: { 'content-type': 'application/json' },
+            signal: AbortSignal.timeout(10_000),
+          });
+          await res.arrayBuffer();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 200) b.acked = true;
+          else if ([429, 502, 503, 504].includes(res.status))
+            wait = Math.min(Number(res.headers.get('retry-after') ?? 1) * 1000, o.maxRetryDelayMs ?? 200);
+          else throw new Error(`batch ${b.id}: ${res.status} is not retryable`);
+        } catch (err) {
+          if ((err as Error).message.includes('not retryable')) throw err;
+          connectionErrors++;
+          b.unanswered = true;
+        }
+        if (!b.acked) await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: o.concurrency }, worker));
+  return { batches, statuses, connectionErrors };
+}
+
+/** Per tool, the calls the store counted for this service (/api/stats over the last day). */
+export async function countedPerTool(url: string, service: string): Promise<Map<string, number>> {
+  const res = await fetch(`${url}/api/stats?window=1d&service=${encodeURIComponent(service)}`);
+  if (!res.ok) throw new Error(`/api/stats: ${res.status}`);
+  const body = (await res.json()) as { tools: { tool: string; total: number }[] };
+  return new Map(body.tools.map((t) => [t.tool, t.total]));
+}
+
+export interface Audit {
+  acked: number;
+  ackedCalls: number;
+  /** Acknowledged batches with fewer calls counted than sent: must be 0. */
+  lost: number;
+  /** Batches counted more than once. */
+  doubled: number;
+  /** Of those, batches that were sent without an answer at some point (a crash window). */
+  doubledAfterUnanswered: number;
+  /** Counted calls of batches never sent by this sender: must be 0. */
+  stray: number;
+}
+
+export function audit(batches: readonly SentBatch[], counted: ReadonlyMap<string, number>): Audit {
+  const byTool = new Map(batches.map((b) => [b.tool, b]));
+  const a: Audit = { acked: 0, ackedCalls: 0, lost: 0, doubled: 0, doubledAfterUnanswered: 0, stray: 0 };
+  for (const b of batches) {
+    const n = counted.get(b.tool) ?? 0;
+    if (b.acked) {
+      a.acked++;
+      a.ackedCalls += b.calls;
+      if (n < b.calls) a.lost++;
+    }
+    if (n > b.calls) {
+      a.doubled++;
+      if (b.unanswered) a.doubledAfterUnanswered++;
+    }
+  }
+  for (const [tool, n] of counted) if (!byTool.has(tool)) a.stray += n;
+  return a;
+}

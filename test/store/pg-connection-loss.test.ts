@@ -1,0 +1,111 @@
+/**
+ * A PostgreSQL connection that dies while toolwatch holds it (issue 8, High 2): between two statements
+ * of a batch's transaction, or while a job holds its session lock. pg-pool drops its own error
+ * listener from a checked-out client, so without one of ours the client's 'error' event is unhandled
+ * and the process crashes. Here: the batch is refused (the client gets 503 and retries), the process
+ * lives, and the next batch commits on a fresh connection.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { emptyBatch, type WriteBatch } from '../../src/store/store.js';
+import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function batch(count: number): WriteBatch {
+  const b = emptyBatch();
+  b.callAggregates.push({
+    minute: 60_000,
+    source: 'otlp',
+    service: 's',
+    model: 'm',
+    tool: 't',
+    outcome: 'valid',
+    reason: '',
+    count,
+  });
+  return b;
+}
+
+describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out', () => {
+  let url: string;
+  let store: PostgresStore;
+  let admin: pg.Client;
+  const clientErrors: Error[] = [];
+
+  beforeAll(async () => {
+    url = await freshDatabase();
+    store = await PostgresStore.open(url, { onClientError: (err) => clientErrors.push(err) });
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await admin?.end();
+    if (url) await dropDatabase(url);
+  });
+
+  const terminate = async (query: (sql: string) => Promise<pg.QueryResult<{ pid: number }>>) => {
+    const pid = (await query('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    // No statement is running on it now: the connection's end arrives as an 'error' event.
+    await sleep(300);
+  };
+
+  type Query = (...args: unknown[]) => Promise<unknown>;
+
+  /**
+   * The next connection the store checks out runs each statement through `around` (its text, its
+   * number on the connection, the real call, the connection's own query), so a test can end the
+   * connection at an exact point of a batch's transaction (batch extensions only write).
+   */
+  const interceptNextConnection = (
+    around: (sql: string, n: number, run: () => Promise<unknown>, q: Query) => unknown,
+  ) => {
+    const pool = store.pool as pg.Pool & { connect(): Promise<pg.PoolClient> };
+    const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+    pool.connect = (async () => {
+      pool.connect = connect as typeof pool.connect;
+      const client = await connect();
+      const query = client.query.bind(client) as Query;
+      let statements = 0;
+      client.query = ((...args: unknown[]) =>
+        around(String(args[0]), statements++, () => query(...args), query)) as typeof client.query;
+      return client;
+    }) as typeof pool.connect;
+  };
+  const counted = async () => (await store.callCounts({ sinceMs: 0 })).reduce((n, r) => n + r.count, 0);
+
+  it('mid-transaction: the batch is refused, the process lives, the next batch commits', async () => {
+    interceptNextConnection(async (_sql, n, run, q) => {
+      if (n === 1) await terminate(q as never);
+      return run();
+    });
+    await expect(store.write(batch(5))).rejects.toThrow();
+    await store.write(batch(7));
+    expect(await counted()).toBe(7);
+    expect(clientErrors.length).toBeGreaterThan(0);
+  });
+
+  it('while a job holds its session lock: the job fails, the lock is free again', async () => {
+    const ran = await store
+      .runExclusive('job', async () => {
+        const c = await store.pool.connect();
+        c.release();
+        // The job's own connection is the one holding the lock: kill every toolwatch backend but ours.
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE application_name = 'toolwatch' AND pid <> pg_backend_pid()`,
+        );
+        await sleep(300);
+        return 'done';
+      })
+      .catch((err: Error) => err);
+    // Whether the job's own result survived, the process did, and the lock can be taken again.
+    expect(ran).toBeDefined();
+    const again = await store.runExclusive('job', async () => 1);
+    expect(again).toEqual({ ran: true, value: 1 });
+    await store.write(batch(1));
+  });
+});
