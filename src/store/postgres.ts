@@ -12,6 +12,7 @@
  */
 import pg from 'pg';
 import { guardPoolClients } from './pg-client-errors.js';
+import { withResolvedCommit, xactCommitted } from './pg-in-doubt.js';
 import { withTransaction } from './pg-transaction.js';
 import { migrations } from './migrations/index.js';
 import { selectCallSeries } from './call-series.js';
@@ -123,7 +124,7 @@ export class PostgresStore implements Store {
       else it.resolve();
     };
     try {
-      await this.transaction((c) => applyGroup(c, items.map((it) => it.batch)));
+      await this.writeGroup(items.map((it) => it.batch));
       for (const it of items) settle(it);
     } catch (groupErr) {
       // No connection, server going away: retrying batch by batch would only wait N times as long.
@@ -134,7 +135,7 @@ export class PostgresStore implements Store {
       // One bad batch must not fail its neighbours: retry each on its own.
       for (const it of items) {
         try {
-          await this.transaction((c) => applyGroup(c, [it.batch]));
+          await this.writeGroup([it.batch]);
           settle(it);
         } catch (err) {
           settle(it, err as Error);
@@ -144,14 +145,25 @@ export class PostgresStore implements Store {
   }
 
   private async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
+    return withTransaction(await this.connect(), fn);
+  }
+
+  /** Batches in one transaction; a COMMIT whose answer was lost is settled by the server (pg-in-doubt.ts). */
+  private async writeGroup(batches: WriteBatch[]): Promise<void> {
+    await withResolvedCommit(
+      await this.connect(),
+      (c) => applyGroup(c, batches),
+      (xid) => xactCommitted(this.pool, xid),
+    );
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
     try {
-      client = await this.pool.connect();
+      return await this.pool.connect();
     } catch (err) {
       if (err !== null && typeof err === 'object') connectErrors.add(err);
       throw err;
     }
-    return withTransaction(client, fn);
   }
 
   async loadPending(): Promise<PendingRow[]> {

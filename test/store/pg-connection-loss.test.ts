@@ -88,6 +88,29 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
     expect(clientErrors.length).toBeGreaterThan(0);
   });
 
+  it('COMMIT reached the server, its answer was lost with the connection: the batch is written, once', async () => {
+    const before = await counted();
+    interceptNextConnection(async (sql, _n, run, q) => {
+      if (sql !== 'COMMIT') return run();
+      await run();
+      await terminate(q as never);
+      throw new Error('Connection terminated unexpectedly');
+    });
+    // Refused, the client would resend it and it would count twice; the server says it committed.
+    await store.write(batch(3));
+    expect(await counted()).toBe(before + 3);
+  });
+
+  it('the connection lost before COMMIT reached the server: the batch is refused, nothing written', async () => {
+    const before = await counted();
+    interceptNextConnection(async (sql, _n, run, q) => {
+      if (sql === 'COMMIT') await terminate(q as never);
+      return run();
+    });
+    await expect(store.write(batch(4))).rejects.toThrow();
+    expect(await counted()).toBe(before);
+  });
+
   it('while a job holds its session lock: the job fails, the lock is free again', async () => {
     const ran = await store
       .runExclusive('job', async () => {
