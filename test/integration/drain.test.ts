@@ -3,13 +3,16 @@
  * 503 — Retry-After, a body in the request's format — not the framework's; and connections kept
  * alive by clients do not hold the shutdown until the grace limit.
  */
+import { rmSync } from 'node:fs';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 
 let tw: Harness | undefined;
 afterEach(async () => {
+  // The tests close the app themselves (that is the drain); the services and the temp dir remain.
   await tw?.services.close().catch(() => undefined);
+  if (tw) rmSync(tw.dir, { recursive: true, force: true });
   tw = undefined;
 });
 
