@@ -19,6 +19,8 @@ import type { JudgeClient } from './judge/client.js';
 import type { VerdictRecord } from './judge/types.js';
 import { createAlerting, type Alerting } from './alerts/setup.js';
 import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './sources/langfuse/setup.js';
+import { Feedback } from './feedback/service.js';
+import { failureContextExtension, pruneFailureContexts } from './replay/context.js';
 
 export interface Services {
   config: Config;
@@ -36,6 +38,8 @@ export interface Services {
   judge: Judge;
   /** Alert rules, their states and the notification outbox. */
   alerting: Alerting;
+  /** User feedback per trace (POST /api/feedback, span attributes, Langfuse scores). */
+  feedback: Feedback;
   /** Langfuse as a source; undefined unless langfuse.enabled. */
   langfuse?: LangfuseRuntime;
   /** Set while shutting down: the receiver answers 503 so clients retry elsewhere. */
@@ -82,10 +86,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     for (const stop of built.reverse()) await stop();
     throw err;
   };
+  const feedback = new Feedback({ sql: store.sql, metrics, labels, now, log });
   let judge: Judge;
   try {
     judge = createJudge(config.judge, {
       store, metrics, labels, log, now,
+      negativeFeedback: (ids) => feedback.store.negativeTraces(ids),
       ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
       ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
       // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
@@ -106,6 +112,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     executionGraceMs: config.dedupe.executionGraceMs,
     now,
     sinks: judge.sink ? [judge.sink] : [],
+    taps: [feedback.tap],
+    failureContext: (failures, facts) => failureContextExtension(failures, facts, now()),
   });
   const restored = pipeline.restorePending(await store.loadPending());
   if (restored.unreadable.length > 0) {
@@ -119,6 +127,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
     log.info({ removed }, 'retention: old rows removed');
   });
+  scheduler.every('feedback-retention', '29 * * * *', async () => {
+    const cutoff = now() - config.store.retentionDays * 86_400_000;
+    await feedback.store.prune(cutoff);
+    await pruneFailureContexts(store.sql, cutoff);
+  });
   const judgeJob = judge.job;
   if (judgeJob) {
     const judgeStore = judge.store;
@@ -127,7 +140,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   }
   let alerting: Alerting;
   try {
-    alerting = createAlerting({ config: config.alerts, kinds, store, judge, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
+    alerting = createAlerting({ config: config.alerts, kinds, store, judge, feedback: feedback.store, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
     const started = alerting;
     built.push(() => started.stop());
     langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
@@ -147,6 +160,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     kinds,
     alerting,
     judge,
+    feedback,
     ...(langfuse ? { langfuse } : {}),
     draining: false,
     async close() {

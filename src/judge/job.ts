@@ -42,6 +42,8 @@ export interface JudgeJobDeps {
   metrics?: JudgeMetricsPort;
   /** Called after each recorded verdict (Langfuse score write-back, for one); errors are logged, not fatal. */
   onVerdict?: (v: VerdictRecord) => void | Promise<void>;
+  /** Which of these traces got negative user feedback, read when a trajectory completes (the feedback stratum). */
+  negativeFeedback?: (traceIds: string[]) => Promise<Set<string>>;
   /** Runs after each run (refreshes the κ gauge). */
   afterRun?: () => Promise<void>;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
@@ -83,7 +85,12 @@ export class JudgeJob {
     let stop: string | undefined;
     let deferred = 0;
     try {
-      s.finalized = await d.store.finalize(d.now(), d.idleMs, (service, failed) => inclusionProbability(d.policy, service, failed));
+      s.finalized = await d.store.finalize(
+        d.now(),
+        d.idleMs,
+        (service, failed, negative) => inclusionProbability(d.policy, service, failed, negative),
+        d.negativeFeedback,
+      );
       const redactor = d.redactor();
       const queue = await d.store.pendingIds(d.caps.trajectories);
 
@@ -169,6 +176,7 @@ export class JudgeJob {
   ): Promise<void> {
     const d = this.deps;
     const probability = t.probability ?? 1;
+    const effort = agentEffort(t);
     const rec: VerdictRecord = {
       traceId: t.traceId,
       runId,
@@ -184,6 +192,8 @@ export class JudgeJob {
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
       cost,
+      agentTokens: effort.tokens,
+      agentToolCalls: effort.toolCalls,
     };
     await d.store.recordVerdict(rec);
     if (rec.verdict) {
@@ -201,4 +211,22 @@ export class JudgeJob {
       }
     }
   }
+}
+
+/**
+ * What the judged agent spent on the trajectory: its model tokens (null when no model step reported
+ * any, so "not captured" never reads as "free") and its tool calls (proposed, else executed).
+ */
+export function agentEffort(t: Trajectory): { tokens: number | null; toolCalls: number } {
+  let reported = false;
+  let proposed = 0;
+  let executed = 0;
+  for (const s of t.steps) {
+    if (s.kind === 'tool') executed++;
+    else {
+      proposed += s.calls.length;
+      if (s.inputTokens !== undefined || s.outputTokens !== undefined) reported = true;
+    }
+  }
+  return { tokens: reported ? t.inputTokens + t.outputTokens : null, toolCalls: Math.max(proposed, executed) };
 }

@@ -38,10 +38,17 @@ export interface JudgeWiring {
   /** Replaces the OpenAI client (tests). */
   client?: JudgeClient;
   onVerdict?: (v: VerdictRecord) => void | Promise<void>;
+  /** Which of these traces got negative user feedback (the feedback stratum); absent: none did. */
+  negativeFeedback?: (traceIds: string[]) => Promise<Set<string>>;
 }
 
 export function policyOf(cfg: JudgeConfig): SamplingPolicy {
-  return { sampleRate: cfg.sampleRate, serviceRates: cfg.serviceRates, ...(cfg.failedRate !== undefined ? { failedRate: cfg.failedRate } : {}) };
+  return {
+    sampleRate: cfg.sampleRate,
+    serviceRates: cfg.serviceRates,
+    ...(cfg.failedRate !== undefined ? { failedRate: cfg.failedRate } : {}),
+    ...(cfg.feedbackRate > 0 ? { feedbackRate: cfg.feedbackRate } : {}),
+  };
 }
 
 export function metricsPort(metrics: Metrics, labels: LabelCap): JudgeMetricsPort {
@@ -105,6 +112,7 @@ export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEna
     afterRun: async () => void (await refreshKappa()),
     log: w.log,
     ...(w.onVerdict ? { onVerdict: w.onVerdict } : {}),
+    ...(w.negativeFeedback ? { negativeFeedback: w.negativeFeedback } : {}),
   };
   judge.job = new JudgeJob(deps);
   return judge;

@@ -3,7 +3,7 @@
  * `ingestExtension` gives the rows a batch adds inside the core store's transaction (see
  * trajectory.ts); everything else is the job's and the API's.
  */
-import { num, optStr } from '../store/rows.js';
+import { num, numOrNull, optStr } from '../store/rows.js';
 import type { BatchExtension, Row, Sql } from '../store/sql.js';
 import { assemble, type TrajectoryHeader } from './assemble.js';
 import type { Label, RunRecord, Step, Trajectory, TrajectoryStatus, VerdictRecord } from './types.js';
@@ -29,6 +29,8 @@ export interface VerdictPoint {
   unnecessaryCalls: number;
   dangerousCalls: number;
   weight: number;
+  /** The judged agent's tokens over the trajectory; null when its spans reported none (or the verdict predates it). */
+  agentTokens?: number | null;
 }
 
 export interface LabelPair {
@@ -82,17 +84,26 @@ export class JudgeStore {
     };
   }
 
-  /** Completes idle candidates: sampled → pending (with their probability), the rest → dropped (steps deleted). */
-  async finalize(nowMs: number, idleMs: number, probabilityOf: (service: string, hasFailure: boolean) => number): Promise<{ pending: number; dropped: number }> {
+  /**
+   * Completes idle candidates: sampled → pending (with their probability), the rest → dropped (steps
+   * deleted). `negativeFeedback` says which of them got negative user feedback by now (their stratum).
+   */
+  async finalize(
+    nowMs: number,
+    idleMs: number,
+    probabilityOf: (service: string, hasFailure: boolean, negativeFeedback: boolean) => number,
+    negativeFeedback?: (traceIds: string[]) => Promise<Set<string>>,
+  ): Promise<{ pending: number; dropped: number }> {
     const cutoff = nowMs - idleMs;
     const rows = await this.sql.all<Row>(
       `SELECT trace_id, service, has_failure, position FROM judge_trajectories WHERE status = 'open' AND last_seen_ms <= ? ORDER BY last_seen_ms LIMIT 5000`,
       [cutoff],
     );
+    const negative = negativeFeedback && rows.length ? await negativeFeedback(rows.map((r) => String(r.trace_id))) : new Set<string>();
     let pending = 0;
     let dropped = 0;
     for (const r of rows) {
-      const p = probabilityOf(String(r.service), num(r.has_failure) === 1);
+      const p = probabilityOf(String(r.service), num(r.has_failure) === 1, negative.has(String(r.trace_id)));
       const sampled = num(r.position) < p;
       await this.sql.tx(async (tx) => {
         // Re-checked in the UPDATE: a span may have arrived (on another replica) since the SELECT.
@@ -163,8 +174,8 @@ export class JudgeStore {
     await this.sql.tx(async (tx) => {
       await tx.run(
         `INSERT INTO judge_verdicts (trace_id, run_id, time_ms, service, model, status, reached_goal, unnecessary_calls, dangerous_calls, reasoning, error,
-           prompt_version, judge_model, probability, weight, input_tokens, output_tokens, cost)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           prompt_version, judge_model, probability, weight, input_tokens, output_tokens, cost, agent_tokens, agent_tool_calls)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           v.traceId, v.runId, v.timeMs, v.service, v.model, v.status,
           v.verdict ? (v.verdict.reached_goal ? 1 : 0) : null,
@@ -173,6 +184,7 @@ export class JudgeStore {
           v.verdict?.reasoning ?? null,
           v.error ?? null,
           v.promptVersion, v.judgeModel, v.probability, v.weight, v.inputTokens, v.outputTokens, v.cost,
+          v.agentTokens ?? null, v.agentToolCalls ?? null,
         ],
       );
       await tx.run(`UPDATE judge_trajectories SET status = ?, attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ?`, [
@@ -239,7 +251,7 @@ export class JudgeStore {
       args.push(...q.runIds);
     }
     const rows = await this.sql.all<Row>(
-      `SELECT trace_id, service, run_id, reached_goal, unnecessary_calls, dangerous_calls, weight FROM judge_verdicts WHERE ${where.join(' AND ')} ORDER BY id`,
+      `SELECT trace_id, service, run_id, reached_goal, unnecessary_calls, dangerous_calls, weight, agent_tokens FROM judge_verdicts WHERE ${where.join(' AND ')} ORDER BY id`,
       args,
     );
     return rows.map((r) => ({
@@ -250,6 +262,7 @@ export class JudgeStore {
       unnecessaryCalls: num(r.unnecessary_calls),
       dangerousCalls: num(r.dangerous_calls),
       weight: num(r.weight),
+      agentTokens: numOrNull(r.agent_tokens),
     }));
   }
 
@@ -302,6 +315,8 @@ export class JudgeStore {
         inputTokens: num(v.input_tokens),
         outputTokens: num(v.output_tokens),
         cost: num(v.cost),
+        agentTokens: numOrNull(v.agent_tokens),
+        agentToolCalls: numOrNull(v.agent_tool_calls),
       })),
       label: label
         ? { reached_goal: bool(label.reached_goal), unnecessary_calls: num(label.unnecessary_calls), dangerous_calls: num(label.dangerous_calls), labeler: label.labeler, note: label.note }

@@ -24,6 +24,15 @@ export interface BatchSink {
   collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[] }): readonly BatchExtension[];
 }
 
+/**
+ * Reads raw spans for what no dialect reads (user feedback attributes) after the batch committed:
+ * a key lookup or two per span on the hot path. A tap that fails fails the request; the client's
+ * retry counts no call twice (the ledger remembers the batch's spans).
+ */
+export interface SpanTap {
+  take(spans: readonly Span[], source: SourceName): Promise<void> | undefined;
+}
+
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
 export interface RestoreResult {
   restored: number;
@@ -44,6 +53,9 @@ export interface PipelineDeps {
   executionGraceMs: number;
   now: () => number;
   sinks?: BatchSink[];
+  taps?: SpanTap[];
+  /** Rows kept with the batch's stored failure records (the request context an export needs). */
+  failureContext?: (failures: WriteBatch['failures'], facts: readonly SpanFacts[]) => BatchExtension | undefined;
 }
 
 export interface IngestSummary {
@@ -64,7 +76,13 @@ export class Pipeline {
   }
 
   ingestSpans(spans: readonly Span[], source: SourceName = 'otlp'): Promise<IngestSummary> {
-    return this.ingestFacts(this.deps.dialects.normalizeSpans(spans), source, spans.length);
+    const done = this.ingestFacts(this.deps.dialects.normalizeSpans(spans), source, spans.length);
+    const taps = this.deps.taps;
+    if (!taps?.length) return done;
+    return done.then(async (summary) => {
+      for (const tap of taps) await tap.take(spans, source);
+      return summary;
+    });
   }
 
   /**
@@ -87,11 +105,16 @@ export class Pipeline {
     const labels = calls.map((c) => callLabels(c, deps.labels));
     const execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
     const plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now);
+    const context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
     const batch: WriteBatch = {
       ...plan.rows,
       pendingAdd: merged.deferred.map(encodePending),
       pendingRemove: merged.cancelled.map((c) => ({ traceId: c.traceId, callKey: c.key })),
-      extensions: [...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })), ...(extend?.(calls) ?? [])],
+      extensions: [
+        ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })),
+        ...(extend?.(calls) ?? []),
+        ...(context ? [context] : []),
+      ],
     };
 
     try {

@@ -7,6 +7,7 @@ import { alerts } from './002-alerts.js';
 import { judge } from './003-judge.js';
 import { langfuse } from './004-langfuse.js';
 import { outbox } from './005-outbox.js';
+import { feedbackReplay } from './006-feedback-replay.js';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,4 @@ export interface Migration {
   postgres: string;
 }
 
-export const migrations: readonly Migration[] = [core, alerts, judge, langfuse, outbox];
+export const migrations: readonly Migration[] = [core, alerts, judge, langfuse, outbox, feedbackReplay];
