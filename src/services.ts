@@ -143,7 +143,16 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     alerting = createAlerting({ config: config.alerts, kinds, store, judge, feedback: feedback.store, metrics, log, now, scheduler, retentionDays: config.store.retentionDays });
     const started = alerting;
     built.push(() => started.stop());
-    langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
+    langfuse = await createLangfuse({
+      config: config.langfuse,
+      store,
+      pipeline,
+      metrics,
+      log,
+      scheduler,
+      feedback: { record: (items, service) => feedback.record(items, service), ignored: (source, reason, n) => feedback.ignored(source, reason, n) },
+      ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}),
+    });
   } catch (err) {
     return abandon(err);
   }

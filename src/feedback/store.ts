@@ -55,14 +55,16 @@ export class FeedbackStore {
     const wanted = [...latest.values()];
     if (wanted.length === 0) return { stored: 0, counted: [] };
     const existing = await this.existing(wanted.map((i) => i.traceId));
-    const unknown = [...new Set(wanted.filter((i) => !i.service && !existing.has(`${i.traceId}\u0000${i.source}`)).map((i) => i.traceId))];
+    // A trace's service as any of its stored rows says (feedback from another source), else as `resolve` finds it.
+    const known = new Map([...existing.values()].map((e) => [e.traceId, e.service]));
+    const unknown = [...new Set(wanted.filter((i) => !i.service && !known.has(i.traceId)).map((i) => i.traceId))];
     const resolved = unknown.length ? await resolve(unknown) : new Map<string, string>();
     const writes: (FeedbackItem & { service: string })[] = [];
     const counted: (FeedbackItem & { service: string })[] = [];
     for (const it of wanted) {
       const prev = existing.get(`${it.traceId}\u0000${it.source}`);
       if (prev && prev.timeMs > it.timeMs) continue;
-      const service = it.service ?? prev?.service ?? resolved.get(it.traceId) ?? 'unknown';
+      const service = it.service ?? prev?.service ?? known.get(it.traceId) ?? resolved.get(it.traceId) ?? 'unknown';
       const w = { ...it, service };
       writes.push(w);
       if (!prev || prev.value !== it.value) counted.push(w);
@@ -81,11 +83,13 @@ export class FeedbackStore {
     return { stored: writes.length, counted };
   }
 
-  private async existing(traceIds: readonly string[]): Promise<Map<string, { value: number; timeMs: number; service: string }>> {
-    const out = new Map<string, { value: number; timeMs: number; service: string }>();
+  private async existing(traceIds: readonly string[]): Promise<Map<string, { traceId: string; value: number; timeMs: number; service: string }>> {
+    const out = new Map<string, { traceId: string; value: number; timeMs: number; service: string }>();
     for (const part of chunks([...new Set(traceIds)])) {
       const rows = await this.sql.all<Row>(`SELECT trace_id, source, value, time_ms, service FROM feedback WHERE trace_id IN (${marks(part.length)})`, part);
-      for (const r of rows) out.set(`${String(r.trace_id)}\u0000${String(r.source)}`, { value: num(r.value), timeMs: num(r.time_ms), service: String(r.service) });
+      for (const r of rows) {
+        out.set(`${String(r.trace_id)}\u0000${String(r.source)}`, { traceId: String(r.trace_id), value: num(r.value), timeMs: num(r.time_ms), service: String(r.service) });
+      }
     }
     return out;
   }
