@@ -46,7 +46,7 @@ export function failureContextExtension(failures: readonly FailureRecord[], fact
     // userMessage is parsed lazily from the input history: only failing requests pay for it.
     const user = f.userMessage;
     let hash: string | null = null;
-    if (f.offered && f.offered.length) {
+    if (f.offered?.length) {
       const json = JSON.stringify(storedTools(f.offered));
       hash = createHash('sha256').update(json).digest('hex').slice(0, 32);
       sets.set(hash, json);

@@ -195,7 +195,10 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
       const data = rows.slice((page - 1) * limit, page * limit).map((o) => ({ ...full(o), usage: { input: o.usageDetails?.['input'] ?? 0, output: o.usageDetails?.['output'] ?? 0 } }));
       return answer(200, { data, meta: { page, limit, totalItems: rows.length, totalPages: Math.ceil(rows.length / limit) } });
     }
-    if (endpoint === 'scoresV3' || endpoint === 'scoresV2') return readScores(endpoint, q, answer);
+    if (endpoint === 'scoresV3' || endpoint === 'scoresV2') {
+      const [status, body] = listScores(endpoint, q);
+      return answer(status, body);
+    }
     // POST /api/public/scores
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -229,9 +232,9 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
   };
 
   /** Both score listings, newest first by timestamp (ties by id), as Langfuse answers them. */
-  const readScores = (endpoint: 'scoresV3' | 'scoresV2', q: URLSearchParams, answer: (status: number, body: unknown) => void): void => {
+  const listScores = (endpoint: 'scoresV3' | 'scoresV2', q: URLSearchParams): [number, unknown] => {
     const limit = Number(q.get('limit') ?? 50);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return answer(400, { message: 'limit must be 1..100' });
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return [400, { message: 'limit must be 1..100' }];
     const from = q.get('fromTimestamp');
     const to = q.get('toTimestamp');
     const names = (q.get('name') ?? '').split(',').filter(Boolean);
@@ -243,7 +246,7 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
     if (endpoint === 'scoresV3') {
       const groups = (q.get('fields') ?? '').split(',').filter(Boolean);
       const unknown = groups.filter((g) => !['details', 'subject', 'annotation'].includes(g));
-      if (unknown.length) return answer(400, { message: `unknown field group(s): ${unknown.join(', ')}` });
+      if (unknown.length) return [400, { message: `unknown field group(s): ${unknown.join(', ')}` }];
       const start = q.get('cursor') ? Number(Buffer.from(q.get('cursor')!, 'base64url').toString('utf8')) : 0;
       const page = rows.slice(start, start + limit);
       const data = page.map((s) => ({
@@ -255,9 +258,9 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
           : {}),
       }));
       const next = start + limit < rows.length ? { cursor: Buffer.from(String(start + limit)).toString('base64url') } : {};
-      return answer(200, { data, meta: { limit, ...next } });
+      return [200, { data, meta: { limit, ...next } }];
     }
-    if (names.length > 1) return answer(400, { message: 'name: one score name' });
+    if (names.length > 1) return [400, { message: 'name: one score name' }];
     const page = Number(q.get('page') ?? 1);
     const data = rows.slice((page - 1) * limit, page * limit).map((s) => ({
       ...base(s),
@@ -273,7 +276,7 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
       value: typeof s.value === 'number' ? s.value : 0,
       ...(s.dataType === 'BOOLEAN' ? { stringValue: s.value === 1 ? 'True' : 'False' } : s.dataType === 'CATEGORICAL' ? { stringValue: String(s.value) } : {}),
     }));
-    return answer(200, { data, meta: { page, limit, totalItems: rows.length, totalPages: Math.ceil(rows.length / limit) } });
+    return [200, { data, meta: { page, limit, totalItems: rows.length, totalPages: Math.ceil(rows.length / limit) } }];
   };
 
   const server: Server = createServer((req, res) => {

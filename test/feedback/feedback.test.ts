@@ -131,8 +131,8 @@ describe('feedback in spans', () => {
     const ids = [thumbs, rating].map((s) => s.spanContext().traceId);
     expect(await rows()).toEqual(
       [
-        { trace_id: ids[0], source: 'widget', service: 'support-bot', value: -1, comment: 'did not cancel', origin: 'span' },
-        { trace_id: ids[1], source: 'span', service: 'support-bot', value: 0.5, comment: null, origin: 'span' },
+        { trace_id: ids[0]!, source: 'widget', service: 'support-bot', value: -1, comment: 'did not cancel', origin: 'span' },
+        { trace_id: ids[1]!, source: 'span', service: 'support-bot', value: 0.5, comment: null, origin: 'span' },
       ].sort((a, b) => (a.trace_id < b.trace_id ? -1 : 1)),
     );
     const text = await tw.metrics();

@@ -20,7 +20,8 @@ import type { LangfuseState } from './state.js';
 const SCORE_PAGE = 100;
 
 export interface FeedbackSink {
-  record(items: readonly FeedbackItem[], fallbackService: string): Promise<unknown>;
+  /** `counted`: items that were new or changed a stored value. */
+  record(items: readonly FeedbackItem[], fallbackService: string): Promise<{ counted: readonly unknown[] }>;
   ignored(source: 'langfuse', reason: 'bad_value' | 'no_trace', n: number): void;
 }
 
@@ -80,10 +81,15 @@ export class LangfuseFeedbackPull {
     return this.mode ?? 'v3';
   }
 
-  /** Every closed window of score timestamps up to now − lag; the watermark moves after each stored window. */
+  /**
+   * Every closed window of score timestamps up to now − lag; the watermark moves after each stored
+   * window. `scores`: distinct feedback scores read; `taken`: those that were new or changed a stored
+   * value (a score read again in the overlap is not taken twice).
+   */
   async runOnce(): Promise<{ windows: number; scores: number; taken: number }> {
     const { deps, opts } = this;
     const out = { windows: 0, scores: 0, taken: 0 };
+    const read = new Set<string>();
     if (opts.names.length === 0) return out;
     const st = await deps.state.feedbackState();
     this.mode ??= st.mode;
@@ -94,7 +100,8 @@ export class LangfuseFeedbackPull {
       const from = first ? end - opts.initialLookbackMs : wm! - opts.overlapMs;
       const to = Math.min(end, (first ? from : wm!) + opts.maxWindowMs);
       if (to <= from) break;
-      const scores = await this.window(from, to);
+      const scores = (await this.window(from, to)).filter((s) => !read.has(s.id));
+      for (const s of scores) read.add(s.id);
       const items: FeedbackItem[] = [];
       let noTrace = 0;
       let unreadable = 0;
@@ -113,14 +120,14 @@ export class LangfuseFeedbackPull {
       }
       // Oldest first: of two scores for one trace, the later one wins.
       items.sort((a, b) => a.timeMs - b.timeMs);
-      if (items.length) await deps.feedback.record(items, opts.service);
+      const taken = items.length ? (await deps.feedback.record(items, opts.service)).counted.length : 0;
       if (noTrace) deps.feedback.ignored('langfuse', 'no_trace', noTrace);
       if (unreadable) deps.feedback.ignored('langfuse', 'bad_value', unreadable);
-      await deps.state.completeFeedbackWindow({ watermarkMs: to, mode: this.apiMode, scores: items.length, nowMs: deps.clock() });
+      await deps.state.completeFeedbackWindow({ watermarkMs: to, mode: this.apiMode, scores: taken, nowMs: deps.clock() });
       wm = to;
       out.windows++;
       out.scores += scores.length;
-      out.taken += items.length;
+      out.taken += taken;
     }
     return out;
   }
