@@ -15,7 +15,14 @@ export interface JudgeEnv {
 }
 
 export async function judgeEnv(
-  opts: { judge?: Record<string, unknown>; script?: FakeOpenAI['script']; services?: ServiceOverrides; databaseUrl?: string } = {},
+  opts: {
+    judge?: Record<string, unknown>;
+    script?: FakeOpenAI['script'];
+    services?: ServiceOverrides;
+    databaseUrl?: string;
+    /** The `alerts:` section (rules over the judge's verdicts). */
+    alerts?: Record<string, unknown>;
+  } = {},
 ): Promise<JudgeEnv> {
   const fake = await startFakeOpenAI(opts.script);
   const tw = await startToolwatch({
@@ -23,6 +30,7 @@ export async function judgeEnv(
     ...(opts.services ? { services: opts.services } : {}),
     config: {
       ...(opts.databaseUrl ? { database_url: opts.databaseUrl } : {}),
+      ...(opts.alerts ? { alerts: opts.alerts } : {}),
       judge: {
         enabled: true,
         base_url: fake.baseUrl,
