@@ -10,6 +10,7 @@ import { metricsRoutes } from './api/metrics-route.js';
 import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './api/alerts.js';
+import { exportRoutes } from './api/export.js';
 import { feedbackRoutes } from './api/feedback.js';
 import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
@@ -55,6 +56,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(judgeRoutes, { judge: services.judge, now });
   await app.register(alertsRoutes, { alerting: services.alerting });
   await app.register(feedbackRoutes, { feedback: services.feedback, now });
+  const exportStores = { sql: store.sql, judge: services.judge.store, feedback: services.feedback.store, redact: config.judge.redact };
+  await app.register(exportRoutes, { stores: exportStores, now });
   await app.register(uiRoutes, { store, now, alerting: services.alerting, judge: services.judge });
   return app;
 }

@@ -33,6 +33,16 @@ export interface VerdictPoint {
   agentTokens?: number | null;
 }
 
+export interface LatestVerdict {
+  service: string;
+  model: string;
+  timeMs: number;
+  reached_goal: boolean;
+  unnecessary_calls: number;
+  dangerous_calls: number;
+  reasoning?: string;
+}
+
 export interface LabelPair {
   judge: { reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number };
   human: { reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number };
@@ -264,6 +274,38 @@ export class JudgeStore {
       weight: num(r.weight),
       agentTokens: numOrNull(r.agent_tokens),
     }));
+  }
+
+  /** The latest successful verdict per trace (judged since sinceMs; for one service; of these traces). */
+  async latestVerdicts(q: { sinceMs?: number; service?: string; traceIds?: readonly string[] }): Promise<Map<string, LatestVerdict>> {
+    const where = ["v.status = 'ok'", "v.id = (SELECT MAX(w.id) FROM judge_verdicts w WHERE w.trace_id = v.trace_id AND w.status = 'ok')"];
+    const args: unknown[] = [];
+    if (q.sinceMs !== undefined) (where.push('v.time_ms >= ?'), args.push(q.sinceMs));
+    if (q.service) (where.push('v.service = ?'), args.push(q.service));
+    if (q.traceIds) {
+      if (q.traceIds.length === 0) return new Map();
+      where.push(`v.trace_id IN (${q.traceIds.map(() => '?').join(', ')})`);
+      args.push(...q.traceIds);
+    }
+    const rows = await this.sql.all<Row>(
+      `SELECT v.trace_id, v.service, v.model, v.time_ms, v.reached_goal, v.unnecessary_calls, v.dangerous_calls, v.reasoning FROM judge_verdicts v
+       WHERE ${where.join(' AND ')} ORDER BY v.time_ms DESC`,
+      args,
+    );
+    return new Map(
+      rows.map((r) => [
+        String(r.trace_id),
+        {
+          service: String(r.service),
+          model: String(r.model),
+          timeMs: num(r.time_ms),
+          reached_goal: num(r.reached_goal) === 1,
+          unnecessary_calls: num(r.unnecessary_calls),
+          dangerous_calls: num(r.dangerous_calls),
+          ...(optStr(r.reasoning) !== undefined ? { reasoning: optStr(r.reasoning)! } : {}),
+        },
+      ]),
+    );
   }
 
   async upsertLabels(labels: readonly Label[], nowMs: number): Promise<number> {
