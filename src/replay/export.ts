@@ -169,7 +169,7 @@ export async function exportCases(src: ExportSources, f: ExportFilters): Promise
     };
     const perAnswer = Boolean(f.outcomes) || (everything && !byFeedback?.has(traceId) && !byVerdict?.has(traceId));
     let drafts: (Draft | Skip)[] = [];
-    if (t && t.steps.length) {
+    if (t?.steps.length) {
       const built = perAnswer ? stepCases(t, fs, wanted, facts) : trajectoryCase(t, fs, facts);
       drafts = Array.isArray(built) ? built : [built];
     }

@@ -56,7 +56,7 @@ beforeAll(async () => {
     ['lean-agent', [['lean-3', { mismatch: true }], ['lean-3', { mismatch: true }], ['blind-7', { mismatch: true, captureInput: false }]]],
   ] as const) {
     const client = otelClient(env.tw.url, { service, batchSize: 3 });
-    traces.forEach(([tag, o], i) => (ids[`${tag}${i === 1 && tag === 'lean-3' ? '-dup' : ''}`] = supportTrace(client.tracer, { tag, ...o })));
+    for (const [i, [tag, o]] of traces.entries()) ids[`${tag}${i === 1 && tag === 'lean-3' ? '-dup' : ''}`] = supportTrace(client.tracer, { tag, ...o });
     if (service === 'support-agent') ids['broken-json-2'] = agentTrace(client.tracer, { tag: 'broken-json-2', failing: true });
     await client.flush();
     await client.shutdown();
