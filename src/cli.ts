@@ -21,6 +21,7 @@ import { createJudge } from './judge/service.js';
 import { checkLabel } from './judge/verdict.js';
 import type { Label } from './judge/types.js';
 import { runEvalCli } from './eval/cli.js';
+import { FeedbackStore } from './feedback/store.js';
 import { EXPORT_USAGE, parseExportArgs, runExport } from './replay/cli.js';
 
 const USAGE = `usage: toolwatch serve [--config FILE]
@@ -91,7 +92,12 @@ async function withStore(argv: readonly string[], env: NodeJS.ProcessEnv, io: Cl
 async function judgeOnce(config: Config, store: Store, io: CliIo): Promise<number> {
   const log = createLogger(config.logLevel);
   const metrics = createMetrics();
-  const judge = createJudge(config.judge, { store, metrics, labels: new LabelCap(config.metrics.maxLabelValues), log, now: Date.now }, { requireEnabled: false });
+  const feedback = new FeedbackStore(store.sql);
+  const judge = createJudge(
+    config.judge,
+    { store, metrics, labels: new LabelCap(config.metrics.maxLabelValues), log, now: Date.now, negativeFeedback: (ids) => feedback.negativeTraces(ids) },
+    { requireEnabled: false },
+  );
   if (!judge.job) {
     io.err('toolwatch: judge.model is not set; nothing to run\n');
     return 2;
