@@ -21,7 +21,10 @@ interface Query {
 
 const text = { type: 'string', maxLength: 1000 } as const;
 
-export async function exportRoutes(app: FastifyInstance, opts: { stores: ExportStores; now: () => number }): Promise<void> {
+export async function exportRoutes(
+  app: FastifyInstance,
+  opts: { stores: ExportStores; now: () => number },
+): Promise<void> {
   app.get<{ Querystring: Query }>(
     '/api/export/cases',
     {
@@ -29,14 +32,26 @@ export async function exportRoutes(app: FastifyInstance, opts: { stores: ExportS
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { since: text, service: text, outcome: text, feedback: text, judge: text, trace_id: text, limit: text, format: { enum: ['jsonl', 'json'], default: 'jsonl' } },
+          properties: {
+            since: text,
+            service: text,
+            outcome: text,
+            feedback: text,
+            judge: text,
+            trace_id: text,
+            limit: text,
+            format: { enum: ['jsonl', 'json'], default: 'jsonl' },
+          },
         },
       },
     },
     async (req, reply) => {
       const { format, ...raw } = req.query;
       const parsed = parseExportFilters(raw, opts.now(), { limit: 100, maxLimit: 1000 });
-      if (!parsed.ok) return reply.code(400).send({ error: 'Bad Request', message: parsed.problems.join('; '), problems: parsed.problems });
+      if (!parsed.ok)
+        return reply
+          .code(400)
+          .send({ error: 'Bad Request', message: parsed.problems.join('; '), problems: parsed.problems });
       let res: Awaited<ReturnType<typeof exportedCases>>;
       try {
         res = await exportedCases(opts.stores, parsed.value);
@@ -50,7 +65,15 @@ export async function exportRoutes(app: FastifyInstance, opts: { stores: ExportS
       return reply
         .header('content-type', 'application/x-ndjson; charset=utf-8')
         .header('content-disposition', `attachment; filename="toolwatch-cases-${day}.jsonl"`)
-        .header('x-toolwatch-export', JSON.stringify({ cases: res.summary.cases, duplicates: res.summary.duplicates, skipped: res.summary.skipped.length, truncated: res.summary.truncated }))
+        .header(
+          'x-toolwatch-export',
+          JSON.stringify({
+            cases: res.summary.cases,
+            duplicates: res.summary.duplicates,
+            skipped: res.summary.skipped.length,
+            truncated: res.summary.truncated,
+          }),
+        )
         .send(toJsonl(res.cases));
     },
   );

@@ -9,7 +9,10 @@ import type { FeedbackItem } from '../feedback/value.js';
 
 const MAX_ITEMS = 10_000;
 
-export async function feedbackRoutes(app: FastifyInstance, opts: { feedback: Feedback; now: () => number }): Promise<void> {
+export async function feedbackRoutes(
+  app: FastifyInstance,
+  opts: { feedback: Feedback; now: () => number },
+): Promise<void> {
   app.post('/api/feedback', { bodyLimit: 8 * 1024 * 1024 }, async (req, reply) => {
     const items = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
     if (items.length === 0 || items.length > MAX_ITEMS) {
@@ -24,7 +27,14 @@ export async function feedbackRoutes(app: FastifyInstance, opts: { feedback: Fee
       else problems.push({ index, error: c.error });
     });
     // All or nothing: a half-stored batch is harder to fix than a rejected one.
-    if (problems.length) return reply.code(400).send({ error: 'Bad Request', message: `${problems.length} invalid feedback item(s); nothing stored`, problems: problems.slice(0, 100) });
+    if (problems.length)
+      return reply
+        .code(400)
+        .send({
+          error: 'Bad Request',
+          message: `${problems.length} invalid feedback item(s); nothing stored`,
+          problems: problems.slice(0, 100),
+        });
     const res = await opts.feedback.record(ok);
     return { stored: res.stored, counted: res.counted.length };
   });

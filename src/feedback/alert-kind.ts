@@ -20,7 +20,10 @@ export interface FeedbackRuleSource {
   rates(q: { sinceMs: number; untilMs: number; service?: string }): Promise<FeedbackRate[]>;
 }
 
-export function evaluateNegativeFeedbackRate(p: NegativeFeedbackRateParams, rates: readonly FeedbackRate[]): Observation[] {
+export function evaluateNegativeFeedbackRate(
+  p: NegativeFeedbackRateParams,
+  rates: readonly FeedbackRate[],
+): Observation[] {
   return rates
     .filter((r) => !p.service || r.service === p.service)
     .map((r) => {
@@ -32,7 +35,8 @@ export function evaluateNegativeFeedbackRate(p: NegativeFeedbackRateParams, rate
         value: rate,
         threshold: p.threshold,
         summary: enough
-          ? `negative feedback on ${pct(rate)} of traces ${rate > p.threshold ? '>' : '≤'} ${pct(p.threshold)} (${r.negative} of ${r.traces} with feedback, ${p.window})`
+          ? `negative feedback on ${pct(rate)} of traces ${rate > p.threshold ? '>' : '≤'} ${pct(p.threshold)} ` +
+            `(${r.negative} of ${r.traces} with feedback, ${p.window})`
           : `only ${r.traces} traces with feedback in ${p.window} (min_feedback ${p.min_feedback})`,
         details: { window: p.window, total: r.traces, negative: r.negative },
       };
@@ -52,7 +56,10 @@ export const negativeFeedbackRate: RuleKind<NegativeFeedbackRateParams, Feedback
   },
   async load(p, io, now) {
     if (!io.feedback) return [];
-    return io.feedback.rates({ ...currentWindow(now, durationMs(p.window)), ...(p.service ? { service: p.service } : {}) });
+    return io.feedback.rates({
+      ...currentWindow(now, durationMs(p.window)),
+      ...(p.service ? { service: p.service } : {}),
+    });
   },
   evaluate: (p, data) => evaluateNegativeFeedbackRate(p, data),
 };

@@ -19,14 +19,18 @@ const itemSchema = {
 } as const;
 
 const ajv = new Ajv({ allErrors: true, strict: true });
-const validate = ajv.compile<{ trace_id: string; value: unknown; comment?: string; source?: string; service?: string }>(itemSchema);
+const validate = ajv.compile<{ trace_id: string; value: unknown; comment?: string; source?: string; service?: string }>(
+  itemSchema,
+);
 
 export type CheckedFeedback = { ok: true; value: FeedbackItem } | { ok: false; error: string };
 
 export function checkFeedback(v: unknown, nowMs: number): CheckedFeedback {
   if (!validate(v)) {
     const errors = (validate.errors ?? []).map((e) =>
-      e.keyword === 'additionalProperties' ? `unknown key ${JSON.stringify(e.params.additionalProperty)}` : `${e.instancePath.slice(1) || '(item)'} ${e.message ?? 'is invalid'}`,
+      e.keyword === 'additionalProperties'
+        ? `unknown key ${JSON.stringify(e.params.additionalProperty)}`
+        : `${e.instancePath.slice(1) || '(item)'} ${e.message ?? 'is invalid'}`,
     );
     return { ok: false, error: errors.join('; ') };
   }

@@ -44,7 +44,11 @@ export class Feedback {
       for (const id of ids) if (!known.has(id)) known.set(id, fallbackService);
       return known;
     });
-    for (const it of res.counted) this.w.metrics.feedback.inc({ service: this.w.labels.value('service', it.service.slice(0, 200)), value: bucketOf(it.value) });
+    for (const it of res.counted)
+      this.w.metrics.feedback.inc({
+        service: this.w.labels.value('service', it.service.slice(0, 200)),
+        value: bucketOf(it.value),
+      });
     return res;
   }
 

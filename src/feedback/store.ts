@@ -35,7 +35,8 @@ export interface TraceFeedback {
   timeMs: number;
 }
 
-const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
+const chunks = <T>(xs: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 export class FeedbackStore {
@@ -45,7 +46,11 @@ export class FeedbackStore {
    * Writes items (the last of several for one trace and source wins) in one transaction. Items
    * without a service take the stored row's, else `resolve`'s answer for their trace.
    */
-  async record(items: readonly FeedbackItem[], nowMs: number, resolve: (traceIds: string[]) => Promise<Map<string, string>>): Promise<RecordResult> {
+  async record(
+    items: readonly FeedbackItem[],
+    nowMs: number,
+    resolve: (traceIds: string[]) => Promise<Map<string, string>>,
+  ): Promise<RecordResult> {
     const latest = new Map<string, FeedbackItem>();
     for (const it of items) {
       const key = `${it.traceId}\u0000${it.source}`;
@@ -72,23 +77,44 @@ export class FeedbackStore {
     await this.sql.tx(async (tx) => {
       for (const part of chunks(writes)) {
         await tx.run(
-          `INSERT INTO feedback (trace_id, source, service, value, comment, origin, time_ms, received_ms) VALUES ${valuesList(part.length, 8)}
-           ON CONFLICT (trace_id, source) DO UPDATE SET service = excluded.service, value = excluded.value, comment = excluded.comment,
+          `INSERT INTO feedback (trace_id, source, service, value, comment, origin, time_ms, received_ms)
+           VALUES ${valuesList(part.length, 8)}
+           ON CONFLICT (trace_id, source) DO UPDATE SET service = excluded.service, value = excluded.value,
+             comment = excluded.comment,
              origin = excluded.origin, time_ms = excluded.time_ms, received_ms = excluded.received_ms
            WHERE excluded.time_ms >= feedback.time_ms`,
-          part.flatMap((w) => [w.traceId, w.source, w.service, w.value, w.comment ?? null, w.origin, Math.floor(w.timeMs), nowMs]),
+          part.flatMap((w) => [
+            w.traceId,
+            w.source,
+            w.service,
+            w.value,
+            w.comment ?? null,
+            w.origin,
+            Math.floor(w.timeMs),
+            nowMs,
+          ]),
         );
       }
     });
     return { stored: writes.length, counted };
   }
 
-  private async existing(traceIds: readonly string[]): Promise<Map<string, { traceId: string; value: number; timeMs: number; service: string }>> {
+  private async existing(
+    traceIds: readonly string[],
+  ): Promise<Map<string, { traceId: string; value: number; timeMs: number; service: string }>> {
     const out = new Map<string, { traceId: string; value: number; timeMs: number; service: string }>();
     for (const part of chunks([...new Set(traceIds)])) {
-      const rows = await this.sql.all<Row>(`SELECT trace_id, source, value, time_ms, service FROM feedback WHERE trace_id IN (${marks(part.length)})`, part);
+      const rows = await this.sql.all<Row>(
+        `SELECT trace_id, source, value, time_ms, service FROM feedback WHERE trace_id IN (${marks(part.length)})`,
+        part,
+      );
       for (const r of rows) {
-        out.set(`${String(r.trace_id)}\u0000${String(r.source)}`, { traceId: String(r.trace_id), value: num(r.value), timeMs: num(r.time_ms), service: String(r.service) });
+        out.set(`${String(r.trace_id)}\u0000${String(r.source)}`, {
+          traceId: String(r.trace_id),
+          value: num(r.value),
+          timeMs: num(r.time_ms),
+          service: String(r.service),
+        });
       }
     }
     return out;
@@ -98,7 +124,10 @@ export class FeedbackStore {
   async negativeTraces(traceIds: readonly string[]): Promise<Set<string>> {
     const out = new Set<string>();
     for (const part of chunks([...new Set(traceIds)])) {
-      const rows = await this.sql.all<Row>(`SELECT DISTINCT trace_id FROM feedback WHERE value < 0 AND trace_id IN (${marks(part.length)})`, part);
+      const rows = await this.sql.all<Row>(
+        `SELECT DISTINCT trace_id FROM feedback WHERE value < 0 AND trace_id IN (${marks(part.length)})`,
+        part,
+      );
       for (const r of rows) out.add(String(r.trace_id));
     }
     return out;
@@ -110,7 +139,8 @@ export class FeedbackStore {
     if (q.service) args.push(q.service);
     const rows = await this.sql.all<Row>(
       `SELECT service, COUNT(*) AS traces, SUM(CASE WHEN low < 0 THEN 1 ELSE 0 END) AS negative
-       FROM (SELECT service, trace_id, MIN(value) AS low FROM feedback WHERE time_ms >= ? AND time_ms < ?${q.service ? ' AND service = ?' : ''}
+       FROM (SELECT service, trace_id, MIN(value) AS low FROM feedback
+             WHERE time_ms >= ? AND time_ms < ?${q.service ? ' AND service = ?' : ''}
              GROUP BY service, trace_id) t
        GROUP BY service ORDER BY service`,
       args,
@@ -122,22 +152,45 @@ export class FeedbackStore {
    * Traces with feedback given since sinceMs, newest first, one entry per trace: `bucket` keeps only
    * traces with at least one value in it (negative: any value < 0). For the export and the API.
    */
-  async traces(q: { sinceMs: number; service?: string; bucket?: Bucket; traceIds?: readonly string[]; limit: number }): Promise<TraceFeedback[]> {
+  async traces(q: {
+    sinceMs: number;
+    service?: string;
+    bucket?: Bucket;
+    traceIds?: readonly string[];
+    limit: number;
+  }): Promise<TraceFeedback[]> {
     const where = ['time_ms >= ?'];
     const args: unknown[] = [q.sinceMs];
-    if (q.service) (where.push('service = ?'), args.push(q.service));
+    if (q.service) where.push('service = ?'), args.push(q.service);
     if (q.traceIds) {
       if (q.traceIds.length === 0) return [];
       where.push(`trace_id IN (${marks(q.traceIds.length)})`);
       args.push(...q.traceIds);
     }
-    const rows = await this.sql.all<Row>(`SELECT trace_id, service, source, value, comment, time_ms FROM feedback WHERE ${where.join(' AND ')} ORDER BY time_ms DESC`, args);
+    const rows = await this.sql.all<Row>(
+      `SELECT trace_id, service, source, value, comment, time_ms FROM feedback
+       WHERE ${where.join(' AND ')} ORDER BY time_ms DESC`,
+      args,
+    );
     const byTrace = new Map<string, TraceFeedback & { buckets: Set<Bucket> }>();
     for (const r of rows) {
       const id = String(r.trace_id);
       const value = num(r.value);
       let t = byTrace.get(id);
-      if (!t) byTrace.set(id, (t = { traceId: id, service: String(r.service), value, bucket: bucketOf(value), comments: [], sources: [], timeMs: num(r.time_ms), buckets: new Set() }));
+      if (!t)
+        byTrace.set(
+          id,
+          (t = {
+            traceId: id,
+            service: String(r.service),
+            value,
+            bucket: bucketOf(value),
+            comments: [],
+            sources: [],
+            timeMs: num(r.time_ms),
+            buckets: new Set(),
+          }),
+        );
       if (value < t.value) (t.value = value), (t.bucket = bucketOf(value));
       t.buckets.add(bucketOf(value));
       t.sources.push(String(r.source));
@@ -160,12 +213,18 @@ export class FeedbackStore {
   async servicesOf(traceIds: readonly string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (const part of chunks([...new Set(traceIds)])) {
-      for (const r of await this.sql.all<Row>(`SELECT trace_id, service FROM judge_trajectories WHERE trace_id IN (${marks(part.length)})`, part)) {
+      for (const r of await this.sql.all<Row>(
+        `SELECT trace_id, service FROM judge_trajectories WHERE trace_id IN (${marks(part.length)})`,
+        part,
+      )) {
         out.set(String(r.trace_id), String(r.service));
       }
       const rest = part.filter((id) => !out.has(id));
       if (rest.length === 0) continue;
-      for (const r of await this.sql.all<Row>(`SELECT trace_id, MIN(service) AS service FROM failures WHERE trace_id IN (${marks(rest.length)}) GROUP BY trace_id`, rest)) {
+      for (const r of await this.sql.all<Row>(
+        `SELECT trace_id, MIN(service) AS service FROM failures WHERE trace_id IN (${marks(rest.length)}) GROUP BY trace_id`,
+        rest,
+      )) {
         out.set(String(r.trace_id), String(r.service));
       }
     }

@@ -66,7 +66,8 @@ export function parseFeedbackValue(v: unknown): number | undefined {
 }
 
 /** What a value of the API looks like, for error messages. */
-export const VALUE_HELP = 'a number from -1 to 1, true/false, or "up"/"down" (also thumbs_up, positive, negative, neutral, good, bad, 👍, 👎)';
+export const VALUE_HELP =
+  'a number from -1 to 1, true/false, or "up"/"down" (also thumbs_up, positive, negative, neutral, good, bad, 👍, 👎)';
 
 /** OTLP trace ids are hex; they are stored lower-case so every path agrees. Other ids are kept as written. */
 export function normalizeTraceId(id: string): string {

@@ -18,5 +18,8 @@ export interface ExportStores {
 }
 
 export function exportedCases(s: ExportStores, filters: ExportFilters) {
-  return exportCases({ sql: s.sql, judge: s.judge, feedback: s.feedback, redactor: () => createRedactor(s.redact) }, filters);
+  return exportCases(
+    { sql: s.sql, judge: s.judge, feedback: s.feedback, redactor: () => createRedactor(s.redact) },
+    filters,
+  );
 }

@@ -19,7 +19,11 @@ import type { FailureContext } from './context.js';
 
 export type ChatMessage =
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+    }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 export interface ObservedCall {
@@ -77,7 +81,8 @@ function exportTools(defs: readonly ToolDef[] | undefined, notes: string[]): Dra
     const out: NonNullable<Draft['tools']>[number] = { type: 'function', name: t.name };
     if (t.description) out.description = t.description;
     const p = t.parameters;
-    const marker = p && typeof p === 'object' && !Array.isArray(p) && Object.keys(p).length === 1 && OMITTED.has(Object.keys(p)[0]!);
+    const marker =
+      p && typeof p === 'object' && !Array.isArray(p) && Object.keys(p).length === 1 && OMITTED.has(Object.keys(p)[0]!);
     if (marker) notes.push(`the schema of ${t.name} was too large to keep; add it before running`);
     else if (p !== undefined) out.parameters = p;
     return out;
@@ -98,7 +103,12 @@ function tagsFor(outcomes: Iterable<OutcomeName | undefined>, facts: TraceFacts)
   return [...tags];
 }
 
-function meta(origin: Draft['metadata']['origin'], facts: TraceFacts, notes: string[], partial = false): Draft['metadata'] {
+function meta(
+  origin: Draft['metadata']['origin'],
+  facts: TraceFacts,
+  notes: string[],
+  partial = false,
+): Draft['metadata'] {
   return {
     origin,
     service: facts.service,
@@ -114,14 +124,23 @@ function meta(origin: Draft['metadata']['origin'], facts: TraceFacts, notes: str
 /** The failure record of a step's call, by call id, else by name (and arguments). */
 function recordOf(c: StepCall, spanId: string, failures: readonly StoredFailure[]): StoredFailure | undefined {
   const here = failures.filter((f) => f.spanId === spanId);
-  return here.find((f) => c.callId !== undefined && f.callId === c.callId) ?? here.find((f) => f.name === c.name && f.arguments === c.arguments) ?? here.find((f) => f.name === c.name);
+  return (
+    here.find((f) => c.callId !== undefined && f.callId === c.callId) ??
+    here.find((f) => f.name === c.name && f.arguments === c.arguments) ??
+    here.find((f) => f.name === c.name)
+  );
 }
 
 function observedCall(c: StepCall, spanId: string, failures: readonly StoredFailure[]): ObservedCall {
   const f = recordOf(c, spanId, failures);
   const outcome = c.outcome ?? f?.outcome;
   const errors = outcome && FAILURE_OUTCOMES.includes(outcome) ? errorsOf(f) : undefined;
-  return { name: c.name, ...(c.arguments !== undefined ? { arguments: c.arguments } : {}), ...(outcome ? { outcome } : {}), ...(errors ? { errors } : {}) };
+  return {
+    name: c.name,
+    ...(c.arguments !== undefined ? { arguments: c.arguments } : {}),
+    ...(outcome ? { outcome } : {}),
+    ...(errors ? { errors } : {}),
+  };
 }
 
 /**
@@ -146,12 +165,18 @@ function history(t: Trajectory, upTo: number, notes: string[]): ChatMessage[] {
         if (s.outputText) messages.push({ role: 'assistant', content: s.outputText });
         return;
       }
-      const calls = s.calls.map((c, k) => ({ id: c.callId ?? `call_${i + 1}_${k + 1}`, type: 'function' as const, function: { name: c.name, arguments: c.arguments ?? '{}' } }));
+      const calls = s.calls.map((c, k) => ({
+        id: c.callId ?? `call_${i + 1}_${k + 1}`,
+        type: 'function' as const,
+        function: { name: c.name, arguments: c.arguments ?? '{}' },
+      }));
       messages.push({ role: 'assistant', content: s.outputText ?? null, tool_calls: calls });
       open = calls.map((c) => ({ id: c.id, name: c.function.name }));
       return;
     }
-    const at = open.findIndex((o) => (s.callId !== undefined && o.id === s.callId) || (s.callId === undefined && o.name === s.name));
+    const at = open.findIndex(
+      (o) => (s.callId !== undefined && o.id === s.callId) || (s.callId === undefined && o.name === s.name),
+    );
     const match = at >= 0 ? at : open.findIndex((o) => o.name === s.name);
     if (match < 0) return; // a tool run no earlier answer asked for (or a duplicate): not part of the chat
     const [o] = open.splice(match, 1);
@@ -159,12 +184,18 @@ function history(t: Trajectory, upTo: number, notes: string[]): ChatMessage[] {
     messages.push({ role: 'tool', tool_call_id: o!.id, content });
   });
   close();
-  if (synthesized) notes.push(`${synthesized} earlier call(s) had no recorded tool result; their answers are placeholders`);
+  if (synthesized)
+    notes.push(`${synthesized} earlier call(s) had no recorded tool result; their answers are placeholders`);
   return messages;
 }
 
 /** One case per failing answer of a stored trajectory (only answers with an outcome in `outcomes`). */
-export function stepCases(t: Trajectory, failures: readonly StoredFailure[], outcomes: ReadonlySet<OutcomeName>, facts: TraceFacts): Draft[] | Skip {
+export function stepCases(
+  t: Trajectory,
+  failures: readonly StoredFailure[],
+  outcomes: ReadonlySet<OutcomeName>,
+  facts: TraceFacts,
+): Draft[] | Skip {
   if (!t.task) return { traceId: t.traceId, reason: 'no_user_message' };
   const failingSpans = new Set(failures.filter((f) => outcomes.has(f.outcome)).map((f) => f.spanId));
   const out: Draft[] = [];
@@ -180,7 +211,10 @@ export function stepCases(t: Trajectory, failures: readonly StoredFailure[], out
       ...(tools ? { tools } : {}),
       observed: { calls: observed, ...(s.outputText ? { text: s.outputText } : {}) },
       traceId: t.traceId,
-      tags: tagsFor(observed.map((c) => c.outcome), facts),
+      tags: tagsFor(
+        observed.map((c) => c.outcome),
+        facts,
+      ),
       metadata: meta('trajectory_step', { ...facts, ...(s.model ? { model: s.model } : {}) }, notes),
     });
   });
@@ -191,38 +225,59 @@ export function stepCases(t: Trajectory, failures: readonly StoredFailure[], out
 export function trajectoryCase(t: Trajectory, failures: readonly StoredFailure[], facts: TraceFacts): Draft | Skip {
   if (!t.task) return { traceId: t.traceId, reason: 'no_user_message' };
   const notes: string[] = [];
-  const calls = t.steps.flatMap((s) => (s.kind === 'model' ? (s as ModelStep).calls.map((c) => observedCall(c, s.spanId, failures)) : []));
+  const calls = t.steps.flatMap((s) =>
+    s.kind === 'model' ? (s as ModelStep).calls.map((c) => observedCall(c, s.spanId, failures)) : [],
+  );
   const tools = exportTools(t.tools, notes);
   return {
     messages: [{ role: 'user', content: t.task }],
     ...(tools ? { tools } : {}),
     observed: { calls, ...(t.finalAnswer ? { text: t.finalAnswer } : {}) },
     traceId: t.traceId,
-    tags: tagsFor(calls.map((c) => c.outcome), facts),
+    tags: tagsFor(
+      calls.map((c) => c.outcome),
+      facts,
+    ),
     metadata: meta('trajectory', { ...facts, ...(t.model ? { model: t.model } : {}) }, notes),
   };
 }
 
 /** One case per answer (span) with failure records, from the records and their kept request context. */
-export function failureCases(traceId: string, failures: readonly StoredFailure[], contexts: ReadonlyMap<string, FailureContext>, facts: TraceFacts): (Draft | Skip)[] {
+export function failureCases(
+  traceId: string,
+  failures: readonly StoredFailure[],
+  contexts: ReadonlyMap<string, FailureContext>,
+  facts: TraceFacts,
+): (Draft | Skip)[] {
   const bySpan = new Map<string, StoredFailure[]>();
   for (const f of failures) bySpan.set(f.spanId, [...(bySpan.get(f.spanId) ?? []), f]);
   return [...bySpan].map(([spanId, records]): Draft | Skip => {
     const ctx = contexts.get(`${traceId}\u0000${spanId}`);
     if (!ctx?.userMessage) return { traceId, reason: 'no_user_message' };
-    const notes = ['no trajectory of this trace was kept: the earlier conversation is missing and only the failing calls of this answer are shown'];
+    const notes = [
+      'no trajectory of this trace was kept: the earlier conversation is missing ' +
+        'and only the failing calls of this answer are shown',
+    ];
     const tools = exportTools(ctx.tools, notes);
     const ordered = [...records].sort((a, b) => a.id - b.id);
     const calls = ordered.map((f): ObservedCall => {
       const errors = errorsOf(f);
-      return { name: f.name, ...(f.arguments !== undefined ? { arguments: f.arguments } : {}), outcome: f.outcome, ...(errors ? { errors } : {}) };
+      return {
+        name: f.name,
+        ...(f.arguments !== undefined ? { arguments: f.arguments } : {}),
+        outcome: f.outcome,
+        ...(errors ? { errors } : {}),
+      };
     });
     return {
       messages: [{ role: 'user', content: ctx.userMessage }],
       ...(tools ? { tools } : {}),
       observed: { calls },
       traceId,
-      tags: tagsFor(calls.map((c) => c.outcome), facts),
+      tags: tagsFor(
+        calls.map((c) => c.outcome),
+        facts,
+      ),
       metadata: meta('failure_record', { ...facts, model: ordered[0]!.model || facts.model || '' }, notes, true),
     };
   });

@@ -14,7 +14,8 @@ import type { Sql } from '../store/sql.js';
 import { RedactionError, toJsonl } from './export.js';
 import { parseExportFilters, type ExportFilters } from './filters.js';
 
-export const EXPORT_USAGE = `usage: toolwatch eval export --out FILE.jsonl [--since 7d] [--service S] [--outcome SchemaMismatch,InvalidJson,UnknownName]
+export const EXPORT_USAGE = `usage: toolwatch eval export --out FILE.jsonl [--since 7d] [--service S]
+                           [--outcome SchemaMismatch,InvalidJson,UnknownName]
                            [--feedback negative|positive|neutral|any] [--judge reached_goal=false,unnecessary_calls>0]
                            [--trace-id ID] [--limit N] [--append] [--config FILE]`;
 
@@ -30,7 +31,11 @@ export interface ExportIo {
   err: (s: string) => void;
 }
 
-export function parseExportArgs(argv: readonly string[], nowMs: number, cwd: string): { ok: true; value: ExportArgs } | { ok: false; problems: string[] } {
+export function parseExportArgs(
+  argv: readonly string[],
+  nowMs: number,
+  cwd: string,
+): { ok: true; value: ExportArgs } | { ok: false; problems: string[] } {
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({
@@ -68,7 +73,8 @@ export function parseExportArgs(argv: readonly string[], nowMs: number, cwd: str
   const out = str('out');
   if (!out) problems.push('--out: required (a file, or - for stdout)');
   const file = out && out !== '-' ? path.resolve(cwd, out) : out;
-  if (file && file !== '-' && existsSync(file) && values.append !== true) problems.push(`--out: ${file} exists; add --append to add to it, or choose another file`);
+  if (file && file !== '-' && existsSync(file) && values.append !== true)
+    problems.push(`--out: ${file} exists; add --append to add to it, or choose another file`);
   if (problems.length || !parsed.ok) return { ok: false, problems };
   return { ok: true, value: { out: file!, append: values.append === true, filters: parsed.value } };
 }
@@ -88,10 +94,22 @@ function idsIn(file: string): Set<string> {
   return ids;
 }
 
-export async function runExport(a: ExportArgs, stores: { sql: Sql; redact: { fields: string[]; patterns: string[] } }, io: ExportIo): Promise<number> {
+export async function runExport(
+  a: ExportArgs,
+  stores: { sql: Sql; redact: { fields: string[]; patterns: string[] } },
+  io: ExportIo,
+): Promise<number> {
   let res: Awaited<ReturnType<typeof exportedCases>>;
   try {
-    res = await exportedCases({ sql: stores.sql, judge: new JudgeStore(stores.sql), feedback: new FeedbackStore(stores.sql), redact: stores.redact }, a.filters);
+    res = await exportedCases(
+      {
+        sql: stores.sql,
+        judge: new JudgeStore(stores.sql),
+        feedback: new FeedbackStore(stores.sql),
+        redact: stores.redact,
+      },
+      a.filters,
+    );
   } catch (err) {
     if (!(err instanceof RedactionError)) throw err;
     io.err(`toolwatch: ${err.message}\n`);
@@ -123,6 +141,9 @@ export async function runExport(a: ExportArgs, stores: { sql: Sql; redact: { fie
     ...[...reasons].map(([r, n]) => `${n} skipped: ${r.replaceAll('_', ' ')}`),
     ...(s.truncated ? [`stopped at --limit ${a.filters.limit}`] : []),
   ];
-  io.err(`toolwatch eval export: ${parts.join(', ')}${a.out === '-' ? '' : ` → ${a.out}`} (since ${a.filters.since}; a case runs once a person fills its "expected")\n`);
+  io.err(
+    `toolwatch eval export: ${parts.join(', ')}${a.out === '-' ? '' : ` → ${a.out}`} ` +
+      `(since ${a.filters.since}; a case runs once a person fills its "expected")\n`,
+  );
   return 0;
 }

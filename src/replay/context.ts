@@ -28,14 +28,19 @@ export function storedTools(defs: readonly ToolDef[]): ToolDef[] {
     if (t.description) d.description = clip(t.description, 4000);
     if (t.parameters !== undefined) {
       const text = JSON.stringify(t.parameters) ?? '';
-      d.parameters = text.length <= MAX_SCHEMA ? t.parameters : { 'x-toolwatch-omitted': `schema of ${text.length} chars not kept` };
+      d.parameters =
+        text.length <= MAX_SCHEMA ? t.parameters : { 'x-toolwatch-omitted': `schema of ${text.length} chars not kept` };
     }
     return d;
   });
 }
 
 /** The rows for one batch's kept failure records; undefined when none of their spans is in `facts`. */
-export function failureContextExtension(failures: readonly FailureRecord[], facts: readonly SpanFacts[], nowMs: number): BatchExtension | undefined {
+export function failureContextExtension(
+  failures: readonly FailureRecord[],
+  facts: readonly SpanFacts[],
+  nowMs: number,
+): BatchExtension | undefined {
   const wanted = new Set(failures.map((f) => `${f.traceId}\u0000${f.spanId}`));
   const contexts: unknown[][] = [];
   const sets = new Map<string, string>();
@@ -60,11 +65,19 @@ export function failureContextExtension(failures: readonly FailureRecord[], fact
     for (let i = 0; i < setRows.length; i += CHUNK) {
       const part = setRows.slice(i, i + CHUNK);
       // The newest use keeps a shared tool set alive as long as any failure that refers to it.
-      tx.run(`INSERT INTO tool_sets (hash, tools, time_ms) VALUES ${valuesList(part.length, 3)} ON CONFLICT (hash) DO UPDATE SET time_ms = excluded.time_ms`, part.flat());
+      tx.run(
+        `INSERT INTO tool_sets (hash, tools, time_ms) VALUES ${valuesList(part.length, 3)}
+         ON CONFLICT (hash) DO UPDATE SET time_ms = excluded.time_ms`,
+        part.flat(),
+      );
     }
     for (let i = 0; i < contexts.length; i += CHUNK) {
       const part = contexts.slice(i, i + CHUNK);
-      tx.run(`INSERT INTO failure_contexts (trace_id, span_id, user_message, tools_hash, time_ms) VALUES ${valuesList(part.length, 5)} ON CONFLICT (trace_id, span_id) DO NOTHING`, part.flat());
+      tx.run(
+        `INSERT INTO failure_contexts (trace_id, span_id, user_message, tools_hash, time_ms)
+         VALUES ${valuesList(part.length, 5)} ON CONFLICT (trace_id, span_id) DO NOTHING`,
+        part.flat(),
+      );
     }
   };
 }
@@ -75,7 +88,10 @@ export interface FailureContext {
 }
 
 /** Contexts of these (trace, span) pairs, by `${traceId}\0${spanId}`. */
-export async function loadFailureContexts(sql: Sql, keys: readonly { traceId: string; spanId: string }[]): Promise<Map<string, FailureContext>> {
+export async function loadFailureContexts(
+  sql: Sql,
+  keys: readonly { traceId: string; spanId: string }[],
+): Promise<Map<string, FailureContext>> {
   const out = new Map<string, FailureContext>();
   const traceIds = [...new Set(keys.map((k) => k.traceId))];
   const wanted = new Set(keys.map((k) => `${k.traceId}\u0000${k.spanId}`));
@@ -83,7 +99,8 @@ export async function loadFailureContexts(sql: Sql, keys: readonly { traceId: st
   for (let i = 0; i < traceIds.length; i += CHUNK) {
     const part = traceIds.slice(i, i + CHUNK);
     const rows = await sql.all<Row>(
-      `SELECT c.trace_id, c.span_id, c.user_message, c.tools_hash, s.tools FROM failure_contexts c LEFT JOIN tool_sets s ON s.hash = c.tools_hash
+      `SELECT c.trace_id, c.span_id, c.user_message, c.tools_hash, s.tools
+       FROM failure_contexts c LEFT JOIN tool_sets s ON s.hash = c.tools_hash
        WHERE c.trace_id IN (${part.map(() => '?').join(', ')})`,
       part,
     );
@@ -116,4 +133,3 @@ export async function pruneFailureContexts(sql: Sql, beforeMs: number): Promise<
     return removed;
   });
 }
-

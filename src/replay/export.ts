@@ -72,21 +72,32 @@ export class RedactionError extends Error {
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-async function failureRows(sql: Sql, q: { sinceMs?: number; service?: string; outcomes: readonly string[]; traceIds?: readonly string[]; limit: number }): Promise<StoredFailure[]> {
+async function failureRows(
+  sql: Sql,
+  q: { sinceMs?: number; service?: string; outcomes: readonly string[]; traceIds?: readonly string[]; limit: number },
+): Promise<StoredFailure[]> {
   const where = [`outcome IN (${marks(q.outcomes.length)})`];
   const args: unknown[] = [...q.outcomes];
-  if (q.sinceMs !== undefined) (where.push('time_ms >= ?'), args.push(q.sinceMs));
-  if (q.service) (where.push('service = ?'), args.push(q.service));
-  if (q.traceIds) (where.push(`trace_id IN (${marks(q.traceIds.length)})`), args.push(...q.traceIds));
-  const rows = await sql.all<Row>(`SELECT * FROM failures WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...args, q.limit]);
+  if (q.sinceMs !== undefined) where.push('time_ms >= ?'), args.push(q.sinceMs);
+  if (q.service) where.push('service = ?'), args.push(q.service);
+  if (q.traceIds) where.push(`trace_id IN (${marks(q.traceIds.length)})`), args.push(...q.traceIds);
+  const rows = await sql.all<Row>(`SELECT * FROM failures WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [
+    ...args,
+    q.limit,
+  ]);
   return rows.map(fromFailureRow);
 }
 
 /** Stored failures of these traces, by trace. */
-async function failuresOf(sql: Sql, traceIds: readonly string[], outcomes: readonly string[]): Promise<Map<string, StoredFailure[]>> {
+async function failuresOf(
+  sql: Sql,
+  traceIds: readonly string[],
+  outcomes: readonly string[],
+): Promise<Map<string, StoredFailure[]>> {
   const out = new Map<string, StoredFailure[]>();
   for (let i = 0; i < traceIds.length; i += CHUNK) {
-    for (const f of await failureRows(sql, { outcomes, traceIds: traceIds.slice(i, i + CHUNK), limit: CANDIDATES })) out.set(f.traceId, [...(out.get(f.traceId) ?? []), f]);
+    for (const f of await failureRows(sql, { outcomes, traceIds: traceIds.slice(i, i + CHUNK), limit: CANDIDATES }))
+      out.set(f.traceId, [...(out.get(f.traceId) ?? []), f]);
   }
   return out;
 }
@@ -96,7 +107,10 @@ function contentId(d: Draft): string {
   return `prod-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 
-export async function exportCases(src: ExportSources, f: ExportFilters): Promise<{ cases: ExportedCase[]; summary: ExportSummary }> {
+export async function exportCases(
+  src: ExportSources,
+  f: ExportFilters,
+): Promise<{ cases: ExportedCase[]; summary: ExportSummary }> {
   // Fail closed before reading anything: a redactor that cannot be built exports nothing.
   let redactor: Redactor;
   try {
@@ -111,7 +125,13 @@ export async function exportCases(src: ExportSources, f: ExportFilters): Promise
 
   const byFailure = f.outcomes || everything ? new Map<string, StoredFailure[]>() : undefined;
   if (byFailure) {
-    for (const r of await failureRows(src.sql, { sinceMs: f.sinceMs, ...svc, outcomes, ...(only ? { traceIds: only } : {}), limit: CANDIDATES })) {
+    for (const r of await failureRows(src.sql, {
+      sinceMs: f.sinceMs,
+      ...svc,
+      outcomes,
+      ...(only ? { traceIds: only } : {}),
+      limit: CANDIDATES,
+    })) {
       byFailure.set(r.traceId, [...(byFailure.get(r.traceId) ?? []), r]);
     }
   }
@@ -120,9 +140,18 @@ export async function exportCases(src: ExportSources, f: ExportFilters): Promise
     bucket === undefined
       ? undefined
       : new Map(
-          (await src.feedback.traces({ sinceMs: f.sinceMs, ...svc, ...(bucket !== 'any' ? { bucket } : {}), ...(only ? { traceIds: only } : {}), limit: CANDIDATES })).map((t) => [t.traceId, t]),
+          (
+            await src.feedback.traces({
+              sinceMs: f.sinceMs,
+              ...svc,
+              ...(bucket !== 'any' ? { bucket } : {}),
+              ...(only ? { traceIds: only } : {}),
+              limit: CANDIDATES,
+            })
+          ).map((t) => [t.traceId, t]),
         );
-  const conditions = f.judge ?? (everything ? [{ field: 'reached_goal' as const, op: '=' as const, value: 0 }] : undefined);
+  const conditions =
+    f.judge ?? (everything ? [{ field: 'reached_goal' as const, op: '=' as const, value: 0 }] : undefined);
   let byVerdict: Map<string, LatestVerdict> | undefined;
   if (conditions) {
     byVerdict = await src.judge.latestVerdicts({ sinceMs: f.sinceMs, ...svc, ...(only ? { traceIds: only } : {}) });
@@ -130,7 +159,11 @@ export async function exportCases(src: ExportSources, f: ExportFilters): Promise
   }
 
   // Which traces: the union when nothing narrows, else those every given filter picked.
-  const sets = everything ? [] : [f.outcomes ? byFailure : undefined, f.feedback ? byFeedback : undefined, f.judge ? byVerdict : undefined].filter((s) => s !== undefined);
+  const sets = everything
+    ? []
+    : [f.outcomes ? byFailure : undefined, f.feedback ? byFeedback : undefined, f.judge ? byVerdict : undefined].filter(
+        (s) => s !== undefined,
+      );
   const pool = everything ? [byFailure, byFeedback, byVerdict] : sets;
   const timeOf = new Map<string, number>();
   for (const m of pool) {
@@ -139,12 +172,21 @@ export async function exportCases(src: ExportSources, f: ExportFilters): Promise
       timeOf.set(id, Math.max(timeOf.get(id) ?? 0, t));
     }
   }
-  const selected = [...timeOf.keys()].filter((id) => everything || sets.every((s) => s!.has(id))).sort((a, b) => timeOf.get(b)! - timeOf.get(a)! || (a < b ? -1 : 1));
+  const selected = [...timeOf.keys()]
+    .filter((id) => everything || sets.every((s) => s!.has(id)))
+    .sort((a, b) => timeOf.get(b)! - timeOf.get(a)! || (a < b ? -1 : 1));
 
   const need = selected.filter((id) => !byFailure?.has(id));
   const failures = new Map([...(byFailure ?? []), ...(need.length ? await failuresOf(src.sql, need, outcomes) : [])]);
-  const feedback = new Map((await src.feedback.traces({ sinceMs: 0, traceIds: selected.slice(0, CANDIDATES), limit: CANDIDATES })).map((t) => [t.traceId, t]));
-  const verdicts = selected.length ? await src.judge.latestVerdicts({ traceIds: selected.slice(0, CANDIDATES) }) : new Map<string, LatestVerdict>();
+  const feedback = new Map(
+    (await src.feedback.traces({ sinceMs: 0, traceIds: selected.slice(0, CANDIDATES), limit: CANDIDATES })).map((t) => [
+      t.traceId,
+      t,
+    ]),
+  );
+  const verdicts = selected.length
+    ? await src.judge.latestVerdicts({ traceIds: selected.slice(0, CANDIDATES) })
+    : new Map<string, LatestVerdict>();
 
   const cases: ExportedCase[] = [];
   const byId = new Map<string, ExportedCase>();
@@ -165,7 +207,16 @@ export async function exportCases(src: ExportSources, f: ExportFilters): Promise
       ...(t?.model || fs[0]?.model || v?.model ? { model: t?.model || fs[0]?.model || v?.model } : {}),
       timeMs: timeOf.get(traceId) ?? 0,
       ...(fb ? { feedback: { value: fb.value, comments: fb.comments, sources: fb.sources } } : {}),
-      ...(v ? { verdict: { reached_goal: v.reached_goal, unnecessary_calls: v.unnecessary_calls, dangerous_calls: v.dangerous_calls, ...(v.reasoning ? { reasoning: v.reasoning } : {}) } } : {}),
+      ...(v
+        ? {
+            verdict: {
+              reached_goal: v.reached_goal,
+              unnecessary_calls: v.unnecessary_calls,
+              dangerous_calls: v.dangerous_calls,
+              ...(v.reasoning ? { reasoning: v.reasoning } : {}),
+            },
+          }
+        : {}),
     };
     const perAnswer = Boolean(f.outcomes) || (everything && !byFeedback?.has(traceId) && !byVerdict?.has(traceId));
     let drafts: (Draft | Skip)[] = [];
@@ -175,7 +226,10 @@ export async function exportCases(src: ExportSources, f: ExportFilters): Promise
     }
     // A trajectory without the failing answer (dropped, or the call came after it closed): the records.
     if (drafts.length === 0 && fs.length) {
-      const contexts = await loadFailureContexts(src.sql, fs.map((x) => ({ traceId, spanId: x.spanId })));
+      const contexts = await loadFailureContexts(
+        src.sql,
+        fs.map((x) => ({ traceId, spanId: x.spanId })),
+      );
       drafts = failureCases(traceId, fs, contexts, facts);
     }
     if (drafts.length === 0) drafts = [{ traceId, reason: 'nothing_stored' }];
@@ -195,7 +249,8 @@ export async function exportCases(src: ExportSources, f: ExportFilters): Promise
       if (seen) {
         summary.duplicates++;
         const also = seen.metadata.also_seen_in ?? [];
-        if (traceId !== seen.trace_id && !also.includes(traceId) && also.length < MAX_ALSO_SEEN) seen.metadata.also_seen_in = [...also, traceId];
+        if (traceId !== seen.trace_id && !also.includes(traceId) && also.length < MAX_ALSO_SEEN)
+          seen.metadata.also_seen_in = [...also, traceId];
         continue;
       }
       if (cases.length >= f.limit) {

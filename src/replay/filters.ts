@@ -53,26 +53,38 @@ function judgeConditions(text: string, problems: string[]): JudgeCondition[] {
   for (const part of text.split(',')) {
     const m = CONDITION.exec(part);
     if (!m) {
-      problems.push(`judge: ${JSON.stringify(part.trim())} is not a condition; use reached_goal=true|false, unnecessary_calls>N or dangerous_calls>N (=, !=, >, >=, <, <=)`);
+      problems.push(
+        `judge: ${JSON.stringify(part.trim())} is not a condition; use reached_goal=true|false, ` +
+          'unnecessary_calls>N or dangerous_calls>N (=, !=, >, >=, <, <=)',
+      );
       continue;
     }
     const field = m[1] as JudgeField;
     const op = m[2] as Op;
     const raw = m[3]!;
     if (field === 'reached_goal') {
-      if ((op !== '=' && op !== '!=') || (raw !== 'true' && raw !== 'false')) problems.push(`judge: reached_goal takes = or != with true or false, not ${JSON.stringify(part.trim())}`);
+      if ((op !== '=' && op !== '!=') || (raw !== 'true' && raw !== 'false'))
+        problems.push(`judge: reached_goal takes = or != with true or false, not ${JSON.stringify(part.trim())}`);
       else out.push({ field, op, value: raw === 'true' ? 1 : 0 });
-    } else if (!/^\d+$/.test(raw)) problems.push(`judge: ${field} compares with a whole number, not ${JSON.stringify(raw)}`);
+    } else if (!/^\d+$/.test(raw))
+      problems.push(`judge: ${field} compares with a whole number, not ${JSON.stringify(raw)}`);
     else out.push({ field, op, value: Number(raw) });
   }
   return out;
 }
 
-export function parseExportFilters(raw: RawFilters, nowMs: number, defaults: { limit: number; maxLimit?: number }): { ok: true; value: ExportFilters } | { ok: false; problems: string[] } {
+export function parseExportFilters(
+  raw: RawFilters,
+  nowMs: number,
+  defaults: { limit: number; maxLimit?: number },
+): { ok: true; value: ExportFilters } | { ok: false; problems: string[] } {
   const problems: string[] = [];
   const since = raw.since ?? DEFAULT_SINCE;
   const sinceMs = parseSince(since, nowMs);
-  if (sinceMs === undefined) problems.push(`since: ${JSON.stringify(since)} is not a duration (15m, 24h, 7d), an RFC 3339 time or epoch milliseconds`);
+  if (sinceMs === undefined)
+    problems.push(
+      `since: ${JSON.stringify(since)} is not a duration (15m, 24h, 7d), an RFC 3339 time or epoch milliseconds`,
+    );
   let outcomes: FailureOutcome[] | undefined;
   if (raw.outcome !== undefined) {
     outcomes = [];
@@ -93,7 +105,8 @@ export function parseExportFilters(raw: RawFilters, nowMs: number, defaults: { l
   let limit = defaults.limit;
   if (raw.limit !== undefined) {
     const n = Number(raw.limit);
-    if (!Number.isInteger(n) || n < 1 || n > maxLimit) problems.push(`limit: must be a whole number from 1 to ${maxLimit}`);
+    if (!Number.isInteger(n) || n < 1 || n > maxLimit)
+      problems.push(`limit: must be a whole number from 1 to ${maxLimit}`);
     else limit = n;
   }
   if (raw.service !== undefined && !raw.service.trim()) problems.push('service: must not be empty');
@@ -108,13 +121,18 @@ export function parseExportFilters(raw: RawFilters, nowMs: number, defaults: { l
       ...(outcomes ? { outcomes } : {}),
       ...(feedback ? { feedback } : {}),
       ...(judge ? { judge } : {}),
-      ...(raw.trace_id ? { traceId: /^[0-9A-Fa-f]{32}$/.test(raw.trace_id) ? raw.trace_id.toLowerCase() : raw.trace_id } : {}),
+      ...(raw.trace_id
+        ? { traceId: /^[0-9A-Fa-f]{32}$/.test(raw.trace_id) ? raw.trace_id.toLowerCase() : raw.trace_id }
+        : {}),
       limit,
     },
   };
 }
 
-export function meets(c: JudgeCondition, v: { reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number }): boolean {
+export function meets(
+  c: JudgeCondition,
+  v: { reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number },
+): boolean {
   const x = c.field === 'reached_goal' ? (v.reached_goal ? 1 : 0) : v[c.field];
   switch (c.op) {
     case '=':

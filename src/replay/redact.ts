@@ -14,7 +14,13 @@ function message(m: ChatMessage, r: Redactor): ChatMessage {
     role: 'assistant',
     content: m.content === null ? null : r.text(m.content),
     ...(m.tool_calls
-      ? { tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: c.type, function: { name: r.text(c.function.name), arguments: r.jsonText(c.function.arguments) } })) }
+      ? {
+          tool_calls: m.tool_calls.map((c) => ({
+            id: c.id,
+            type: c.type,
+            function: { name: r.text(c.function.name), arguments: r.jsonText(c.function.arguments) },
+          })),
+        }
       : {}),
   };
 }
@@ -34,14 +40,29 @@ export function redactDraft(d: Draft, r: Redactor): Draft {
     ...d,
     messages: d.messages.map((x) => message(x, r)),
     ...(d.tools ? { tools: r.strings(d.tools) as Draft['tools'] } : {}),
-    observed: { calls: d.observed.calls.map((c) => call(c, r)), ...(d.observed.text !== undefined ? { text: r.text(d.observed.text) } : {}) },
+    observed: {
+      calls: d.observed.calls.map((c) => call(c, r)),
+      ...(d.observed.text !== undefined ? { text: r.text(d.observed.text) } : {}),
+    },
     metadata: {
       ...m,
       ...(m.feedback ? { feedback: { ...m.feedback, comments: m.feedback.comments.map((c) => r.text(c)) } } : {}),
-      ...(m.verdict ? { verdict: { ...m.verdict, ...(m.verdict.reasoning !== undefined ? { reasoning: r.text(m.verdict.reasoning) } : {}) } } : {}),
+      ...(m.verdict
+        ? {
+            verdict: {
+              ...m.verdict,
+              ...(m.verdict.reasoning !== undefined ? { reasoning: r.text(m.verdict.reasoning) } : {}),
+            },
+          }
+        : {}),
     },
   };
   // Second layer: every string of what is written, whatever field it sits in.
-  const content = r.strings({ messages: first.messages, tools: first.tools, observed: first.observed, metadata: first.metadata }) as Pick<Draft, 'messages' | 'tools' | 'observed' | 'metadata'>;
+  const content = r.strings({
+    messages: first.messages,
+    tools: first.tools,
+    observed: first.observed,
+    metadata: first.metadata,
+  }) as Pick<Draft, 'messages' | 'tools' | 'observed' | 'metadata'>;
   return { ...first, ...content };
 }

@@ -24,10 +24,13 @@ async function post(body: unknown) {
 }
 
 async function rows() {
-  return tw!.services.store.sql.all<Record<string, unknown>>('SELECT trace_id, source, service, value, comment, origin FROM feedback ORDER BY trace_id, source');
+  return tw!.services.store.sql.all<Record<string, unknown>>(
+    'SELECT trace_id, source, service, value, comment, origin FROM feedback ORDER BY trace_id, source',
+  );
 }
 
-const fb = async (labels: Record<string, string>) => metricValue(await tw!.metrics(), 'toolwatch_feedback_total', labels);
+const fb = async (labels: Record<string, string>) =>
+  metricValue(await tw!.metrics(), 'toolwatch_feedback_total', labels);
 
 describe('feedback values', () => {
   it.each([
@@ -53,7 +56,10 @@ describe('feedback values', () => {
 describe('POST /api/feedback', () => {
   it('stores one item or many, per trace and source, and counts new or changed values once', async () => {
     tw = await startToolwatch({ listen: false });
-    expect(await post({ trace_id: A.toUpperCase(), value: 'down', comment: 'wrong order', service: 'shop' })).toEqual({ status: 200, body: { stored: 1, counted: 1 } });
+    expect(await post({ trace_id: A.toUpperCase(), value: 'down', comment: 'wrong order', service: 'shop' })).toEqual({
+      status: 200,
+      body: { stored: 1, counted: 1 },
+    });
     expect(
       await post([
         { trace_id: B, value: 1 },
@@ -104,8 +110,27 @@ describe('POST /api/feedback', () => {
     tw = await startToolwatch({ listen: false });
     const trace = 'd'.repeat(32);
     await tw.services.store.write({
-      callAggregates: [], executionAggregates: [], failureDrops: [], pendingAdd: [], pendingRemove: [], extensions: [],
-      failures: [{ timeMs: Date.now(), source: 'otlp', service: 'billing', model: 'm', tool: 't', name: 't', outcome: 'InvalidJson', traceId: trace, spanId: '1'.repeat(16), errors: [], message: 'x' }],
+      callAggregates: [],
+      executionAggregates: [],
+      failureDrops: [],
+      pendingAdd: [],
+      pendingRemove: [],
+      extensions: [],
+      failures: [
+        {
+          timeMs: Date.now(),
+          source: 'otlp',
+          service: 'billing',
+          model: 'm',
+          tool: 't',
+          name: 't',
+          outcome: 'InvalidJson',
+          traceId: trace,
+          spanId: '1'.repeat(16),
+          errors: [],
+          message: 'x',
+        },
+      ],
     });
     await post({ trace_id: trace, value: -1 });
     expect(await fb({ service: 'billing', value: 'negative' })).toBe(1);
@@ -117,7 +142,11 @@ describe('feedback in spans', () => {
     tw = await startToolwatch();
     const client = otelClient(tw.url, { service: 'support-bot', batchSize: 10 });
     const thumbs = client.tracer.startSpan('feedback');
-    thumbs.setAttributes({ 'toolwatch.feedback': 'thumbs_down', 'toolwatch.feedback.comment': 'did not cancel', 'toolwatch.feedback.source': 'widget' });
+    thumbs.setAttributes({
+      'toolwatch.feedback': 'thumbs_down',
+      'toolwatch.feedback.comment': 'did not cancel',
+      'toolwatch.feedback.source': 'widget',
+    });
     thumbs.end();
     const rating = client.tracer.startSpan('http.request');
     rating.setAttributes({ 'user.feedback': 0.5, 'http.route': '/chat' });
@@ -131,7 +160,14 @@ describe('feedback in spans', () => {
     const ids = [thumbs, rating].map((s) => s.spanContext().traceId);
     expect(await rows()).toEqual(
       [
-        { trace_id: ids[0]!, source: 'widget', service: 'support-bot', value: -1, comment: 'did not cancel', origin: 'span' },
+        {
+          trace_id: ids[0]!,
+          source: 'widget',
+          service: 'support-bot',
+          value: -1,
+          comment: 'did not cancel',
+          origin: 'span',
+        },
         { trace_id: ids[1]!, source: 'span', service: 'support-bot', value: 0.5, comment: null, origin: 'span' },
       ].sort((a, b) => (a.trace_id < b.trace_id ? -1 : 1)),
     );
@@ -146,24 +182,42 @@ describe('negative_feedback_rate', () => {
   it('fires per service above the threshold with min_feedback, and resolves when the window moves on (real evaluator)', async () => {
     tw = await startToolwatch({
       listen: false,
-      config: { alerts: { rules: [{ name: 'unhappy-users', kind: 'negative_feedback_rate', window: '30m', threshold: 0.25, min_feedback: 4 }] } },
+      config: {
+        alerts: {
+          rules: [
+            { name: 'unhappy-users', kind: 'negative_feedback_rate', window: '30m', threshold: 0.25, min_feedback: 4 },
+          ],
+        },
+      },
     });
     const items = [
-      ...['1', '2', '3', '4'].map((d, i) => ({ trace_id: d.repeat(32), value: i < 2 ? 'down' : 'up', service: 'shop' })), // 50 %
-      ...['5', '6', '7', '8', '9'].map((d, i) => ({ trace_id: d.repeat(32), value: i < 1 ? -1 : 1, service: 'search' })), // 20 %
+      ...['1', '2', '3', '4'].map((d, i) => ({
+        trace_id: d.repeat(32),
+        value: i < 2 ? 'down' : 'up',
+        service: 'shop',
+      })), // 50 %
+      ...['5', '6', '7', '8', '9'].map((d, i) => ({
+        trace_id: d.repeat(32),
+        value: i < 1 ? -1 : 1,
+        service: 'search',
+      })), // 20 %
       { trace_id: 'e'.repeat(32), value: -1, service: 'tiny' }, // 100 %, but 1 < min_feedback
       { trace_id: '1'.repeat(32), value: -0.5, source: 'escalation', service: 'shop' }, // same trace: still one trace
     ];
     expect((await post(items)).status).toBe(200);
     const now = Date.now();
     const first = await tw.services.alerting.evaluate(now);
-    expect(first!.sent).toEqual([{ rule: 'unhappy-users', labels: { service: 'shop' }, status: 'firing', repeat: false }]);
+    expect(first!.sent).toEqual([
+      { rule: 'unhappy-users', labels: { service: 'shop' }, status: 'firing', repeat: false },
+    ]);
     const states = await tw.services.alerting.store.states();
     const shop = states.find((s) => s.labels.service === 'shop')!;
     expect(shop).toMatchObject({ state: 'firing', value: 0.5, threshold: 0.25 });
     expect(shop.summary).toBe('negative feedback on 50% of traces > 25% (2 of 4 with feedback, 30m)');
     expect(states.find((s) => s.labels.service === 'tiny')?.state ?? 'inactive').toBe('inactive');
     const later = await tw.services.alerting.evaluate(now + 45 * 60_000);
-    expect(later!.sent).toEqual([{ rule: 'unhappy-users', labels: { service: 'shop' }, status: 'resolved', repeat: false }]);
+    expect(later!.sent).toEqual([
+      { rule: 'unhappy-users', labels: { service: 'shop' }, status: 'resolved', repeat: false },
+    ]);
   });
 });

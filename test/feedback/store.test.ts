@@ -40,7 +40,14 @@ const engines: { name: string; skip: boolean; open(): Promise<{ store: Store; di
 ];
 
 const T = (c: string) => c.repeat(32);
-const item = (traceId: string, value: number, timeMs: number, extra: Partial<FeedbackItem> = {}): FeedbackItem => ({ traceId, value, timeMs, source: 'api', origin: 'api', ...extra });
+const item = (traceId: string, value: number, timeMs: number, extra: Partial<FeedbackItem> = {}): FeedbackItem => ({
+  traceId,
+  value,
+  timeMs,
+  source: 'api',
+  origin: 'api',
+  ...extra,
+});
 const noResolve = async () => new Map<string, string>();
 
 let open: { dispose(): Promise<void> } | undefined;
@@ -50,63 +57,129 @@ afterEach(async () => {
 });
 
 describe.each(engines)('$name', (engine) => {
-  it.skipIf(engine.skip)('feedback: latest per trace and source, rates, negative lookup, services, retention', async () => {
-    const o = await engine.open();
-    open = o;
-    const fb = new FeedbackStore(o.store.sql);
-    const r1 = await fb.record([item(T('a'), -1, 1000, { service: 'shop', comment: 'no' }), item(T('b'), 1, 1000), item(T('c'), 0, 1000, { service: 'shop' })], 5000, async (ids) => new Map(ids.map((id) => [id, 'resolved'])));
-    expect(r1.stored).toBe(3);
-    expect(r1.counted.map((c) => [c.traceId, c.service])).toEqual([
-      [T('a'), 'shop'],
-      [T('b'), 'resolved'],
-      [T('c'), 'shop'],
-    ]);
-    // An older item (an overlap re-read) does not replace the newer one; a newer one does.
-    const r2 = await fb.record([item(T('a'), 1, 500), item(T('b'), -0.5, 2000)], 6000, noResolve);
-    expect(r2.stored).toBe(1);
-    expect(r2.counted.map((c) => [c.traceId, c.value, c.service])).toEqual([[T('b'), -0.5, 'resolved']]);
-    await fb.record([item(T('a'), 1, 1500, { source: 'langfuse', origin: 'langfuse' })], 7000, noResolve);
+  it.skipIf(engine.skip)(
+    'feedback: latest per trace and source, rates, negative lookup, services, retention',
+    async () => {
+      const o = await engine.open();
+      open = o;
+      const fb = new FeedbackStore(o.store.sql);
+      const r1 = await fb.record(
+        [
+          item(T('a'), -1, 1000, { service: 'shop', comment: 'no' }),
+          item(T('b'), 1, 1000),
+          item(T('c'), 0, 1000, { service: 'shop' }),
+        ],
+        5000,
+        async (ids) => new Map(ids.map((id) => [id, 'resolved'])),
+      );
+      expect(r1.stored).toBe(3);
+      expect(r1.counted.map((c) => [c.traceId, c.service])).toEqual([
+        [T('a'), 'shop'],
+        [T('b'), 'resolved'],
+        [T('c'), 'shop'],
+      ]);
+      // An older item (an overlap re-read) does not replace the newer one; a newer one does.
+      const r2 = await fb.record([item(T('a'), 1, 500), item(T('b'), -0.5, 2000)], 6000, noResolve);
+      expect(r2.stored).toBe(1);
+      expect(r2.counted.map((c) => [c.traceId, c.value, c.service])).toEqual([[T('b'), -0.5, 'resolved']]);
+      await fb.record([item(T('a'), 1, 1500, { source: 'langfuse', origin: 'langfuse' })], 7000, noResolve);
 
-    expect(await fb.negativeTraces([T('a'), T('b'), T('c'), T('d')])).toEqual(new Set([T('a'), T('b')]));
-    expect(await fb.rates({ sinceMs: 0, untilMs: 10_000 })).toEqual([
-      { service: 'resolved', traces: 1, negative: 1 },
-      { service: 'shop', traces: 2, negative: 1 },
-    ]);
-    expect(await fb.rates({ sinceMs: 1200, untilMs: 10_000, service: 'shop' })).toEqual([{ service: 'shop', traces: 1, negative: 0 }]);
-    const neg = await fb.traces({ sinceMs: 0, bucket: 'negative', limit: 10 });
-    expect(neg.map((t) => [t.traceId, t.value, t.bucket])).toEqual([
-      [T('b'), -0.5, 'negative'],
-      [T('a'), -1, 'negative'],
-    ]);
-    expect(neg[1]!.comments).toEqual(['no']);
-    expect(neg[1]!.sources.sort()).toEqual(['api', 'langfuse']);
+      expect(await fb.negativeTraces([T('a'), T('b'), T('c'), T('d')])).toEqual(new Set([T('a'), T('b')]));
+      expect(await fb.rates({ sinceMs: 0, untilMs: 10_000 })).toEqual([
+        { service: 'resolved', traces: 1, negative: 1 },
+        { service: 'shop', traces: 2, negative: 1 },
+      ]);
+      expect(await fb.rates({ sinceMs: 1200, untilMs: 10_000, service: 'shop' })).toEqual([
+        { service: 'shop', traces: 1, negative: 0 },
+      ]);
+      const neg = await fb.traces({ sinceMs: 0, bucket: 'negative', limit: 10 });
+      expect(neg.map((t) => [t.traceId, t.value, t.bucket])).toEqual([
+        [T('b'), -0.5, 'negative'],
+        [T('a'), -1, 'negative'],
+      ]);
+      expect(neg[1]!.comments).toEqual(['no']);
+      expect(neg[1]!.sources.sort()).toEqual(['api', 'langfuse']);
 
-    await o.store.write({
-      ...emptyBatch(),
-      failures: [{ timeMs: 1, source: 'otlp', service: 'billing', model: 'm', tool: 't', name: 't', outcome: 'InvalidJson', traceId: T('e'), spanId: '1'.repeat(16), errors: [], message: 'x' }],
-    });
-    expect(await fb.servicesOf([T('e'), T('f')])).toEqual(new Map([[T('e'), 'billing']]));
-    expect(await fb.prune(1600)).toBe(3);
-    expect((await fb.traces({ sinceMs: 0, limit: 10 })).map((t) => t.traceId)).toEqual([T('b')]);
-  });
+      await o.store.write({
+        ...emptyBatch(),
+        failures: [
+          {
+            timeMs: 1,
+            source: 'otlp',
+            service: 'billing',
+            model: 'm',
+            tool: 't',
+            name: 't',
+            outcome: 'InvalidJson',
+            traceId: T('e'),
+            spanId: '1'.repeat(16),
+            errors: [],
+            message: 'x',
+          },
+        ],
+      });
+      expect(await fb.servicesOf([T('e'), T('f')])).toEqual(new Map([[T('e'), 'billing']]));
+      expect(await fb.prune(1600)).toBe(3);
+      expect((await fb.traces({ sinceMs: 0, limit: 10 })).map((t) => t.traceId)).toEqual([T('b')]);
+    },
+  );
 
-  it.skipIf(engine.skip)('failure contexts: kept for the batch’s stored failures only, tool sets once by content', async () => {
-    const o = await engine.open();
-    open = o;
-    const tools = [{ name: 'lookup', description: 'Find', parameters: { type: 'object', properties: { id: { type: 'string' } } } }];
-    const facts = (spanId: string, user?: string): SpanFacts => ({
-      dialect: 'genai', traceId: T('a'), spanId, parentSpanId: '', service: 's', startTimeMs: 0, endTimeMs: 1, role: 'model',
-      offered: tools, proposals: [], replays: [], ...(user ? { userMessage: user } : {}),
-    });
-    const failure = (spanId: string): FailureRecord => ({ timeMs: 1, source: 'otlp', service: 's', model: 'm', tool: 'lookup', name: 'lookup', outcome: 'SchemaMismatch', traceId: T('a'), spanId, errors: [], message: 'x' });
-    const ext = failureContextExtension([failure('1'.repeat(16)), failure('2'.repeat(16))], [facts('1'.repeat(16), 'Where is\u0000 my order?'), facts('2'.repeat(16)), facts('3'.repeat(16), 'not failing')], 100);
-    await o.store.write({ ...emptyBatch(), extensions: [ext!] });
-    const ctx = await loadFailureContexts(o.store.sql, [{ traceId: T('a'), spanId: '1'.repeat(16) }, { traceId: T('a'), spanId: '2'.repeat(16) }, { traceId: T('a'), spanId: '3'.repeat(16) }]);
-    expect(ctx.get(`${T('a')}\u0000${'1'.repeat(16)}`)).toEqual({ userMessage: 'Where is\uFFFD my order?', tools });
-    expect(ctx.get(`${T('a')}\u0000${'2'.repeat(16)}`)).toEqual({ tools });
-    expect(ctx.has(`${T('a')}\u0000${'3'.repeat(16)}`)).toBe(false);
-    const sets = await o.store.sql.all<{ n: unknown }>('SELECT COUNT(*) AS n FROM tool_sets');
-    expect(Number(sets[0]!.n)).toBe(1);
-    expect(await pruneFailureContexts(o.store.sql, 101)).toBe(3);
-  });
+  it.skipIf(engine.skip)(
+    'failure contexts: kept for the batch’s stored failures only, tool sets once by content',
+    async () => {
+      const o = await engine.open();
+      open = o;
+      const tools = [
+        { name: 'lookup', description: 'Find', parameters: { type: 'object', properties: { id: { type: 'string' } } } },
+      ];
+      const facts = (spanId: string, user?: string): SpanFacts => ({
+        dialect: 'genai',
+        traceId: T('a'),
+        spanId,
+        parentSpanId: '',
+        service: 's',
+        startTimeMs: 0,
+        endTimeMs: 1,
+        role: 'model',
+        offered: tools,
+        proposals: [],
+        replays: [],
+        ...(user ? { userMessage: user } : {}),
+      });
+      const failure = (spanId: string): FailureRecord => ({
+        timeMs: 1,
+        source: 'otlp',
+        service: 's',
+        model: 'm',
+        tool: 'lookup',
+        name: 'lookup',
+        outcome: 'SchemaMismatch',
+        traceId: T('a'),
+        spanId,
+        errors: [],
+        message: 'x',
+      });
+      const ext = failureContextExtension(
+        [failure('1'.repeat(16)), failure('2'.repeat(16))],
+        [
+          facts('1'.repeat(16), 'Where is\u0000 my order?'),
+          facts('2'.repeat(16)),
+          facts('3'.repeat(16), 'not failing'),
+        ],
+        100,
+      );
+      await o.store.write({ ...emptyBatch(), extensions: [ext!] });
+      const ctx = await loadFailureContexts(o.store.sql, [
+        { traceId: T('a'), spanId: '1'.repeat(16) },
+        { traceId: T('a'), spanId: '2'.repeat(16) },
+        { traceId: T('a'), spanId: '3'.repeat(16) },
+      ]);
+      expect(ctx.get(`${T('a')}\u0000${'1'.repeat(16)}`)).toEqual({ userMessage: 'Where is\uFFFD my order?', tools });
+      expect(ctx.get(`${T('a')}\u0000${'2'.repeat(16)}`)).toEqual({ tools });
+      expect(ctx.has(`${T('a')}\u0000${'3'.repeat(16)}`)).toBe(false);
+      const sets = await o.store.sql.all<{ n: unknown }>('SELECT COUNT(*) AS n FROM tool_sets');
+      expect(Number(sets[0]!.n)).toBe(1);
+      expect(await pruneFailureContexts(o.store.sql, 101)).toBe(3);
+    },
+  );
 });

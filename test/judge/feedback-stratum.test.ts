@@ -19,7 +19,8 @@ afterEach(async () => {
 });
 
 const get = async (url: string) => (await env!.tw.app.inject({ method: 'GET', url })).json();
-const postFeedback = async (body: unknown) => env!.tw.app.inject({ method: 'POST', url: '/api/feedback', payload: body as object });
+const postFeedback = async (body: unknown) =>
+  env!.tw.app.inject({ method: 'POST', url: '/api/feedback', payload: body as object });
 
 describe('the feedback stratum (pure)', () => {
   it('takes the largest rate of the strata a trajectory is in', () => {
@@ -35,10 +36,28 @@ describe('the feedback stratum (pure)', () => {
 
   it('weights by 1/p: rates, unnecessary calls per trajectory and tokens per success, worked by hand', () => {
     // Strata: base p = 0.2 (w 5), failed p = 0.5 (w 2), negative feedback p = 1 (w 1).
-    const pt = (weight: number, reachedGoal: boolean, unnecessaryCalls: number, agentTokens: number | null): VerdictPoint => ({
-      traceId: 't', service: 's', runId: 1, reachedGoal, unnecessaryCalls, dangerousCalls: 0, weight, agentTokens,
+    const pt = (
+      weight: number,
+      reachedGoal: boolean,
+      unnecessaryCalls: number,
+      agentTokens: number | null,
+    ): VerdictPoint => ({
+      traceId: 't',
+      service: 's',
+      runId: 1,
+      reachedGoal,
+      unnecessaryCalls,
+      dangerousCalls: 0,
+      weight,
+      agentTokens,
     });
-    const points = [pt(5, true, 0, 400), pt(5, true, 1, 600), pt(2, false, 2, 1000), pt(1, false, 4, 2000), pt(1, true, 0, null)];
+    const points = [
+      pt(5, true, 0, 400),
+      pt(5, true, 1, 600),
+      pt(2, false, 2, 1000),
+      pt(1, false, 4, 2000),
+      pt(1, true, 0, null),
+    ];
     const r = verdictRates(points);
     // Σw = 5 + 5 + 2 + 1 + 1 = 14; reached: 5 + 5 + 1 = 11 → 11/14 (the unweighted 3/5 would overstate failures).
     expect(r.reachedGoal.rate).toBeCloseTo(11 / 14, 12);
@@ -54,8 +73,17 @@ describe('the feedback stratum (pure)', () => {
     expect(r.tokensPerSuccess.ci95!.high).toBeCloseTo(900 + 1.96 * se, 9);
     // A mean is the ratio with x = 1; with one item there is no interval, with no success no value.
     expect(weightedRatio([{ w: 1, y: 3, x: 1 }])).toEqual({ value: 3, ci95: null, n: 1 });
-    expect(weightedRatio([{ w: 1, y: 3, x: 0 }, { w: 2, y: 1, x: 0 }])).toEqual({ value: null, ci95: null, n: 2 });
-    const small = weightedRatio([{ w: 1, y: 2, x: 1 }, { w: 1, y: 0, x: 1 }, { w: 2, y: 1, x: 1 }]);
+    expect(
+      weightedRatio([
+        { w: 1, y: 3, x: 0 },
+        { w: 2, y: 1, x: 0 },
+      ]),
+    ).toEqual({ value: null, ci95: null, n: 2 });
+    const small = weightedRatio([
+      { w: 1, y: 2, x: 1 },
+      { w: 1, y: 0, x: 1 },
+      { w: 2, y: 1, x: 1 },
+    ]);
     // R = 4/4 = 1; w(y − R) / Σw = .25, −.25, 0 → SE² = 3/2 · 0.125 = 0.1875; the low end 1 − 1.96·0.433 = 0.151.
     expect(small.value).toBe(1);
     expect(small.ci95!.low).toBeCloseTo(1 - 1.96 * Math.sqrt(0.1875), 12);
@@ -75,7 +103,11 @@ describe('the feedback stratum end to end', () => {
     const plain = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
     const failing = ['f0', 'f1', 'f2', 'f3'];
     const negative = ['neg-0', 'neg-1', 'neg-2', 'neg-3'];
-    const ids = await env.send([...plain.map((tag) => ({ tag })), ...failing.map((tag) => ({ tag, failing: true })), ...negative.map((tag) => ({ tag }))]);
+    const ids = await env.send([
+      ...plain.map((tag) => ({ tag })),
+      ...failing.map((tag) => ({ tag, failing: true })),
+      ...negative.map((tag) => ({ tag })),
+    ]);
     const idOf = (tag: string) => ids[[...plain, ...failing, ...negative].indexOf(tag)]!;
     // Feedback within judge.idle of the trace's last span (here: before the run that completes it) keeps it.
     expect((await postFeedback(negative.map((tag) => ({ trace_id: idOf(tag), value: 'down' })))).statusCode).toBe(200);
@@ -84,13 +116,21 @@ describe('the feedback stratum end to end', () => {
     const u = (tag: string) => samplePosition('default', idOf(tag));
     const p = (tag: string) => (negative.includes(tag) ? 1 : failing.includes(tag) ? 0.5 : 0.2);
     const sampled = [...plain, ...failing, ...negative].filter((tag) => u(tag) < p(tag));
-    expect(summary).toMatchObject({ judged: sampled.length, finalized: { pending: sampled.length, dropped: 14 - sampled.length } });
+    expect(summary).toMatchObject({
+      judged: sampled.length,
+      finalized: { pending: sampled.length, dropped: 14 - sampled.length },
+    });
     for (const tag of negative) expect(sampled).toContain(tag);
 
     // Each verdict records its probability and weight 1/p.
     for (const tag of sampled) {
       const t = await get(`/api/trajectories/${idOf(tag)}`);
-      expect([tag, t.probability, t.verdicts[0].probability, t.verdicts[0].weight]).toEqual([tag, p(tag), p(tag), 1 / p(tag)]);
+      expect([tag, t.probability, t.verdicts[0].probability, t.verdicts[0].weight]).toEqual([
+        tag,
+        p(tag),
+        p(tag),
+        1 / p(tag),
+      ]);
       expect(t.verdicts[0]).toMatchObject({ agentTokens: 490, agentToolCalls: failing.includes(tag) ? 2 : 1 });
     }
     // The rates are Hájek estimates over those weights.
@@ -109,40 +149,64 @@ describe('the feedback stratum end to end', () => {
     // Later feedback cannot bring back a trace whose steps were dropped, nor re-weight one judged at its base rate.
     const dropped = plain.find((tag) => u(tag) >= 0.2);
     const kept = plain.find((tag) => u(tag) < 0.2);
-    await postFeedback([...(dropped ? [{ trace_id: idOf(dropped), value: -1 }] : []), ...(kept ? [{ trace_id: idOf(kept), value: -1 }] : [])]);
+    await postFeedback([
+      ...(dropped ? [{ trace_id: idOf(dropped), value: -1 }] : []),
+      ...(kept ? [{ trace_id: idOf(kept), value: -1 }] : []),
+    ]);
     const again = await env.tw.services.judge!.job!.run();
     expect(again).toMatchObject({ judged: 0, finalized: { pending: 0, dropped: 0 } });
-    if (dropped) expect((await env.tw.app.inject({ method: 'GET', url: `/api/trajectories/${idOf(dropped)}` })).statusCode).toBe(404);
-    if (kept) expect((await get(`/api/trajectories/${idOf(kept)}`)).verdicts.map((v: { probability: number }) => v.probability)).toEqual([0.2]);
+    if (dropped)
+      expect((await env.tw.app.inject({ method: 'GET', url: `/api/trajectories/${idOf(dropped)}` })).statusCode).toBe(
+        404,
+      );
+    if (kept)
+      expect(
+        (await get(`/api/trajectories/${idOf(kept)}`)).verdicts.map((v: { probability: number }) => v.probability),
+      ).toEqual([0.2]);
   });
 });
 
 describe('judge_unnecessary_calls', () => {
   it('fires when the weighted mean over the last runs is above the threshold, notes an uncalibrated judge, and resolves (real evaluator)', async () => {
     env = await judgeEnv({
-      alerts: { rules: [{ name: 'wasteful-agent', kind: 'judge_unnecessary_calls', runs: 1, threshold: 1, min_verdicts: 3 }] },
+      alerts: {
+        rules: [{ name: 'wasteful-agent', kind: 'judge_unnecessary_calls', runs: 1, threshold: 1, min_verdicts: 3 }],
+      },
       script: (_, req) => ({ content: verdictJson({ unnecessary_calls: req.raw.includes('[waste-') ? 3 : 0 }) }),
     });
     await env.send([{ tag: 'waste-1' }, { tag: 'waste-2' }, { tag: 'waste-3' }]);
     await env.tw.services.judge!.job!.run();
     const first = await env.tw.services.alerting.evaluate();
-    expect(first!.sent).toEqual([{ rule: 'wasteful-agent', labels: { service: 'support-agent' }, status: 'firing', repeat: false }]);
+    expect(first!.sent).toEqual([
+      { rule: 'wasteful-agent', labels: { service: 'support-agent' }, status: 'firing', repeat: false },
+    ]);
     const [state] = await env.tw.services.alerting.store.states();
     expect(state).toMatchObject({ state: 'firing', value: 3, threshold: 1 });
-    expect(state!.summary).toBe('judge: 3 unnecessary calls per trajectory > 1 (3 verdicts, last 1 runs, 95% CI 3–3) — judge uncalibrated (κ n/a, n=0)');
+    expect(state!.summary).toBe(
+      'judge: 3 unnecessary calls per trajectory > 1 (3 verdicts, last 1 runs, 95% CI 3–3) — judge uncalibrated (κ n/a, n=0)',
+    );
 
     await env.send([{ tag: 'lean-1' }, { tag: 'lean-2' }, { tag: 'lean-3' }]);
     await env.tw.services.judge!.job!.run();
     const second = await env.tw.services.alerting.evaluate();
-    expect(second!.sent).toEqual([{ rule: 'wasteful-agent', labels: { service: 'support-agent' }, status: 'resolved', repeat: false }]);
+    expect(second!.sent).toEqual([
+      { rule: 'wasteful-agent', labels: { service: 'support-agent' }, status: 'resolved', repeat: false },
+    ]);
   });
 
   it('is registered beside judge_goal_rate and checks its keys in the config phase', async () => {
     env = await judgeEnv();
     const kinds = env.tw.services.kinds.rules.list();
-    expect(kinds).toEqual(expect.arrayContaining(['judge_goal_rate', 'judge_unnecessary_calls', 'negative_feedback_rate']));
+    expect(kinds).toEqual(
+      expect.arrayContaining(['judge_goal_rate', 'judge_unnecessary_calls', 'negative_feedback_rate']),
+    );
     const { loadConfig } = await import('../../src/config.js');
-    expect(() => loadConfig({ cwd: '/tmp', overrides: { alerts: { rules: [{ name: 'x', kind: 'judge_unnecessary_calls', threshold: -1, runs: 0 }] } } })).toThrow(
+    expect(() =>
+      loadConfig({
+        cwd: '/tmp',
+        overrides: { alerts: { rules: [{ name: 'x', kind: 'judge_unnecessary_calls', threshold: -1, runs: 0 }] } },
+      }),
+    ).toThrow(
       /alerts\.rules\.0\.runs: must be >= 1[\s\S]*alerts\.rules\.0\.threshold: must be >= 0|alerts\.rules\.0\.threshold: must be >= 0[\s\S]*alerts\.rules\.0\.runs: must be >= 1/,
     );
   });

@@ -8,12 +8,18 @@ import { ROOT_CONTEXT, trace, type Tracer } from '@opentelemetry/api';
 import { TOOLS } from '../judge/agent.js';
 import { PLANTED } from '../judge/planted.js';
 
-export function supportTrace(tracer: Tracer, opts: { tag: string; mismatch?: boolean; captureInput?: boolean }): string {
+export function supportTrace(
+  tracer: Tracer,
+  opts: { tag: string; mismatch?: boolean; captureInput?: boolean },
+): string {
   const agent = tracer.startSpan('invoke_agent support');
   const ctx = trace.setSpan(ROOT_CONTEXT, agent);
   agent.setAttribute('gen_ai.operation.name', 'invoke_agent');
   const task = `[${opts.tag}] Refund my last order. I am ${PLANTED.email}, card ${PLANTED.cardSpaced}, key ${PLANTED.openaiKey}, id ${PLANTED.customerId}.`;
-  const input = opts.captureInput === false ? {} : { 'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: task }] }]) };
+  const input =
+    opts.captureInput === false
+      ? {}
+      : { 'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: task }] }]) };
   const definitions = JSON.stringify(TOOLS);
   const first = tracer.startSpan('chat gpt-4o', {}, ctx);
   first.setAttributes({
@@ -27,7 +33,14 @@ export function supportTrace(tracer: Tracer, opts: { tag: string; mismatch?: boo
       {
         role: 'assistant',
         finish_reason: 'tool_call',
-        parts: [{ type: 'tool_call', id: `${opts.tag}-1`, name: 'lookup_customer', arguments: JSON.stringify({ email: PLANTED.email, password: PLANTED.password }) }],
+        parts: [
+          {
+            type: 'tool_call',
+            id: `${opts.tag}-1`,
+            name: 'lookup_customer',
+            arguments: JSON.stringify({ email: PLANTED.email, password: PLANTED.password }),
+          },
+        ],
       },
     ]),
   });
@@ -37,7 +50,14 @@ export function supportTrace(tracer: Tracer, opts: { tag: string; mismatch?: boo
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': 'lookup_customer',
     'gen_ai.tool.call.id': `${opts.tag}-1`,
-    'gen_ai.tool.call.result': JSON.stringify({ id: 'cus_42', last_order: 'ord_7', phone: PLANTED.phoneUs, token: PLANTED.bearer, aws: `aws_secret_access_key=${PLANTED.awsSecret}`, jwt: PLANTED.jwt }),
+    'gen_ai.tool.call.result': JSON.stringify({
+      id: 'cus_42',
+      last_order: 'ord_7',
+      phone: PLANTED.phoneUs,
+      token: PLANTED.bearer,
+      aws: `aws_secret_access_key=${PLANTED.awsSecret}`,
+      jwt: PLANTED.jwt,
+    }),
   });
   tool.end();
   const second = tracer.startSpan('chat gpt-4o', {}, ctx);
@@ -53,9 +73,20 @@ export function supportTrace(tracer: Tracer, opts: { tag: string; mismatch?: boo
         ? {
             role: 'assistant',
             finish_reason: 'tool_call',
-            parts: [{ type: 'tool_call', id: `${opts.tag}-2`, name: 'refund_order', arguments: JSON.stringify({ order_id: 7, note: `card ${PLANTED.cardDashed} ${PLANTED.githubToken}` }) }],
+            parts: [
+              {
+                type: 'tool_call',
+                id: `${opts.tag}-2`,
+                name: 'refund_order',
+                arguments: JSON.stringify({ order_id: 7, note: `card ${PLANTED.cardDashed} ${PLANTED.githubToken}` }),
+              },
+            ],
           }
-        : { role: 'assistant', finish_reason: 'stop', parts: [{ type: 'text', content: `Done; we will call ${PLANTED.phoneIntl}.` }] },
+        : {
+            role: 'assistant',
+            finish_reason: 'stop',
+            parts: [{ type: 'text', content: `Done; we will call ${PLANTED.phoneIntl}.` }],
+          },
     ]),
   });
   second.end();

@@ -65,7 +65,8 @@ export function scoreValue(s: ScoreRead, numeric: 'signed' | 'unit'): number | u
     if (numeric === 'unit') return s.value >= 0 && s.value <= 1 ? 2 * s.value - 1 : undefined;
     return s.value >= -1 && s.value <= 1 ? s.value : undefined;
   }
-  if (type === 'CATEGORICAL') return parseFeedbackValue(typeof s.value === 'string' ? s.value : (s.stringValue ?? undefined));
+  if (type === 'CATEGORICAL')
+    return parseFeedbackValue(typeof s.value === 'string' ? s.value : (s.stringValue ?? undefined));
   return undefined;
 }
 
@@ -116,14 +117,26 @@ export class LangfuseFeedbackPull {
           unreadable++;
           continue;
         }
-        items.push({ traceId: s.traceId, value, ...(s.comment ? { comment: s.comment.slice(0, 2000) } : {}), source: 'langfuse', timeMs: t, origin: 'langfuse' });
+        items.push({
+          traceId: s.traceId,
+          value,
+          ...(s.comment ? { comment: s.comment.slice(0, 2000) } : {}),
+          source: 'langfuse',
+          timeMs: t,
+          origin: 'langfuse',
+        });
       }
       // Oldest first: of two scores for one trace, the later one wins.
       items.sort((a, b) => a.timeMs - b.timeMs);
       const taken = items.length ? (await deps.feedback.record(items, opts.service)).counted.length : 0;
       if (noTrace) deps.feedback.ignored('langfuse', 'no_trace', noTrace);
       if (unreadable) deps.feedback.ignored('langfuse', 'bad_value', unreadable);
-      await deps.state.completeFeedbackWindow({ watermarkMs: to, mode: this.apiMode, scores: taken, nowMs: deps.clock() });
+      await deps.state.completeFeedbackWindow({
+        watermarkMs: to,
+        mode: this.apiMode,
+        scores: taken,
+        nowMs: deps.clock(),
+      });
       wm = to;
       out.windows++;
       out.scores += scores.length;
@@ -133,13 +146,19 @@ export class LangfuseFeedbackPull {
   }
 
   private async window(from: number, to: number): Promise<ScoreRead[]> {
-    const q = { fromTimestamp: new Date(from).toISOString(), toTimestamp: new Date(to).toISOString(), limit: SCORE_PAGE };
+    const q = {
+      fromTimestamp: new Date(from).toISOString(),
+      toTimestamp: new Date(to).toISOString(),
+      limit: SCORE_PAGE,
+    };
     if (this.apiMode === 'v3') {
       try {
         return await this.pagesV3(q);
       } catch (err) {
         if (!(err instanceof LangfuseHttpError && err.status === 404)) throw err;
-        this.deps.log.warn('langfuse: GET /api/public/v3/scores answered 404; reading feedback from /api/public/v2/scores from now on');
+        this.deps.log.warn(
+          'langfuse: GET /api/public/v3/scores answered 404; reading feedback from /api/public/v2/scores from now on',
+        );
         this.mode = 'v2';
       }
     }
@@ -158,7 +177,9 @@ export class LangfuseFeedbackPull {
     const out: ScoreRead[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const page = await this.request('v3_scores_read', () => this.deps.api.scoresV3({ ...q, names: this.opts.names, ...(cursor ? { cursor } : {}) }));
+      const page = await this.request('v3_scores_read', () =>
+        this.deps.api.scoresV3({ ...q, names: this.opts.names, ...(cursor ? { cursor } : {}) }),
+      );
       out.push(...page.data);
       // A repeated cursor would loop forever: treat it as the end.
       if (!page.cursor || page.cursor === cursor || page.data.length === 0) return out;
@@ -168,6 +189,11 @@ export class LangfuseFeedbackPull {
 
   private request<T>(endpoint: ReadEndpoint, fn: () => Promise<T>): Promise<T> {
     const { deps } = this;
-    return langfuseRequest(endpoint, fn, { maxAttempts: this.opts.maxAttempts, sleep: deps.sleep, log: deps.log, ...(deps.onRequest ? { onRequest: deps.onRequest } : {}) });
+    return langfuseRequest(endpoint, fn, {
+      maxAttempts: this.opts.maxAttempts,
+      sleep: deps.sleep,
+      log: deps.log,
+      ...(deps.onRequest ? { onRequest: deps.onRequest } : {}),
+    });
   }
 }

@@ -32,9 +32,16 @@ export function langfuseRequest<T>(endpoint: ReadEndpoint, fn: () => Promise<T>,
         ctx.onRequest?.(endpoint, String(e.status));
         return e;
       },
-      transient: (e) => ({ retry: e.retryable, ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) }),
+      transient: (e) => ({
+        retry: e.retryable,
+        ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}),
+      }),
       sleep: ctx.sleep,
-      onWait: (ms, e) => ctx.log.warn({ endpoint, status: e.status, waitMs: ms }, 'langfuse: request failed; waiting before the next attempt'),
+      onWait: (ms, e) =>
+        ctx.log.warn(
+          { endpoint, status: e.status, waitMs: ms },
+          'langfuse: request failed; waiting before the next attempt',
+        ),
     },
   );
 }

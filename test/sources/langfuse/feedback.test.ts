@@ -31,7 +31,16 @@ async function toolwatch(extra: Record<string, unknown> = {}): Promise<Harness> 
     listen: false,
     env: { LANGFUSE_PUBLIC_KEY: fake.publicKey, LANGFUSE_SECRET_KEY: fake.secretKey, LANGFUSE_HOST: fake.url },
     config: {
-      langfuse: { enabled: true, schedule: '0 0 1 1 *', overlap: '5m', lag: '1m', max_window: '10m', initial_lookback: '45m', request_timeout: '2s', ...extra },
+      langfuse: {
+        enabled: true,
+        schedule: '0 0 1 1 *',
+        overlap: '5m',
+        lag: '1m',
+        max_window: '10m',
+        initial_lookback: '45m',
+        request_timeout: '2s',
+        ...extra,
+      },
     },
     services: { langfuse: { clock: () => Date.now() + skew, sleep: async (ms) => void waits.push(ms) } },
   });
@@ -41,18 +50,52 @@ async function toolwatch(extra: Record<string, unknown> = {}): Promise<Harness> 
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 function seedScores(): void {
-  fake.addScore({ traceId: 'trA', name: 'user-feedback', dataType: 'BOOLEAN', value: 0, comment: 'wrong city', timestamp: ago(30 * MIN) });
-  fake.addScore({ traceId: 'trB', observationId: 'B1', name: 'user_feedback', dataType: 'NUMERIC', value: -1, timestamp: ago(20 * MIN) });
-  fake.addScore({ traceId: 'trC', name: 'user-feedback', dataType: 'CATEGORICAL', value: 'thumbs_up', timestamp: ago(12 * MIN) });
+  fake.addScore({
+    traceId: 'trA',
+    name: 'user-feedback',
+    dataType: 'BOOLEAN',
+    value: 0,
+    comment: 'wrong city',
+    timestamp: ago(30 * MIN),
+  });
+  fake.addScore({
+    traceId: 'trB',
+    observationId: 'B1',
+    name: 'user_feedback',
+    dataType: 'NUMERIC',
+    value: -1,
+    timestamp: ago(20 * MIN),
+  });
+  fake.addScore({
+    traceId: 'trC',
+    name: 'user-feedback',
+    dataType: 'CATEGORICAL',
+    value: 'thumbs_up',
+    timestamp: ago(12 * MIN),
+  });
   fake.addScore({ traceId: 'trD', name: 'user-feedback', dataType: 'BOOLEAN', value: 1, timestamp: ago(25 * MIN) });
-  fake.addScore({ sessionId: 'sess-1', name: 'user-feedback', dataType: 'BOOLEAN', value: 0, timestamp: ago(15 * MIN) }); // no trace
+  fake.addScore({
+    sessionId: 'sess-1',
+    name: 'user-feedback',
+    dataType: 'BOOLEAN',
+    value: 0,
+    timestamp: ago(15 * MIN),
+  }); // no trace
   fake.addScore({ traceId: 'trE', name: 'user_feedback', dataType: 'NUMERIC', value: 5, timestamp: ago(14 * MIN) }); // out of range
-  fake.addScore({ traceId: 'trF', name: 'tool_call_outcome', dataType: 'CATEGORICAL', value: 'SchemaMismatch', timestamp: ago(10 * MIN) }); // not feedback
+  fake.addScore({
+    traceId: 'trF',
+    name: 'tool_call_outcome',
+    dataType: 'CATEGORICAL',
+    value: 'SchemaMismatch',
+    timestamp: ago(10 * MIN),
+  }); // not feedback
   fake.addScore({ traceId: 'trG', name: 'user-feedback', dataType: 'BOOLEAN', value: 0, timestamp: ago(3 * 60 * MIN) }); // before the first window
 }
 
 async function stored(tw: Harness) {
-  return tw.services.store.sql.all<Record<string, unknown>>('SELECT trace_id, source, service, value, comment, origin FROM feedback ORDER BY trace_id');
+  return tw.services.store.sql.all<Record<string, unknown>>(
+    'SELECT trace_id, source, service, value, comment, origin FROM feedback ORDER BY trace_id',
+  );
 }
 
 describe('Langfuse feedback scores', () => {
@@ -63,20 +106,30 @@ describe('Langfuse feedback scores', () => {
     const res = await pull.runOnce();
     expect(res).toMatchObject({ taken: 4, scores: 6 });
     expect(await stored(tw)).toEqual([
-      { trace_id: 'trA', source: 'langfuse', service: 'lf-agent', value: -1, comment: 'wrong city', origin: 'langfuse' },
+      {
+        trace_id: 'trA',
+        source: 'langfuse',
+        service: 'lf-agent',
+        value: -1,
+        comment: 'wrong city',
+        origin: 'langfuse',
+      },
       { trace_id: 'trB', source: 'langfuse', service: 'lf-agent', value: -1, comment: null, origin: 'langfuse' },
       { trace_id: 'trC', source: 'langfuse', service: 'lf-agent', value: 1, comment: null, origin: 'langfuse' },
       { trace_id: 'trD', source: 'langfuse', service: 'lf-agent', value: 1, comment: null, origin: 'langfuse' },
     ]);
     const reads = fake.log.filter((l) => l.endpoint === 'scoresV3');
     expect(reads.length).toBeGreaterThanOrEqual(5); // 45 minutes in windows of 10
-    for (const r of reads) expect(r.query).toMatchObject({ name: 'user-feedback,user_feedback', fields: 'subject,details', limit: '100' });
+    for (const r of reads)
+      expect(r.query).toMatchObject({ name: 'user-feedback,user_feedback', fields: 'subject,details', limit: '100' });
     let text = await tw.metrics();
     expect(metricValue(text, 'toolwatch_feedback_total', { service: 'lf-agent', value: 'negative' })).toBe(2);
     expect(metricValue(text, 'toolwatch_feedback_total', { service: 'lf-agent', value: 'positive' })).toBe(2);
     expect(metricValue(text, 'toolwatch_feedback_ignored_total', { source: 'langfuse', reason: 'no_trace' })).toBe(1);
     expect(metricValue(text, 'toolwatch_feedback_ignored_total', { source: 'langfuse', reason: 'bad_value' })).toBe(1);
-    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v3_scores_read', status: '200' })).toBe(reads.length);
+    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v3_scores_read', status: '200' })).toBe(
+      reads.length,
+    );
 
     // Two minutes on: the overlap is read again, nothing is counted twice; a new thumbs-down is.
     fake.addScore({ traceId: 'trH', name: 'user-feedback', dataType: 'BOOLEAN', value: 0, timestamp: ago(90_000) });
@@ -84,8 +137,14 @@ describe('Langfuse feedback scores', () => {
     expect(await pull.runOnce()).toMatchObject({ windows: 1, taken: 1 });
     text = await tw.metrics();
     expect(metricValue(text, 'toolwatch_feedback_total', { service: 'lf-agent', value: 'negative' })).toBe(3);
-    const info = (await tw.app.inject({ method: 'GET', url: '/api/sources' })).json() as { sources: { name: string; feedback?: unknown }[] };
-    expect(info.sources.find((s) => s.name === 'langfuse')!.feedback).toMatchObject({ scoreNames: ['user-feedback', 'user_feedback'], mode: 'v3', scores: 5 });
+    const info = (await tw.app.inject({ method: 'GET', url: '/api/sources' })).json() as {
+      sources: { name: string; feedback?: unknown }[];
+    };
+    expect(info.sources.find((s) => s.name === 'langfuse')!.feedback).toMatchObject({
+      scoreNames: ['user-feedback', 'user_feedback'],
+      mode: 'v3',
+      scores: 5,
+    });
   });
 
   it('falls back to v2 scores (one name per request) on a server without v3, waits out a 429, reads 0…1 numbers when told to', async () => {
@@ -108,7 +167,9 @@ describe('Langfuse feedback scores', () => {
     expect(new Set(v2.map((l) => l.query.name))).toEqual(new Set(['user_feedback', 'thumbs']));
     expect(tw.services.langfuse!.feedback!.apiMode).toBe('v2');
     const text = await tw.metrics();
-    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v2_scores_read', status: '429' })).toBe(1);
+    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v2_scores_read', status: '429' })).toBe(
+      1,
+    );
   });
 
   it('pulls nothing when langfuse.feedback_scores is empty', async () => {
