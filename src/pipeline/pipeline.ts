@@ -3,7 +3,9 @@
  * metrics. The write batch is built once, whole: the rows of the calls (under labels derived once
  * per call), the pending-call changes, and the rows sinks and the caller return. Metrics move only
  * after the store committed, under the same labels, so the two always agree, and a batch the store
- * refused leaves no trace (the client's retry is counted in full).
+ * refused leaves no trace (the client's retry is counted in full). Span taps (user feedback) read
+ * an OTLP batch's raw spans after that, in their own write; a tap that fails fails the request, and
+ * the client's retry counts no call twice (the ledger remembers the batch's spans).
  */
 import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
@@ -36,6 +38,31 @@ export interface BatchSink {
   collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[] }): readonly BatchExtension[];
 }
 
+/**
+ * Reads raw spans for what no dialect reads (user feedback attributes) after the batch committed:
+ * a key lookup or two per span on the hot path. A tap that fails fails the request; the client's
+ * retry counts no call twice (the ledger remembers the batch's spans).
+ */
+export interface SpanTap {
+  take(spans: readonly OtlpSpan[], source: SourceName): Promise<void> | undefined;
+}
+
+/** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */
+export interface FailureContextRows {
+  extension: BatchExtension;
+  redactionFailures: number;
+}
+
+/** What a caller of record() hooks into one batch. */
+interface BatchHooks {
+  /** Rows for this batch's own transaction, from the checked calls. */
+  extend?: ((calls: readonly CheckedCall[]) => readonly BatchExtension[]) | undefined;
+  /** Runs after the store took the batch, before the metrics move (synchronous). */
+  committed?: (() => void) | undefined;
+  /** Runs after the metrics moved, inside the batch's telemetry span; its failure fails the batch's request. */
+  after?: (() => Promise<void> | undefined) | undefined;
+}
+
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
 export interface RestoreResult {
   restored: number;
@@ -65,6 +92,13 @@ export interface PipelineDeps {
   coverage?: CoverageTracker;
   /** toolwatch's own tracing; undefined when off (then no span and no attribute is built). */
   tracer?: Tracer;
+  /** Read each OTLP batch's raw spans after it committed (user feedback attributes). */
+  taps?: SpanTap[];
+  /**
+   * Rows kept with the batch's stored failure records (the request context an export needs), in the
+   * batch's own transaction; `redactionFailures` counts the values the stored redactor refused.
+   */
+  failureContext?: (failures: WriteBatch['failures'], facts: readonly SpanFacts[]) => FailureContextRows | undefined;
 }
 
 export interface IngestSummary {
@@ -85,10 +119,11 @@ export class Pipeline {
   }
 
   ingestSpans(spans: readonly OtlpSpan[], source: SourceName = 'otlp'): Promise<IngestSummary> {
-    const { dialects, coverage, tracer } = this.deps;
+    const { dialects, coverage, tracer, taps } = this.deps;
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
-    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length);
+    const after = taps?.length ? () => this.runTaps(taps, spans, source) : undefined;
+    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after });
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
     const facts: SpanFacts[] = [];
@@ -97,7 +132,10 @@ export class Pipeline {
       perSpan[i] = f;
       if (f) facts.push(f);
     }
-    return this.record(span, facts, source, spans.length, undefined, () => this.observeSpans(coverage, spans, perSpan));
+    return this.record(span, facts, source, spans.length, {
+      committed: () => this.observeSpans(coverage, spans, perSpan),
+      after,
+    });
   }
 
   /**
@@ -113,21 +151,21 @@ export class Pipeline {
     parent?: Span,
   ): Promise<IngestSummary> {
     const span = this.deps.tracer ? startChild(this.deps.tracer, 'ingest batch', parent) : undefined;
-    return this.record(span, facts, source, spanCount, extend);
+    return this.record(span, facts, source, spanCount, { extend });
   }
 
   /**
-   * One batch, one durable write; `committed` runs after the store took it, before the metrics move.
-   * `span`: this batch's own self-telemetry span, when tracing is on.
+   * One batch, one durable write (BatchHooks say what a caller adds). `span`: this batch's own
+   * self-telemetry span, when tracing is on.
    */
   private async record(
     span: Span | undefined,
     facts: readonly SpanFacts[],
     source: SourceName,
     spanCount: number,
-    extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[],
-    committed?: () => void,
+    hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
+    const { extend, committed, after } = hooks;
     const { deps } = this;
     const started = process.hrtime.bigint();
     const now = deps.now();
@@ -137,11 +175,16 @@ export class Pipeline {
     const labels = calls.map((c) => callLabels(c, deps.labels));
     const execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
     const plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now, deps.redactor);
+    const context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
     const batch: WriteBatch = {
       ...plan.rows,
       pendingAdd: merged.deferred.map(encodePending),
       pendingRemove: merged.cancelled.map((c) => ({ traceId: c.traceId, callKey: c.key })),
-      extensions: [...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })), ...(extend?.(calls) ?? [])],
+      extensions: [
+        ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })),
+        ...(extend?.(calls) ?? []),
+        ...(context ? [context.extension] : []),
+      ],
     };
 
     const writeStarted = span ? performance.now() : 0;
@@ -156,6 +199,7 @@ export class Pipeline {
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.count(source, calls, labels, execLabels, plan, merged.duplicateSpans);
+    if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
       spans: spanCount,
@@ -165,10 +209,18 @@ export class Pipeline {
       deferred: merged.deferred.length,
       duplicateSpans: merged.duplicateSpans,
     };
-    if (span) {
-      span.setAttributes({ ...batchAttributes(source, summary, calls), 'toolwatch.store.commit_ms': performance.now() - writeStarted });
-      endSpan(span);
+    const commitMs = span ? performance.now() - writeStarted : 0;
+    if (span) span.setAttributes({ ...batchAttributes(source, summary, calls), 'toolwatch.store.commit_ms': commitMs });
+    if (after) {
+      try {
+        const tail = after();
+        if (tail) await tail;
+      } catch (err) {
+        if (span) endSpan(span, err);
+        throw err;
+      }
     }
+    if (span) endSpan(span);
     return summary;
   }
 
@@ -228,6 +280,13 @@ export class Pipeline {
       fromExecution: c.fromExecution,
       ...(c.scope !== undefined ? { scope: c.scope, scopeVersion: c.scopeVersion ?? '' } : {}),
     };
+  }
+
+  /** A committed batch's raw spans to every tap, one after another; undefined when none had work to do. */
+  private runTaps(taps: readonly SpanTap[], spans: readonly OtlpSpan[], source: SourceName): Promise<void> | undefined {
+    let chain: Promise<void> | undefined;
+    for (const tap of taps) chain = chain ? chain.then(() => tap.take(spans, source)) : tap.take(spans, source);
+    return chain;
   }
 
   /** A committed batch's spans into the coverage report; LLM-looking spans no reader knew, per scope, into the metric. */
