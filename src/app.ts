@@ -17,6 +17,8 @@ import { statsRoutes } from './api/stats.js';
 import { sourcesRoutes } from './api/sources.js';
 import { alertsRoutes } from './api/alerts.js';
 import { instrumentationRoutes } from './api/instrumentation.js';
+import { exportRoutes } from './api/export.js';
+import { feedbackRoutes } from './api/feedback.js';
 import { LoadShedder } from './sources/otlp/load-shedder.js';
 import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
@@ -68,6 +70,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     metrics,
     alerting: services.alerting,
     judge: services.judge,
+    feedback: services.feedback.store,
     coverage: services.coverage,
     ...(langfuse ? { langfuse: () => langfuse.info() } : {}),
   });
@@ -96,6 +99,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(instrumentationRoutes, { read });
   await app.register(judgeRoutes, { judge: services.judge, now, read });
   await app.register(alertsRoutes, { read });
+  await app.register(feedbackRoutes, { feedback: services.feedback, now, cors });
+  await app.register(exportRoutes, { read, now });
   await app.register(uiRoutes, { read });
   return app;
 }

@@ -4,6 +4,7 @@
  * toolwatch judge --once                — one judge run now, then exit (prints the run summary)
  * toolwatch labels import FILE.jsonl    — human labels for calibration, one JSON object a line
  * toolwatch eval selftest|run|score|compare — golden-set evaluation (src/eval/cli.ts)
+ * toolwatch eval export --out FILE.jsonl [filters] — stored failures as draft cases (src/replay/cli.ts)
  * toolwatch config check                — the effective configuration (secrets redacted), or every problem
  * Every command accepts --config FILE (or TOOLWATCH_CONFIG). Exit codes: 0 ok, 1 failed, 2 usage/config.
  */
@@ -24,11 +25,14 @@ import { checkLabel } from './judge/verdict.js';
 import type { Label } from './judge/types.js';
 import { runEvalCli } from './eval/cli.js';
 import { startTelemetry } from './telemetry/sdk.js';
+import { FeedbackStore } from './feedback/store.js';
+import { EXPORT_USAGE, parseExportArgs, runExport } from './replay/cli.js';
 
 const USAGE = `usage: toolwatch serve [--config FILE]
        toolwatch judge --once [--config FILE]
        toolwatch labels import FILE.jsonl [--config FILE]
        toolwatch eval selftest | run | score | compare   (toolwatch eval --help)
+       toolwatch eval export --out FILE.jsonl [filters] [--config FILE]
        toolwatch config check [--config FILE]`;
 
 export interface CliIo {
@@ -50,6 +54,15 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
   if (cmd === 'serve') {
     await main(rest, env);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  }
+  // The export reads the store: filters are checked first, so a bad one opens nothing and writes nothing.
+  if (cmd === 'eval' && rest[0] === 'export') {
+    const args = parseExportArgs(rest.slice(1), Date.now(), process.cwd());
+    if (!args.ok) {
+      io.err(`toolwatch eval export: ${args.problems.join('\n  ')}\n${EXPORT_USAGE}\n`);
+      return 2;
+    }
+    return withStore(rest.slice(1), env, io, (config, store) => runExport(args.value, { sql: store.sql, redact: config.judge.redact }, io));
   }
   // Offline evaluation needs no config file or store: a suite folder and a model endpoint.
   if (cmd === 'eval') return runEvalCli(rest, env, io);
@@ -109,9 +122,19 @@ async function judgeOnce(config: Config, store: Store, io: CliIo): Promise<numbe
     const tracer = telemetry.tracer ? { tracer: telemetry.tracer } : {};
     const labels = new LabelCap(config.metrics.maxLabelValues);
     const redactor = storeRedactor(config.store.redactArguments);
+    const feedback = new FeedbackStore(store.sql);
     const judge = createJudge(
       config.judge,
-      { store, metrics, labels, log, now: Date.now, redactor, ...tracer },
+      {
+        store,
+        metrics,
+        labels,
+        log,
+        now: Date.now,
+        redactor,
+        negativeFeedback: (ids) => feedback.negativeTraces(ids),
+        ...tracer,
+      },
       { requireEnabled: false },
     );
     if (!judge.job) {

@@ -5,7 +5,8 @@
  */
 import { builtinNotifierKinds, type NotifierKinds } from './alerts/notifiers/index.js';
 import { builtinRuleKinds, type RuleKinds } from './alerts/kinds/index.js';
-import { judgeGoalRate } from './judge/alert-kind.js';
+import { negativeFeedbackRate } from './feedback/alert-kind.js';
+import { judgeGoalRate, judgeUnnecessaryCalls } from './judge/alert-kind.js';
 import { builtinDialects, type Dialects } from './normalize/registry.js';
 
 export interface Kinds {
@@ -17,7 +18,10 @@ export interface Kinds {
 export function builtinKinds(): Kinds {
   return {
     dialects: builtinDialects(),
-    rules: builtinRuleKinds().register('judge_goal_rate', judgeGoalRate),
+    rules: builtinRuleKinds()
+      .register('judge_goal_rate', judgeGoalRate)
+      .register('judge_unnecessary_calls', judgeUnnecessaryCalls)
+      .register('negative_feedback_rate', negativeFeedbackRate),
     notifiers: builtinNotifierKinds(),
   };
 }

@@ -25,6 +25,8 @@ import { storeRedactor } from './redact/stored.js';
 import { CoverageTracker } from './instrumentation/coverage.js';
 import type { CoverageSource } from './queries/instrumentation.js';
 import type { Tracer } from './telemetry/tracing.js';
+import { Feedback } from './feedback/service.js';
+import { failureContextExtension, pruneFailureContexts } from './replay/context.js';
 
 export interface Services {
   config: Config;
@@ -44,6 +46,8 @@ export interface Services {
   alerting: Alerting;
   /** The instrumentation-coverage report of this process (in memory, since start). */
   coverage: CoverageSource;
+  /** User feedback per trace (POST /api/feedback, span attributes, Langfuse scores). */
+  feedback: Feedback;
   /** Langfuse as a source; undefined unless langfuse.enabled. */
   langfuse?: LangfuseRuntime;
   /** The API tokens in force (auth.tokens; reload() on SIGHUP). */
@@ -66,6 +70,8 @@ export interface ServiceOverrides {
   langfuse?: LangfuseOverrides;
   /** The registries (default: the built-in kinds); pass the ones the config was loaded with. */
   kinds?: Kinds;
+  /** How often idle judge candidates are completed between runs (default 60 s; 0 = only when a run starts). */
+  judgeCompleteEveryMs?: number;
   /** The tracer of the running self-telemetry (src/telemetry/sdk.ts, started by main.ts); none = off. */
   tracer?: Tracer;
 }
@@ -106,10 +112,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     for (const stop of built.reverse()) await stop();
     throw err;
   };
+  const feedback = new Feedback({ sql: store.sql, metrics, labels, now, log, redactor });
   let judge: Judge;
   try {
     judge = createJudge(config.judge, {
       store, metrics, labels, log, now, redactor,
+      negativeFeedback: (ids) => feedback.store.negativeTraces(ids),
       ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
       ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
       ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
@@ -137,6 +145,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     coverage: coverage.tracker,
     writeHealth,
     ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
+    taps: [feedback.tap],
+    failureContext: (failures, facts) => failureContextExtension(failures, facts, now(), redactor),
   });
   const restored = pipeline.restorePending(await store.loadPending());
   if (restored.unreadable.length > 0) {
@@ -150,19 +160,53 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
     log.info({ removed }, 'retention: old rows removed');
   });
+  scheduler.every('feedback-retention', '29 * * * *', async () => {
+    const cutoff = now() - config.store.retentionDays * 86_400_000;
+    await feedback.store.prune(cutoff);
+    await pruneFailureContexts(store.sql, cutoff);
+  });
   const judgeJob = judge.job;
   if (judgeJob) {
     const judgeStore = judge.store;
     scheduler.every('judge', config.judge.schedule, () => judgeJob.run());
+    // Idle candidates complete every minute, not only when a run starts: a candidate's steps (every
+    // trace's, with feedback_rate 1) are kept for about judge.idle + 1 minute, not up to an hour more.
+    const completeEveryMs = overrides.judgeCompleteEveryMs ?? 60_000;
+    if (completeEveryMs > 0) scheduler.interval('judge-complete', completeEveryMs, () => judgeJob.complete());
     scheduler.every('judge-retention', '23 * * * *', () => judgeStore.prune(now() - config.store.retentionDays * 86_400_000));
   }
   let alerting: Alerting;
   try {
     const tracer = overrides.tracer ? { tracer: overrides.tracer } : {};
-    alerting = createAlerting({ config: config.alerts, kinds, store, judge, metrics, log, now, scheduler, retentionDays: config.store.retentionDays, ...tracer });
+    alerting = createAlerting({
+      config: config.alerts,
+      kinds,
+      store,
+      judge,
+      feedback: feedback.store,
+      metrics,
+      log,
+      now,
+      scheduler,
+      retentionDays: config.store.retentionDays,
+      ...tracer,
+    });
     const started = alerting;
     built.push(() => started.stop());
-    langfuse = await createLangfuse({ config: config.langfuse, store, pipeline, metrics, log, scheduler, ...tracer, ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}) });
+    langfuse = await createLangfuse({
+      config: config.langfuse,
+      store,
+      pipeline,
+      metrics,
+      log,
+      scheduler,
+      feedback: {
+        record: (items, service) => feedback.record(items, service),
+        ignored: (source, reason, n) => feedback.ignored(source, reason, n),
+      },
+      ...tracer,
+      ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}),
+    });
   } catch (err) {
     return abandon(err);
   }
@@ -180,6 +224,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     alerting,
     judge,
     coverage,
+    feedback,
     ...(langfuse ? { langfuse } : {}),
     tokens,
     draining: false,

@@ -4,6 +4,7 @@
  * instance (src/kinds.ts: the built-in kinds of kinds/index.ts and the judge's judge_goal_rate);
  * the config phase checks each rule's keys against its kind's schema.
  */
+import type { FeedbackRuleSource } from '../feedback/alert-kind.js';
 import type { JudgeRuleSource } from '../judge/alert-kind.js';
 import type { CallCountQuery, CallCountRow } from '../store/store.js';
 import { MINUTE_MS, minuteOf } from '../store/store.js';
@@ -12,8 +13,10 @@ import { parseDuration } from '../util/duration.js';
 /** What a rule may read. The evaluator passes the store (and the judge, when it runs); tests pass plain functions. */
 export interface RuleIO {
   callCounts(q: CallCountQuery): Promise<CallCountRow[]>;
-  /** The judge's verdicts and calibration (judge_goal_rate reads them). */
+  /** The judge's verdicts and calibration (judge_goal_rate, judge_unnecessary_calls read them). */
   judge?: JudgeRuleSource;
+  /** User feedback per trace (negative_feedback_rate reads it). */
+  feedback?: FeedbackRuleSource;
 }
 
 /** Extra facts for the message: top tools, shifted shares, the p-value… all optional. */

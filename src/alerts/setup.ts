@@ -6,6 +6,7 @@
  * notifier that hangs or waits out a Retry-After never delays another.
  */
 import type { Logger } from 'pino';
+import type { FeedbackRuleSource } from '../feedback/alert-kind.js';
 import type { JudgeRuleSource } from '../judge/alert-kind.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -38,6 +39,8 @@ export interface AlertingDeps {
   store: Store;
   /** The judge's verdicts, for judge_goal_rate rules (absent: those rules read none). */
   judge?: JudgeRuleSource;
+  /** User feedback, for negative_feedback_rate rules (absent: those rules read none). */
+  feedback?: FeedbackRuleSource;
   metrics?: Pick<Metrics, 'alertsFiring' | 'notifications'>;
   log: Logger;
   now: () => number;
@@ -77,7 +80,11 @@ export function createAlerting(deps: AlertingDeps): Alerting {
         evaluateRound(
           {
             rules,
-            io: { callCounts: (q) => deps.store.callCounts(q), ...(deps.judge ? { judge: deps.judge } : {}) },
+            io: {
+              callCounts: (q) => deps.store.callCounts(q),
+              ...(deps.judge ? { judge: deps.judge } : {}),
+              ...(deps.feedback ? { feedback: deps.feedback } : {}),
+            },
             failures: (q) => deps.store.failures(q),
             alertStore,
             ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),

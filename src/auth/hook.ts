@@ -3,15 +3,16 @@
  * a request pays for nothing but its own check: no lookup of what the route needs, no parsing beyond
  * the Authorization header.
  *
- * A route declares what it needs in its config — `config: { auth: 'ingest' }`, or `'open'` for
- * /healthz, /readyz and the CORS preflight — and a route that declares nothing needs `read` for GET
+ * A route declares what it needs in its config — `config: { auth: 'ingest' }`, several scopes of
+ * which any one will do (`['admin', 'ingest']`), or `'open'` for /healthz, /readyz and the CORS
+ * preflight — and a route that declares nothing needs `read` for GET
  * and `admin` for anything else, so a new endpoint is guarded by default. 401 (with
  * `WWW-Authenticate: Bearer`) without a valid token, 403 without the scope. A route may answer those
  * in its own wire format (`config: { deny }`: OTLP answers a google.rpc.Status in the request's).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Metrics } from '../metrics/registry.js';
-import { defaultScope, hasScope, type RouteAuth, type Scope } from './scopes.js';
+import { defaultScope, hasAnyScope, scopeBits, type RouteAuth, type Scope } from './scopes.js';
 import { UNRESTRICTED, type Principal, type TokenSet } from './tokens.js';
 
 /** Answers a refused request; `status` 401 or 403. */
@@ -58,7 +59,7 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const need: RouteAuth = declared ?? (methods.every((m) => defaultScope(m) === 'read') ? 'read' : 'admin');
     if (need === 'open') return;
-    const hook = opts.tokens.enabled ? guard(opts, need, route.config?.deny ?? jsonDeny) : anonymous;
+    const hook = opts.tokens.enabled ? guard(opts, [need].flat(), route.config?.deny ?? jsonDeny) : anonymous;
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
     route.onRequest = [...existing, hook];
   });
@@ -69,19 +70,24 @@ const anonymous: onRequestHookHandler = (req, _reply, done) => {
   done();
 };
 
-function guard(opts: AuthOptions, need: Scope, deny: DenyResponder): onRequestHookHandler {
+/** `need`: any one of these scopes lets a request through. */
+function guard(opts: AuthOptions, need: readonly Scope[], deny: DenyResponder): onRequestHookHandler {
+  // Built once per route: the metric's label (`admin,ingest` for a route that takes either) and the 403 text.
+  const scope = need.join(',');
+  const lacks = `${need.join(' or ')} scope`;
+  const anyOf = scopeBits(need);
   return (req, reply, done) => {
     const a = opts.tokens.authenticate(req.headers.authorization);
     if (!a.ok) {
-      opts.metrics.authDenied.inc({ scope: need, reason: a.reason });
+      opts.metrics.authDenied.inc({ scope, reason: a.reason });
       reply.header('www-authenticate', req.method === 'GET' || req.method === 'HEAD' ? BROWSER_CHALLENGE : CHALLENGE);
       const message = a.reason === 'missing_token' ? 'send Authorization: Bearer <token>' : 'the token is not valid';
       deny(req, reply, 401, message);
       return;
     }
-    if (!hasScope(a.principal.scopes, need)) {
-      opts.metrics.authDenied.inc({ scope: need, reason: 'missing_scope' });
-      deny(req, reply, 403, `token ${a.principal.name} lacks the ${need} scope`);
+    if (!hasAnyScope(a.principal.scopes, anyOf)) {
+      opts.metrics.authDenied.inc({ scope, reason: 'missing_scope' });
+      deny(req, reply, 403, `token ${a.principal.name} lacks the ${lacks}`);
       return;
     }
     req.principal = a.principal;

@@ -1,12 +1,16 @@
 /**
  * What a token may do. Each endpoint needs one scope (src/auth/hook.ts): `ingest` POST /v1/traces,
- * `read` GET / and every /api/* read, `metrics` GET /metrics, `admin` every state-changing endpoint.
+ * `read` GET / and every /api/* read, `metrics` GET /metrics, `admin` every state-changing endpoint —
+ * but POST /api/feedback, which `admin` or `ingest` may send (agents report their users' feedback).
  */
 export const SCOPES = ['ingest', 'read', 'metrics', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** What a route declares in its config (`config: { auth: … }`): a scope, or `open` (no token needed). */
-export type RouteAuth = Scope | 'open';
+/**
+ * What a route declares in its config (`config: { auth: … }`): a scope, several scopes of which a
+ * token needs any one (POST /api/feedback: `['admin', 'ingest']`), or `open` (no token needed).
+ */
+export type RouteAuth = Scope | readonly Scope[] | 'open';
 
 const BIT: Record<Scope, number> = { ingest: 1, read: 2, metrics: 4, admin: 8 };
 
@@ -17,8 +21,9 @@ export function scopeBits(scopes: readonly Scope[]): number {
   return bits;
 }
 
-export function hasScope(bits: number, scope: Scope): boolean {
-  return (bits & BIT[scope]) !== 0;
+/** Whether a token's bits hold any of a route's scopes (both as bit sets: one AND per request). */
+export function hasAnyScope(bits: number, anyOf: number): boolean {
+  return (bits & anyOf) !== 0;
 }
 
 /** The scope a route needs when it declares none: reads need `read`, anything that changes state `admin`. */

@@ -35,7 +35,9 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
        toolwatch eval score --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID]
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
-       toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]`;
+       toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
+       toolwatch eval export --out FILE.jsonl [--since 7d] [--service S] [--outcome …] [--feedback negative]
+                          [--judge reached_goal=false] [--trace-id ID] [--limit N] [--append] [--config FILE]`;
 
 export interface EvalIo {
   out: (s: string) => void;

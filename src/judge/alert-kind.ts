@@ -1,14 +1,17 @@
 /**
- * Alert rule kind `judge_goal_rate`: the sampling-weighted reached_goal rate over the judge's last
- * `runs` runs (that judged anything) is below `threshold`, once `min_verdicts` verdicts are in.
- * Per service, or for one `service`. When the judge is uncalibrated (κ, see calibration.ts) the
- * alert still reads, but says so in its summary and details.
+ * Alert rule kinds over the judge's verdicts, per service (or for one `service`), over its last
+ * `runs` runs that judged anything, once `min_verdicts` verdicts are in:
+ * - `judge_goal_rate`: the sampling-weighted reached_goal rate is below `threshold`;
+ * - `judge_unnecessary_calls`: the weighted mean of unnecessary calls per trajectory is above
+ *   `threshold` (the judge's second trend: an agent reaching its goal in 12 calls instead of 3).
+ * When the judge is uncalibrated (κ of the field, see calibration.ts) the alert still reads, but
+ * says so in its summary and details.
  *
  * evaluate() is pure; load() reads the judge's store through the evaluator's RuleIO (`io.judge`,
  * present when the services run a judge).
  */
-import { pct, type Observation, type RuleKind } from '../alerts/rules.js';
-import { verdictRates, type Calibration } from './calibration.js';
+import { pct, type Observation, type RuleIO, type RuleKind } from '../alerts/rules.js';
+import { verdictRates, type Calibration, type KappaField } from './calibration.js';
 import type { JudgeStore, VerdictPoint } from './store.js';
 
 export interface JudgeGoalRateParams {
@@ -28,13 +31,23 @@ export interface JudgeRuleSource {
   calibration(): Promise<Calibration>;
 }
 
-export function evaluateJudgeGoalRate(p: JudgeGoalRateParams, data: JudgeGoalRateData): Observation[] {
-  const byService = new Map<string, VerdictPoint[]>();
-  for (const pt of data.points) if (!p.service || pt.service === p.service) byService.set(pt.service, [...(byService.get(pt.service) ?? []), pt]);
-  const kappa = data.calibration?.fields.find((f) => f.field === 'reached_goal');
+function byService(p: { service?: string }, points: readonly VerdictPoint[]): Map<string, VerdictPoint[]> {
+  const out = new Map<string, VerdictPoint[]>();
+  for (const pt of points) if (!p.service || pt.service === p.service) out.set(pt.service, [...(out.get(pt.service) ?? []), pt]);
+  return out;
+}
+
+/** What the summary says about calibration, and the κ of the field the rule reads. */
+function calibrationNote(data: JudgeGoalRateData, field: KappaField) {
+  const kappa = data.calibration?.fields.find((f) => f.field === field);
   const uncalibrated = !data.calibration?.calibrated;
   const note = uncalibrated ? ` — judge uncalibrated (κ ${kappa?.kappa === null || kappa?.kappa === undefined ? 'n/a' : kappa.kappa.toFixed(2)}, n=${kappa?.n ?? 0})` : '';
-  return [...byService].map(([service, pts]) => {
+  return { note, uncalibrated, kappa };
+}
+
+export function evaluateJudgeGoalRate(p: JudgeGoalRateParams, data: JudgeGoalRateData): Observation[] {
+  const { note, uncalibrated, kappa } = calibrationNote(data, 'reached_goal');
+  return [...byService(p, data.points)].map(([service, pts]) => {
     const r = verdictRates(pts);
     const rate = r.reachedGoal.rate ?? 1;
     const enough = pts.length >= p.min_verdicts;
@@ -51,23 +64,66 @@ export function evaluateJudgeGoalRate(p: JudgeGoalRateParams, data: JudgeGoalRat
   });
 }
 
+export interface JudgeUnnecessaryCallsParams {
+  runs: number;
+  threshold: number;
+  min_verdicts: number;
+  service?: string;
+}
+
+const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
+
+export function evaluateJudgeUnnecessaryCalls(p: JudgeUnnecessaryCallsParams, data: JudgeGoalRateData): Observation[] {
+  const { note, uncalibrated, kappa } = calibrationNote(data, 'unnecessary_calls');
+  return [...byService(p, data.points)].map(([service, pts]) => {
+    const r = verdictRates(pts).unnecessaryCallsPerTrajectory;
+    const mean = r.value ?? 0;
+    const enough = pts.length >= p.min_verdicts;
+    const ci = r.ci95 ? `, 95% CI ${fmt(r.ci95.low)}–${fmt(r.ci95.high)}` : '';
+    return {
+      labels: { service },
+      active: enough && mean > p.threshold,
+      value: mean,
+      threshold: p.threshold,
+      summary: enough
+        ? `judge: ${fmt(mean)} unnecessary calls per trajectory ${mean > p.threshold ? '>' : '≤'} ${fmt(p.threshold)} (${pts.length} verdicts, last ${p.runs} runs${ci})${note}`
+        : `only ${pts.length} judge verdicts in the last ${p.runs} runs (min_verdicts ${p.min_verdicts})${note}`,
+      details: { verdicts: pts.length, ci95: r.ci95, calibrated: !uncalibrated, kappa: kappa?.kappa ?? null, kappaN: kappa?.n ?? 0 },
+    };
+  });
+}
+
+/** Verdicts of the last `runs` runs that judged something (for one service, when given). */
+async function lastRuns(p: { runs: number; service?: string }, io: RuleIO): Promise<JudgeGoalRateData> {
+  const source = io.judge;
+  if (!source) return { points: [], calibration: null };
+  const runs = (await source.store.runs(p.runs * 10)).filter((r) => r.judged > 0).slice(0, p.runs);
+  const points = await source.store.verdictPoints({ runIds: runs.map((r) => r.id), ...(p.service ? { service: p.service } : {}) });
+  return { points, calibration: await source.calibration() };
+}
+
+const runsKeys = {
+  runs: { type: 'integer', minimum: 1, maximum: 168, default: 3 },
+  min_verdicts: { type: 'integer', minimum: 1, default: 20 },
+  service: { type: 'string', minLength: 1 },
+} as const;
+
 export const judgeGoalRate: RuleKind<JudgeGoalRateParams, JudgeGoalRateData> = {
   schema: {
     type: 'object',
     additionalProperties: false,
-    properties: {
-      runs: { type: 'integer', minimum: 1, maximum: 168, default: 3 },
-      threshold: { type: 'number', minimum: 0, maximum: 1, default: 0.8 },
-      min_verdicts: { type: 'integer', minimum: 1, default: 20 },
-      service: { type: 'string', minLength: 1 },
-    },
+    properties: { ...runsKeys, threshold: { type: 'number', minimum: 0, maximum: 1, default: 0.8 } },
   },
-  async load(p, io) {
-    const source = io.judge;
-    if (!source) return { points: [], calibration: null };
-    const runs = (await source.store.runs(p.runs * 10)).filter((r) => r.judged > 0).slice(0, p.runs);
-    const points = await source.store.verdictPoints({ runIds: runs.map((r) => r.id), ...(p.service ? { service: p.service } : {}) });
-    return { points, calibration: await source.calibration() };
-  },
+  load: (p, io) => lastRuns(p, io),
   evaluate: (p, data) => evaluateJudgeGoalRate(p, data),
+};
+
+export const judgeUnnecessaryCalls: RuleKind<JudgeUnnecessaryCallsParams, JudgeGoalRateData> = {
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { ...runsKeys, threshold: { type: 'number', minimum: 0, default: 1 } },
+  },
+  load: (p, io) => lastRuns(p, io),
+  evaluate: (p, data) => evaluateJudgeUnnecessaryCalls(p, data),
 };

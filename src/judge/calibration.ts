@@ -8,6 +8,12 @@
  * - Verdict rates are inverse-probability weighted (Hájek: Σw·y / Σw, w = 1/p) so a higher
  *   failed_rate does not inflate failure-looking verdicts, with a Wilson 95% interval over the
  *   Kish effective sample size n_eff = (Σw)² / Σw².
+ * - Means that are not proportions — unnecessary calls per trajectory, agent tokens per success —
+ *   are ratios of weighted totals R = Σw·y / Σw·x (x = 1 for a mean, x = reached_goal for per
+ *   success). Their 95% interval is R ± 1.96·SE with the linearization (delta-method) variance
+ *   SE² = n/(n−1) · Σ (w·(y − R·x))² / (Σw·x)², the survey-sampling standard for a ratio under
+ *   unequal weights: Wilson's interval needs a proportion, and a bootstrap would make the same data
+ *   give different intervals. With few verdicts the normal approximation is rough: n is reported.
  */
 import type { LabelPair, VerdictPoint } from './store.js';
 
@@ -83,14 +89,44 @@ export interface VerdictRates {
   /** Weighted mean count per trajectory. */
   meanUnnecessaryCalls: number | null;
   meanDangerousCalls: number | null;
+  /** Σw·unnecessary_calls / Σw, with its interval. */
+  unnecessaryCallsPerTrajectory: RatioEstimate;
+  /** Σw·agent tokens / Σw·reached_goal over verdicts whose trajectory reported tokens, with its interval. */
+  tokensPerSuccess: RatioEstimate;
 }
+
+export interface RatioEstimate {
+  value: number | null;
+  /** Linearization 95% interval (lower bound clamped at 0); null with fewer than 2 items or nothing in the denominator. */
+  ci95: { low: number; high: number } | null;
+  /** Items the estimate is over. */
+  n: number;
+}
+
+/** R = Σw·y / Σw·x with its linearization 95% interval (see the header). */
+export function weightedRatio(items: readonly { w: number; y: number; x: number }[], z = 1.96): RatioEstimate {
+  let sy = 0;
+  let sx = 0;
+  for (const it of items) (sy += it.w * it.y), (sx += it.w * it.x);
+  const n = items.length;
+  if (sx <= 0) return { value: null, ci95: null, n };
+  const r = sy / sx;
+  if (n < 2) return { value: r, ci95: null, n };
+  let ss = 0;
+  for (const it of items) ss += (it.w * (it.y - r * it.x)) ** 2;
+  const se = Math.sqrt((n / (n - 1)) * ss) / sx;
+  return { value: r, ci95: { low: Math.max(0, r - z * se), high: r + z * se }, n };
+}
+
+/** A verdict's weight; one recorded without a positive weight counts once. */
+const weightOfPoint = (p: VerdictPoint): number => (p.weight > 0 ? p.weight : 1);
 
 export function verdictRates(points: readonly VerdictPoint[]): VerdictRates {
   let sw = 0;
   let sw2 = 0;
   const sums = { goal: 0, unn: 0, dang: 0, unnCount: 0, dangCount: 0 };
   for (const p of points) {
-    const w = p.weight > 0 ? p.weight : 1;
+    const w = weightOfPoint(p);
     sw += w;
     sw2 += w * w;
     if (p.reachedGoal) sums.goal += w;
@@ -109,5 +145,9 @@ export function verdictRates(points: readonly VerdictPoint[]): VerdictRates {
     withDangerousCalls: rate(sums.dang),
     meanUnnecessaryCalls: sw > 0 ? sums.unnCount / sw : null,
     meanDangerousCalls: sw > 0 ? sums.dangCount / sw : null,
+    unnecessaryCallsPerTrajectory: weightedRatio(points.map((p) => ({ w: weightOfPoint(p), y: p.unnecessaryCalls, x: 1 }))),
+    tokensPerSuccess: weightedRatio(
+      points.flatMap((p) => (p.agentTokens === null || p.agentTokens === undefined ? [] : [{ w: weightOfPoint(p), y: p.agentTokens, x: p.reachedGoal ? 1 : 0 }])),
+    ),
   };
 }

@@ -23,6 +23,8 @@ export const judgeFileSchema = {
     sample_rate: { ...rate, default: 0.02 },
     service_rates: { type: 'object', additionalProperties: rate, default: {} },
     failed_rate: rate,
+    // Negative user feedback is the strongest signal there is: such a trace is always judged (when its steps were kept).
+    feedback_rate: { ...rate, default: 1 },
     idle: { ...duration, default: '5m' },
     schedule: { type: 'string', minLength: 1, default: '0 * * * *' },
     base_url: { type: 'string', minLength: 1, default: 'https://api.openai.com/v1' },
@@ -59,6 +61,8 @@ export interface JudgeConfig {
   serviceRates: Record<string, number>;
   /** undefined = no separate rate for trajectories with structural failures. */
   failedRate?: number;
+  /** Rate for trajectories with negative user feedback (default 1: always); 0 turns the stratum off. */
+  feedbackRate: number;
   idleMs: number;
   schedule: string;
   baseUrl: string;
@@ -83,6 +87,7 @@ export function toJudgeConfig(f: JudgeFileShape): JudgeConfig {
     sampleRate: f.sample_rate,
     serviceRates: { ...f.service_rates },
     ...(f.failed_rate !== undefined ? { failedRate: f.failed_rate } : {}),
+    feedbackRate: f.feedback_rate,
     idleMs: durationMs(f.idle),
     schedule: f.schedule,
     baseUrl: f.base_url,

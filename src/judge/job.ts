@@ -43,6 +43,8 @@ export interface JudgeJobDeps {
   metrics?: JudgeMetricsPort;
   /** Called after each recorded verdict (Langfuse score write-back, for one); errors are logged, not fatal. */
   onVerdict?: (v: VerdictRecord) => void | Promise<void>;
+  /** Which of these traces got negative user feedback, read when a trajectory completes (the feedback stratum). */
+  negativeFeedback?: (traceIds: string[]) => Promise<Set<string>>;
   /** Runs after each run (refreshes the κ gauge). */
   afterRun?: () => Promise<void>;
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
@@ -73,6 +75,26 @@ export class JudgeJob {
     return { status: 'skipped', judged: 0, errors: 0, leftPending: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
   }
 
+  /**
+   * Completes idle candidates now, between runs (services.ts runs this every minute): their steps
+   * are dropped or queued within a minute of `judge.idle`, not at the next hourly run. One replica
+   * at a time; a run finalizing at the same moment is harmless (each row changes state once).
+   */
+  async complete(): Promise<{ pending: number; dropped: number } | undefined> {
+    const res = await this.deps.lock('judge-complete', () => this.finalize());
+    return res.ran ? res.value : undefined;
+  }
+
+  private finalize(): Promise<{ pending: number; dropped: number }> {
+    const d = this.deps;
+    return d.store.finalize(
+      d.now(),
+      d.idleMs,
+      (service, failed, negative) => inclusionProbability(d.policy, service, failed, negative),
+      d.negativeFeedback,
+    );
+  }
+
   private costOf(input: number, output: number): number {
     return (input * this.deps.price.inputPerMillion + output * this.deps.price.outputPerMillion) / 1e6;
   }
@@ -90,7 +112,7 @@ export class JudgeJob {
     let stop: string | undefined;
     let deferred = 0;
     try {
-      s.finalized = await d.store.finalize(d.now(), d.idleMs, (service, failed) => inclusionProbability(d.policy, service, failed));
+      s.finalized = await this.finalize();
       const redactor = d.redactor();
       const queue = await d.store.pendingIds(d.caps.trajectories);
 
@@ -202,6 +224,7 @@ export class JudgeJob {
   ): Promise<void> {
     const d = this.deps;
     const probability = t.probability ?? 1;
+    const effort = agentEffort(t);
     const rec: VerdictRecord = {
       traceId: t.traceId,
       runId,
@@ -217,6 +240,8 @@ export class JudgeJob {
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
       cost,
+      agentTokens: effort.tokens,
+      agentToolCalls: effort.toolCalls,
     };
     await d.store.recordVerdict(rec);
     if (rec.verdict) {
@@ -243,4 +268,22 @@ function requestSpan(tracer: Tracer, run: Span, traceId: string, service: string
     'toolwatch.service': service,
     'toolwatch.judge.estimated_input_tokens': estimatedInputTokens,
   });
+}
+
+/**
+ * What the judged agent spent on the trajectory: its model tokens (null when no model step reported
+ * any, so "not captured" never reads as "free") and its tool calls (proposed, else executed).
+ */
+export function agentEffort(t: Trajectory): { tokens: number | null; toolCalls: number } {
+  let reported = false;
+  let proposed = 0;
+  let executed = 0;
+  for (const s of t.steps) {
+    if (s.kind === 'tool') executed++;
+    else {
+      proposed += s.calls.length;
+      if (s.inputTokens !== undefined || s.outputTokens !== undefined) reported = true;
+    }
+  }
+  return { tokens: reported ? t.inputTokens + t.outputTokens : null, toolCalls: Math.max(proposed, executed) };
 }

@@ -21,6 +21,8 @@ export interface SamplingPolicy {
   serviceRates: Readonly<Record<string, number>>;
   /** A separate rate for trajectories with structural failures; undefined = none. */
   failedRate?: number;
+  /** A separate rate for trajectories with negative user feedback; undefined = none. */
+  feedbackRate?: number;
 }
 
 export function baseRate(policy: SamplingPolicy, service: string): number {
@@ -28,12 +30,15 @@ export function baseRate(policy: SamplingPolicy, service: string): number {
 }
 
 /**
- * The inclusion probability of a trajectory. With a failure it is max(base, failed): the trace is
- * kept if either rule keeps it, and since both compare the same u, "either" is the larger rate.
+ * The inclusion probability of a trajectory: the largest rate of the strata it belongs to (base;
+ * failed when it has a structural failure; feedback when it got negative user feedback). The trace
+ * is kept if any rule keeps it, and since every rule compares the same u, "any" is the largest rate.
  */
-export function inclusionProbability(policy: SamplingPolicy, service: string, hasFailure: boolean): number {
-  const base = baseRate(policy, service);
-  return hasFailure && policy.failedRate !== undefined ? Math.max(base, policy.failedRate) : base;
+export function inclusionProbability(policy: SamplingPolicy, service: string, hasFailure: boolean, negativeFeedback = false): number {
+  let p = baseRate(policy, service);
+  if (hasFailure && policy.failedRate !== undefined) p = Math.max(p, policy.failedRate);
+  if (negativeFeedback && policy.feedbackRate !== undefined) p = Math.max(p, policy.feedbackRate);
+  return p;
 }
 
 export function isSampled(u: number, probability: number): boolean {
@@ -46,7 +51,7 @@ export function isSampled(u: number, probability: number): boolean {
  * it completes, because a later span may still add a failure or reveal its service.
  */
 export function maxProbability(policy: SamplingPolicy): number {
-  return Math.max(policy.sampleRate, policy.failedRate ?? 0, ...Object.values(policy.serviceRates));
+  return Math.max(policy.sampleRate, policy.failedRate ?? 0, policy.feedbackRate ?? 0, ...Object.values(policy.serviceRates));
 }
 
 /** Inverse-probability weight recorded with each verdict (Horvitz–Thompson). */

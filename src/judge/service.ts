@@ -44,10 +44,17 @@ export interface JudgeWiring {
   onVerdict?: (v: VerdictRecord) => void | Promise<void>;
   /** toolwatch's own tracing; undefined when off. */
   tracer?: Tracer;
+  /** Which of these traces got negative user feedback (the feedback stratum); absent: none did. */
+  negativeFeedback?: (traceIds: string[]) => Promise<Set<string>>;
 }
 
 export function policyOf(cfg: JudgeConfig): SamplingPolicy {
-  return { sampleRate: cfg.sampleRate, serviceRates: cfg.serviceRates, ...(cfg.failedRate !== undefined ? { failedRate: cfg.failedRate } : {}) };
+  return {
+    sampleRate: cfg.sampleRate,
+    serviceRates: cfg.serviceRates,
+    ...(cfg.failedRate !== undefined ? { failedRate: cfg.failedRate } : {}),
+    ...(cfg.feedbackRate > 0 ? { feedbackRate: cfg.feedbackRate } : {}),
+  };
 }
 
 export function metricsPort(metrics: Metrics, labels: LabelCap): JudgeMetricsPort {
@@ -119,6 +126,7 @@ export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEna
     log: w.log,
     ...(w.onVerdict ? { onVerdict: w.onVerdict } : {}),
     ...(w.tracer ? { tracer: w.tracer } : {}),
+    ...(w.negativeFeedback ? { negativeFeedback: w.negativeFeedback } : {}),
   };
   judge.job = new JudgeJob(deps);
   return judge;

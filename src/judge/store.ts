@@ -3,7 +3,7 @@
  * `ingestExtension` gives the rows a batch adds inside the core store's transaction (see
  * trajectory.ts); everything else is the job's and the API's.
  */
-import { num, optStr } from '../store/rows.js';
+import { num, numOrNull, optStr } from '../store/rows.js';
 import { servicesMatch, type BatchExtension, type Row, type Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';
 import { assemble, type TrajectoryHeader } from './assemble.js';
@@ -30,6 +30,18 @@ export interface VerdictPoint {
   unnecessaryCalls: number;
   dangerousCalls: number;
   weight: number;
+  /** The judged agent's tokens over the trajectory; null when its spans reported none (or the verdict predates it). */
+  agentTokens?: number | null;
+}
+
+export interface LatestVerdict {
+  service: string;
+  model: string;
+  timeMs: number;
+  reached_goal: boolean;
+  unnecessary_calls: number;
+  dangerous_calls: number;
+  reasoning?: string;
 }
 
 export interface LabelPair {
@@ -86,6 +98,9 @@ function statementsFor(w: TrajectoryWrite): [string, unknown[]][] {
   return out;
 }
 
+/** Idle candidates read per SELECT when completing them. */
+const FINALIZE_BATCH = 5000;
+
 export class JudgeStore {
   constructor(readonly sql: Sql) {}
 
@@ -97,31 +112,50 @@ export class JudgeStore {
     };
   }
 
-  /** Completes idle candidates: sampled → pending (with their probability), the rest → dropped (steps deleted). */
-  async finalize(nowMs: number, idleMs: number, probabilityOf: (service: string, hasFailure: boolean) => number): Promise<{ pending: number; dropped: number }> {
+  /**
+   * Completes idle candidates: sampled → pending (with their probability), the rest → dropped (steps
+   * deleted). `negativeFeedback` says which of them got negative user feedback by now (their stratum).
+   * Reads them in batches until none is left (at most `maxBatches` of FINALIZE_BATCH), so a backlog
+   * never outgrows what one call completes: every idle candidate's steps are gone once it returns.
+   */
+  async finalize(
+    nowMs: number,
+    idleMs: number,
+    probabilityOf: (service: string, hasFailure: boolean, negativeFeedback: boolean) => number,
+    negativeFeedback?: (traceIds: string[]) => Promise<Set<string>>,
+    maxBatches = 100,
+  ): Promise<{ pending: number; dropped: number }> {
     const cutoff = nowMs - idleMs;
-    const rows = await this.sql.all<Row>(
-      `SELECT trace_id, service, has_failure, position FROM judge_trajectories WHERE status = 'open' AND last_seen_ms <= ? ORDER BY last_seen_ms LIMIT 5000`,
-      [cutoff],
-    );
     let pending = 0;
     let dropped = 0;
-    for (const r of rows) {
-      const p = probabilityOf(String(r.service), num(r.has_failure) === 1);
-      const sampled = num(r.position) < p;
-      await this.sql.tx(async (tx) => {
-        // Re-checked in the UPDATE: a span may have arrived (on another replica) since the SELECT.
-        const changed = await tx.run(
-          `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ? WHERE trace_id = ? AND status = 'open' AND last_seen_ms <= ?`,
-          [sampled ? 'pending' : 'dropped', p, nowMs, r.trace_id, cutoff],
-        );
-        if (changed === 0) return;
-        if (sampled) pending++;
-        else {
-          dropped++;
-          await tx.run('DELETE FROM judge_steps WHERE trace_id = ?', [r.trace_id]);
-        }
-      });
+    for (let batch = 0; batch < maxBatches; batch++) {
+      const rows = await this.sql.all<Row>(
+        `SELECT trace_id, service, has_failure, position FROM judge_trajectories
+         WHERE status = 'open' AND last_seen_ms <= ? ORDER BY last_seen_ms LIMIT ${FINALIZE_BATCH}`,
+        [cutoff],
+      );
+      const ids = rows.map((r) => String(r.trace_id));
+      const negative = negativeFeedback && rows.length ? await negativeFeedback(ids) : new Set<string>();
+      for (const r of rows) {
+        const p = probabilityOf(String(r.service), num(r.has_failure) === 1, negative.has(String(r.trace_id)));
+        const sampled = num(r.position) < p;
+        await this.sql.tx(async (tx) => {
+          // Re-checked in the UPDATE: a span may have arrived (on another replica) since the SELECT.
+          const changed = await tx.run(
+            `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ?
+             WHERE trace_id = ? AND status = 'open' AND last_seen_ms <= ?`,
+            [sampled ? 'pending' : 'dropped', p, nowMs, r.trace_id, cutoff],
+          );
+          if (changed === 0) return;
+          if (sampled) pending++;
+          else {
+            dropped++;
+            await tx.run('DELETE FROM judge_steps WHERE trace_id = ?', [r.trace_id]);
+          }
+        });
+      }
+      // A row a span touched meanwhile is no longer idle, so the next SELECT cannot return it again.
+      if (rows.length < FINALIZE_BATCH) break;
     }
     return { pending, dropped };
   }
@@ -181,8 +215,8 @@ export class JudgeStore {
     await this.sql.tx(async (tx) => {
       await tx.run(
         `INSERT INTO judge_verdicts (trace_id, run_id, time_ms, service, model, status, reached_goal, unnecessary_calls, dangerous_calls, reasoning, error,
-           prompt_version, judge_model, probability, weight, input_tokens, output_tokens, cost)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           prompt_version, judge_model, probability, weight, input_tokens, output_tokens, cost, agent_tokens, agent_tool_calls)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           v.traceId, v.runId, v.timeMs, v.service, v.model, v.status,
           v.verdict ? (v.verdict.reached_goal ? 1 : 0) : null,
@@ -191,6 +225,7 @@ export class JudgeStore {
           v.verdict?.reasoning ?? null,
           v.error ?? null,
           v.promptVersion, v.judgeModel, v.probability, v.weight, v.inputTokens, v.outputTokens, v.cost,
+          v.agentTokens ?? null, v.agentToolCalls ?? null,
         ],
       );
       await tx.run(`UPDATE judge_trajectories SET status = ?, attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ?`, [
@@ -258,7 +293,7 @@ export class JudgeStore {
       args.push(...q.runIds);
     }
     const rows = await this.sql.all<Row>(
-      `SELECT trace_id, service, run_id, reached_goal, unnecessary_calls, dangerous_calls, weight FROM judge_verdicts WHERE ${where.join(' AND ')} ORDER BY id`,
+      `SELECT trace_id, service, run_id, reached_goal, unnecessary_calls, dangerous_calls, weight, agent_tokens FROM judge_verdicts WHERE ${where.join(' AND ')} ORDER BY id`,
       args,
     );
     return rows.map((r) => ({
@@ -269,7 +304,47 @@ export class JudgeStore {
       unnecessaryCalls: num(r.unnecessary_calls),
       dangerousCalls: num(r.dangerous_calls),
       weight: num(r.weight),
+      agentTokens: numOrNull(r.agent_tokens),
     }));
+  }
+
+  /** The latest successful verdict per trace (judged since sinceMs; for one service; of these traces). */
+  async latestVerdicts(q: {
+    sinceMs?: number;
+    service?: string;
+    /** Service globs a reader may see (src/queries/view.ts); absent = every service. */
+    services?: readonly string[];
+    traceIds?: readonly string[];
+  }): Promise<Map<string, LatestVerdict>> {
+    const where = ["v.status = 'ok'", "v.id = (SELECT MAX(w.id) FROM judge_verdicts w WHERE w.trace_id = v.trace_id AND w.status = 'ok')"];
+    const args: unknown[] = [];
+    if (q.sinceMs !== undefined) (where.push('v.time_ms >= ?'), args.push(q.sinceMs));
+    if (q.service) (where.push('v.service = ?'), args.push(q.service));
+    if (q.services) where.push(servicesMatch(this.sql.dialect, 'v.service', q.services, (v) => (args.push(v), '?')));
+    if (q.traceIds) {
+      if (q.traceIds.length === 0) return new Map();
+      where.push(`v.trace_id IN (${q.traceIds.map(() => '?').join(', ')})`);
+      args.push(...q.traceIds);
+    }
+    const rows = await this.sql.all<Row>(
+      `SELECT v.trace_id, v.service, v.model, v.time_ms, v.reached_goal, v.unnecessary_calls, v.dangerous_calls, v.reasoning FROM judge_verdicts v
+       WHERE ${where.join(' AND ')} ORDER BY v.time_ms DESC`,
+      args,
+    );
+    return new Map(
+      rows.map((r) => [
+        String(r.trace_id),
+        {
+          service: String(r.service),
+          model: String(r.model),
+          timeMs: num(r.time_ms),
+          reached_goal: num(r.reached_goal) === 1,
+          unnecessary_calls: num(r.unnecessary_calls),
+          dangerous_calls: num(r.dangerous_calls),
+          ...(optStr(r.reasoning) !== undefined ? { reasoning: optStr(r.reasoning)! } : {}),
+        },
+      ]),
+    );
   }
 
   async upsertLabels(labels: readonly Label[], nowMs: number): Promise<number> {
@@ -321,6 +396,8 @@ export class JudgeStore {
         inputTokens: num(v.input_tokens),
         outputTokens: num(v.output_tokens),
         cost: num(v.cost),
+        agentTokens: numOrNull(v.agent_tokens),
+        agentToolCalls: numOrNull(v.agent_tool_calls),
       })),
       label: label
         ? { reached_goal: bool(label.reached_goal), unnecessary_calls: num(label.unnecessary_calls), dangerous_calls: num(label.dangerous_calls), labeler: label.labeler, note: label.note }

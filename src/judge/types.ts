@@ -117,6 +117,10 @@ export interface VerdictRecord {
   inputTokens: number;
   outputTokens: number;
   cost: number;
+  /** The judged agent's model tokens over the trajectory (null: not reported by its spans). */
+  agentTokens?: number | null;
+  /** The judged agent's tool calls over the trajectory. */
+  agentToolCalls?: number;
 }
 
 export interface RunRecord {

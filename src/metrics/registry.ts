@@ -60,7 +60,7 @@ export function createMetrics(probes: MetricProbes = {}) {
     }),
     redactionFailures: new client.Counter({
       name: 'toolwatch_redaction_failures_total',
-      help: 'Values store.redact_arguments could not redact, so they were not stored (the reason kept instead), by what: arguments, message (failure records), trajectory (a sampled step).',
+      help: 'Values store.redact_arguments could not redact, so they were not stored (the reason kept instead), by what: arguments, message (failure records), context (a failure record\'s user message), trajectory (a sampled step), comment (a feedback comment).',
       labelNames: ['what'] as const,
       registers: r,
     }),
@@ -192,7 +192,7 @@ export function createMetrics(probes: MetricProbes = {}) {
     }),
     langfuseRequests: new client.Counter({
       name: 'toolwatch_langfuse_requests_total',
-      help: 'Requests to the Langfuse public API, by endpoint (v2_observations, v1_observations, scores) and status (HTTP code, timeout, network).',
+      help: 'Requests to the Langfuse public API, by endpoint (v2_observations, v1_observations, scores, v3_scores_read, v2_scores_read) and status (HTTP code, timeout, network).',
       labelNames: ['endpoint', 'status'] as const,
       registers: r,
     }),
@@ -200,6 +200,18 @@ export function createMetrics(probes: MetricProbes = {}) {
       name: 'toolwatch_langfuse_scores_total',
       help: 'Scores written back to Langfuse, by status: sent, retry (will be sent again), rejected (refused by Langfuse), dropped (gave up).',
       labelNames: ['status'] as const,
+      registers: r,
+    }),
+    feedback: new client.Counter({
+      name: 'toolwatch_feedback_total',
+      help: 'User feedback stored per trace (POST /api/feedback, span attributes, Langfuse scores), by value: negative (< 0), neutral (0), positive (> 0). A resend of the same value is not counted again.',
+      labelNames: ['service', 'value'] as const,
+      registers: r,
+    }),
+    feedbackIgnored: new client.Counter({
+      name: 'toolwatch_feedback_ignored_total',
+      help: 'Feedback found in spans or Langfuse scores that could not be read, by source (span, langfuse) and reason (bad_value, no_trace).',
+      labelNames: ['source', 'reason'] as const,
       registers: r,
     }),
     sourceLag: new client.Gauge({

@@ -3,7 +3,9 @@
  * metrics. The write batch is built once, whole: the rows of the calls (under labels derived once
  * per call), the pending-call changes, and the rows sinks and the caller return. Metrics move only
  * after the store committed, under the same labels, so the two always agree, and a batch the store
- * refused leaves no trace (the client's retry is counted in full).
+ * refused leaves no trace (the client's retry is counted in full). Span taps (user feedback) read
+ * an OTLP batch's raw spans after that, in their own write; a tap that fails fails the request, and
+ * the client's retry counts no call twice (the ledger remembers the batch's spans).
  */
 import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
@@ -37,6 +39,33 @@ export interface BatchSink {
   collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[] }): readonly BatchExtension[];
 }
 
+/**
+ * Reads raw spans for what no dialect reads (user feedback attributes) after the batch committed:
+ * a key lookup or two per span on the hot path. A tap that fails fails the request; the client's
+ * retry counts no call twice (the ledger remembers the batch's spans).
+ */
+export interface SpanTap {
+  take(spans: readonly OtlpSpan[], source: SourceName): Promise<void> | undefined;
+}
+
+/** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */
+export interface FailureContextRows {
+  extension: BatchExtension;
+  redactionFailures: number;
+}
+
+/** What a caller of record() hooks into one batch. */
+interface BatchHooks {
+  /** Rows for this batch's own transaction, from the checked calls. */
+  extend?: ((calls: readonly CheckedCall[]) => readonly BatchExtension[]) | undefined;
+  /** Runs after the store took the batch, before the metrics move (synchronous). */
+  committed?: (() => void) | undefined;
+  /** Runs after the metrics moved, inside the batch's telemetry span; its failure fails the batch's request. */
+  after?: (() => Promise<void> | undefined) | undefined;
+  /** Asked once nothing is recorded yet (after any wait for an unsettled original); true skips the batch (BatchCancelled). */
+  cancelled?: (() => boolean) | undefined;
+}
+
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
 export interface RestoreResult {
   restored: number;
@@ -68,6 +97,13 @@ export interface PipelineDeps {
   tracer?: Tracer;
   /** Told every write's outcome (readiness). */
   writeHealth?: WriteHealth;
+  /** Read each OTLP batch's raw spans after it committed (user feedback attributes). */
+  taps?: SpanTap[];
+  /**
+   * Rows kept with the batch's stored failure records (the request context an export needs), in the
+   * batch's own transaction; `redactionFailures` counts the values the stored redactor refused.
+   */
+  failureContext?: (failures: WriteBatch['failures'], facts: readonly SpanFacts[]) => FailureContextRows | undefined;
 }
 
 export interface IngestSummary {
@@ -88,16 +124,6 @@ export class BatchCancelled extends Error {
   }
 }
 
-/** How `record` treats one batch beyond its facts. */
-interface RecordOptions {
-  /** Rows the caller adds to the batch's own transaction from the checked calls. */
-  extend?: (calls: readonly CheckedCall[]) => readonly BatchExtension[];
-  /** Runs after the store took the batch, before the metrics move. */
-  committed?: () => void;
-  /** Asked once nothing is recorded yet; true skips the batch (BatchCancelled). */
-  cancelled?: () => boolean;
-}
-
 export class Pipeline {
   private readonly failureCap: FailureCap;
 
@@ -115,11 +141,11 @@ export class Pipeline {
     source: SourceName = 'otlp',
     cancelled?: () => boolean,
   ): Promise<IngestSummary> {
-    const { dialects, coverage, tracer } = this.deps;
+    const { dialects, coverage, tracer, taps } = this.deps;
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
-    const opts = cancelled ? { cancelled } : {};
-    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length, opts);
+    const after = taps?.length ? () => this.runTaps(taps, spans, source) : undefined;
+    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after, cancelled });
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
     const facts: SpanFacts[] = [];
@@ -128,8 +154,11 @@ export class Pipeline {
       perSpan[i] = f;
       if (f) facts.push(f);
     }
-    const committed = () => this.observeSpans(coverage, spans, perSpan);
-    return this.record(span, facts, source, spans.length, { ...opts, committed });
+    return this.record(span, facts, source, spans.length, {
+      committed: () => this.observeSpans(coverage, spans, perSpan),
+      after,
+      cancelled,
+    });
   }
 
   /**
@@ -145,12 +174,12 @@ export class Pipeline {
     parent?: Span,
   ): Promise<IngestSummary> {
     const span = this.deps.tracer ? startChild(this.deps.tracer, 'ingest batch', parent) : undefined;
-    return this.record(span, facts, source, spanCount, extend ? { extend } : {});
+    return this.record(span, facts, source, spanCount, { extend });
   }
 
   /**
-   * One batch, one durable write; `committed` runs after the store took it, before the metrics move.
-   * `span`: this batch's own self-telemetry span, when tracing is on.
+   * One batch, one durable write (BatchHooks say what a caller adds). `span`: this batch's own
+   * self-telemetry span, when tracing is on.
    *
    * A batch that shares spans or id-keyed calls with one still being written first waits for that
    * one's outcome, so a resend is acknowledged as a duplicate only once its original committed, and
@@ -162,8 +191,9 @@ export class Pipeline {
     facts: readonly SpanFacts[],
     source: SourceName,
     spanCount: number,
-    opts: RecordOptions,
+    hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
+    const { extend, committed, after, cancelled } = hooks;
     const { deps } = this;
     const started = process.hrtime.bigint();
     try {
@@ -171,7 +201,7 @@ export class Pipeline {
         await Promise.all(waits);
         waits = unsettledOwners(facts, deps.ledger);
       }
-      if (opts.cancelled?.()) throw new BatchCancelled();
+      if (cancelled?.()) throw new BatchCancelled();
     } catch (err) {
       if (span) endSpan(span, err);
       throw err;
@@ -184,6 +214,7 @@ export class Pipeline {
     let labels: CallLabels[];
     let execLabels: ExecutionLabels[];
     let plan: WritePlan;
+    let context: FailureContextRows | undefined;
     const writeStarted = span ? performance.now() : 0;
     try {
       merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
@@ -191,12 +222,16 @@ export class Pipeline {
       labels = calls.map((c) => callLabels(c, deps.labels));
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
       plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now, deps.redactor);
-      const sinkRows = (deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls }));
+      context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
       const batch: WriteBatch = {
         ...plan.rows,
         pendingAdd: merged.deferred.map(encodePending),
         pendingRemove: merged.cancelled.map((c) => storedPendingKey(c.traceId, c.key)),
-        extensions: [...sinkRows, ...(opts.extend?.(calls) ?? [])],
+        extensions: [
+          ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })),
+          ...(extend?.(calls) ?? []),
+          ...(context ? [context.extension] : []),
+        ],
       };
       await deps.store.write(batch);
     } catch (err) {
@@ -209,9 +244,10 @@ export class Pipeline {
     txn.commit();
     deps.writeHealth?.succeeded();
     plan.commitCaps();
-    opts.committed?.();
+    committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.count(source, calls, labels, execLabels, plan, merged.duplicateSpans);
+    if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
       spans: spanCount,
@@ -221,10 +257,18 @@ export class Pipeline {
       deferred: merged.deferred.length,
       duplicateSpans: merged.duplicateSpans,
     };
-    if (span) {
-      span.setAttributes({ ...batchAttributes(source, summary, calls), 'toolwatch.store.commit_ms': performance.now() - writeStarted });
-      endSpan(span);
+    const commitMs = span ? performance.now() - writeStarted : 0;
+    if (span) span.setAttributes({ ...batchAttributes(source, summary, calls), 'toolwatch.store.commit_ms': commitMs });
+    if (after) {
+      try {
+        const tail = after();
+        if (tail) await tail;
+      } catch (err) {
+        if (span) endSpan(span, err);
+        throw err;
+      }
     }
+    if (span) endSpan(span);
     return summary;
   }
 
@@ -291,6 +335,13 @@ export class Pipeline {
       fromExecution: c.fromExecution,
       ...(c.scope !== undefined ? { scope: c.scope, scopeVersion: c.scopeVersion ?? '' } : {}),
     };
+  }
+
+  /** A committed batch's raw spans to every tap, one after another; undefined when none had work to do. */
+  private runTaps(taps: readonly SpanTap[], spans: readonly OtlpSpan[], source: SourceName): Promise<void> | undefined {
+    let chain: Promise<void> | undefined;
+    for (const tap of taps) chain = chain ? chain.then(() => tap.take(spans, source)) : tap.take(spans, source);
+    return chain;
   }
 
   /** A committed batch's spans into the coverage report; LLM-looking spans no reader knew, per scope, into the metric. */

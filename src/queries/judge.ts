@@ -6,9 +6,35 @@
 import { verdictRates } from '../judge/calibration.js';
 import { CURRENT_PROMPT_VERSION } from '../judge/prompt-file.js';
 import type { Judge } from '../judge/service.js';
+import type { VerdictPoint } from '../judge/store.js';
+import type { RunRecord } from '../judge/types.js';
 import { durationMs } from '../util/duration.js';
 import type { Reader } from './reader.js';
 import { isRestricted, storeFilter } from './view.js';
+
+/**
+ * Per run (newest first, runs that judged something within the window): the weighted reached_goal
+ * rate, unnecessary calls per trajectory and agent tokens per success — the judge's trends.
+ */
+export function judgeTrend(points: readonly VerdictPoint[], runs: readonly RunRecord[]) {
+  const byRun = new Map<number, VerdictPoint[]>();
+  for (const p of points) byRun.set(p.runId, [...(byRun.get(p.runId) ?? []), p]);
+  return runs.flatMap((r) => {
+    const pts = byRun.get(r.id);
+    if (!pts) return [];
+    const rates = verdictRates(pts);
+    return [
+      {
+        runId: r.id,
+        startedAt: new Date(r.startedMs).toISOString(),
+        verdicts: pts.length,
+        reachedGoal: rates.reachedGoal,
+        unnecessaryCallsPerTrajectory: rates.unnecessaryCallsPerTrajectory,
+        tokensPerSuccess: rates.tokensPerSuccess,
+      },
+    ];
+  });
+}
 
 /** What GET /api/judge answers (the built-in page shows a part of it). `window` is a duration ('7d'). */
 export async function judgeSummary(
@@ -27,6 +53,8 @@ export async function judgeSummary(
   const byService = new Map<string, typeof points>();
   for (const p of points) byService.set(p.service, [...(byService.get(p.service) ?? []), p]);
   const calibration = restricted ? null : await judge.calibration();
+  // The trend is over this reader's verdicts; the run list itself (an aggregate over every team) is not shown to a restricted reader.
+  const runs = await judge.store.runs(q.runs);
   return {
     enabled: judge.config.enabled,
     model: judge.config.model,
@@ -36,6 +64,7 @@ export async function judgeSummary(
       sampleRate: judge.config.sampleRate,
       serviceRates: Object.fromEntries(Object.entries(judge.config.serviceRates).filter(([s]) => view.sees(s))),
       failedRate: judge.config.failedRate ?? null,
+      feedbackRate: judge.config.feedbackRate,
     },
     trajectories: await judge.store.countByStatus(view.globs),
     window: q.window,
@@ -43,7 +72,8 @@ export async function judgeSummary(
     rates: verdictRates(points),
     services: [...byService].map(([service, ps]) => ({ service, ...verdictRates(ps) })),
     calibration,
-    runs: restricted ? [] : await judge.store.runs(q.runs),
+    trend: judgeTrend(points, runs),
+    runs: restricted ? [] : runs,
   };
 }
 

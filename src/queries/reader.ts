@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Alerting } from '../alerts/setup.js';
 import { principalOf } from '../auth/hook.js';
+import type { FeedbackStore } from '../feedback/store.js';
 import type { Judge } from '../judge/service.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
@@ -21,6 +22,8 @@ export interface ReadSources {
   alerting: Alerting | undefined;
   /** Undefined when the store keeps no judge state. */
   judge: Judge | undefined;
+  /** User feedback per trace (the export reads it); undefined when the store keeps none. */
+  feedback: FeedbackStore | undefined;
   /** The instrumentation-coverage report of this process. */
   coverage: CoverageSource;
   /** The Langfuse source's state; undefined unless it is enabled. */

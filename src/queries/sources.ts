@@ -2,7 +2,7 @@
  * Each source's state (GET /api/sources): for Langfuse the persisted watermark, lag, API mode, last
  * error and counts (shared by all replicas, from the store); for OTLP the counts of this process. No
  * credential is ever part of the answer. A restricted reader gets the OTLP calls of its services and
- * no span count or Langfuse counts (those are not kept per service).
+ * no span count or Langfuse counts, feedback scores included (those are not kept per service).
  */
 import type { Reader } from './reader.js';
 import { isRestricted } from './view.js';
@@ -38,7 +38,10 @@ export async function sourcesSnapshot(r: Reader) {
   let langfuse: object = { name: 'langfuse', enabled: false };
   if (r.langfuse) {
     const info = (await r.langfuse()) as Record<string, unknown>;
-    langfuse = restricted ? { ...info, counts: null, pendingScores: null } : info;
+    const feedback = info['feedback'] as Record<string, unknown> | undefined;
+    langfuse = restricted
+      ? { ...info, counts: null, pendingScores: null, ...(feedback ? { feedback: { ...feedback, scores: null } } : {}) }
+      : info;
   }
   return { sources: [otlp, langfuse] };
 }

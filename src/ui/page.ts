@@ -147,6 +147,8 @@ function failureRow(d: PageData, f: StoredFailure): SafeHtml {
   const trace = d.trajectories.has(f.traceId)
     ? html`<a class="mono" href="/api/trajectories/${f.traceId}" title="trajectory ${f.traceId}">${f.traceId.slice(0, 12)}…</a>`
     : html`<span class="mono" title="${f.traceId} (no stored trajectory)">${f.traceId.slice(0, 12)}…</span>`;
+  // The failing answers of this trace as draft eval cases (redacted JSON Lines for a suite's cases.jsonl).
+  const exportLink = href('/api/export/cases', { trace_id: f.traceId, since: new Date(f.timeMs - 60_000).toISOString() });
   return html`<tr data-filter="${`${f.service} ${f.tool} ${f.name} ${f.outcome} ${f.traceId}`.toLowerCase()}">
   <td>${fmtTime(f.timeMs)}</td>
   <td>${f.service}</td>
@@ -154,7 +156,7 @@ function failureRow(d: PageData, f: StoredFailure): SafeHtml {
   <td>${outcomeBadge(f.outcome)}</td>
   ${errorCell(f)}
   <td class="args">${args === undefined ? html`<span class="muted">not captured</span>` : html`<code title="${truncate(args, TITLE_MAX)}">${truncate(args, ARGS_SHOWN)}</code>`}</td>
-  <td>${trace}</td>
+  <td>${trace}<div><a class="export" href="${exportLink}" download title="the failing answers of this trace as draft eval cases (JSON Lines, redacted)">export as eval cases</a></div></td>
 </tr>`;
 }
 

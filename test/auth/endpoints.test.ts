@@ -18,8 +18,8 @@ import { bearer, eventually, tokenConfig, type TestToken } from './tokens.js';
 interface Endpoint {
   method: 'GET' | 'POST' | 'HEAD';
   url: string;
-  /** What it needs; `open` needs nothing. */
-  scope: Scope | 'open';
+  /** What it needs (a list: any one of them); `open` needs nothing. */
+  scope: Scope | Scope[] | 'open';
   /** The status with the right scope. */
   ok: number;
   body?: unknown;
@@ -45,6 +45,15 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: '/api/judge', scope: 'read', ok: 200 },
   { method: 'GET', url: `/api/trajectories/${TRACE}`, scope: 'read', ok: 404 },
   { method: 'GET', url: '/api/alerts', scope: 'read', ok: 200 },
+  { method: 'GET', url: '/api/export/cases', scope: 'read', ok: 200 },
+  // Agents report their users' feedback with the token they export spans with.
+  {
+    method: 'POST',
+    url: '/api/feedback',
+    scope: ['admin', 'ingest'],
+    ok: 200,
+    body: { trace_id: TRACE, value: 'down' },
+  },
   {
     method: 'POST',
     url: '/api/labels',
@@ -70,9 +79,10 @@ function routeCount(h: Harness, skip: (method: string, path: string) => boolean)
 describe('every endpoint × every kind of token', () => {
   let dir: string;
   let tw: Harness;
-  /** One token per scope, and one with every scope but that one. */
+  /** One token per scope, and one with every scope but that one (or those two). */
   let only: Record<Scope, TestToken>;
   let allBut: Record<Scope, TestToken>;
+  let allButAdminIngest: TestToken;
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-auth-'));
@@ -81,7 +91,9 @@ describe('every endpoint × every kind of token', () => {
       specs[`only-${s}`] = { scopes: [s] };
       specs[`all-but-${s}`] = { scopes: SCOPES.filter((x) => x !== s) };
     }
+    specs['all-but-admin-ingest'] = { scopes: ['read', 'metrics'] };
     const { tokens, auth } = tokenConfig(dir, specs);
+    allButAdminIngest = tokens['all-but-admin-ingest']!;
     only = Object.fromEntries(SCOPES.map((s) => [s, tokens[`only-${s}`]!])) as Record<Scope, TestToken>;
     allBut = Object.fromEntries(SCOPES.map((s) => [s, tokens[`all-but-${s}`]!])) as Record<Scope, TestToken>;
     tw = await startToolwatch({ config: { auth } });
@@ -104,15 +116,26 @@ describe('every endpoint × every kind of token', () => {
     { e, who: 'no token', headers: {} as Record<string, string> },
     { e, who: 'a wrong token', headers: bearer('tw_not-a-token-anyone-has-0000') },
     { e, who: 'a token without the scope', headers: undefined },
-    { e, who: 'a token with the scope', headers: undefined },
+    // An endpoint that takes any of several scopes: a token with each one of them alone.
+    ...(Array.isArray(e.scope) ? e.scope : [e.scope]).map((s) => ({
+      e,
+      who: Array.isArray(e.scope) ? `a token with only ${s}` : 'a token with the scope',
+      headers: undefined,
+      scope: s,
+    })),
   ]);
 
-  it.each(cases)('$e.method $e.url with $who', async ({ e, who, headers }) => {
+  it.each(cases)('$e.method $e.url with $who', async (c) => {
+    const { e, who, headers } = c;
+    const granted = who.startsWith('a token with ');
     let auth = headers;
     if (!auth) {
-      // The open endpoints need no scope: any token "has" it, and none is "missing" it.
-      const scope = e.scope === 'open' ? 'read' : e.scope;
-      auth = bearer(who === 'a token with the scope' ? only[scope] : allBut[scope]);
+      if (Array.isArray(e.scope)) auth = bearer(granted ? only[(c as { scope: Scope }).scope] : allButAdminIngest);
+      else {
+        // The open endpoints need no scope: any token "has" it, and none is "missing" it.
+        const scope = e.scope === 'open' ? 'read' : e.scope;
+        auth = bearer(granted ? only[scope] : allBut[scope]);
+      }
     }
     const res = await tw.app.inject({
       method: e.method,
@@ -122,15 +145,15 @@ describe('every endpoint × every kind of token', () => {
         ? { payload: JSON.stringify(e.body), headers: { 'content-type': 'application/json', ...e.headers, ...auth } }
         : {}),
     });
-    const want =
-      e.scope === 'open' || who === 'a token with the scope' ? e.ok : who === 'a token without the scope' ? 403 : 401;
+    const want = e.scope === 'open' || granted ? e.ok : who === 'a token without the scope' ? 403 : 401;
     expect(res.statusCode, res.body).toBe(want);
     if (want === 401) {
       expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer realm="toolwatch"/);
       // Answers never echo a token.
       expect(res.body).not.toContain('tw_not-a-token');
     }
-    if (want === 403 && e.method !== 'HEAD') expect(res.body).toContain(`lacks the ${e.scope} scope`);
+    if (want === 403 && e.method !== 'HEAD')
+      expect(res.body).toContain(`lacks the ${[e.scope].flat().join(' or ')} scope`);
     if (e.url === '/v1/traces' && want >= 400) {
       // OTLP answers keep the request's format: a google.rpc.Status in JSON here.
       expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -171,7 +194,17 @@ describe('every endpoint × every kind of token', () => {
   it('refusals are counted by scope and reason; the token never appears in /metrics', async () => {
     await tw.app.inject({ url: '/api/stats' });
     await tw.app.inject({ url: '/api/stats', headers: bearer(allBut.read) });
+    await tw.app.inject({
+      method: 'POST',
+      url: '/api/feedback',
+      headers: { 'content-type': 'application/json', ...bearer(allButAdminIngest) },
+      payload: JSON.stringify({ trace_id: TRACE, value: -1 }),
+    });
     const text = (await tw.app.inject({ url: '/metrics', headers: bearer(only.metrics) })).body;
+    // A route that takes either of two scopes is counted under both names.
+    expect(
+      metricValue(text, 'toolwatch_auth_denied_total', { scope: 'admin,ingest', reason: 'missing_scope' }),
+    ).toBeGreaterThan(0);
     expect(
       metricValue(text, 'toolwatch_auth_denied_total', { scope: 'read', reason: 'missing_token' }),
     ).toBeGreaterThan(0);

@@ -18,22 +18,22 @@ const definitions = JSON.stringify([
 ]);
 const OTHER = 'billing-secret-team';
 let n = 0;
-/** One chat span of `service` proposing a call with broken JSON (a stored failure). */
+/** One chat span of `service` proposing a call with broken JSON (a stored failure), after a user's question. */
 function failing(service: string) {
   n++;
   const traceId = n.toString(16).padStart(32, 'a');
   const spanId = n.toString(16).padStart(16, 'b');
-  return {
+  const rs = chatResourceSpans({
+    service,
     traceId,
-    rs: chatResourceSpans({
-      service,
-      traceId,
-      spanId,
-      definitions,
-      endMs: Date.now(),
-      call: { id: `c${n}`, name: 'lookup', arguments: '{"id": ' },
-    }),
-  };
+    spanId,
+    definitions,
+    endMs: Date.now(),
+    call: { id: `c${n}`, name: 'lookup', arguments: '{"id": ' },
+  });
+  const user = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `Where is order ${n}?` }] }]);
+  rs.scopeSpans[0]!.spans[0]!.attributes.push({ key: 'gen_ai.input.messages', value: { stringValue: user } });
+  return { traceId, rs };
 }
 
 describe('service-restricted tokens', () => {
@@ -197,6 +197,69 @@ describe('service-restricted tokens', () => {
     expect(a.every((s) => s === 'checkout' || s === 'checkout-eu')).toBe(true);
     expect(JSON.parse((await get(t.teamA!, `/api/instrumentation?service=${OTHER}`)).body).scopes).toEqual([]);
     expect(services(JSON.parse((await get(t.ops!, '/api/instrumentation')).body).scopes)).toContain(OTHER);
+  });
+
+  it('/api/export/cases: draft cases of the token’s services only (several globs), in SQL, whatever is asked', async () => {
+    const exported = async (token: TestToken, query = '') => {
+      const body = JSON.parse((await get(token, `/api/export/cases?format=json${query}`)).body);
+      return body.cases as { trace_id: string; metadata: { service: string } }[];
+    };
+    const a = await exported(t.teamA!);
+    expect([...new Set(a.map((c) => c.metadata.service))].sort()).toEqual(['checkout', 'checkout-eu']);
+    expect(a.map((c) => c.trace_id)).toEqual(expect.arrayContaining([traces.checkout, traces['checkout-eu']]));
+    expect(a.map((c) => c.trace_id)).not.toContain(traces[OTHER]);
+    expect(await exported(t.teamA!, `&service=${OTHER}`)).toEqual([]);
+    expect(await exported(t.teamA!, `&trace_id=${traces[OTHER]}`)).toEqual([]);
+    expect((await exported(t.teamB!)).map((c) => c.metadata.service)).toEqual([OTHER]);
+    const all = await exported(t.ops!);
+    expect(all.map((c) => c.trace_id)).toEqual(expect.arrayContaining([traces.checkout, traces[OTHER]]));
+    // The JSON Lines form (the page's link) is filtered the same way.
+    const lines = (await get(t.teamA!, `/api/export/cases?trace_id=${traces[OTHER]}`)).body;
+    expect(lines).toBe('');
+  });
+
+  it('POST /api/feedback: a restricted ingest token posts for its services’ traces only; all or nothing', async () => {
+    const post = (token: TestToken, body: unknown) =>
+      tw.app.inject({
+        method: 'POST',
+        url: '/api/feedback',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        payload: JSON.stringify(body),
+      });
+    const stored = async (traceId: string) =>
+      (await tw.services.feedback.store.traces({ sinceMs: 0, traceIds: [traceId], limit: 10 })).map((f) => f.service);
+    const unseen = 'f'.repeat(32);
+    const unseenToo = 'e'.repeat(32);
+
+    // A trace toolwatch stored under one of the token's services: no `service` needed.
+    expect((await post(t.teamA!, { trace_id: traces['checkout-eu'], value: 'down' })).statusCode).toBe(200);
+    expect(await stored(traces['checkout-eu']!)).toEqual(['checkout-eu']);
+
+    // Another team's trace, an unstored trace without a service, a service outside the token's globs:
+    // every problem listed, nothing stored — not even the item that was allowed.
+    const refused = await post(t.teamA!, [
+      { trace_id: traces.checkout, value: -1 },
+      { trace_id: traces[OTHER], value: -1, service: 'checkout' },
+      { trace_id: unseen, value: -1 },
+      { trace_id: unseenToo, value: -1, service: OTHER },
+    ]);
+    expect(refused.statusCode).toBe(403);
+    expect(JSON.parse(refused.body).problems.map((p: { index: number }) => p.index)).toEqual([1, 2, 3]);
+    expect(await stored(traces.checkout!)).toEqual([]);
+    expect(await stored(traces[OTHER]!)).toEqual([]);
+
+    // An unstored trace under a service the token may write is taken; the other team cannot then relabel it.
+    expect((await post(t.teamA!, { trace_id: unseen, value: 'up', service: 'checkout-eu' })).statusCode).toBe(200);
+    expect(await stored(unseen)).toEqual(['checkout-eu']);
+    expect((await post(t.teamB!, { trace_id: unseen, value: -1, service: OTHER })).statusCode).toBe(403);
+    expect((await post(t.teamB!, { trace_id: traces.checkout, value: -1 })).statusCode).toBe(403);
+
+    // An admin token (every service) posts for any trace.
+    expect((await post(t.ops!, { trace_id: traces[OTHER], value: -1 })).statusCode).toBe(200);
+    expect(await stored(traces[OTHER]!)).toEqual([OTHER]);
+    // And the export's feedback filter still shows a team its own only.
+    const a = JSON.parse((await get(t.teamA!, '/api/export/cases?format=json&feedback=any')).body).cases;
+    expect(a.map((c: { trace_id: string }) => c.trace_id)).toEqual([traces['checkout-eu']]);
   });
 
   it('the page: the service picker, tools, failures and alerts of the token’s services only', async () => {

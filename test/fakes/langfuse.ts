@@ -2,8 +2,11 @@
  * A local Langfuse public API (the parts toolwatch uses), as documented: basic auth (401
  * otherwise), GET /api/public/v2/observations (cursor pages, newest first, `fields` groups, input
  * and output as raw strings, limit ≤ 1000), the legacy page-based GET /api/public/observations,
- * POST /api/public/scores (upsert by id). Modes and one-shot faults: an "old server" without v2
- * (404), 429 with Retry-After, 500, a hung answer.
+ * POST /api/public/scores (upsert by id), and reading scores back: GET /api/public/v3/scores
+ * (cursor pages, limit ≤ 100, `fields` groups details/subject/annotation — unknown ones 400 — and
+ * the polymorphic `value`) and GET /api/public/v2/scores (page-based, limit ≤ 100, one `name`,
+ * numeric `value` with `stringValue`). Modes and one-shot faults: an "old server" without v2
+ * observations (404), a server without v3 scores (404), 429 with Retry-After, 500, a hung answer.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,18 +29,39 @@ export interface StoredObservation {
 }
 
 export type Fault = { status: 429; retryAfter?: string } | { status: 500 | 502 | 503 } | { hangMs: number };
-type Endpoint = 'v2' | 'v1' | 'scores';
+type Endpoint = 'v2' | 'v1' | 'scores' | 'scoresV3' | 'scoresV2';
+
+/** A score as Langfuse keeps it (what POST wrote, or what a user's thumbs-down created). */
+export interface StoredScore {
+  id: string;
+  traceId?: string;
+  observationId?: string;
+  sessionId?: string;
+  name: string;
+  dataType: 'NUMERIC' | 'BOOLEAN' | 'CATEGORICAL';
+  /** NUMERIC: the number; BOOLEAN: 1 | 0; CATEGORICAL: the category. */
+  value: number | string;
+  comment?: string;
+  source?: 'API' | 'ANNOTATION' | 'EVAL';
+  /** ISO 8601. */
+  timestamp: string;
+}
 
 export interface FakeLangfuse {
   url: string;
   publicKey: string;
   secretKey: string;
   observations: StoredObservation[];
+  /** Scores written through POST /api/public/scores (the body as sent, plus `timestamp`). */
   scores: Map<string, Record<string, unknown>>;
+  /** Scores GET answers with: every POSTed one, plus what addScore puts in (users' feedback). */
+  addScore(s: Omit<StoredScore, 'id' | 'timestamp'> & { id?: string; timestamp?: string }): StoredScore;
   /** Every request: endpoint, status answered, query. */
   log: { endpoint: string; status: number; query: Record<string, string> }[];
   /** The server has no v2 endpoint (older self-hosted Langfuse). */
   oldServer: boolean;
+  /** The server has no GET /api/public/v3/scores (self-hosted Langfuse before it). */
+  noScoresV3: boolean;
   faults: Record<Endpoint, Fault[]>;
   close(): Promise<void>;
 }
@@ -100,22 +124,35 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
     scores: new Map(),
     log: [],
     oldServer: false,
-    faults: { v2: [], v1: [], scores: [] },
+    noScoresV3: false,
+    faults: { v2: [], v1: [], scores: [], scoresV3: [], scoresV2: [] },
+    addScore: (x) => {
+      const score: StoredScore = { ...x, id: x.id ?? `score-${readable.size + 1}`, timestamp: x.timestamp ?? new Date().toISOString() };
+      readable.set(score.id, score);
+      return score;
+    },
     close: async () => {},
   };
+  const readable = new Map<string, StoredScore>();
   const expected = `Basic ${Buffer.from(`${fake.publicKey}:${fake.secretKey}`).toString('base64')}`;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const u = new URL(req.url ?? '/', 'http://x');
     const q = u.searchParams;
-    const endpoint: Endpoint | undefined =
-      req.method === 'GET' && u.pathname === '/api/public/v2/observations' ? 'v2' : req.method === 'GET' && u.pathname === '/api/public/observations' ? 'v1' : req.method === 'POST' && u.pathname === '/api/public/scores' ? 'scores' : undefined;
+    const routes: Record<string, Endpoint> = {
+      'GET /api/public/v2/observations': 'v2',
+      'GET /api/public/observations': 'v1',
+      'POST /api/public/scores': 'scores',
+      'GET /api/public/v3/scores': 'scoresV3',
+      'GET /api/public/v2/scores': 'scoresV2',
+    };
+    const endpoint: Endpoint | undefined = routes[`${req.method} ${u.pathname}`];
     const answer = (status: number, body: unknown, headers?: Record<string, string>) => {
       fake.log.push({ endpoint: endpoint ?? u.pathname, status, query: Object.fromEntries(q) });
       json(res, status, body, headers);
     };
     if (req.headers.authorization !== expected) return answer(401, { message: 'Invalid credentials' });
-    if (!endpoint || (endpoint === 'v2' && fake.oldServer)) return answer(404, { message: 'Not found' });
+    if (!endpoint || (endpoint === 'v2' && fake.oldServer) || (endpoint === 'scoresV3' && fake.noScoresV3)) return answer(404, { message: 'Not found' });
     const fault = fake.faults[endpoint].shift();
     if (fault) {
       if ('hangMs' in fault) {
@@ -158,6 +195,10 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
       const data = rows.slice((page - 1) * limit, page * limit).map((o) => ({ ...full(o), usage: { input: o.usageDetails?.['input'] ?? 0, output: o.usageDetails?.['output'] ?? 0 } }));
       return answer(200, { data, meta: { page, limit, totalItems: rows.length, totalPages: Math.ceil(rows.length / limit) } });
     }
+    if (endpoint === 'scoresV3' || endpoint === 'scoresV2') {
+      const [status, body] = listScores(endpoint, q);
+      return answer(status, body);
+    }
     // POST /api/public/scores
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -173,8 +214,69 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
       (body['dataType'] === 'CATEGORICAL' ? typeof body['value'] === 'string' : body['dataType'] === 'BOOLEAN' ? body['value'] === 0 || body['value'] === 1 : typeof body['value'] === 'number');
     if (!ok) return answer(400, { message: 'invalid score' });
     const id = typeof body['id'] === 'string' ? body['id'] : `score-${fake.scores.size + 1}`;
-    fake.scores.set(id, body);
+    const timestamp = new Date().toISOString();
+    fake.scores.set(id, { ...body, timestamp });
+    const v = body['value'];
+    readable.set(id, {
+      id,
+      ...(typeof body['traceId'] === 'string' ? { traceId: body['traceId'] } : {}),
+      ...(typeof body['observationId'] === 'string' ? { observationId: body['observationId'] } : {}),
+      name: String(body['name']),
+      dataType: body['dataType'] as StoredScore['dataType'],
+      value: typeof v === 'number' || typeof v === 'string' ? v : 0,
+      ...(typeof body['comment'] === 'string' ? { comment: body['comment'] } : {}),
+      source: 'API',
+      timestamp,
+    });
     return answer(200, { id });
+  };
+
+  /** Both score listings, newest first by timestamp (ties by id), as Langfuse answers them. */
+  const listScores = (endpoint: 'scoresV3' | 'scoresV2', q: URLSearchParams): [number, unknown] => {
+    const limit = Number(q.get('limit') ?? 50);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return [400, { message: 'limit must be 1..100' }];
+    const from = q.get('fromTimestamp');
+    const to = q.get('toTimestamp');
+    const names = (q.get('name') ?? '').split(',').filter(Boolean);
+    const rows = [...readable.values()]
+      .filter((s) => (!from || Date.parse(s.timestamp) >= Date.parse(from)) && (!to || Date.parse(s.timestamp) < Date.parse(to)))
+      .filter((s) => names.length === 0 || names.includes(s.name))
+      .sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp) || (a.id < b.id ? 1 : -1));
+    const base = (s: StoredScore) => ({ id: s.id, projectId: 'p1', name: s.name, dataType: s.dataType, source: s.source ?? 'API', timestamp: s.timestamp, environment: 'default', createdAt: s.timestamp, updatedAt: s.timestamp });
+    if (endpoint === 'scoresV3') {
+      const groups = (q.get('fields') ?? '').split(',').filter(Boolean);
+      const unknown = groups.filter((g) => !['details', 'subject', 'annotation'].includes(g));
+      if (unknown.length) return [400, { message: `unknown field group(s): ${unknown.join(', ')}` }];
+      const start = q.get('cursor') ? Number(Buffer.from(q.get('cursor')!, 'base64url').toString('utf8')) : 0;
+      const page = rows.slice(start, start + limit);
+      const data = page.map((s) => ({
+        ...base(s),
+        value: s.dataType === 'BOOLEAN' ? s.value === 1 : s.value,
+        ...(groups.includes('details') ? { comment: s.comment ?? null, configId: null, metadata: {} } : {}),
+        ...(groups.includes('subject')
+          ? { subject: s.observationId ? { kind: 'observation', id: s.observationId, traceId: s.traceId } : s.traceId ? { kind: 'trace', id: s.traceId } : { kind: 'session', id: s.sessionId ?? 'session' } }
+          : {}),
+      }));
+      const next = start + limit < rows.length ? { cursor: Buffer.from(String(start + limit)).toString('base64url') } : {};
+      return [200, { data, meta: { limit, ...next } }];
+    }
+    if (names.length > 1) return [400, { message: 'name: one score name' }];
+    const page = Number(q.get('page') ?? 1);
+    const data = rows.slice((page - 1) * limit, page * limit).map((s) => ({
+      ...base(s),
+      traceId: s.traceId ?? null,
+      observationId: s.observationId ?? null,
+      sessionId: s.sessionId ?? null,
+      datasetRunId: null,
+      authorUserId: null,
+      comment: s.comment ?? null,
+      metadata: {},
+      configId: null,
+      queueId: null,
+      value: typeof s.value === 'number' ? s.value : 0,
+      ...(s.dataType === 'BOOLEAN' ? { stringValue: s.value === 1 ? 'True' : 'False' } : s.dataType === 'CATEGORICAL' ? { stringValue: String(s.value) } : {}),
+    }));
+    return [200, { data, meta: { page, limit, totalItems: rows.length, totalPages: Math.ceil(rows.length / limit) } }];
   };
 
   const server: Server = createServer((req, res) => {

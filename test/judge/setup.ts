@@ -15,14 +15,23 @@ export interface JudgeEnv {
 }
 
 export async function judgeEnv(
-  opts: { judge?: Record<string, unknown>; script?: FakeOpenAI['script']; services?: ServiceOverrides; databaseUrl?: string } = {},
+  opts: {
+    judge?: Record<string, unknown>;
+    script?: FakeOpenAI['script'];
+    services?: ServiceOverrides;
+    databaseUrl?: string;
+    /** The `alerts:` section (rules over the judge's verdicts). */
+    alerts?: Record<string, unknown>;
+  } = {},
 ): Promise<JudgeEnv> {
   const fake = await startFakeOpenAI(opts.script);
   const tw = await startToolwatch({
     env: { JUDGE_API_KEY: 'test-judge-key' },
-    ...(opts.services ? { services: opts.services } : {}),
+    // Candidates complete only when a test runs the judge (the minute job would race with it).
+    services: { judgeCompleteEveryMs: 0, ...opts.services },
     config: {
       ...(opts.databaseUrl ? { database_url: opts.databaseUrl } : {}),
+      ...(opts.alerts ? { alerts: opts.alerts } : {}),
       judge: {
         enabled: true,
         base_url: fake.baseUrl,

@@ -10,7 +10,7 @@ import { LabelCap } from '../../src/metrics/label-cap.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import type { Span } from '../../src/model.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
-import { Pipeline } from '../../src/pipeline/pipeline.js';
+import { Pipeline, type SpanTap } from '../../src/pipeline/pipeline.js';
 import { CoverageTracker } from '../../src/instrumentation/coverage.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
@@ -289,7 +289,13 @@ const cases: { name: string; batches: Span[][]; want: Counts; executions: number
   },
 ];
 
-function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100, coverage?: CoverageTracker) {
+function makePipeline(
+  store: Store,
+  clock: { now: number },
+  maxLabelValues = 100,
+  coverage?: CoverageTracker,
+  taps?: SpanTap[],
+) {
   const metrics = createMetrics();
   const pipeline = new Pipeline({
     dialects: builtinDialects(),
@@ -304,6 +310,7 @@ function makePipeline(store: Store, clock: { now: number }, maxLabelValues = 100
     executionGraceMs: 10_000,
     now: () => clock.now,
     ...(coverage ? { coverage } : {}),
+    ...(taps ? { taps } : {}),
   });
   return { metrics, pipeline };
 }
@@ -518,6 +525,37 @@ describe('pipeline: labels of a call are derived once', () => {
     expect(metric).toEqual([['_unknown', 'UnknownName', 1], ['_unnamed', 'unvalidated', 1], ['weather', 'valid', 1]]);
     expect(stored).toEqual(metric);
     expect((await metrics.toolExecutions.get()).values.map((v) => v.labels.tool)).toEqual(['_unnamed']);
+    await store.close();
+  });
+});
+
+describe('span taps (user feedback attributes)', () => {
+  it('see every raw span after the batch committed; a tap that fails fails the batch, and its retry counts nothing twice', async () => {
+    const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    const clock = { now: 1_000_000 };
+    const seen: { spans: number; committed: number }[] = [];
+    let fail = true;
+    const tap: SpanTap = {
+      take: (spans) => {
+        // What the store holds when the tap runs: the batch is committed before it.
+        return store.callCounts({ sinceMs: 0 }).then((rows) => {
+          seen.push({ spans: spans.length, committed: rows.reduce((a, r) => a + Number(r.count), 0) });
+          if (fail) throw new Error('feedback store unavailable');
+        });
+      },
+    };
+    const quiet: SpanTap = { take: () => undefined };
+    const { metrics, pipeline } = makePipeline(store, clock, 100, new CoverageTracker(), [quiet, tap]);
+    const batch = [chat('a1', [{ id: 'c1', name: 'weather', args: '{"city":"Lima"}' }]), makeSpan({}, { spanId: 'z1' })];
+    await expect(pipeline.ingestSpans(batch)).rejects.toThrow('feedback store unavailable');
+    fail = false;
+    // The client's retry of the same spans: the tap runs again, the call is not counted again.
+    expect(await pipeline.ingestSpans(batch)).toMatchObject({ calls: 0, duplicateSpans: 1 });
+    expect(seen).toEqual([
+      { spans: 2, committed: 1 },
+      { spans: 2, committed: 1 },
+    ]);
+    expect((await metrics.toolCalls.get()).values.map((v) => v.value)).toEqual([1]);
     await store.close();
   });
 });

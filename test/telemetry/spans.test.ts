@@ -49,7 +49,7 @@ beforeAll(async () => {
       alerts: { interval: '1h', rules: [{ name: 'errors', kind: 'error_rate', threshold: 0.1, min_calls: 1 }] },
       langfuse: { enabled: true, schedule: '0 0 1 1 *', page_size: 5, lag: '1m', max_window: '10m', initial_lookback: '45m' },
     },
-    services: { tracer: telemetry.tracer! },
+    services: { tracer: telemetry.tracer!, judgeCompleteEveryMs: 0 },
   });
 });
 

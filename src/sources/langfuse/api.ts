@@ -30,6 +30,29 @@ export interface ScoreBody {
   metadata?: Record<string, unknown>;
 }
 
+/** A score as read back (v3 and v2 answers mapped to one shape by the adapter). */
+export interface ScoreRead {
+  id: string;
+  /** The trace the score is on (an observation score's trace too); null for session and dataset-run scores. */
+  traceId: string | null;
+  name: string;
+  dataType: string;
+  /** v3: number, boolean or string by dataType; v2: a number (BOOLEAN 1/0), categories in stringValue. */
+  value: number | boolean | string | null;
+  stringValue?: string | null;
+  comment?: string | null;
+  /** ISO 8601. */
+  timestamp: string;
+}
+
+export interface ScoreQuery {
+  /** ISO 8601, inclusive. */
+  fromTimestamp: string;
+  /** ISO 8601, exclusive. */
+  toTimestamp: string;
+  limit: number;
+}
+
 export interface LangfuseApi {
   /** GET /api/public/v2/observations — cursor pages, newest first. */
   observationsV2(q: WindowQuery & { cursor?: string; fields: string }): Promise<{ data: LangfuseObservation[]; cursor?: string }>;
@@ -37,6 +60,10 @@ export interface LangfuseApi {
   observationsV1(q: WindowQuery & { page: number }): Promise<{ data: LangfuseObservation[]; totalPages: number }>;
   /** POST /api/public/scores. */
   createScore(body: ScoreBody): Promise<void>;
+  /** GET /api/public/v3/scores — cursor pages; `names` comma-joined; asks for the subject and details groups. */
+  scoresV3(q: ScoreQuery & { names: readonly string[]; cursor?: string }): Promise<{ data: ScoreRead[]; cursor?: string }>;
+  /** GET /api/public/v2/scores — page-based (page starts at 1), one name per request (servers without v3). */
+  scoresV2(q: ScoreQuery & { name: string; page: number }): Promise<{ data: ScoreRead[]; totalPages: number }>;
 }
 
 export type HttpStatus = number | 'timeout' | 'network';

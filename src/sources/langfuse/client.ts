@@ -7,7 +7,7 @@
  */
 import { LangfuseClient } from '@langfuse/client';
 import { parseRetryAfter } from '../../delivery/retry-after.js';
-import { LangfuseHttpError, type LangfuseApi } from './api.js';
+import { LangfuseHttpError, type LangfuseApi, type ScoreRead } from './api.js';
 import type { LangfuseObservation } from '../../normalize/langfuse.js';
 
 export interface LangfuseClientOptions {
@@ -40,6 +40,42 @@ function toHttpError(err: unknown): LangfuseHttpError {
   return new LangfuseHttpError('network', (e.message ?? 'network error').slice(0, 200));
 }
 
+interface V3Like {
+  id: string;
+  name: string;
+  dataType: string;
+  value: unknown;
+  timestamp: string;
+  comment?: string | null;
+  subject?: { kind: string; id: string; traceId?: string };
+}
+
+/** v3: the trace is the subject (a trace score) or the subject's trace (an observation score). */
+function fromV3(raw: unknown): ScoreRead {
+  const s = raw as V3Like;
+  const subject = s.subject;
+  const traceId = subject?.kind === 'trace' ? subject.id : subject?.kind === 'observation' ? (subject.traceId ?? null) : null;
+  const value = typeof s.value === 'number' || typeof s.value === 'boolean' || typeof s.value === 'string' ? s.value : null;
+  return { id: s.id, traceId, name: s.name, dataType: s.dataType, value, comment: s.comment ?? null, timestamp: s.timestamp };
+}
+
+interface V2Like {
+  id: string;
+  traceId?: string | null;
+  name: string;
+  dataType: string;
+  value?: unknown;
+  stringValue?: string | null;
+  comment?: string | null;
+  timestamp: string;
+}
+
+function fromV2(raw: unknown): ScoreRead {
+  const s = raw as V2Like;
+  const value = typeof s.value === 'number' || typeof s.value === 'string' ? s.value : null;
+  return { id: s.id, traceId: s.traceId ?? null, name: s.name, dataType: s.dataType, value, stringValue: s.stringValue ?? null, comment: s.comment ?? null, timestamp: s.timestamp };
+}
+
 export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
   const client = new LangfuseClient({ publicKey: opts.publicKey, secretKey: opts.secretKey, baseUrl: opts.baseUrl });
   const req = { maxRetries: 0, timeoutInSeconds: opts.requestTimeoutMs / 1000 };
@@ -67,6 +103,29 @@ export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
     createScore: (body) =>
       call(async () => {
         await client.api.scores.create(body, req);
+      }),
+    scoresV3: (q) =>
+      call(async () => {
+        const res = await client.api.scoresV3.getManyV3(
+          {
+            fromTimestamp: q.fromTimestamp,
+            toTimestamp: q.toTimestamp,
+            limit: q.limit,
+            name: q.names.join(','),
+            fields: 'subject,details',
+            ...(q.cursor ? { cursor: q.cursor } : {}),
+          },
+          req,
+        );
+        return { data: res.data.map(fromV3), ...(res.meta?.cursor ? { cursor: res.meta.cursor } : {}) };
+      }),
+    scoresV2: (q) =>
+      call(async () => {
+        const res = await client.api.scores.getMany(
+          { fromTimestamp: q.fromTimestamp, toTimestamp: q.toTimestamp, limit: q.limit, page: q.page, name: q.name, fields: 'score' },
+          req,
+        );
+        return { data: res.data.map(fromV2), totalPages: Number(res.meta?.totalPages ?? 0) };
       }),
   };
 }

@@ -30,6 +30,10 @@ export const langfuseFileSchema = {
     scores_every: { ...duration, default: '10s' },
     scores_per_flush: { type: 'integer', minimum: 1, maximum: 10_000, default: 200 },
     score_max_attempts: { type: 'integer', minimum: 1, maximum: 50, default: 8 },
+    // User feedback is read from these scores (Langfuse's own examples name them so); [] turns the pull off.
+    feedback_scores: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, uniqueItems: true, default: ['user-feedback', 'user_feedback'] },
+    // NUMERIC feedback scores: signed = -1…1 as toolwatch's own scale; unit = 0…1 (0 thumbs down, 1 thumbs up).
+    feedback_numeric: { enum: ['signed', 'unit'], default: 'signed' },
   },
 } as const;
 
@@ -55,6 +59,9 @@ export interface LangfuseConfig {
   scoresEveryMs: number;
   scoresPerFlush: number;
   scoreMaxAttempts: number;
+  /** Names of the scores read as user feedback; empty = no feedback pull. */
+  feedbackScores: string[];
+  feedbackNumeric: 'signed' | 'unit';
 }
 
 /** LANGFUSE_BASE_URL (or the older LANGFUSE_HOST) overrides `langfuse.base_url`. */
@@ -88,6 +95,8 @@ export function toLangfuseConfig(f: LangfuseFileShape, keys: { publicKey?: strin
     scoresEveryMs: Math.max(100, durationMs(f.scores_every)),
     scoresPerFlush: f.scores_per_flush,
     scoreMaxAttempts: f.score_max_attempts,
+    feedbackScores: [...f.feedback_scores],
+    feedbackNumeric: f.feedback_numeric,
   } as LangfuseConfig;
   Object.defineProperty(cfg, 'secretKey', { value: keys.secretKey ?? '', enumerable: false });
   return cfg;

@@ -13,6 +13,7 @@ import type { LangfuseApi } from './api.js';
 import { createLangfuseApi } from './client.js';
 import type { LangfuseConfig } from './config.js';
 import { fromJudgeVerdict, LangfuseScoreWriter, type JudgeVerdictLike, type VerdictForLangfuse } from './scores.js';
+import { LangfuseFeedbackPull, type FeedbackSink } from './feedback.js';
 import { LangfuseSource } from './source.js';
 import { LangfuseState } from './state.js';
 
@@ -36,10 +37,14 @@ export interface LangfuseSourceInfo {
   counts: { observations: number; calls: number; windows: number };
   writeScores: boolean;
   pendingScores: number;
+  /** The user-feedback scores pull (absent when langfuse.feedback_scores is empty). */
+  feedback?: { scoreNames: string[]; mode: 'v3' | 'v2'; watermark: string | null; scores: number };
 }
 
 export interface LangfuseRuntime {
   source: LangfuseSource;
+  /** Present when langfuse.feedback_scores names any score. */
+  feedback?: LangfuseFeedbackPull;
   scores: LangfuseScoreWriter;
   state: LangfuseState;
   /** For the judge: queue a verdict's scores (no-op unless write_scores). */
@@ -60,6 +65,8 @@ export interface LangfuseWiring {
   metrics: Metrics;
   log: Logger;
   scheduler: Scheduler;
+  /** Where user-feedback scores go (the feedback service); absent: they are not read. */
+  feedback?: FeedbackSink;
   overrides?: LangfuseOverrides;
   /** toolwatch's own tracing; undefined when off. */
   tracer?: Tracer;
@@ -124,14 +131,49 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
     const res = await w.store.runExclusive('langfuse', () => source.runOnce());
     if (res.ran && res.value.windows > 0) log.info({ ...res.value, source: 'langfuse' }, 'langfuse: synced');
   });
+  const feedback =
+    w.feedback && cfg.feedbackScores.length
+      ? new LangfuseFeedbackPull(
+          {
+            api,
+            state,
+            feedback: w.feedback,
+            clock,
+            sleep,
+            log,
+            onRequest: (endpoint, status) => metrics.langfuseRequests.inc({ endpoint, status }),
+          },
+          {
+            names: cfg.feedbackScores,
+            numeric: cfg.feedbackNumeric,
+            overlapMs: cfg.overlapMs,
+            lagMs: cfg.lagMs,
+            maxWindowMs: cfg.maxWindowMs,
+            initialLookbackMs: cfg.initialLookbackMs,
+            maxAttempts: cfg.maxAttempts,
+            service: cfg.service,
+          },
+        )
+      : undefined;
+  if (feedback) {
+    w.scheduler.every('langfuse-feedback', cfg.schedule, async () => {
+      const res = await w.store.runExclusive('langfuse-feedback', () => feedback.runOnce());
+      if (res.ran && res.value.taken > 0) log.info({ ...res.value, source: 'langfuse' }, 'langfuse: feedback scores read');
+    });
+  }
   if (cfg.writeScores) w.scheduler.interval('langfuse-scores', cfg.scoresEveryMs, () => w.store.runExclusive('langfuse-scores', () => scores.flush()));
 
+  const feedbackInfo = async () => {
+    const f = await state.feedbackState();
+    return { scoreNames: cfg.feedbackScores, mode: feedback?.apiMode ?? f.mode, watermark: iso(f.watermarkMs), scores: f.scores };
+  };
   const lagSeconds = () => {
     const wm = source.watermarkMs;
     return wm === null ? undefined : Math.max(0, (clock() - wm) / 1000);
   };
   return {
     source,
+    ...(feedback ? { feedback } : {}),
     scores,
     state,
     writeVerdictScores: (v) => (cfg.writeScores ? scores.writeVerdictScores(v) : Promise.resolve(0)),
@@ -155,6 +197,7 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
         counts: { observations: s.observations, calls: s.calls, windows: s.windows },
         writeScores: cfg.writeScores,
         pendingScores: await state.pendingScores(),
+        ...(feedback ? { feedback: await feedbackInfo() } : {}),
       };
     },
     stop: () => aborter.abort(),

@@ -23,8 +23,8 @@ import { observationToFacts, type LangfuseObservation } from '../../normalize/la
 import type { IngestSummary } from '../../pipeline/pipeline.js';
 import type { BatchExtension } from '../../store/store.js';
 import { endSpan, type Span, startChild, type Tracer } from '../../telemetry/tracing.js';
-import { withRetries } from '../../delivery/retry.js';
-import { LANGFUSE_BACKOFF, LangfuseHttpError, toLangfuseError, V2_FIELDS, type LangfuseApi } from './api.js';
+import { LangfuseHttpError, V2_FIELDS, type LangfuseApi } from './api.js';
+import { langfuseRequest, type ReadEndpoint } from './request.js';
 import { outcomeScores } from './scores.js';
 import type { ApiMode, LangfuseState, SeenId, SourceState } from './state.js';
 
@@ -46,7 +46,7 @@ export interface LangfuseSourceDeps {
   log: Pick<Logger, 'info' | 'warn' | 'debug'>;
   onObservations?: (type: string, n: number) => void;
   onDuplicates?: (n: number) => void;
-  onRequest?: (endpoint: 'v2_observations' | 'v1_observations', status: string) => void;
+  onRequest?: (endpoint: ReadEndpoint, status: string) => void;
   /** toolwatch's own tracing (a `langfuse sync window` span per window); undefined when off. */
   tracer?: Tracer;
 }
@@ -207,31 +207,14 @@ export class LangfuseSource {
     }
   }
 
-  /**
-   * One request, retried until it succeeds, fails for good (401/403/400 …) or maxAttempts ran out.
-   * Retry-After is the server's word: waited as sent, not shortened, not capped by our backoff.
-   */
   private request<T>(endpoint: 'v2_observations' | 'v1_observations', fn: () => Promise<T>): Promise<T> {
     const { deps } = this;
-    const attempt = async (): Promise<T> => {
-      const v = await fn();
-      deps.onRequest?.(endpoint, '200');
-      return v;
-    };
-    return withRetries(
-      attempt,
-      { attempts: this.opts.maxAttempts, backoff: LANGFUSE_BACKOFF },
-      {
-        error: (err) => {
-          const e = toLangfuseError(err);
-          deps.onRequest?.(endpoint, String(e.status));
-          return e;
-        },
-        transient: (e) => ({ retry: e.retryable, ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) }),
-        sleep: deps.sleep,
-        onWait: (ms, e) => deps.log.warn({ endpoint, status: e.status, waitMs: ms }, 'langfuse: request failed; waiting before the next attempt'),
-      },
-    );
+    return langfuseRequest(endpoint, fn, {
+      maxAttempts: this.opts.maxAttempts,
+      sleep: deps.sleep,
+      log: deps.log,
+      ...(deps.onRequest ? { onRequest: deps.onRequest } : {}),
+    });
   }
 
   /** One pipeline batch; the ids taken (and owed scores) commit in the same transaction as the counts. */

@@ -112,6 +112,23 @@ export class LangfuseState {
     };
   }
 
+  /** The user-feedback pull's own watermark (scores are given long after their trace), API mode and count. */
+  async feedbackState(): Promise<{ watermarkMs: number | null; mode: 'v3' | 'v2'; scores: number }> {
+    const [r] = await this.sql.all('SELECT feedback_watermark_ms, feedback_mode, feedback_scores FROM langfuse_state WHERE source = ?', [SOURCE_KEY]);
+    return { watermarkMs: numOrNull(r?.feedback_watermark_ms), mode: r?.feedback_mode === 'v2' ? 'v2' : 'v3', scores: num(r?.feedback_scores) };
+  }
+
+  /** A feedback window up to watermarkMs is stored: advance past it. */
+  async completeFeedbackWindow(w: { watermarkMs: number; mode: 'v3' | 'v2'; scores: number; nowMs: number }): Promise<void> {
+    await this.sql.run('UPDATE langfuse_state SET feedback_watermark_ms = ?, feedback_mode = ?, feedback_scores = feedback_scores + ?, updated_ms = ? WHERE source = ?', [
+      w.watermarkMs,
+      w.mode,
+      w.scores,
+      w.nowMs,
+      SOURCE_KEY,
+    ]);
+  }
+
   async enqueueScores(scores: readonly ScoreBody[], nowMs: number): Promise<void> {
     await this.outbox.enqueue(SCORES_DESTINATION, scoreMessages(scores), nowMs);
   }

@@ -8,6 +8,7 @@ import { judge } from './003-judge.js';
 import { langfuse } from './004-langfuse.js';
 import { outbox } from './005-outbox.js';
 import { redaction } from './006-redaction.js';
+import { feedbackReplay } from './007-feedback-replay.js';
 
 export interface Migration {
   version: number;
@@ -16,4 +17,4 @@ export interface Migration {
   postgres: string;
 }
 
-export const migrations: readonly Migration[] = [core, alerts, judge, langfuse, outbox, redaction];
+export const migrations: readonly Migration[] = [core, alerts, judge, langfuse, outbox, redaction, feedbackReplay];

@@ -64,6 +64,34 @@ describe('CORS for browser agents', () => {
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
+  it('user feedback from a browser agent: preflight and POST /api/feedback with its ingest token', async () => {
+    const pre = await listed.app.inject({ ...preflight(APP), url: '/api/feedback' });
+    expect(pre.statusCode).toBe(204);
+    expect(pre.headers).toMatchObject({ 'access-control-allow-origin': APP, 'access-control-allow-methods': 'POST' });
+    const post = (h: Harness, origin: string, auth: Record<string, string>) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/feedback',
+        headers: { origin, 'content-type': 'application/json', ...auth },
+        payload: JSON.stringify({
+          trace_id: '0af7651916cd43dd8448eb211c80319c',
+          value: 'thumbs-down',
+          source: 'widget',
+        }),
+      });
+    const ok = await post(listed, APP, bearer(token));
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe(APP);
+    const refused = await post(listed, APP, {});
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['access-control-allow-origin']).toBe(APP);
+    expect(
+      (await post(listed, 'https://evil.example', bearer(token))).headers['access-control-allow-origin'],
+    ).toBeUndefined();
+    // No cors_origins: no preflight route at all.
+    expect((await none.app.inject({ ...preflight(APP), url: '/api/feedback' })).statusCode).toBe(404);
+  });
+
   it('preflight from another origin, or for another method: 403 and no allow header', async () => {
     for (const req of [preflight('https://evil.example'), preflight(APP, 'DELETE')]) {
       const res = await listed.app.inject(req);

@@ -1,0 +1,55 @@
+/**
+ * POST /api/feedback — user feedback per trace: one item or an array (≤ 10,000), all or nothing,
+ * every invalid item listed (as POST /api/labels). Items: {trace_id, value, comment?, source?, service?}.
+ *
+ * An `admin` or an `ingest` token may send it: agents report their users' thumbs with the token they
+ * export spans with. A service-restricted ingest token may post only for its services (Feedback.forbidden):
+ * 403 with every refused item listed, nothing stored. Browser agents may send it cross-origin from
+ * server.cors_origins, as they export spans (preflight and headers as POST /v1/traces).
+ */
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../auth/hook.js';
+import { preflight, type CorsPolicy } from '../sources/otlp/cors.js';
+import { checkFeedback } from '../feedback/check.js';
+import type { Feedback } from '../feedback/service.js';
+import type { FeedbackItem } from '../feedback/value.js';
+
+const MAX_ITEMS = 10_000;
+
+export async function feedbackRoutes(
+  app: FastifyInstance,
+  opts: { feedback: Feedback; now: () => number; cors: CorsPolicy },
+): Promise<void> {
+  if (opts.cors.enabled) app.options('/api/feedback', { config: { auth: 'open' } }, preflight(opts.cors, 'POST'));
+  const config = { auth: ['admin', 'ingest'] as const, cors: true };
+  app.post('/api/feedback', { bodyLimit: 8 * 1024 * 1024, config }, async (req, reply) => {
+    const items = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
+    if (items.length === 0 || items.length > MAX_ITEMS) {
+      return reply.code(400).send({ error: 'Bad Request', message: `send 1 to ${MAX_ITEMS} feedback items` });
+    }
+    const now = opts.now();
+    const ok: FeedbackItem[] = [];
+    const problems: { index: number; error: string }[] = [];
+    items.forEach((item, index) => {
+      const c = checkFeedback(item, now);
+      if (c.ok) ok.push(c.value);
+      else problems.push({ index, error: c.error });
+    });
+    // All or nothing: a half-stored batch is harder to fix than a rejected one.
+    if (problems.length)
+      return reply.code(400).send({
+        error: 'Bad Request',
+        message: `${problems.length} invalid feedback item(s); nothing stored`,
+        problems: problems.slice(0, 100),
+      });
+    const forbidden = await opts.feedback.forbidden(ok, principalOf(req).view);
+    if (forbidden.length)
+      return reply.code(403).send({
+        error: 'Forbidden',
+        message: `${forbidden.length} feedback item(s) for services this token may not write; nothing stored`,
+        problems: forbidden.slice(0, 100),
+      });
+    const res = await opts.feedback.record(ok);
+    return { stored: res.stored, counted: res.counted.length };
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * toolwatch eval export — stored production failures and trajectories as draft cases for a suite's
+ * cases.jsonl. Filters are checked before the store is opened: a bad or unknown one is a usage
+ * error (exit 2) and nothing is written. Redaction fails closed (exit 1, nothing written). The file
+ * is written whole (temp file + rename), or with --append added to, skipping ids it already holds.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { FeedbackStore } from '../feedback/store.js';
+import { JudgeStore } from '../judge/store.js';
+import { createRedactor } from '../redact/redact.js';
+import type { Sql } from '../store/sql.js';
+import { exportCases, RedactionError, toJsonl } from './export.js';
+import { parseExportFilters, type ExportFilters } from './filters.js';
+
+export const EXPORT_USAGE = `usage: toolwatch eval export --out FILE.jsonl [--since 7d] [--service S]
+                           [--outcome SchemaMismatch,InvalidJson,UnknownName]
+                           [--feedback negative|positive|neutral|any] [--judge reached_goal=false,unnecessary_calls>0]
+                           [--trace-id ID] [--limit N] [--append] [--config FILE]`;
+
+export interface ExportArgs {
+  /** '-' = stdout. */
+  out: string;
+  append: boolean;
+  filters: ExportFilters;
+}
+
+export interface ExportIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+export function parseExportArgs(
+  argv: readonly string[],
+  nowMs: number,
+  cwd: string,
+): { ok: true; value: ExportArgs } | { ok: false; problems: string[] } {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: {
+        out: { type: 'string' },
+        since: { type: 'string' },
+        service: { type: 'string' },
+        outcome: { type: 'string' },
+        feedback: { type: 'string' },
+        judge: { type: 'string' },
+        'trace-id': { type: 'string' },
+        limit: { type: 'string' },
+        append: { type: 'boolean' },
+        config: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    return { ok: false, problems: [(err as Error).message] };
+  }
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const raw = {
+    ...(str('since') !== undefined ? { since: str('since')! } : {}),
+    ...(str('service') !== undefined ? { service: str('service')! } : {}),
+    ...(str('outcome') !== undefined ? { outcome: str('outcome')! } : {}),
+    ...(str('feedback') !== undefined ? { feedback: str('feedback')! } : {}),
+    ...(str('judge') !== undefined ? { judge: str('judge')! } : {}),
+    ...(str('trace-id') !== undefined ? { trace_id: str('trace-id')! } : {}),
+    ...(str('limit') !== undefined ? { limit: str('limit')! } : {}),
+  };
+  const parsed = parseExportFilters(raw, nowMs, { limit: 1000 });
+  const problems = parsed.ok ? [] : parsed.problems.map((p) => `--${p.replace(/^trace_id/, 'trace-id')}`);
+  const out = str('out');
+  if (!out) problems.push('--out: required (a file, or - for stdout)');
+  const file = out && out !== '-' ? path.resolve(cwd, out) : out;
+  if (file && file !== '-' && existsSync(file) && values.append !== true)
+    problems.push(`--out: ${file} exists; add --append to add to it, or choose another file`);
+  if (problems.length || !parsed.ok) return { ok: false, problems };
+  return { ok: true, value: { out: file!, append: values.append === true, filters: parsed.value } };
+}
+
+/** Ids already in a cases file (lines that are not JSON objects with an id are left alone). */
+function idsIn(file: string): Set<string> {
+  const ids = new Set<string>();
+  if (!existsSync(file)) return ids;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    try {
+      const v = JSON.parse(line) as { id?: unknown };
+      if (typeof v.id === 'string') ids.add(v.id);
+    } catch {
+      // not a case line
+    }
+  }
+  return ids;
+}
+
+export async function runExport(
+  a: ExportArgs,
+  stores: { sql: Sql; redact: { fields: string[]; patterns: string[] } },
+  io: ExportIo,
+): Promise<number> {
+  let res: Awaited<ReturnType<typeof exportCases>>;
+  try {
+    // The command line sees every service (it holds the store itself); the API goes through a Reader.
+    res = await exportCases(
+      {
+        sql: stores.sql,
+        judge: new JudgeStore(stores.sql),
+        feedback: new FeedbackStore(stores.sql),
+        redactor: () => createRedactor(stores.redact),
+      },
+      a.filters,
+    );
+  } catch (err) {
+    if (!(err instanceof RedactionError)) throw err;
+    io.err(`toolwatch: ${err.message}\n`);
+    return 1;
+  }
+  let cases = res.cases;
+  let already = 0;
+  if (a.out === '-') io.out(toJsonl(cases));
+  else if (a.append) {
+    const have = idsIn(a.out);
+    cases = cases.filter((c) => !have.has(c.id));
+    already = res.cases.length - cases.length;
+    mkdirSync(path.dirname(a.out), { recursive: true });
+    const prior = existsSync(a.out) ? readFileSync(a.out, 'utf8') : '';
+    appendFileSync(a.out, (prior && !prior.endsWith('\n') ? '\n' : '') + toJsonl(cases));
+  } else {
+    mkdirSync(path.dirname(a.out), { recursive: true });
+    const tmp = `${a.out}.${process.pid}.tmp`;
+    writeFileSync(tmp, toJsonl(cases));
+    renameSync(tmp, a.out);
+  }
+  const s = res.summary;
+  const reasons = new Map<string, number>();
+  for (const k of s.skipped) reasons.set(k.reason, (reasons.get(k.reason) ?? 0) + 1);
+  const parts = [
+    `${cases.length} case(s) from ${s.traces} trace(s)`,
+    ...(s.duplicates ? [`${s.duplicates} duplicate(s) merged`] : []),
+    ...(already ? [`${already} already in the file`] : []),
+    ...[...reasons].map(([r, n]) => `${n} skipped: ${r.replaceAll('_', ' ')}`),
+    ...(s.truncated ? [`stopped at --limit ${a.filters.limit}`] : []),
+  ];
+  io.err(
+    `toolwatch eval export: ${parts.join(', ')}${a.out === '-' ? '' : ` → ${a.out}`} ` +
+      `(since ${a.filters.since}; a case runs once a person fills its "expected")\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,303 @@
+/**
+ * Production → golden set: picks traces by the filters, turns what the store kept about each into
+ * draft cases (build.ts), redacts them (fail closed), gives each an id from its content and merges
+ * duplicates (the same conversation and the same answer seen in several traces: one case, every
+ * trace listed). Shared by `toolwatch eval export` and GET /api/export/cases.
+ *
+ * Which traces:
+ * - no filter but `since`/`service`: every trace with a stored failure record, negative feedback or
+ *   a verdict that says the goal was missed;
+ * - with `outcome`, `feedback` and/or `judge`: the traces that meet all of them.
+ * What each becomes: with `outcome`, or when picked only for its failures, one case per failing
+ * answer; picked for its feedback or verdict, the whole trajectory as one case (see build.ts, and
+ * README "Replay into the golden set" for what a case holds in each situation).
+ *
+ * A reader's service view (src/queries/view.ts) is applied in every query's WHERE clause, so a
+ * service-restricted token exports its services' traces only.
+ */
+import { createHash } from 'node:crypto';
+import type { FeedbackStore, TraceFeedback } from '../feedback/store.js';
+import type { Redactor } from '../redact/redact.js';
+import type { JudgeStore, LatestVerdict } from '../judge/store.js';
+import { FAILURE_OUTCOMES, type OutcomeName } from '../model.js';
+import { fromFailureRow } from '../store/rows.js';
+import type { ServiceView } from '../queries/view.js';
+import { servicesMatch, type Row, type Sql } from '../store/sql.js';
+import type { StoredFailure } from '../store/store.js';
+import { failureCases, stepCases, trajectoryCase, type Draft, type Skip, type TraceFacts } from './build.js';
+import { loadFailureContexts } from './context.js';
+import { meets, type ExportFilters } from './filters.js';
+import { redactDraft } from './redact.js';
+
+/** Traces considered per source before cases are built (newest first). */
+const CANDIDATES = 5000;
+const CHUNK = 200;
+/** Trace ids listed under metadata.also_seen_in per case. */
+const MAX_ALSO_SEEN = 20;
+
+export interface ExportSources {
+  sql: Sql;
+  judge: JudgeStore;
+  feedback: FeedbackStore;
+  /** The judge's redactor (judge.redact); throwing fails the export closed. */
+  redactor: () => Redactor;
+  /** What the requester may see; absent = every service (the CLI). */
+  view?: ServiceView;
+}
+
+/** One line of the exported file: a canonical case waiting for review. */
+export interface ExportedCase {
+  id: string;
+  messages: Draft['messages'];
+  tools?: Draft['tools'];
+  expected: null;
+  review: true;
+  trace_id: string;
+  observed: Draft['observed'];
+  tags: string[];
+  metadata: Draft['metadata'] & { also_seen_in?: string[] };
+}
+
+export interface ExportSummary {
+  traces: number;
+  cases: number;
+  /** Drafts merged into an earlier case with the same content. */
+  duplicates: number;
+  /** Traces (or answers) that could not become a case, and why. */
+  skipped: Skip[];
+  /** True when `limit` stopped the export before every selected trace was read. */
+  truncated: boolean;
+}
+
+export class RedactionError extends Error {
+  constructor(cause: unknown) {
+    super(`redaction failed, nothing exported: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'RedactionError';
+  }
+}
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+async function failureRows(
+  sql: Sql,
+  q: {
+    sinceMs?: number;
+    service?: string;
+    services?: readonly string[];
+    outcomes: readonly string[];
+    traceIds?: readonly string[];
+    limit: number;
+  },
+): Promise<StoredFailure[]> {
+  const where = [`outcome IN (${marks(q.outcomes.length)})`];
+  const args: unknown[] = [...q.outcomes];
+  if (q.sinceMs !== undefined) where.push('time_ms >= ?'), args.push(q.sinceMs);
+  if (q.service) where.push('service = ?'), args.push(q.service);
+  if (q.services) where.push(servicesMatch(sql.dialect, 'service', q.services, (v) => (args.push(v), '?')));
+  if (q.traceIds) where.push(`trace_id IN (${marks(q.traceIds.length)})`), args.push(...q.traceIds);
+  const rows = await sql.all<Row>(`SELECT * FROM failures WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [
+    ...args,
+    q.limit,
+  ]);
+  return rows.map(fromFailureRow);
+}
+
+/** Stored failures of these traces, by trace. */
+async function failuresOf(
+  sql: Sql,
+  traceIds: readonly string[],
+  outcomes: readonly string[],
+  scope: { services?: readonly string[] },
+): Promise<Map<string, StoredFailure[]>> {
+  const out = new Map<string, StoredFailure[]>();
+  for (let i = 0; i < traceIds.length; i += CHUNK) {
+    const part = traceIds.slice(i, i + CHUNK);
+    for (const f of await failureRows(sql, { outcomes, ...scope, traceIds: part, limit: CANDIDATES }))
+      out.set(f.traceId, [...(out.get(f.traceId) ?? []), f]);
+  }
+  return out;
+}
+
+function contentId(d: Draft): string {
+  const key = JSON.stringify({ messages: d.messages, tools: d.tools ?? null, observed: d.observed });
+  return `prod-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}
+
+export async function exportCases(
+  src: ExportSources,
+  f: ExportFilters,
+): Promise<{ cases: ExportedCase[]; summary: ExportSummary }> {
+  // Fail closed before reading anything: a redactor that cannot be built exports nothing.
+  let redactor: Redactor;
+  try {
+    redactor = src.redactor();
+  } catch (err) {
+    throw new RedactionError(err);
+  }
+  const outcomes = f.outcomes ?? (FAILURE_OUTCOMES as readonly OutcomeName[]).map(String);
+  const only = f.traceId ? [f.traceId] : undefined;
+  // The reader's view (its services' globs) narrows every query below.
+  const scope = src.view?.globs ? { services: src.view.globs } : {};
+  const svc = { ...(f.service ? { service: f.service } : {}), ...scope };
+  const everything = !f.outcomes && !f.feedback && !f.judge;
+
+  const byFailure = f.outcomes || everything ? new Map<string, StoredFailure[]>() : undefined;
+  if (byFailure) {
+    for (const r of await failureRows(src.sql, {
+      sinceMs: f.sinceMs,
+      ...svc,
+      outcomes,
+      ...(only ? { traceIds: only } : {}),
+      limit: CANDIDATES,
+    })) {
+      byFailure.set(r.traceId, [...(byFailure.get(r.traceId) ?? []), r]);
+    }
+  }
+  const bucket = f.feedback ?? (everything ? 'negative' : undefined);
+  const byFeedback =
+    bucket === undefined
+      ? undefined
+      : new Map(
+          (
+            await src.feedback.traces({
+              sinceMs: f.sinceMs,
+              ...svc,
+              ...(bucket !== 'any' ? { bucket } : {}),
+              ...(only ? { traceIds: only } : {}),
+              limit: CANDIDATES,
+            })
+          ).map((t) => [t.traceId, t]),
+        );
+  const conditions =
+    f.judge ?? (everything ? [{ field: 'reached_goal' as const, op: '=' as const, value: 0 }] : undefined);
+  let byVerdict: Map<string, LatestVerdict> | undefined;
+  if (conditions) {
+    byVerdict = await src.judge.latestVerdicts({ sinceMs: f.sinceMs, ...svc, ...(only ? { traceIds: only } : {}) });
+    for (const [id, v] of byVerdict) if (!conditions.every((c) => meets(c, v))) byVerdict.delete(id);
+  }
+
+  // Which traces: the union when nothing narrows, else those every given filter picked.
+  const sets = everything
+    ? []
+    : [f.outcomes ? byFailure : undefined, f.feedback ? byFeedback : undefined, f.judge ? byVerdict : undefined].filter(
+        (s) => s !== undefined,
+      );
+  const pool = everything ? [byFailure, byFeedback, byVerdict] : sets;
+  const timeOf = new Map<string, number>();
+  for (const m of pool) {
+    for (const [id, v] of m ?? []) {
+      const t = Array.isArray(v) ? Math.max(...v.map((x) => x.timeMs)) : (v as TraceFeedback | LatestVerdict).timeMs;
+      timeOf.set(id, Math.max(timeOf.get(id) ?? 0, t));
+    }
+  }
+  const selected = [...timeOf.keys()]
+    .filter((id) => everything || sets.every((s) => s!.has(id)))
+    .sort((a, b) => timeOf.get(b)! - timeOf.get(a)! || (a < b ? -1 : 1));
+
+  const need = selected.filter((id) => !byFailure?.has(id));
+  const failures = new Map([
+    ...(byFailure ?? []),
+    ...(need.length ? await failuresOf(src.sql, need, outcomes, scope) : []),
+  ]);
+  const feedback = new Map(
+    (
+      await src.feedback.traces({ sinceMs: 0, ...scope, traceIds: selected.slice(0, CANDIDATES), limit: CANDIDATES })
+    ).map((t) => [t.traceId, t]),
+  );
+  const verdicts = selected.length
+    ? await src.judge.latestVerdicts({ ...scope, traceIds: selected.slice(0, CANDIDATES) })
+    : new Map<string, LatestVerdict>();
+
+  const cases: ExportedCase[] = [];
+  const byId = new Map<string, ExportedCase>();
+  const summary: ExportSummary = { traces: 0, cases: 0, duplicates: 0, skipped: [], truncated: false };
+  const wanted = new Set<OutcomeName>(outcomes as OutcomeName[]);
+  for (const traceId of selected) {
+    if (cases.length >= f.limit) {
+      summary.truncated = true;
+      break;
+    }
+    summary.traces++;
+    const fs = failures.get(traceId) ?? [];
+    const fb = feedback.get(traceId);
+    const v = verdicts.get(traceId);
+    const stored = await src.judge.trajectory(traceId);
+    const t = stored && (!src.view || src.view.sees(stored.service)) ? stored : undefined;
+    const facts: TraceFacts = {
+      service: t?.service ?? fs[0]?.service ?? v?.service ?? fb?.service ?? 'unknown',
+      ...(t?.model || fs[0]?.model || v?.model ? { model: t?.model || fs[0]?.model || v?.model } : {}),
+      timeMs: timeOf.get(traceId) ?? 0,
+      ...(fb ? { feedback: { value: fb.value, comments: fb.comments, sources: fb.sources } } : {}),
+      ...(v
+        ? {
+            verdict: {
+              reached_goal: v.reached_goal,
+              unnecessary_calls: v.unnecessary_calls,
+              dangerous_calls: v.dangerous_calls,
+              ...(v.reasoning ? { reasoning: v.reasoning } : {}),
+            },
+          }
+        : {}),
+    };
+    const perAnswer = Boolean(f.outcomes) || (everything && !byFeedback?.has(traceId) && !byVerdict?.has(traceId));
+    let drafts: (Draft | Skip)[] = [];
+    if (t?.steps.length) {
+      const built = perAnswer ? stepCases(t, fs, wanted, facts) : trajectoryCase(t, fs, facts);
+      drafts = Array.isArray(built) ? built : [built];
+    }
+    // A trajectory without the failing answer (dropped, or the call came after it closed): the records.
+    if (drafts.length === 0 && fs.length) {
+      const contexts = await loadFailureContexts(
+        src.sql,
+        fs.map((x) => ({ traceId, spanId: x.spanId })),
+      );
+      drafts = failureCases(traceId, fs, contexts, facts);
+    }
+    if (drafts.length === 0) drafts = [{ traceId, reason: 'nothing_stored' }];
+    for (const d of drafts) {
+      if ('reason' in d) {
+        summary.skipped.push(d);
+        continue;
+      }
+      let clean: Draft;
+      try {
+        clean = redactDraft(d, redactor);
+      } catch (err) {
+        throw new RedactionError(err);
+      }
+      const id = contentId(clean);
+      const seen = byId.get(id);
+      if (seen) {
+        summary.duplicates++;
+        const also = seen.metadata.also_seen_in ?? [];
+        if (traceId !== seen.trace_id && !also.includes(traceId) && also.length < MAX_ALSO_SEEN)
+          seen.metadata.also_seen_in = [...also, traceId];
+        continue;
+      }
+      if (cases.length >= f.limit) {
+        summary.truncated = true;
+        break;
+      }
+      const c: ExportedCase = {
+        id,
+        messages: clean.messages,
+        ...(clean.tools ? { tools: clean.tools } : {}),
+        expected: null,
+        review: true,
+        trace_id: traceId,
+        observed: clean.observed,
+        tags: clean.tags,
+        metadata: clean.metadata,
+      };
+      byId.set(id, c);
+      cases.push(c);
+    }
+  }
+  summary.cases = cases.length;
+  return { cases, summary };
+}
+
+/** JSON Lines, one case a line, as cases.jsonl takes them. */
+export function toJsonl(cases: readonly ExportedCase[]): string {
+  return cases.map((c) => JSON.stringify(c)).join('\n') + (cases.length ? '\n' : '');
+}
