@@ -5,6 +5,7 @@
  */
 import { num, optStr } from '../store/rows.js';
 import { servicesMatch, valuesList, type Row, type Sql } from '../store/sql.js';
+import { storableText } from '../store/storable-text.js';
 import { bucketOf, type Bucket, type FeedbackItem } from './value.js';
 
 const CHUNK = 200;
@@ -52,7 +53,8 @@ export class FeedbackStore {
     resolve: (traceIds: string[]) => Promise<Map<string, string>>,
   ): Promise<RecordResult> {
     const latest = new Map<string, FeedbackItem>();
-    for (const it of items) {
+    // Text from spans and the API, kept alike by both engines (PostgreSQL refuses NUL outright).
+    for (const it of items.map(storableItem)) {
       const key = `${it.traceId}\u0000${it.source}`;
       const prev = latest.get(key);
       if (!prev || it.timeMs >= prev.timeMs) latest.set(key, it);
@@ -261,4 +263,15 @@ export class FeedbackStore {
   async prune(beforeMs: number): Promise<number> {
     return this.sql.run('DELETE FROM feedback WHERE time_ms < ?', [beforeMs]);
   }
+}
+
+/** An item whose text both engines store as it is (storable-text.ts). */
+function storableItem(it: FeedbackItem): FeedbackItem {
+  return {
+    ...it,
+    traceId: storableText(it.traceId),
+    source: storableText(it.source),
+    ...(it.service !== undefined ? { service: storableText(it.service) } : {}),
+    ...(it.comment !== undefined ? { comment: storableText(it.comment) } : {}),
+  };
 }

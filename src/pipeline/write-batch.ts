@@ -20,6 +20,9 @@ const REDACT_MARGIN = 8 * 1024;
 /** Bounded and storable everywhere (storable-text.ts): NUL and lone surrogates become U+FFFD. */
 const clip = (s: string, n = MAX_TEXT): string => storableText(s.length > n ? s.slice(0, n) : s);
 
+/** A trace, span or call id as failure records store it (and as rows keyed to them must). */
+export const storedId = (id: string): string => clip(id);
+
 export interface CallLabels {
   service: string;
   model: string;
@@ -160,9 +163,9 @@ export function buildWrite(
       tool,
       name: clip(c.name, 1000),
       outcome: o.outcome,
-      traceId: clip(c.traceId),
-      spanId: clip(c.spanId),
-      ...(c.callId ? { callId: clip(c.callId) } : {}),
+      traceId: storedId(c.traceId),
+      spanId: storedId(c.spanId),
+      ...(c.callId ? { callId: storedId(c.callId) } : {}),
       ...(args?.ok ? { arguments: clip(args.value, MAX_ARGS) } : {}),
       ...(args && !args.ok ? { argumentsOmitted: args.reason } : {}),
       errors: o.outcome === 'SchemaMismatch' ? o.errors : [],

@@ -16,6 +16,7 @@ import { FAILURE_OUTCOMES, type OutcomeName, type ToolDef } from '../model.js';
 import type { ModelStep, StepCall, Trajectory } from '../judge/types.js';
 import type { StoredFailure } from '../store/store.js';
 import type { FailureContext } from './context.js';
+import { isoTime } from '../util/iso-time.js';
 
 export type ChatMessage =
   | { role: 'user'; content: string }
@@ -60,7 +61,8 @@ export interface Draft {
     origin: 'trajectory_step' | 'trajectory' | 'failure_record';
     service: string;
     model?: string;
-    time: string;
+    /** null for a stored time no date can show (a row no writer of ours made). */
+    time: string | null;
     /** Set when the case holds less than the model saw (see notes). */
     partial?: boolean;
     notes?: string[];
@@ -114,7 +116,7 @@ function meta(
     origin,
     service: facts.service,
     ...(facts.model ? { model: facts.model } : {}),
-    time: new Date(facts.timeMs).toISOString(),
+    time: isoTime(facts.timeMs),
     ...(partial ? { partial } : {}),
     ...(notes.length ? { notes } : {}),
     ...(facts.feedback ? { feedback: facts.feedback } : {}),

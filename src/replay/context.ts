@@ -12,8 +12,10 @@
 import { createHash } from 'node:crypto';
 import type { SpanFacts, ToolDef } from '../model.js';
 import type { FailureContextRows } from '../pipeline/pipeline.js';
+import { storedId } from '../pipeline/write-batch.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import { optStr } from '../store/rows.js';
+import { storableText } from '../store/storable-text.js';
 import { valuesList, type BatchExtension, type Row, type Sql } from '../store/sql.js';
 import type { FailureRecord } from '../store/store.js';
 
@@ -52,7 +54,7 @@ function storedMessage(
   const r = redactor.text(over > REDACT_MARGIN ? user.slice(0, MAX_TEXT + REDACT_MARGIN) : user);
   if (!r.ok) return r;
   const text = over > 0 ? `${r.value.slice(0, MAX_TEXT)}…[truncated ${over} chars]` : r.value;
-  return { ok: true, value: text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text };
+  return { ok: true, value: storableText(text) };
 }
 
 /** The rows for one batch's kept failure records; undefined when none of their spans is in `facts`. */
@@ -67,7 +69,10 @@ export function failureContextExtension(
   const sets = new Map<string, string>();
   let redactionFailures = 0;
   for (const f of facts) {
-    const key = `${f.traceId}\u0000${f.spanId}`;
+    // Keyed as the failure records store their ids, so the two join.
+    const traceId = storedId(f.traceId);
+    const spanId = storedId(f.spanId);
+    const key = `${traceId}\u0000${spanId}`;
     if (!wanted.has(key)) continue;
     wanted.delete(key);
     // userMessage is parsed lazily from the input history: only failing requests pay for it.
@@ -82,8 +87,8 @@ export function failureContextExtension(
     const stored = user === undefined ? undefined : storedMessage(user, redactor);
     if (stored && !stored.ok) redactionFailures++;
     contexts.push([
-      f.traceId,
-      f.spanId,
+      traceId,
+      spanId,
       stored?.ok ? stored.value : null,
       stored && !stored.ok ? stored.reason : null,
       hash,

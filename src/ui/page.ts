@@ -148,7 +148,9 @@ function failureRow(d: PageData, f: StoredFailure): SafeHtml {
     ? html`<a class="mono" href="/api/trajectories/${f.traceId}" title="trajectory ${f.traceId}">${f.traceId.slice(0, 12)}…</a>`
     : html`<span class="mono" title="${f.traceId} (no stored trajectory)">${f.traceId.slice(0, 12)}…</span>`;
   // The failing answers of this trace as draft eval cases (redacted JSON Lines for a suite's cases.jsonl).
-  const exportLink = href('/api/export/cases', { trace_id: f.traceId, since: new Date(f.timeMs - 60_000).toISOString() });
+  // A stored time no date can show (a row no writer of ours made): the link keeps the export's default window.
+  const since = isoTime(f.timeMs - 60_000);
+  const exportLink = href('/api/export/cases', { trace_id: f.traceId, ...(since ? { since } : {}) });
   return html`<tr data-filter="${`${f.service} ${f.tool} ${f.name} ${f.outcome} ${f.traceId}`.toLowerCase()}">
   <td>${fmtTime(f.timeMs)}</td>
   <td>${f.service}</td>

@@ -147,6 +147,44 @@ describe.each(engines)('unstorable input on $name', ({ skip, url: makeUrl }) => 
     expect((await fetch(`${tw.url}/`)).status).toBe(200);
   });
 
+  it.skipIf(skip)(
+    "NUL and lone surrogates in a failing request's user message and in span feedback are stored too",
+    async () => {
+      const service = 'nul-context';
+      const chat = failingChat('d2d2d2d2d2d2d2d1', {});
+      chat.attributes.push({
+        key: 'gen_ai.input.messages',
+        value: {
+          stringValue: JSON.stringify([
+            { role: 'user', parts: [{ type: 'text', content: 'order\u0000 4\ud800 please' }] },
+          ]),
+        },
+      });
+      const feedback = {
+        ...toolSpan('d2d2d2d2d2d2d2d2', 'c-fb'),
+        attributes: [
+          { key: 'toolwatch.feedback', value: { intValue: '-1' } },
+          { key: 'toolwatch.feedback.comment', value: { stringValue: 'bad\u0000 \udc00answer' } },
+          { key: 'toolwatch.feedback.source', value: { stringValue: 'app\u0000' } },
+        ],
+      };
+      const res = await post(tw, body(service, [chat, feedback]));
+      expect(res.status).toBe(200);
+      expect(metricValue(await tw.metrics(), 'toolwatch_ingest_rejected_total', { reason: 'unstorable' })).toBe(0);
+      expect(metricValue(await tw.metrics(), 'toolwatch_tool_calls_total', { service })).toBe(1);
+      const stored = await tw.services.store.sql.all<{ comment: string; source: string }>(
+        'SELECT comment, source FROM feedback WHERE trace_id = ?',
+        [TRACE],
+      );
+      expect(stored).toEqual([{ comment: 'bad\ufffd \ufffdanswer', source: 'app\ufffd' }]);
+      const contexts = await tw.services.store.sql.all<{ user_message: string }>(
+        'SELECT user_message FROM failure_contexts WHERE span_id = ?',
+        ['d2d2d2d2d2d2d2d1'],
+      );
+      expect(contexts).toEqual([{ user_message: 'order\ufffd 4\ufffd please' }]);
+    },
+  );
+
   it.skipIf(skip)('a 67 KB call id (an index row too large for PostgreSQL) is stored under a digest', async () => {
     const res = await post(tw, body('long-id', [toolSpan('e1e1e1e1e1e1e1e1', randomBytes(50_000).toString('base64'))]));
     expect(res.status).toBe(200);
@@ -208,6 +246,11 @@ describe('readers of stored rows', () => {
     insert.run(now, 'odd', 'SchemaMismatch', '{}', 'not json');
     insert.run(now, 'odd', 'Weird', '{}', '{"no":"array"}');
     insert.run(-5e18, 'odd', 'UnknownName', '\ufffd', '[]');
+    // The request context an export turns the trace's failures into draft cases with.
+    db.prepare(
+      `INSERT INTO failure_contexts (trace_id, span_id, user_message, user_message_omitted, tools_hash, time_ms)
+       VALUES ('tr', 'sp', 'where is my order?', NULL, NULL, ?)`,
+    ).run(now);
     db.close();
     const res = await fetch(`${tw.url}/api/failures?limit=10`);
     expect(res.status).toBe(200);
@@ -217,5 +260,11 @@ describe('readers of stored rows', () => {
     expect(items.some((f) => f.time === null)).toBe(true);
     const page = await fetch(`${tw.url}/?window=90d`);
     expect(page.status).toBe(200);
+    // The export builds draft cases from the same rows.
+    const exported = await fetch(`${tw.url}/api/export/cases?since=0&format=json`);
+    expect(exported.status).toBe(200);
+    const cases = ((await exported.json()) as { cases: { metadata: { time: string | null } }[] }).cases;
+    expect(cases.length).toBeGreaterThan(0);
+    expect(cases.some((c) => c.metadata.time === null)).toBe(true);
   });
 });
