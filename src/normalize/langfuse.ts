@@ -28,7 +28,9 @@ export interface LangfuseObservation {
   input?: unknown;
   output?: unknown;
   metadata?: unknown;
+  /** v1's name of the model; v2 calls it `providedModelName` (its `model` field group). */
   model?: string | null;
+  providedModelName?: string | null;
   usageDetails?: Record<string, number> | null;
   /** v1 only. */
   usage?: { input?: number | null; output?: number | null } | null;
@@ -55,6 +57,14 @@ const timeMs = (s: string | null | undefined): number => {
 };
 
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+const CALL_ID_KEYS = ['tool_call_id', 'toolCallId', 'call_id', 'callId', 'gen_ai.tool.call.id'] as const;
+
+/**
+ * The top-level metadata keys read here. Langfuse's v2 observations cut every metadata value over 200
+ * characters unless its key is named in `expandMetadata` (an OTel resource's attributes easily are).
+ */
+export const METADATA_KEYS_READ: readonly string[] = ['resourceAttributes', 'service.name', 'service', ...CALL_ID_KEYS];
 
 /** Metadata may be a JSON string too; OTel-ingested traces keep resource attributes there. */
 function serviceOf(metadata: unknown, fallback: string): string {
@@ -164,7 +174,6 @@ function tokens(o: LangfuseObservation, f: SpanFacts): void {
   if (typeof outTok === 'number' && Number.isFinite(outTok)) f.outputTokens = outTok;
 }
 
-const CALL_ID_KEYS = ['tool_call_id', 'toolCallId', 'call_id', 'callId', 'gen_ai.tool.call.id'] as const;
 const ARG_KEYS = ['arguments', 'args', 'input', 'tool_input'] as const;
 
 function callIdIn(v: unknown): string | undefined {
@@ -227,7 +236,8 @@ export function observationToFacts(o: LangfuseObservation, opts: LangfuseNormali
       f.execution = toolExecution(o, value(o.metadata), input, output, Math.max(0, end - start));
       return f;
     }
-    if (o.model) f.model = o.model;
+    const model = o.providedModelName || o.model;
+    if (model) f.model = model;
     if (o.level === 'ERROR') f.error = o.statusMessage || 'error';
     const inMsgs = messagesIn(input);
     const outMsgs = messagesIn(output);

@@ -7,6 +7,12 @@
  * the polymorphic `value`) and GET /api/public/v2/scores (page-based, limit ≤ 100, one `name`,
  * numeric `value` with `stringValue`). Modes and one-shot faults: an "old server" without v2
  * observations (404), a server without v3 scores (404), 429 with Retry-After, 500, a hung answer.
+ *
+ * Field names as each version has them (Langfuse's OpenAPI document, `fern/apis/server/definition`):
+ * v2's `model` group is `providedModelName`, `internalModelId`, `modelParameters`, and its `metadata`
+ * group cuts every value longer than 200 characters (a top-level key's value, JSON-encoded when it
+ * is not a string) to its first 200 unless the key is listed in `expandMetadata` (comma-separated
+ * keys); v1 returns `model`, the deprecated `usage` beside `usageDetails`, and whole metadata.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -72,7 +78,7 @@ const GROUPS: Record<string, string[]> = {
   time: ['completionStartTime', 'createdAt', 'updatedAt'],
   io: ['input', 'output'],
   metadata: ['metadata'],
-  model: ['model', 'internalModelId', 'modelParameters'],
+  model: ['providedModelName', 'internalModelId', 'modelParameters'],
   usage: ['usageDetails', 'costDetails', 'totalCost', 'usagePricingTierName'],
   prompt: ['promptId', 'promptName', 'promptVersion'],
   metrics: ['latency', 'timeToFirstToken'],
@@ -98,6 +104,27 @@ function inWindow(o: StoredObservation, q: URLSearchParams): boolean {
   if (q.get('type') && o.type !== q.get('type')) return false;
   if (q.get('traceId') && o.traceId !== q.get('traceId')) return false;
   return true;
+}
+
+/** Langfuse v2 keeps metadata as top-level keys with string values and cuts each to 200 characters. */
+const METADATA_PREVIEW = 200;
+
+function truncatedMetadata(metadata: unknown, expand: ReadonlySet<string>): unknown {
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return metadata;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(metadata as Record<string, unknown>)) {
+    const chars = [...((typeof v === 'string' ? v : JSON.stringify(v)) ?? '')];
+    // A cut JSON value no longer parses: it comes back as the string it was cut to.
+    out[k] = expand.has(k) || chars.length <= METADATA_PREVIEW ? v : chars.slice(0, METADATA_PREVIEW).join('');
+  }
+  return out;
+}
+
+/** An observation as v2 returns it, before its field groups are picked. */
+function fullV2(o: StoredObservation, expand: ReadonlySet<string>): Record<string, unknown> {
+  const { model, ...rest } = full(o);
+  const metadata = truncatedMetadata(rest['metadata'], expand);
+  return { ...rest, providedModelName: model ?? null, internalModelId: null, modelParameters: null, metadata };
 }
 
 function full(o: StoredObservation): Record<string, unknown> {
@@ -175,8 +202,9 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
         rows = rows.filter((o) => newestFirst(o, { startTime: new Date(after.t).toISOString(), id: after.id } as StoredObservation) > 0);
       }
       const page = rows.slice(0, limit);
+      const expand = new Set((q.get('expandMetadata') ?? '').split(',').map((k) => k.trim()));
       const data = page.map((o) => {
-        const f = full(o);
+        const f = fullV2(o, expand);
         const out: Record<string, unknown> = {};
         for (const g of groups) for (const k of GROUPS[g] ?? []) if (k in f) out[k] = f[k];
         // v2 returns input/output as raw strings.

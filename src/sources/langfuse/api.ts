@@ -5,10 +5,12 @@
  */
 import type { BackoffPolicy } from '../../delivery/backoff.js';
 import { isRetryableStatus } from '../../delivery/http-status.js';
-import type { LangfuseObservation } from '../../normalize/langfuse.js';
+import { METADATA_KEYS_READ, type LangfuseObservation } from '../../normalize/langfuse.js';
 
 /** Field groups asked of GET /api/public/v2/observations (the default is only core,basic). */
 export const V2_FIELDS = 'core,basic,io,metadata,model,usage,metrics';
+/** Metadata keys v2 must return whole (it cuts every other value over 200 characters). */
+export const V2_EXPAND_METADATA = METADATA_KEYS_READ.join(',');
 
 export interface WindowQuery {
   /** ISO 8601, inclusive. */
@@ -55,7 +57,9 @@ export interface ScoreQuery {
 
 export interface LangfuseApi {
   /** GET /api/public/v2/observations — cursor pages, newest first. */
-  observationsV2(q: WindowQuery & { cursor?: string; fields: string }): Promise<{ data: LangfuseObservation[]; cursor?: string }>;
+  observationsV2(
+    q: WindowQuery & { cursor?: string; fields: string; expandMetadata: string },
+  ): Promise<{ data: LangfuseObservation[]; cursor?: string }>;
   /** GET /api/public/observations — page-based (page starts at 1). */
   observationsV1(q: WindowQuery & { page: number }): Promise<{ data: LangfuseObservation[]; totalPages: number }>;
   /** POST /api/public/scores. */

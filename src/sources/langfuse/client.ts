@@ -90,7 +90,14 @@ export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
     observationsV2: (q) =>
       call(async () => {
         const res = await client.api.observations.getMany(
-          { fromStartTime: q.fromStartTime, toStartTime: q.toStartTime, limit: q.limit, fields: q.fields, ...(q.cursor ? { cursor: q.cursor } : {}) },
+          {
+            fromStartTime: q.fromStartTime,
+            toStartTime: q.toStartTime,
+            limit: q.limit,
+            fields: q.fields,
+            expandMetadata: q.expandMetadata,
+            ...(q.cursor ? { cursor: q.cursor } : {}),
+          },
           req,
         );
         return { data: res.data as unknown as LangfuseObservation[], ...(res.meta?.cursor ? { cursor: res.meta.cursor } : {}) };

@@ -23,7 +23,7 @@ import { observationToFacts, type LangfuseObservation } from '../../normalize/la
 import type { IngestSummary } from '../../pipeline/pipeline.js';
 import type { BatchExtension } from '../../store/store.js';
 import { endSpan, type Span, startChild, type Tracer } from '../../telemetry/tracing.js';
-import { LangfuseHttpError, V2_FIELDS, type LangfuseApi } from './api.js';
+import { LangfuseHttpError, V2_EXPAND_METADATA, V2_FIELDS, type LangfuseApi } from './api.js';
 import { langfuseRequest, type ReadEndpoint } from './request.js';
 import { outcomeScores } from './scores.js';
 import type { ApiMode, LangfuseState, SeenId, SourceState } from './state.js';
@@ -187,7 +187,13 @@ export class LangfuseSource {
   }
 
   private async pagesV2(from: number, to: number, take: (page: readonly LangfuseObservation[]) => Promise<void>): Promise<void> {
-    const q = { fromStartTime: new Date(from).toISOString(), toStartTime: new Date(to).toISOString(), limit: this.opts.pageSize, fields: V2_FIELDS };
+    const q = {
+      fromStartTime: new Date(from).toISOString(),
+      toStartTime: new Date(to).toISOString(),
+      limit: this.opts.pageSize,
+      fields: V2_FIELDS,
+      expandMetadata: V2_EXPAND_METADATA,
+    };
     let cursor: string | undefined;
     for (;;) {
       const page = await this.request('v2_observations', () => this.deps.api.observationsV2(cursor ? { ...q, cursor } : q));

@@ -10,6 +10,7 @@ import { metricValue, startToolwatch, type Harness } from '../../helpers/harness
 import { LangfuseSource } from '../../../src/sources/langfuse/source.js';
 import { startFakeLangfuse, type FakeLangfuse } from '../../fakes/langfuse.js';
 import { EXPECTED, lateGeneration, seedTraces } from './seed.js';
+import { openaiChat } from '../../normalize/langfuse-shapes.js';
 
 const MIN = 60_000;
 let fake: FakeLangfuse;
@@ -247,5 +248,55 @@ describe('Langfuse source: a crash mid-window', () => {
     const st = await b.services.langfuse!.state.load();
     expect(st.observations).toBe(fake.observations.length);
     expect(st.watermarkMs).toBeGreaterThan(Date.now() - 2 * MIN);
+  });
+});
+
+/**
+ * What the two observation endpoints really return (issue 8, Low 17; Langfuse's OpenAPI document):
+ * v2's `model` field group is `providedModelName`, `internalModelId`, `modelParameters` (v1 has
+ * `model`), and v2 cuts every metadata value over 200 characters unless its key is listed in
+ * `expandMetadata`. The fake Langfuse does both; the model and the service named in a long
+ * `resourceAttributes` must come through either way.
+ */
+describe('Langfuse source: model and metadata as each API version returns them', () => {
+  const resourceAttributes = {
+    'service.name': 'checkout-agent',
+    'service.version': '4.2.1',
+    'telemetry.sdk.name': 'opentelemetry',
+    'telemetry.sdk.language': 'python',
+    'telemetry.sdk.version': '1.36.0',
+    'deployment.environment': 'production',
+    'host.name': 'ip-10-0-12-34.eu-central-1.compute.internal',
+  };
+  const seed = (t: number) => [
+    {
+      id: 'M1',
+      traceId: 'trM',
+      type: 'GENERATION',
+      name: 'chat',
+      startTime: new Date(t).toISOString(),
+      endTime: new Date(t + 400).toISOString(),
+      model: 'gpt-4.1-mini',
+      metadata: { resourceAttributes, scope: { name: 'openinference.instrumentation.openai', version: '0.1.40' } },
+      ...openaiChat([{ id: 'call_m', name: 'get_weather', args: '{"city":"Paris"}' }]),
+    },
+  ];
+
+  it.each([
+    { api: 'v2', old: false },
+    { api: 'v1', old: true },
+  ])('$api: the model label and the service come through', async ({ old }) => {
+    expect(JSON.stringify(resourceAttributes).length).toBeGreaterThan(200);
+    fake.oldServer = old;
+    fake.observations.push(...seed(Date.now() - 20 * MIN));
+    const h = await toolwatch();
+    await h.services.langfuse!.source.runOnce();
+    const text = await h.metrics();
+    const labels = { source: 'langfuse', service: 'checkout-agent', model: 'gpt-4.1-mini', outcome: 'valid' };
+    expect(metricValue(text, 'toolwatch_tool_calls_total', labels)).toBe(1);
+    if (!old) {
+      const v2 = fake.log.filter((r) => r.endpoint === 'v2' && r.status === 200);
+      expect(v2.every((r) => r.query['expandMetadata']?.split(',').includes('resourceAttributes'))).toBe(true);
+    }
   });
 });
