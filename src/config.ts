@@ -60,7 +60,13 @@ export interface Config {
     /** Smoothed event-loop delay past which new batches get 503 + Retry-After (0 = never). */
     maxEventLoopDelayMs: number;
   };
-  dedupe: { maxTraces: number; maxCallsPerTrace: number; traceTtlMs: number; executionGraceMs: number };
+  dedupe: {
+    maxTraces: number;
+    maxCallsPerTrace: number;
+    traceTtlMs: number;
+    executionGraceMs: number;
+    pendingLeaseMs: number;
+  };
   metrics: { maxLabelValues: number };
   store: {
     failuresPerToolPerMinute: number;
@@ -136,6 +142,7 @@ export const fileSchema = {
         max_calls_per_trace: { ...posInt, default: 1_000 },
         trace_ttl: { ...duration, default: '1h' },
         execution_grace: { ...duration, default: '10s' },
+        pending_lease: { ...duration, default: '30s' },
       },
     },
     metrics: {
@@ -317,6 +324,10 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
     if (!read.ok) problems.push(`server.tls: ${read.problem}`);
   }
   const telemetry = ok('telemetry') ? toTelemetryConfig(f.telemetry, ph.env, problems) : undefined;
+  // Renewed every third of it: a lease shorter than a second would be renewed faster than a store answers.
+  if (ok('dedupe') && durationMs(f.dedupe.pending_lease) < 1000) {
+    problems.push('dedupe.pending_lease: must be at least 1s');
+  }
   if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !auth || !telemetry) return undefined;
   return {
     configPath: ph.configPath,
@@ -343,6 +354,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       maxCallsPerTrace: f.dedupe.max_calls_per_trace,
       traceTtlMs: durationMs(f.dedupe.trace_ttl),
       executionGraceMs: durationMs(f.dedupe.execution_grace),
+      pendingLeaseMs: durationMs(f.dedupe.pending_lease),
     },
     metrics: { maxLabelValues: f.metrics.max_label_values },
     store: {

@@ -11,6 +11,8 @@ import { LabelCap } from './metrics/label-cap.js';
 import { createMetrics, type Metrics } from './metrics/registry.js';
 import { Ledger } from './pipeline/ledger.js';
 import { Pipeline } from './pipeline/pipeline.js';
+import { LedgerJournal } from './pipeline/ledger-journal.js';
+import { PendingOwner } from './pipeline/pending-owner.js';
 import { noteSqliteCreation, openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { WriteHealth } from './store/write-health.js';
@@ -129,6 +131,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   }
   const coverage: CoverageSource = { tracker: new CoverageTracker(), sinceMs: now() };
   const writeHealth = new WriteHealth(now);
+  // Waiting calls: this process counts only those it holds (one process per SQLite file).
+  const owner = new PendingOwner(store.sql, {
+    leaseMs: config.dedupe.pendingLeaseMs,
+    now,
+    takeAllAtStart: store.kind === 'sqlite',
+  });
   const pipeline = new Pipeline({
     dialects: kinds.dialects,
     registry: loaded.registry,
@@ -140,6 +148,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
     redactor,
     executionGraceMs: config.dedupe.executionGraceMs,
+    owner: owner.id,
     now,
     sinks: judge.sink ? [judge.sink] : [],
     coverage: coverage.tracker,
@@ -148,14 +157,40 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     taps: [feedback.tap],
     failureContext: (failures, facts) => failureContextExtension(failures, facts, now(), redactor),
   });
-  const restored = pipeline.restorePending(await store.loadPending());
-  if (restored.unreadable.length > 0) {
-    // Not counted (this version cannot read them); they stay in the table for inspection.
-    log.warn({ unreadable: restored.unreadable.length, first: restored.unreadable.slice(0, 5) }, 'pending calls: unreadable rows skipped');
+  // The dedupe memory as the previous process left it, then the waiting calls this process may count.
+  const journal = new LedgerJournal(store.sql, config.dedupe);
+  const adopt = async (rows: Parameters<Pipeline['restorePending']>[0]) => {
+    const restored = pipeline.restorePending(rows);
+    if (restored.unreadable.length > 0) {
+      // Not counted (this version cannot read them); they stay in the table for inspection.
+      const { unreadable } = restored;
+      const first = unreadable.slice(0, 5);
+      log.warn({ unreadable: unreadable.length, first }, 'pending calls: unreadable rows skipped');
+    }
+    if (restored.superseded.length > 0) await owner.drop(restored.superseded);
+    return restored.restored;
+  };
+  try {
+    const loaded = await journal.load(ledger, now());
+    if (loaded.unreadable > 0) {
+      log.warn({ unreadable: loaded.unreadable }, 'dedupe journal: unreadable records skipped');
+    }
+    log.debug({ ...loaded }, 'dedupe journal loaded');
+    await adopt(await owner.start());
+  } catch (err) {
+    return abandon(err);
   }
+  built.push(() => owner.release().catch(() => undefined));
   const scheduler = new Scheduler(log);
   built.push(() => scheduler.stop());
   scheduler.interval('settle-pending-calls', Math.min(1000, Math.max(50, config.dedupe.executionGraceMs / 4)), () => pipeline.settle());
+  // Renew this process's lease and take over the waiting calls of processes gone.
+  scheduler.interval('pending-calls-lease', owner.renewEveryMs, async () => {
+    const n = await adopt(await owner.renew());
+    if (n > 0) log.info({ calls: n }, 'pending calls taken over from a process gone');
+  });
+  const pruneJournal = () => store.runExclusive('dedupe-journal-prune', () => journal.prune());
+  scheduler.interval('dedupe-journal-prune', 10_000, pruneJournal);
   scheduler.every('retention', '17 * * * *', async () => {
     const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
     log.info({ removed }, 'retention: old rows removed');
@@ -233,6 +268,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       scheduler.stop();
       langfuse?.stop();
       await alerting.stop();
+      // Its waiting calls go to the next process to look (batches still being written are held too).
+      await owner.release().catch((err: unknown) => {
+        log.warn({ err }, 'pending calls: not released; another process takes them over when the lease ends');
+      });
       await store.close();
     },
   };

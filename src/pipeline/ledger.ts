@@ -48,6 +48,16 @@ interface TraceState {
   unsettled?: Map<string, LedgerTxn> | undefined;
 }
 
+/** A call's state as a journal record keeps it. */
+export type RecordedCall = Pick<CallEntry, 'name' | 'hasId' | 'executed' | 'fromExecution'> & { summary?: true };
+
+/** What one batch took in one trace: the spans it claimed, the calls it added or changed (their state after it). */
+export interface TakenInTrace {
+  traceId: string;
+  spans: string[];
+  calls: Map<string, CallEntry>;
+}
+
 export interface LedgerOptions {
   maxTraces: number;
   maxCallsPerTrace: number;
@@ -94,10 +104,12 @@ export class Ledger {
 
   /**
    * Puts pending calls (back) in place: after a failed settle, or at start-up from the store.
-   * Items keep their due time; a call already known to the ledger is left as it is.
+   * Items keep their due time; a call already known to the ledger is left as it is. Returns the items
+   * whose call was already counted from its proposal (not put back).
    */
-  restore(items: readonly PendingCall[], nowMs: number): void {
+  restore(items: readonly PendingCall[], nowMs: number): PendingCall[] {
     const undo: (() => void)[] = [];
+    const superseded: PendingCall[] = [];
     for (const p of items) {
       const t = this.trace(p.traceId, nowMs, undo);
       let entry = t.calls.get(p.key);
@@ -109,7 +121,10 @@ export class Ledger {
           ? { name: c.name, argsRaw, hasId: Boolean(c.callId), executed: true, fromExecution: true }
           : { name: c.name, argsRaw, hasId: Boolean(c.callId), executed: false, fromExecution: true, summary: true };
         t.calls.set(p.key, entry);
-      } else if (!entry.fromExecution) continue;
+      } else if (!entry.fromExecution) {
+        superseded.push(p);
+        continue;
+      }
       entry.pending = p;
       this.pending.set(pendingKey(p.traceId, p.key), { entry, p });
     }
@@ -117,6 +132,7 @@ export class Ledger {
     const sorted = [...this.pending.entries()].sort((a, b) => a[1].p.dueMs - b[1].p.dueMs);
     this.pending.clear();
     for (const [k, v] of sorted) this.pending.set(k, v);
+    return superseded;
   }
 
   begin(nowMs: number): LedgerTxn {
@@ -158,6 +174,27 @@ export class Ledger {
     return t;
   }
 
+  /**
+   * Puts back what a batch of an earlier process took (its journal record, ledger-journal.ts), as of
+   * `atMs`: the spans, and the calls in the state the record gives (arguments are not kept: an id-less
+   * sighting pairs with a restored call by name). Records are replayed oldest first, so a later
+   * record's state of a call wins.
+   */
+  remember(
+    traceId: string,
+    atMs: number,
+    spans: readonly string[],
+    calls: readonly (readonly [string, RecordedCall])[],
+  ): void {
+    const t = this.trace(traceId, atMs, []);
+    for (const s of spans) t.spans.add(s);
+    for (const [key, c] of calls) {
+      const e = t.calls.get(key);
+      if (e) Object.assign(e, c);
+      else if (t.calls.size < this.opts.maxCallsPerTrace) t.calls.set(key, { ...c, argsRaw: undefined });
+    }
+  }
+
   /** @internal */ get maxCallsPerTrace(): number {
     return this.opts.maxCallsPerTrace;
   }
@@ -173,6 +210,10 @@ export class Ledger {
 
 export class LedgerTxn {
   private readonly undoLog: (() => void)[] = [];
+  /** What this batch took, per trace, for its journal record (taken()). */
+  private readonly takenIn = new Map<string, TakenInTrace>();
+  /** Where each call entry this batch reached lives: its trace and key. */
+  private readonly located = new Map<CallEntry, [string, string]>();
   /** What this batch took, marked unsettled until commit() or rollback(). */
   private readonly held: [TraceState, string][] = [];
   private done!: () => void;
@@ -189,6 +230,23 @@ export class LedgerTxn {
     this.held.push([t, key]);
   }
 
+  private takenOf(traceId: string): TakenInTrace {
+    let x = this.takenIn.get(traceId);
+    if (!x) this.takenIn.set(traceId, (x = { traceId, spans: [], calls: new Map() }));
+    return x;
+  }
+
+  /** The batch changed this entry: it goes into the journal record in its state at commit. */
+  private touched(entry: CallEntry): void {
+    const at = this.located.get(entry);
+    if (at) this.takenOf(at[0]).calls.set(at[1], entry);
+  }
+
+  /** What this batch took, per trace (its record in the dedupe journal); empty when it took nothing. */
+  taken(): Iterable<TakenInTrace> {
+    return this.takenIn.values();
+  }
+
   /** Claims a span; false when the span was already taken (a resent batch). */
   claimSpan(traceId: string, spanId: string): boolean {
     const t = this.ledger.trace(traceId, this.nowMs, this.undoLog);
@@ -196,6 +254,7 @@ export class LedgerTxn {
     t.spans.add(spanId);
     this.undoLog.push(() => t.spans.delete(spanId));
     this.hold(t, spanId);
+    this.takenOf(traceId).spans.push(spanId);
     return true;
   }
 
@@ -205,7 +264,9 @@ export class LedgerTxn {
   }
 
   get(traceId: string, key: string): CallEntry | undefined {
-    return this.ledger.trace(traceId, this.nowMs, this.undoLog).calls.get(key);
+    const e = this.ledger.trace(traceId, this.nowMs, this.undoLog).calls.get(key);
+    if (e) this.located.set(e, [traceId, key]);
+    return e;
   }
 
   /** Records a counted call. Past the per-trace cap the call is still counted, just not remembered. */
@@ -215,10 +276,13 @@ export class LedgerTxn {
     t.calls.set(key, entry);
     this.undoLog.push(() => t.calls.delete(key));
     this.hold(t, `\u0001${key}`);
+    this.located.set(entry, [traceId, key]);
+    this.takenOf(traceId).calls.set(key, entry);
   }
 
   /** A proposal arrived for a call known from its tool span: pair them. */
   claimOrphan(entry: CallEntry): void {
+    this.touched(entry);
     entry.fromExecution = false;
     this.undoLog.push(() => {
       entry.fromExecution = true;
@@ -249,6 +313,7 @@ export class LedgerTxn {
 
   markExecuted(entry: CallEntry): void {
     if (entry.executed) return;
+    this.touched(entry);
     entry.executed = true;
     this.undoLog.push(() => {
       entry.executed = false;
@@ -262,13 +327,19 @@ export class LedgerTxn {
    */
   findUnpaired(traceId: string, name: string, argsRaw: string | undefined, want: (e: CallEntry) => boolean): CallEntry | undefined {
     const t = this.ledger.trace(traceId, this.nowMs, this.undoLog);
-    let byName: CallEntry | undefined;
-    for (const e of t.calls.values()) {
+    let byName: [string, CallEntry] | undefined;
+    for (const kv of t.calls) {
+      const e = kv[1];
       if (e.name !== name || !want(e)) continue;
-      if (argsRaw !== undefined && e.argsRaw !== undefined && sameArgs(e.argsRaw, argsRaw)) return e;
-      byName ??= e;
+      if (argsRaw !== undefined && e.argsRaw !== undefined && sameArgs(e.argsRaw, argsRaw)) {
+        this.located.set(e, [traceId, kv[0]]);
+        return e;
+      }
+      byName ??= kv;
     }
-    return byName;
+    if (!byName) return undefined;
+    this.located.set(byName[1], [traceId, byName[0]]);
+    return byName[1];
   }
 
   rollback(): void {

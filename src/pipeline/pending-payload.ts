@@ -71,13 +71,14 @@ export function storedPendingKey(traceId: string, key: string): { traceId: strin
 /**
  * JSON.stringify escapes NUL and lone surrogates, so the payload is storable as it is. It carries the
  * call's own trace id and, when the stored key is not the ledger's, the key: read back, the call pairs
- * with its proposal under the same keys as before the restart.
+ * with its proposal under the same keys as before the restart. `owner`: the process holding the row
+ * (pending-owner.ts).
  */
-export function encodePending(p: PendingCall): PendingRow {
+export function encodePending(p: PendingCall, owner: string): PendingRow {
   const stored = storedPendingKey(p.traceId, p.key);
   const key = stored.callKey !== p.key ? { key: p.key } : {};
   const doc: Payload = { v: PENDING_PAYLOAD_VERSION, source: p.source, call: p.call, ...key };
-  return { ...stored, dueMs: p.dueMs, payload: JSON.stringify(doc) };
+  return { ...stored, dueMs: p.dueMs, payload: JSON.stringify(doc), owner };
 }
 
 export type DecodedPending = { ok: true; call: PendingCall } | { ok: false; reason: string };

@@ -18,10 +18,11 @@ import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { Dialects } from '../normalize/registry.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
-import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
+import type { BatchExtension, PendingKey, PendingRow, Store, WriteBatch } from '../store/store.js';
 import type { Ledger, PendingCall } from './ledger.js';
 import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
 import { decodePending, encodePending, storedPendingKey } from './pending-payload.js';
+import { journalRecord } from './ledger-journal.js';
 import {
   buildWrite,
   callLabels,
@@ -70,7 +71,12 @@ interface BatchHooks {
 export interface RestoreResult {
   restored: number;
   unreadable: { traceId: string; callKey: string; reason: string }[];
+  /** Rows of calls this process already counted from their proposal: to be deleted, not counted. */
+  superseded: PendingKey[];
 }
+
+/** The id pending rows are held under when the caller names none (one process, as in most tests). */
+const LOCAL_OWNER = 'local';
 
 export interface PipelineDeps {
   /** The dialect readers of this service instance. */
@@ -86,6 +92,8 @@ export interface PipelineDeps {
   redactor: StoreRedactor;
   /** How long a call known only from its tool span waits for its proposal before it is counted. */
   executionGraceMs: number;
+  /** The id this process holds its waiting calls under (pending-owner.ts); default 'local'. */
+  owner?: string;
   now: () => number;
   sinks?: BatchSink[];
   /**
@@ -126,9 +134,11 @@ export class BatchCancelled extends Error {
 
 export class Pipeline {
   private readonly failureCap: FailureCap;
+  private readonly owner: string;
 
   constructor(private readonly deps: PipelineDeps) {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
+    this.owner = deps.owner ?? LOCAL_OWNER;
   }
 
   /**
@@ -225,8 +235,10 @@ export class Pipeline {
       context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
       const batch: WriteBatch = {
         ...plan.rows,
-        pendingAdd: merged.deferred.map(encodePending),
+        pendingAdd: merged.deferred.map((p) => encodePending(p, this.owner)),
         pendingRemove: merged.cancelled.map((c) => storedPendingKey(c.traceId, c.key)),
+        // What the batch took, for the next process (ledger-journal.ts).
+        ledger: journalRecord(txn.taken(), now),
         extensions: [
           ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })),
           ...(extend?.(calls) ?? []),
@@ -273,8 +285,9 @@ export class Pipeline {
   }
 
   /**
-   * Counts the tool-span-only calls whose grace period ended by nowMs without a proposal. Runs on
-   * a timer; on a store error they stay pending and the next run tries again.
+   * Counts the tool-span-only calls whose grace period ended by nowMs without a proposal, those whose
+   * rows this process still holds (another may have taken them over: pending-owner.ts); returns how
+   * many it counted. Runs on a timer; on a store error they stay pending and the next run tries again.
    */
   async settle(nowMs = this.deps.now()): Promise<number> {
     const { deps } = this;
@@ -282,31 +295,42 @@ export class Pipeline {
     if (due.length === 0) return 0;
     const bySource = new Map<SourceName, PendingCall[]>();
     for (const p of due) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
+    let counted = 0;
     for (const [source, items] of bySource) {
+      const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
       const calls = items.map((p) => this.check(p.call, source, nowMs));
       const labels = calls.map((c) => callLabels(c, deps.labels));
-      const plan = buildWrite(source, calls, labels, [], [], this.failureCap, nowMs, deps.redactor);
-      const batch: WriteBatch = {
-        ...plan.rows,
-        pendingAdd: [],
-        pendingRemove: items.map((p) => storedPendingKey(p.traceId, p.key)),
-        extensions: [],
-      };
+      let held: CheckedCall[] = [];
+      let heldLabels: CallLabels[] = [];
+      let plan: WritePlan | undefined;
       try {
-        await deps.store.write(batch);
+        await deps.store.settlePending(this.owner, keys, (taken) => {
+          const still = new Set(taken.map((k) => `${k.traceId}\u0000${k.callKey}`));
+          const mine = keys.flatMap((k, i) => (still.has(`${k.traceId}\u0000${k.callKey}`) ? [i] : []));
+          held = mine.map((i) => calls[i]!);
+          heldLabels = mine.map((i) => labels[i]!);
+          plan = buildWrite(source, held, heldLabels, [], [], this.failureCap, nowMs, deps.redactor);
+          return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: [] };
+        });
       } catch (err) {
         deps.ledger.restore(items, nowMs);
         deps.writeHealth?.failed(err);
         throw err;
       }
       deps.writeHealth?.succeeded();
+      if (!plan) continue;
       plan.commitCaps();
-      this.count(source, calls, labels, [], plan, 0);
+      this.count(source, held, heldLabels, [], plan, 0);
+      counted += held.length;
     }
-    return due.length;
+    return counted;
   }
 
-  /** Puts back the pending calls a previous process persisted; a row that cannot be read is reported, not counted. */
+  /**
+   * Puts back pending calls this process took over (pending-owner.ts: at start, or those of a process
+   * gone since); a row that cannot be read is reported, not counted; a call this process already
+   * counted from its proposal is reported as superseded.
+   */
   restorePending(rows: readonly PendingRow[]): RestoreResult {
     const items: PendingCall[] = [];
     const unreadable: RestoreResult['unreadable'] = [];
@@ -315,8 +339,12 @@ export class Pipeline {
       if (d.ok) items.push(d.call);
       else unreadable.push({ traceId: r.traceId, callKey: r.callKey, reason: d.reason });
     }
-    this.deps.ledger.restore(items, this.deps.now());
-    return { restored: items.length, unreadable };
+    const superseded = this.deps.ledger.restore(items, this.deps.now());
+    return {
+      restored: items.length - superseded.length,
+      unreadable,
+      superseded: superseded.map((p) => storedPendingKey(p.traceId, p.key)),
+    };
   }
 
   private check(c: CallToCount, source: SourceName, now: number): CheckedCall {

@@ -28,6 +28,7 @@ import type {
   ExecutionAggregate,
   FailureDrop,
   FailureQuery,
+  PendingKey,
   PendingRow,
   Store,
   StoredFailure,
@@ -167,10 +168,45 @@ export class PostgresStore implements Store {
   }
 
   async loadPending(): Promise<PendingRow[]> {
-    const res = await this.pool.query<{ trace_id: string; call_key: string; due_ms: string; payload: string }>(
-      'SELECT trace_id, call_key, due_ms, payload FROM pending_calls ORDER BY due_ms, trace_id COLLATE "C", call_key COLLATE "C"',
+    type Row = { trace_id: string; call_key: string; due_ms: string; payload: string; owner: string | null };
+    const res = await this.pool.query<Row>(
+      `SELECT trace_id, call_key, due_ms, payload, owner FROM pending_calls
+       ORDER BY due_ms, trace_id COLLATE "C", call_key COLLATE "C"`,
     );
-    return res.rows.map((r) => ({ traceId: r.trace_id, callKey: r.call_key, dueMs: Number(r.due_ms), payload: r.payload }));
+    return res.rows.map((r) => ({
+      traceId: r.trace_id,
+      callKey: r.call_key,
+      dueMs: Number(r.due_ms),
+      payload: r.payload,
+      owner: r.owner,
+    }));
+  }
+
+  /** Its own transaction beside the group commit; a COMMIT whose answer was lost is settled by the server. */
+  async settlePending(
+    owner: string,
+    keys: readonly PendingKey[],
+    build: (held: readonly PendingKey[]) => WriteBatch,
+  ): Promise<PendingKey[]> {
+    if (this.closed) throw new Error('store is closed');
+    const sorted = [...keys].sort((a, b) => compareKeys([a.traceId, a.callKey], [b.traceId, b.callKey]));
+    let held: PendingKey[] = [];
+    await withResolvedCommit(
+      await this.connect(),
+      async (c) => {
+        const res = await c.query<{ trace_id: string; call_key: string }>(
+          `DELETE FROM pending_calls p USING unnest($1::text[], $2::text[]) AS r(trace_id, call_key)
+           WHERE p.trace_id = r.trace_id AND p.call_key = r.call_key AND p.owner = $3
+           RETURNING p.trace_id, p.call_key`,
+          [sorted.map((k) => k.traceId), sorted.map((k) => k.callKey), owner],
+        );
+        const gone = new Set(res.rows.map((r) => JSON.stringify([r.trace_id, r.call_key])));
+        held = keys.filter((k) => gone.has(JSON.stringify([k.traceId, k.callKey])));
+        if (held.length > 0) await applyGroup(c, [build(held)]);
+      },
+      (xid) => xactCommitted(this.pool, xid),
+    );
+    return held;
   }
 
   async failures(q: FailureQuery): Promise<StoredFailure[]> {
@@ -389,12 +425,26 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
     );
   }
   if (pending.add.length > 0) {
-    // As SQLite's INSERT OR REPLACE: a call deferred again replaces its row.
+    // As SQLite's INSERT OR REPLACE: a call deferred again replaces its row (and this process holds it).
     await c.query(
-      `INSERT INTO pending_calls (trace_id, call_key, due_ms, payload)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[])
-       ON CONFLICT (trace_id, call_key) DO UPDATE SET due_ms = excluded.due_ms, payload = excluded.payload`,
-      [pending.add.map((p) => p.traceId), pending.add.map((p) => p.callKey), pending.add.map((p) => p.dueMs), pending.add.map((p) => p.payload)],
+      `INSERT INTO pending_calls (trace_id, call_key, due_ms, payload, owner)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
+       ON CONFLICT (trace_id, call_key)
+       DO UPDATE SET due_ms = excluded.due_ms, payload = excluded.payload, owner = excluded.owner`,
+      [
+        pending.add.map((p) => p.traceId),
+        pending.add.map((p) => p.callKey),
+        pending.add.map((p) => p.dueMs),
+        pending.add.map((p) => p.payload),
+        pending.add.map((p) => p.owner ?? null),
+      ],
+    );
+  }
+  const ledger = batches.flatMap((b) => (b.ledger ? [b.ledger] : []));
+  if (ledger.length > 0) {
+    await c.query(
+      'INSERT INTO ledger_batches (time_ms, traces, body) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[])',
+      [ledger.map((r) => r.timeMs), ledger.map((r) => r.traces), ledger.map((r) => r.body)],
     );
   }
   // Extensions only write: collect their statements, then run them in order on this transaction.

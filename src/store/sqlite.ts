@@ -11,7 +11,18 @@ import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
 import { selectCallSeries } from './call-series.js';
-import type { CallCountQuery, CallCountRow, CallSeriesQuery, CallSeriesRow, FailureQuery, PendingRow, Store, StoredFailure, WriteBatch } from './store.js';
+import type {
+  CallCountQuery,
+  CallCountRow,
+  CallSeriesQuery,
+  CallSeriesRow,
+  FailureQuery,
+  PendingKey,
+  PendingRow,
+  Store,
+  StoredFailure,
+  WriteBatch,
+} from './store.js';
 
 interface Pending {
   batch: WriteBatch;
@@ -58,8 +69,12 @@ export class SqliteStore implements Store {
            arguments_omitted)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      pendingAdd: this.db.prepare('INSERT OR REPLACE INTO pending_calls (trace_id, call_key, due_ms, payload) VALUES (?, ?, ?, ?)'),
+      pendingAdd: this.db.prepare(
+        'INSERT OR REPLACE INTO pending_calls (trace_id, call_key, due_ms, payload, owner) VALUES (?, ?, ?, ?, ?)',
+      ),
       pendingRemove: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ?'),
+      pendingSettle: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ? AND owner = ?'),
+      ledger: this.db.prepare('INSERT INTO ledger_batches (time_ms, traces, body) VALUES (?, ?, ?)'),
       drop: this.db.prepare(
         `INSERT INTO failure_drops (minute, service, tool, dropped) VALUES (@minute, @service, @tool, @dropped)
          ON CONFLICT (minute, service, tool) DO UPDATE SET dropped = dropped + excluded.dropped`,
@@ -117,14 +132,52 @@ export class SqliteStore implements Store {
         f.argumentsOmitted ?? null);
     }
     for (const d of b.failureDrops) this.stmts.drop.run(d);
-    for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload);
+    for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload, p.owner ?? null);
     for (const p of b.pendingRemove) this.stmts.pendingRemove.run(p.traceId, p.callKey);
+    if (b.ledger) this.stmts.ledger.run(b.ledger.timeMs, b.ledger.traces, b.ledger.body);
     for (const x of b.extensions) x(this.port.batchTx);
   }
 
   async loadPending(): Promise<PendingRow[]> {
-    const rows = this.db.prepare('SELECT trace_id, call_key, due_ms, payload FROM pending_calls ORDER BY due_ms').all() as { trace_id: string; call_key: string; due_ms: number; payload: string }[];
-    return rows.map((r) => ({ traceId: r.trace_id, callKey: r.call_key, dueMs: Number(r.due_ms), payload: r.payload }));
+    const select = 'SELECT trace_id, call_key, due_ms, payload, owner FROM pending_calls ORDER BY due_ms';
+    const rows = this.db.prepare(select).all() as {
+      trace_id: string;
+      call_key: string;
+      due_ms: number;
+      payload: string;
+      owner: string | null;
+    }[];
+    return rows.map((r) => ({
+      traceId: r.trace_id,
+      callKey: r.call_key,
+      dueMs: Number(r.due_ms),
+      payload: r.payload,
+      owner: r.owner,
+    }));
+  }
+
+  /** In a macrotask, as the group commit: never inside a transaction of the SQL port still awaiting its body. */
+  settlePending(
+    owner: string,
+    keys: readonly PendingKey[],
+    build: (held: readonly PendingKey[]) => WriteBatch,
+  ): Promise<PendingKey[]> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return new Promise((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          resolve(
+            this.db.transaction(() => {
+              const held = keys.filter((k) => this.stmts.pendingSettle.run(k.traceId, k.callKey, owner).changes > 0);
+              if (held.length > 0) this.apply(build(held));
+              return held;
+            })(),
+          );
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    });
   }
 
   async failures(q: FailureQuery): Promise<StoredFailure[]> {

@@ -67,6 +67,21 @@ export interface PendingRow {
   dueMs: number;
   /** The call to count, as JSON. */
   payload: string;
+  /** The process holding it (pipeline/pending-owner.ts); null: nobody yet (rows from before owners). */
+  owner?: string | null;
+}
+
+export interface PendingKey {
+  traceId: string;
+  callKey: string;
+}
+
+/** What one batch took for one-call-one-count, kept so the next process knows it (pipeline/ledger-journal.ts). */
+export interface LedgerRecord {
+  timeMs: number;
+  /** Traces in the record (the journal keeps about dedupe.max_traces of them). */
+  traces: number;
+  body: string;
 }
 
 /** Everything one ingested batch writes, in one transaction. */
@@ -76,9 +91,11 @@ export interface WriteBatch {
   failures: FailureRecord[];
   failureDrops: FailureDrop[];
   pendingAdd: PendingRow[];
-  pendingRemove: { traceId: string; callKey: string }[];
+  pendingRemove: PendingKey[];
   /** Rows features add in the same transaction (the judge's trajectories, the Langfuse ids taken). */
   extensions: BatchExtension[];
+  /** The batch's record in the dedupe journal, when it took any span or call. */
+  ledger?: LedgerRecord;
 }
 
 export interface StoredFailure extends FailureRecord {
@@ -154,8 +171,18 @@ export interface Store {
   callCounts(q: CallCountQuery): Promise<CallCountRow[]>;
   /** The minute aggregates per time bucket, grouped by the given dimensions and outcome (src/store/call-series.ts). */
   callSeries(q: CallSeriesQuery): Promise<CallSeriesRow[]>;
-  /** Every pending call, in due order (read once at start-up). */
+  /** Every pending call, in due order, whoever holds it (processes take theirs through pipeline/pending-owner.ts). */
   loadPending(): Promise<PendingRow[]>;
+  /**
+   * Counts waiting calls that `owner` still holds: in one transaction deletes the rows of `keys` held by
+   * `owner`, and writes build(the keys deleted). Resolves to those keys; a row another process took
+   * over, or that is gone (its proposal arrived), is not counted here.
+   */
+  settlePending(
+    owner: string,
+    keys: readonly PendingKey[],
+    build: (held: readonly PendingKey[]) => WriteBatch,
+  ): Promise<PendingKey[]>;
   /** Drops aggregates and failure records older than the cutoff; returns rows removed. */
   prune(beforeMs: number): Promise<number>;
   /**

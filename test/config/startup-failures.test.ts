@@ -106,3 +106,14 @@ describe('judge.idle', () => {
     expect(loadConfig({ cwd: tempDir(), env: {}, overrides: { judge: { idle: '1s' } } }).judge.idleMs).toBe(1000);
   });
 });
+
+describe('dedupe.pending_lease', () => {
+  it('is 30s by default; under a second is refused with its path', () => {
+    expect(loadConfig({ cwd: tempDir(), env: {} }).dedupe.pendingLeaseMs).toBe(30_000);
+    expect(() => loadConfig({ cwd: tempDir(), env: {}, overrides: { dedupe: { pending_lease: '500ms' } } })).toThrow(
+      /dedupe\.pending_lease: must be at least 1s/,
+    );
+    const two = loadConfig({ cwd: tempDir(), env: {}, overrides: { dedupe: { pending_lease: '2s' } } });
+    expect(two.dedupe.pendingLeaseMs).toBe(2000);
+  });
+});

@@ -129,8 +129,8 @@ function failure(over: Partial<FailureRecord> = {}): FailureRecord {
     ...over,
   };
 }
-function pend(traceId: string, callKey: string, dueMs: number, payload = '{}'): PendingRow {
-  return { traceId, callKey, dueMs, payload };
+function pend(traceId: string, callKey: string, dueMs: number, payload = '{}', owner = 'p1'): PendingRow {
+  return { traceId, callKey, dueMs, payload, owner };
 }
 function batch(over: Partial<WriteBatch> = {}): WriteBatch {
   return { ...emptyBatch(), ...over };
@@ -314,6 +314,55 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       expect(await (await another()).loadPending()).toHaveLength(2);
       await store.write(batch({ pendingRemove: [{ traceId: 't1', callKey: 'a' }, { traceId: 't2', callKey: 'a' }] }));
       expect(await store.loadPending()).toEqual([]);
+    });
+
+    it('settlePending: counts only the rows the owner holds, in one transaction with what it writes', async () => {
+      const rows = [pend('s1', 'a', T0), pend('s1', 'b', T0), pend('s2', 'a', T0, '{}', 'p2')];
+      await store.write(batch({ pendingAdd: rows }));
+      const keys = [
+        { traceId: 's1', callKey: 'a' },
+        { traceId: 's1', callKey: 'b' },
+        { traceId: 's2', callKey: 'a' }, // held by another process
+        { traceId: 's3', callKey: 'a' }, // gone (its proposal arrived)
+      ];
+      let asked: unknown;
+      const held = await store.settlePending('p1', keys, (h) => {
+        asked = h;
+        return batch({ callAggregates: [call({ count: h.length })] });
+      });
+      expect(held).toEqual(keys.slice(0, 2));
+      expect(asked).toEqual(keys.slice(0, 2));
+      expect((await store.callCounts({ sinceMs: T0 }))[0]!.count).toBe(2);
+      expect(await store.loadPending()).toEqual([pend('s2', 'a', T0, '{}', 'p2')]);
+      // Nothing held: nothing written.
+      const hundred = () => batch({ callAggregates: [call({ count: 100 })] });
+      expect(await store.settlePending('p1', keys, hundred)).toEqual([]);
+      expect((await store.callCounts({ sinceMs: T0 }))[0]!.count).toBe(2);
+      // A write that fails leaves the rows as they were.
+      const poison = Object.values(kind.poisons)[0]!;
+      const failing = () => batch({ failures: [poison(failure())] });
+      await expect(store.settlePending('p2', keys, failing)).rejects.toBeInstanceOf(Error);
+      expect(await store.loadPending()).toEqual([pend('s2', 'a', T0, '{}', 'p2')]);
+    });
+
+    it('a batch record of the dedupe journal is written with its batch, also within one group', async () => {
+      await Promise.all([
+        store.write(batch({ ledger: { timeMs: T0, traces: 1, body: '[1,["t",["s"],[]]]' } })),
+        store.write(batch({ callAggregates: [call()] })),
+        store.write(batch({ ledger: { timeMs: T0 + 1, traces: 2, body: '[1]' } })),
+      ]);
+      const rows = await store.sql.all<Record<string, unknown>>(
+        'SELECT time_ms, traces, body FROM ledger_batches ORDER BY id',
+      );
+      expect(rows.map((r) => [Number(r.time_ms), Number(r.traces), r.body])).toEqual([
+        [T0, 1, '[1,["t",["s"],[]]]'],
+        [T0 + 1, 2, '[1]'],
+      ]);
+      const poison = Object.values(kind.poisons)[0]!;
+      const ledger = { timeMs: T0 + 2, traces: 1, body: 'x' };
+      const bad = store.write(batch({ ledger, failures: [poison(failure())] }));
+      await expect(bad).rejects.toBeInstanceOf(Error);
+      expect(await store.sql.all('SELECT id FROM ledger_batches')).toHaveLength(2);
     });
 
     it('failures(): filters by service, tool (counted or raw name), outcome, since; cursor pages newest first', async () => {

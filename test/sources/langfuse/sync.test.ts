@@ -252,6 +252,114 @@ describe('Langfuse source: a crash mid-window', () => {
 });
 
 /**
+ * A GENERATION counted by one process and its TOOL taken by the next (issue 8, Medium 9): TOOL
+ * observations wait for the end of their window, so a restart between the two — graceful, between
+ * windows, or a crash in the middle of one — must not count the call a second time from the TOOL.
+ */
+describe('Langfuse source: a call is counted once across a restart', () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const gen = (id: string, traceId: string, startMs: number, calls: { id: string; name: string; args: string }[]) => ({
+    id,
+    traceId,
+    type: 'GENERATION',
+    name: 'chat',
+    startTime: iso(startMs),
+    endTime: iso(startMs + 400),
+    model: 'gpt-4o',
+    ...openaiChat(calls),
+  });
+  const toolObs = (id: string, traceId: string, startMs: number, name: string, callId?: string) => ({
+    id,
+    traceId,
+    type: 'TOOL',
+    name,
+    startTime: iso(startMs),
+    endTime: iso(startMs + 100),
+    input: { city: 'Paris' },
+    output: 'sunny',
+    ...(callId ? { metadata: { tool_call_id: callId } } : {}),
+  });
+
+  async function byOutcome(h: Harness): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const r of await h.services.store.callCounts({ sinceMs: 0 })) out[r.outcome] = (out[r.outcome] ?? 0) + r.count;
+    return out;
+  }
+
+  async function stopKeepingDb(h: Harness): Promise<string> {
+    const dbPath = h.services.config.database.kind === 'sqlite' ? h.services.config.database.path : '';
+    await h.app.close();
+    await h.services.close();
+    open = open.filter((x) => x !== h);
+    cleanup.push(h.dir);
+    return dbPath;
+  }
+
+  it('graceful: the GENERATION in the last window before the restart, its TOOLs in the first after it', async () => {
+    const tg = Date.now() - 20 * MIN;
+    fake.observations.push(
+      gen('R1', 'trR', tg, [
+        { id: 'call_r', name: 'get_weather', args: '{"city":"Paris"}' },
+        { id: 'call_s', name: 'get_weather', args: '{"city":"Rome"}' },
+      ]),
+      toolObs('R2', 'trR', tg + 3_000, 'get_weather', 'call_r'),
+      // No id anywhere: paired by name.
+      toolObs('R3', 'trR', tg + 4_000, 'get_weather'),
+    );
+    // The first process syncs up to just after the GENERATION: its watermark lies between it and the TOOLs.
+    skew = tg + 1_000 + MIN - Date.now();
+    const a = await toolwatch();
+    await a.services.langfuse!.source.runOnce();
+    const wm = a.services.langfuse!.source.watermarkMs!;
+    expect(wm > tg && wm < tg + 3_000).toBe(true);
+    const dbPath = await stopKeepingDb(a);
+
+    skew = 0;
+    const b = await toolwatch({}, dbPath);
+    const run = await b.services.langfuse!.source.runOnce();
+    expect(run.observations).toBe(2); // the TOOLs; the GENERATION is in the overlap and skipped
+    await new Promise((r) => setTimeout(r, 300)); // past the grace period
+    await b.services.pipeline.settle(Date.now() + 60_000);
+    expect(await byOutcome(b)).toEqual({ valid: 2 });
+    expect(metricValue(await b.metrics(), 'toolwatch_tool_executions_total')).toBe(2);
+  });
+
+  it('crash mid-window: the GENERATION committed, the window died before its TOOLs', async () => {
+    const tg = Date.now() - 20 * MIN;
+    fake.observations.push(
+      gen('Q1', 'trQ', tg, [{ id: 'call_q', name: 'get_weather', args: '{"city":"Paris"}' }]),
+      toolObs('Q2', 'trQ', tg + 3_000, 'get_weather', 'call_q'),
+    );
+    const a = await toolwatch();
+    const lfA = a.services.langfuse!;
+    const crashing = new LangfuseSource(
+      {
+        api: (lfA.source as unknown as { deps: { api: never } }).deps.api,
+        state: lfA.state,
+        ingest: async (facts, n, extend) => {
+          if (facts.some((f) => f.spanId === 'Q2')) throw new Error('toolwatch crashed');
+          return a.services.pipeline.ingestFacts(facts, 'langfuse', n, extend);
+        },
+        clock: Date.now,
+        sleep: async () => {},
+        log: a.services.log,
+      },
+      lfA.source.opts,
+    );
+    await expect(crashing.runOnce()).rejects.toThrow('toolwatch crashed');
+    expect(await byOutcome(a)).toEqual({ valid: 1 });
+    const dbPath = await stopKeepingDb(a);
+
+    const b = await toolwatch({}, dbPath);
+    await b.services.langfuse!.source.runOnce();
+    await new Promise((r) => setTimeout(r, 300));
+    await b.services.pipeline.settle(Date.now() + 60_000);
+    expect(await byOutcome(b)).toEqual({ valid: 1 });
+    expect(metricValue(await b.metrics(), 'toolwatch_tool_executions_total')).toBe(1);
+  });
+});
+
+/**
  * What the two observation endpoints really return (issue 8, Low 17; Langfuse's OpenAPI document):
  * v2's `model` field group is `providedModelName`, `internalModelId`, `modelParameters` (v1 has
  * `model`), and v2 cuts every metadata value over 200 characters unless its key is listed in

@@ -1,0 +1,166 @@
+/**
+ * The dedupe memory survives the process (README: Reliability). Each batch's record — the
+ * tool-bearing spans it took and the calls it counted or changed, per trace — is written in the
+ * batch's own transaction (WriteBatch.ledger, table ledger_batches), and a process loads the newest
+ * records into its ledger when it starts. So a batch recorded just before a crash and resent to the
+ * next process is a duplicate, and a tool span (or a Langfuse TOOL) whose proposal the previous
+ * process counted pairs with it instead of being counted again.
+ *
+ * Bounded like the memory itself: a process loads at most `max_traces` traces, none idle for longer
+ * than `trace_ttl` before the newest record (the time a process was down does not age the memory);
+ * the table is pruned to the same age and to about twice `max_traces` traces.
+ *
+ * A record is compact JSON: `[1, [traceId, [spanId…], [key, name, flags, …]], …]`, flags as bits
+ * (1 the call has an id, 2 executed, 4 known from its tool span alone, 8 from a summary).
+ */
+import type { LedgerRecord, Sql } from '../store/store.js';
+import { num } from '../store/rows.js';
+import type { Ledger, RecordedCall, TakenInTrace } from './ledger.js';
+
+const VERSION = 1;
+const HAS_ID = 1;
+const EXECUTED = 2;
+const FROM_EXECUTION = 4;
+const SUMMARY = 8;
+
+/** One batch's record; undefined when it took nothing (no tool-bearing span, no call). */
+export function journalRecord(taken: Iterable<TakenInTrace>, timeMs: number): LedgerRecord | undefined {
+  const out: unknown[] = [VERSION];
+  for (const t of taken) {
+    const calls: (string | number)[] = [];
+    for (const [key, e] of t.calls) {
+      const flags =
+        (e.hasId ? HAS_ID : 0) |
+        (e.executed ? EXECUTED : 0) |
+        (e.fromExecution ? FROM_EXECUTION : 0) |
+        (e.summary ? SUMMARY : 0);
+      calls.push(key, e.name, flags);
+    }
+    out.push([t.traceId, t.spans, calls]);
+  }
+  return out.length > 1 ? { timeMs, traces: out.length - 1, body: JSON.stringify(out) } : undefined;
+}
+
+interface DecodedTrace {
+  traceId: string;
+  spans: string[];
+  calls: [string, RecordedCall][];
+}
+
+const isStr = (v: unknown): v is string => typeof v === 'string';
+
+/** A record's traces; undefined when this version cannot read it (it is skipped, never guessed at). */
+export function decodeRecord(body: string): DecodedTrace[] | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(doc) || doc[0] !== VERSION) return undefined;
+  const out: DecodedTrace[] = [];
+  for (let i = 1; i < doc.length; i++) {
+    const t: unknown = doc[i];
+    if (!Array.isArray(t) || !isStr(t[0]) || !Array.isArray(t[1]) || !Array.isArray(t[2]) || !t[1].every(isStr))
+      return undefined;
+    const flat = t[2] as unknown[];
+    if (flat.length % 3 !== 0) return undefined;
+    const calls: [string, RecordedCall][] = [];
+    for (let k = 0; k < flat.length; k += 3) {
+      const [key, name, flags] = [flat[k], flat[k + 1], flat[k + 2]];
+      if (!isStr(key) || !isStr(name) || typeof flags !== 'number') return undefined;
+      const c: RecordedCall = {
+        name,
+        hasId: (flags & HAS_ID) !== 0,
+        executed: (flags & EXECUTED) !== 0,
+        fromExecution: (flags & FROM_EXECUTION) !== 0,
+      };
+      if (flags & SUMMARY) c.summary = true;
+      calls.push([key, c]);
+    }
+    out.push({ traceId: t[0], spans: t[1] as string[], calls });
+  }
+  return out;
+}
+
+export interface JournalOptions {
+  maxTraces: number;
+  traceTtlMs: number;
+}
+
+export interface JournalLoad {
+  records: number;
+  traces: number;
+  /** Records this version cannot read (skipped). */
+  unreadable: number;
+}
+
+const PAGE = 500;
+/** The table keeps this many times max_traces (records of one trace often span several batches). */
+const KEEP_FACTOR = 2;
+
+/** The ledger_batches table over the store's SQL port. */
+export class LedgerJournal {
+  constructor(
+    private readonly sql: Sql,
+    private readonly opts: JournalOptions,
+  ) {}
+
+  /**
+   * Loads the newest records into the ledger (at start-up, before anything is received). Their
+   * times are moved forward by the time since the newest one, so the TTL counts only time a
+   * process was up to see the traffic.
+   */
+  async load(ledger: Ledger, nowMs: number): Promise<JournalLoad> {
+    const rows: { timeMs: number; traces: DecodedTrace[] }[] = [];
+    const traces = new Set<string>();
+    let unreadable = 0;
+    let newest: number | undefined;
+    let before = Number.MAX_SAFE_INTEGER;
+    scan: for (;;) {
+      const page = await this.sql.all(
+        'SELECT id, time_ms, body FROM ledger_batches WHERE id < ? ORDER BY id DESC LIMIT ?',
+        [before, PAGE],
+      );
+      for (const r of page) {
+        before = num(r.id);
+        const timeMs = num(r.time_ms);
+        newest ??= timeMs;
+        if (newest - timeMs > this.opts.traceTtlMs) break scan;
+        const decoded = decodeRecord(String(r.body));
+        if (!decoded) {
+          unreadable++;
+          continue;
+        }
+        rows.push({ timeMs, traces: decoded });
+        for (const t of decoded) traces.add(t.traceId);
+        if (traces.size >= this.opts.maxTraces) break scan;
+      }
+      if (page.length < PAGE) break;
+    }
+    const shift = newest === undefined ? 0 : Math.max(0, nowMs - newest);
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const r = rows[i]!;
+      for (const t of r.traces) ledger.remember(t.traceId, r.timeMs + shift, t.spans, t.calls);
+    }
+    return { records: rows.length, traces: traces.size, unreadable };
+  }
+
+  /** Drops records older than the TTL before the newest, and those past about twice max_traces traces. */
+  async prune(): Promise<number> {
+    const [newest] = await this.sql.all('SELECT MAX(time_ms) AS t FROM ledger_batches');
+    if (newest?.t === null || newest?.t === undefined) return 0;
+    let removed = await this.sql.run('DELETE FROM ledger_batches WHERE time_ms < ?', [
+      num(newest.t) - this.opts.traceTtlMs,
+    ]);
+    const [cut] = await this.sql.all(
+      `SELECT MIN(id) AS id FROM (
+         SELECT id, SUM(traces) OVER (ORDER BY id DESC ROWS UNBOUNDED PRECEDING) AS n FROM ledger_batches) kept
+       WHERE n <= ?`,
+      [this.opts.maxTraces * KEEP_FACTOR],
+    );
+    if (cut?.id !== null && cut?.id !== undefined)
+      removed += await this.sql.run('DELETE FROM ledger_batches WHERE id < ?', [num(cut.id)]);
+    return removed;
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The dedupe journal (src/pipeline/ledger-journal.ts): a batch's record says what it took — spans,
+ * and calls in their state after it — and a new ledger loaded from the records behaves as the old
+ * one did for everything that arrives later; loading and the table are bounded by max_traces and the
+ * TTL (measured up to the newest record, so time a process was down does not age the memory).
+ */
+import { describe, expect, it } from 'vitest';
+import { Ledger, type CallEntry } from '../../src/pipeline/ledger.js';
+import { decodeRecord, journalRecord, LedgerJournal } from '../../src/pipeline/ledger-journal.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { emptyBatch, type LedgerRecord } from '../../src/store/store.js';
+
+const opts = { maxTraces: 100, maxCallsPerTrace: 10, traceTtlMs: 60_000 };
+const entry = (over: Partial<CallEntry> = {}): CallEntry => ({
+  name: 'f',
+  argsRaw: '{"a":1}',
+  hasId: true,
+  executed: false,
+  fromExecution: false,
+  ...over,
+});
+
+async function withStore(fn: (store: SqliteStore) => Promise<void>): Promise<void> {
+  const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const write = (store: SqliteStore, ledger: LedgerRecord | undefined) =>
+  store.write({ ...emptyBatch(), ...(ledger ? { ledger } : {}) });
+
+describe('dedupe journal records', () => {
+  it('records the spans a batch claimed and the calls it added or changed, in their state after it', () => {
+    const ledger = new Ledger(opts);
+    const first = ledger.begin(0);
+    first.claimSpan('t1', 's1');
+    first.add('t1', 'id:c1', entry());
+    first.add('t1', 'id:c2', entry({ name: 'g', executed: true, fromExecution: true }));
+    first.commit();
+    expect(decodeRecord(journalRecord(first.taken(), 0)!.body)).toEqual([
+      {
+        traceId: 't1',
+        spans: ['s1'],
+        calls: [
+          ['id:c1', { name: 'f', hasId: true, executed: false, fromExecution: false }],
+          ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: true }],
+        ],
+      },
+    ]);
+    // A later batch: a resent span (not taken), the tool span of c1, the proposal of c2.
+    const second = ledger.begin(1);
+    expect(second.claimSpan('t1', 's1')).toBe(false);
+    second.claimSpan('t1', 's2');
+    second.markExecuted(second.get('t1', 'id:c1')!);
+    second.claimOrphan(second.findUnpaired('t1', 'g', undefined, (e) => e.fromExecution)!);
+    second.commit();
+    const rec = journalRecord(second.taken(), 1)!;
+    expect(rec.traces).toBe(1);
+    expect(decodeRecord(rec.body)).toEqual([
+      {
+        traceId: 't1',
+        spans: ['s2'],
+        calls: [
+          ['id:c1', { name: 'f', hasId: true, executed: true, fromExecution: false }],
+          ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: false }],
+        ],
+      },
+    ]);
+    // A batch that took nothing has no record.
+    expect(journalRecord(ledger.begin(2).taken(), 2)).toBeUndefined();
+  });
+
+  it.each([
+    '',
+    '{',
+    '[2]',
+    '[1,["t",["s"]]]',
+    '[1,["t",["s"],["k","n"]]]',
+    '[1,["t",[1],[]]]',
+    '[1,["t",[],["k",2,0]]]',
+  ])('a record this version cannot read is skipped: %s', (body) => expect(decodeRecord(body)).toBeUndefined());
+});
+
+describe('dedupe journal in the store', () => {
+  it('a new ledger loaded from the records recognises the spans and pairs with the calls', async () => {
+    await withStore(async (store) => {
+      const before = new Ledger(opts);
+      const txn = before.begin(1_000);
+      txn.claimSpan('t1', 's1');
+      txn.add('t1', 'id:c1', entry());
+      txn.add('t1', 'pos:s1:1', entry({ name: 'h', hasId: false }));
+      txn.commit();
+      await write(store, journalRecord(txn.taken(), 1_000));
+      await write(store, { timeMs: 1_001, traces: 1, body: 'not a record' });
+
+      const after = new Ledger(opts);
+      expect(await new LedgerJournal(store.sql, opts).load(after, 2_000)).toEqual({
+        records: 1,
+        traces: 1,
+        unreadable: 1,
+      });
+      const next = after.begin(2_000);
+      expect(next.claimSpan('t1', 's1')).toBe(false);
+      expect(next.get('t1', 'id:c1')).toMatchObject({ name: 'f', executed: false, fromExecution: false });
+      // No arguments are kept: an id-less sighting pairs by name.
+      expect(next.findUnpaired('t1', 'h', '{"x":2}', (e) => !e.executed)).toMatchObject({
+        name: 'h',
+        argsRaw: undefined,
+      });
+    });
+  });
+
+  it('loads at most max_traces traces, newest first, none idle for longer than the TTL before the newest', async () => {
+    await withStore(async (store) => {
+      const small = { ...opts, maxTraces: 3 };
+      const rec = (traceId: string, timeMs: number) => {
+        const l = new Ledger(opts);
+        const t = l.begin(timeMs);
+        t.claimSpan(traceId, 's');
+        return journalRecord(t.taken(), timeMs);
+      };
+      // Long before the rest (beyond the TTL), then five traces; the process was down for a day after.
+      await write(store, rec('ancient', 0));
+      for (let i = 0; i < 5; i++) await write(store, rec(`t${i}`, 100_000 + i));
+      const ledger = new Ledger(small);
+      const day = 86_400_000;
+      expect(await new LedgerJournal(store.sql, small).load(ledger, 100_004 + day)).toMatchObject({ traces: 3 });
+      const txn = ledger.begin(100_004 + day); // the downtime did not age them out
+      expect(['t4', 't3', 't2'].map((t) => txn.claimSpan(t, 's'))).toEqual([false, false, false]);
+      expect(['t1', 'ancient'].map((t) => txn.claimSpan(t, 's'))).toEqual([true, true]);
+    });
+  });
+
+  it('prunes records older than the TTL before the newest, and past twice max_traces traces', async () => {
+    await withStore(async (store) => {
+      const small = { ...opts, maxTraces: 2 };
+      const rec = (timeMs: number, traces: number): LedgerRecord => ({ timeMs, traces, body: '[1]' });
+      await write(store, rec(0, 1));
+      for (let i = 0; i < 6; i++) await write(store, rec(100_000 + i, 1));
+      expect(await new LedgerJournal(store.sql, small).prune()).toBe(3);
+      const left = await store.sql.all<{ time_ms: number }>('SELECT time_ms FROM ledger_batches ORDER BY id');
+      expect(left.map((r) => r.time_ms)).toEqual([100_002, 100_003, 100_004, 100_005]);
+      await new LedgerJournal(store.sql, small).prune();
+      expect(await store.sql.all('SELECT id FROM ledger_batches')).toHaveLength(4);
+    });
+  });
+});
