@@ -190,7 +190,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     if (n > 0) log.info({ calls: n }, 'pending calls taken over from a process gone');
   });
   const pruneJournal = () => store.runExclusive('dedupe-journal-prune', () => journal.prune());
-  scheduler.interval('dedupe-journal-prune', 10_000, pruneJournal);
+  scheduler.interval('dedupe-journal-prune', 1_000, pruneJournal);
   scheduler.every('retention', '17 * * * *', async () => {
     const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
     log.info({ removed }, 'retention: old rows removed');

@@ -96,6 +96,8 @@ export interface JournalLoad {
 }
 
 const PAGE = 500;
+/** Newest records whose average size estimates how many records hold twice max_traces traces. */
+const SAMPLE = 200;
 /** The table keeps this many times max_traces (records of one trace often span several batches). */
 const KEEP_FACTOR = 2;
 
@@ -146,21 +148,23 @@ export class LedgerJournal {
     return { records: rows.length, traces: traces.size, unreadable };
   }
 
-  /** Drops records older than the TTL before the newest, and those past about twice max_traces traces. */
+  /**
+   * Drops records older than the TTL before the newest, and those past about twice max_traces traces
+   * (counted from the average of the newest records). Every query walks the primary key from one
+   * end, so a run costs what it deletes: run often, it blocks little.
+   */
   async prune(): Promise<number> {
-    const [newest] = await this.sql.all('SELECT MAX(time_ms) AS t FROM ledger_batches');
-    if (newest?.t === null || newest?.t === undefined) return 0;
-    let removed = await this.sql.run('DELETE FROM ledger_batches WHERE time_ms < ?', [
-      num(newest.t) - this.opts.traceTtlMs,
-    ]);
-    const [cut] = await this.sql.all(
-      `SELECT MIN(id) AS id FROM (
-         SELECT id, SUM(traces) OVER (ORDER BY id DESC ROWS UNBOUNDED PRECEDING) AS n FROM ledger_batches) kept
-       WHERE n <= ?`,
-      [this.opts.maxTraces * KEEP_FACTOR],
+    const [newest] = await this.sql.all('SELECT id, time_ms FROM ledger_batches ORDER BY id DESC LIMIT 1');
+    if (!newest) return 0;
+    const [avg] = await this.sql.all(
+      `SELECT AVG(traces) AS traces FROM (SELECT traces FROM ledger_batches ORDER BY id DESC LIMIT ${SAMPLE}) newest`,
     );
-    if (cut?.id !== null && cut?.id !== undefined)
-      removed += await this.sql.run('DELETE FROM ledger_batches WHERE id < ?', [num(cut.id)]);
-    return removed;
+    const keep = Math.ceil((this.opts.maxTraces * KEEP_FACTOR) / Math.max(1, num(avg?.traces)));
+    const byCount = num(newest.id) - keep + 1;
+    const [fresh] = await this.sql.all('SELECT id FROM ledger_batches WHERE time_ms >= ? ORDER BY id LIMIT 1', [
+      num(newest.time_ms) - this.opts.traceTtlMs,
+    ]);
+    const cut = Math.max(byCount, num(fresh?.id));
+    return this.sql.run('DELETE FROM ledger_batches WHERE id < ?', [cut]);
   }
 }

@@ -13,10 +13,19 @@ export interface SentBatch {
   /** Sent at least once without an answer (the connection broke): it may have been recorded. */
   unanswered: boolean;
   attempts: number;
+  /** Tool spans only: counted after the grace period. */
+  toolOnly: boolean;
 }
 
 export interface SenderOptions {
   url: () => string;
+  /**
+   * Where a batch (each is one trace) goes on this attempt: as the Collector's loadbalancing exporter,
+   * by trace id over the replicas it currently knows. Default: url().
+   */
+  route?: (traceId: string) => string;
+  /** Every n-th batch holds tool spans only (no proposal): its calls wait out the grace period. */
+  toolOnlyEvery?: number;
   service: string;
   callsPerBatch: number;
   concurrency: number;
@@ -35,25 +44,36 @@ export interface SenderResult {
 
 const TRACE_PREFIX = 'feed';
 
-export function batchBody(service: string, id: number, calls: number): string {
-  const traceId = `${TRACE_PREFIX}${id.toString(16).padStart(28, '0')}`;
+/** The trace id of batch `id` (one trace per batch). */
+export const traceIdOf = (id: number): string => `${TRACE_PREFIX}${id.toString(16).padStart(28, '0')}`;
+
+/** A proposal per call (model spans), or with `toolOnly` an execute_tool span per call and no proposal. */
+export function batchBody(service: string, id: number, calls: number, toolOnly = false): string {
+  const traceId = traceIdOf(id);
+  const at = String(Date.now() * 1e6);
+  const proposal = (i: number) => [
+    { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+    {
+      key: 'gen_ai.output.messages',
+      value: {
+        stringValue: JSON.stringify([
+          { role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name: `t${id}`, arguments: '{}' }] },
+        ]),
+      },
+    },
+  ];
+  const execution = (i: number) => [
+    { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+    { key: 'gen_ai.tool.name', value: { stringValue: `t${id}` } },
+    { key: 'gen_ai.tool.call.id', value: { stringValue: `c${i}` } },
+  ];
   const spans = Array.from({ length: calls }, (_, i) => ({
     traceId,
     spanId: (i + 1).toString(16).padStart(16, '0'),
-    name: 'chat',
-    startTimeUnixNano: String(Date.now() * 1e6),
-    endTimeUnixNano: String(Date.now() * 1e6),
-    attributes: [
-      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-      {
-        key: 'gen_ai.output.messages',
-        value: {
-          stringValue: JSON.stringify([
-            { role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name: `t${id}`, arguments: '{}' }] },
-          ]),
-        },
-      },
-    ],
+    name: toolOnly ? `execute_tool t${id}` : 'chat',
+    startTimeUnixNano: at,
+    endTimeUnixNano: at,
+    attributes: toolOnly ? execution(i) : proposal(i),
   }));
   return JSON.stringify({
     resourceSpans: [
@@ -77,15 +97,18 @@ export async function runSender(o: SenderOptions): Promise<SenderResult> {
         acked: false,
         unanswered: false,
         attempts: 0,
+        toolOnly: false,
       };
       b.tool = `t${b.id}`;
+      b.toolOnly = o.toolOnlyEvery !== undefined && b.id % o.toolOnlyEvery === 0;
       batches.push(b);
-      const body = batchBody(o.service, b.id, o.callsPerBatch);
+      const body = batchBody(o.service, b.id, o.callsPerBatch, b.toolOnly);
+      const traceId = traceIdOf(b.id);
       while (!b.acked && Date.now() - started < o.giveUpMs) {
         b.attempts++;
         let wait = 50;
         try {
-          const res = await fetch(`${o.url()}/v1/traces`, {
+          const res = await fetch(`${o.route ? o.route(traceId) : o.url()}/v1/traces`, {
             method: 'POST',
             body,
             headers: { 'content-type': 'application/json' },
