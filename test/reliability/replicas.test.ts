@@ -29,7 +29,7 @@ describe.skipIf(pgServer().skip)('two replicas on one PostgreSQL', () => {
     if (url) await dropDatabase(url);
   });
 
-  it('rolling restart under load: nothing acknowledged lost, nothing counted twice, tool-span-only calls once', async () => {
+  it('rolling restart under load: nothing acknowledged lost or counted twice, tool-span-only calls once', async () => {
     url = await freshDatabase();
     dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-rel-replicas-'));
     const file = path.join(dir, 'toolwatch.yaml');
@@ -99,7 +99,8 @@ describe.skipIf(pgServer().skip)('two replicas on one PostgreSQL', () => {
     console.info(
       `[reliability] two replicas, rolling restart: ${result.batches.length} batches ` +
         `(${toolOnly.length} tool-span-only), ${a.acked} acknowledged (${a.ackedCalls} calls), lost ${a.lost}, ` +
-        `doubled ${a.doubled}, restarts ${JSON.stringify(restarts)}, statuses ${JSON.stringify([...result.statuses])}, ` +
+        `doubled ${a.doubled}, restarts ${JSON.stringify(restarts)}, ` +
+        `statuses ${JSON.stringify([...result.statuses])}, ` +
         `connection errors ${result.connectionErrors}, max RSS ${maxRss.toFixed(0)} MiB`,
     );
     for (const r of restarts) expect(r.code).toBe(0);
