@@ -15,7 +15,7 @@ import { builtinDialects } from '../../src/normalize/registry.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
 import { Pipeline } from '../../src/pipeline/pipeline.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import type { CallAggregate, Store, WriteBatch } from '../../src/store/store.js';
+import type { CallAggregate, PendingKey, Store, WriteBatch } from '../../src/store/store.js';
 import { storeRedactor } from '../../src/redact/stored.js';
 
 export const DIALECT_FIXTURES = path.resolve(process.cwd(), 'test/fixtures/dialects');
@@ -85,6 +85,15 @@ export async function runBatches(batches: readonly (readonly Span[])[]): Promise
         return async (batch: WriteBatch) => {
           await target.write(batch);
           aggregates.push(...batch.callAggregates);
+        };
+      }
+      // Calls counted after their grace period are written by settlePending.
+      if (prop === 'settlePending') {
+        return async (owner: string, keys: readonly PendingKey[], build: (held: readonly PendingKey[]) => WriteBatch) => {
+          let built: WriteBatch | undefined;
+          const held = await target.settlePending(owner, keys, (h) => (built = build(h)));
+          if (built) aggregates.push(...built.callAggregates);
+          return held;
         };
       }
       const v = Reflect.get(target, prop, receiver) as unknown;
