@@ -51,6 +51,10 @@ export class SqliteStore implements Store {
     // NORMAL in WAL survives a crash of the process; FULL also survives a power cut, at an fsync per commit.
     this.db.pragma(`synchronous = ${opts.synchronous}`);
     this.db.pragma('busy_timeout = 5000');
+    // 4 MiB of page cache (better-sqlite3 builds SQLite with 16 MiB): most of what is written here — the
+    // dedupe journal above all, failure records, trajectories — is seldom read back, so a bigger cache
+    // would only hold written pages; reads of older pages come from the operating system's file cache.
+    this.db.pragma('cache_size = -4000');
     migrateSqlite(this.db);
     this.port = new SqliteSql(this.db);
     this.stmts = {
