@@ -116,10 +116,11 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
       .runExclusive('job', async () => {
         const c = await store.pool.connect();
         c.release();
-        // The job's own connection is the one holding the lock: kill every toolwatch backend but ours.
+        // The job's own connection is the one holding the lock: kill every toolwatch backend but ours —
+        // of this database only (other test files use the same server at the same time).
         await admin.query(
           `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-           WHERE application_name = 'toolwatch' AND pid <> pg_backend_pid()`,
+           WHERE application_name = 'toolwatch' AND datname = current_database() AND pid <> pg_backend_pid()`,
         );
         await sleep(300);
         return 'done';
