@@ -28,7 +28,8 @@ import { startTelemetry } from './telemetry/sdk.js';
 import { FeedbackStore } from './feedback/store.js';
 import { EXPORT_USAGE, parseExportArgs, runExport } from './replay/cli.js';
 
-const USAGE = `usage: toolwatch serve [--config FILE]
+/** The commands (README, Judge "CLI" and Offline evaluation); test/docs checks the README names each. */
+export const USAGE = `usage: toolwatch serve [--config FILE]
        toolwatch judge --once [--config FILE]
        toolwatch labels import FILE.jsonl [--config FILE]
        toolwatch eval selftest | run | score | compare   (toolwatch eval --help)

@@ -140,7 +140,9 @@ export interface ValidationError {
 }
 
 export type OutcomeName = 'valid' | 'InvalidJson' | 'UnknownName' | 'SchemaMismatch' | 'unvalidated';
-export type UnvalidatedReason = 'no_arguments' | 'no_schema' | 'bad_schema' | 'no_name';
+/** Why a call could not be checked: the `reason` label of toolwatch_unvalidated_calls_total. */
+export const UNVALIDATED_REASONS = ['no_arguments', 'no_schema', 'bad_schema', 'no_name'] as const;
+export type UnvalidatedReason = (typeof UNVALIDATED_REASONS)[number];
 
 /** The outcome contract (the README's outcome table), as a discriminated union. */
 export type Outcome =

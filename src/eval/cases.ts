@@ -14,7 +14,8 @@ import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedC
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const KNOWN_KEYS = new Set([
+/** Every key a case line may have (README, "Case formats"); any other is an error. */
+export const CASE_KEYS: ReadonlySet<string> = new Set([
   'id',
   'user',
   'prompt',
@@ -89,7 +90,7 @@ export function parseCases(text: string, file: string, opts: CaseOptions): Parse
 
 function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): Read<EvalCase | SkippedCase> {
   if (!isObj(v)) return { ok: false, error: 'a case must be a JSON object' };
-  const unknown = Object.keys(v).filter((k) => !KNOWN_KEYS.has(k));
+  const unknown = Object.keys(v).filter((k) => !CASE_KEYS.has(k));
   if (unknown.length) return { ok: false, error: `unknown key(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}` };
   if ((typeof v.id !== 'string' || v.id === '') && !Number.isInteger(v.id))
     return { ok: false, error: 'id: must be a non-empty string' };

@@ -141,22 +141,35 @@ const REPORT_OPTIONS = {
   'check-gates': { type: 'boolean' },
 } as const;
 
+/** Each subcommand's options, as parseArgs reads them (the README's command table lists each). */
+export const EVAL_OPTIONS = {
+  selftest: {},
+  run: {
+    suite: { type: 'string' },
+    out: { type: 'string' },
+    model: { type: 'string' },
+    models: { type: 'string' },
+    provider: { type: 'string' },
+    'base-url': { type: 'string' },
+    'api-key-env': { type: 'string' },
+    repeats: { type: 'string' },
+    variant: { type: 'string' },
+    'run-id': { type: 'string' },
+    ...REPORT_OPTIONS,
+  },
+  score: {
+    suite: { type: 'string' },
+    pred: { type: 'string', multiple: true },
+    'run-id': { type: 'string' },
+    ...REPORT_OPTIONS,
+  },
+  compare: { report: { type: 'string' }, baseline: { type: 'string' }, markdown: { type: 'string' } },
+} as const;
+
 async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: EvalDeps, cwd: string): Promise<number> {
   const { values: v } = parseArgs({
     args: argv,
-    options: {
-      suite: { type: 'string' },
-      out: { type: 'string' },
-      model: { type: 'string' },
-      models: { type: 'string' },
-      provider: { type: 'string' },
-      'base-url': { type: 'string' },
-      'api-key-env': { type: 'string' },
-      repeats: { type: 'string' },
-      variant: { type: 'string' },
-      'run-id': { type: 'string' },
-      ...REPORT_OPTIONS,
-    },
+    options: EVAL_OPTIONS.run,
     strict: true,
     allowPositionals: false,
   });
@@ -213,12 +226,7 @@ const rel = (cwd: string, f: string | undefined) => (f ? path.resolve(cwd, f) : 
 async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
   const { values: v } = parseArgs({
     args: argv,
-    options: {
-      suite: { type: 'string' },
-      pred: { type: 'string', multiple: true },
-      'run-id': { type: 'string' },
-      ...REPORT_OPTIONS,
-    },
+    options: EVAL_OPTIONS.score,
     strict: true,
     allowPositionals: false,
   });
@@ -254,7 +262,7 @@ async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
 function compare(argv: string[], io: EvalIo, cwd: string): number {
   const { values: v } = parseArgs({
     args: argv,
-    options: { report: { type: 'string' }, baseline: { type: 'string' }, markdown: { type: 'string' } },
+    options: EVAL_OPTIONS.compare,
     strict: true,
     allowPositionals: false,
   });

@@ -72,7 +72,8 @@ export class SuiteError extends Error {
 const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
 const rate = { type: ['number', 'null'], minimum: 0, maximum: 1 } as const;
 
-const suiteSchema = {
+/** suite.yaml's schema (README, "A suite is a folder"). */
+export const suiteSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['dataset_version'],

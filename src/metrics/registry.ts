@@ -4,6 +4,22 @@
  */
 import client from 'prom-client';
 
+/** The `reason` label values of toolwatch_ingest_rejected_total (README, Metrics). */
+export const INGEST_REJECT_REASONS = [
+  'unsupported_media_type',
+  'unsupported_encoding',
+  'too_large',
+  'bad_gzip',
+  'malformed',
+  'unstorable',
+  'unavailable',
+  'overloaded',
+  'client_gone',
+  'unreadable_span',
+  'forbidden_service',
+] as const;
+export type IngestRejectReason = (typeof INGEST_REJECT_REASONS)[number];
+
 /** Values read at scrape time, so the gauges are never stale. */
 export interface MetricProbes {
   pendingBatches?: () => number;

@@ -19,6 +19,20 @@ export const EXPORT_USAGE = `usage: toolwatch eval export --out FILE.jsonl [--si
                            [--feedback negative|positive|neutral|any] [--judge reached_goal=false,unnecessary_calls>0]
                            [--trace-id ID] [--limit N] [--append] [--config FILE]`;
 
+/** The options of `toolwatch eval export`, as parseArgs reads them (the README's option table lists each). */
+export const EXPORT_OPTIONS = {
+  out: { type: 'string' },
+  since: { type: 'string' },
+  service: { type: 'string' },
+  outcome: { type: 'string' },
+  feedback: { type: 'string' },
+  judge: { type: 'string' },
+  'trace-id': { type: 'string' },
+  limit: { type: 'string' },
+  append: { type: 'boolean' },
+  config: { type: 'string' },
+} as const;
+
 export interface ExportArgs {
   /** '-' = stdout. */
   out: string;
@@ -40,18 +54,7 @@ export function parseExportArgs(
   try {
     values = parseArgs({
       args: [...argv],
-      options: {
-        out: { type: 'string' },
-        since: { type: 'string' },
-        service: { type: 'string' },
-        outcome: { type: 'string' },
-        feedback: { type: 'string' },
-        judge: { type: 'string' },
-        'trace-id': { type: 'string' },
-        limit: { type: 'string' },
-        append: { type: 'boolean' },
-        config: { type: 'string' },
-      },
+      options: EXPORT_OPTIONS,
       strict: true,
       allowPositionals: false,
     }).values;

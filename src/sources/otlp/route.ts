@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf, type DenyResponder } from '../../auth/hook.js';
 import type { Span } from '../../model.js';
-import type { Metrics } from '../../metrics/registry.js';
+import type { IngestRejectReason, Metrics } from '../../metrics/registry.js';
 import { BatchCancelled, type Pipeline } from '../../pipeline/pipeline.js';
 import type { Store } from '../../store/store.js';
 import { isUnstorable } from '../../store/unstorable.js';
@@ -145,11 +145,11 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
 
     let partial: { rejectedSpans: number; errorMessage: string } | undefined;
     if (decoded.rejectedSpans > 0) {
-      opts.metrics.ingestRejected.inc({ reason: 'unreadable_span' }, decoded.rejectedSpans);
+      rejected('unreadable_span', decoded.rejectedSpans);
       partial = { rejectedSpans: decoded.rejectedSpans, errorMessage: decoded.rejectReasons.join('; ') };
     }
     if (forbidden && forbidden.rejected > 0) {
-      opts.metrics.ingestRejected.inc({ reason: 'forbidden_service' }, forbidden.rejected);
+      rejected('forbidden_service', forbidden.rejected);
       const names = [...forbidden.services].slice(0, MAX_NAMED_SERVICES).join(', ');
       const more = forbidden.services.size > MAX_NAMED_SERVICES ? ` and ${forbidden.services.size - MAX_NAMED_SERVICES} more` : '';
       const message = `${forbidden.rejected} spans of services this token may not write: ${names}${more}`;
@@ -162,12 +162,16 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
   }
 
   function skipGone(reply: FastifyReply) {
-    opts.metrics.ingestRejected.inc({ reason: 'client_gone' });
+    rejected('client_gone');
     return reply.code(499).send();
   }
 
-  function fail(reply: FastifyReply, format: Format, status: number, reason: string, code: number, message: string) {
-    opts.metrics.ingestRejected.inc({ reason });
+  function rejected(reason: IngestRejectReason, n = 1) {
+    opts.metrics.ingestRejected.inc({ reason }, n);
+  }
+
+  function fail(reply: FastifyReply, format: Format, status: number, reason: IngestRejectReason, code: number, message: string) {
+    rejected(reason);
     return reply.code(status).type(CONTENT_TYPE[format]).send(encodeStatus(format, code, message));
   }
 }
