@@ -32,7 +32,7 @@ import {
 export const EVAL_USAGE = `usage: toolwatch eval selftest
        toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic]
                           [--base-url URL] [--api-key-env NAME] [--repeats N] [--variant core|compatibility|all]
-                          [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
+                          [--run-id ID] [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
        toolwatch eval score --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID]
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
        toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
