@@ -116,7 +116,8 @@ export function tables(text: string): Table[] {
     if (!line.startsWith('|') || !/^\|\s*:?-+/.test(lines[i + 1] ?? '')) continue;
     const table: Table = { header: cells(line), rows: [], section: heading };
     let j = i + 2;
-    for (; j < lines.length && lines[j]!.startsWith('|'); j++) table.rows.push({ cells: cells(lines[j]!), line: lines[j]! });
+    for (; j < lines.length && lines[j]!.startsWith('|'); j++)
+      table.rows.push({ cells: cells(lines[j]!), line: lines[j]! });
     out.push(table);
     i = j - 1;
   }

@@ -25,15 +25,7 @@ import { UNVALIDATED_REASONS } from '../../src/model.js';
 import { EXPORT_OPTIONS, EXPORT_USAGE } from '../../src/replay/cli.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { registeredRoutes } from '../helpers/routes.js';
-import {
-  allCode,
-  codeSpans,
-  identifiers,
-  options,
-  section,
-  tablesWithHeader,
-  type TableRow,
-} from './markdown.js';
+import { allCode, codeSpans, identifiers, options, section, tablesWithHeader, type TableRow } from './markdown.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const README = readFileSync(path.join(REPO, 'README.md'), 'utf8');
@@ -86,7 +78,8 @@ function schemaKeys(schema: Schema, leaves: ReadonlySet<string> = new Set(), pre
     }
     out.push({ path: p, ...('default' in child ? { default: { value: child.default } } : {}) });
     if (!leaves.has(p) && child.type === 'array' && child.items?.properties)
-      for (const key of Object.keys(child.items.properties)) out.push({ path: `${p}[].${key}`, item: { parent: p, key } });
+      for (const key of Object.keys(child.items.properties))
+        out.push({ path: `${p}[].${key}`, item: { parent: p, key } });
   }
   return out;
 }
@@ -173,7 +166,9 @@ describe('README documents what the code has', () => {
       }
       const documented = codeSpans(rows[0]!.cells[1] ?? '').sort();
       if (JSON.stringify(documented) !== JSON.stringify(labels))
-        missing.push(`${name}: labels ${labels.join(', ') || '(none)'}, README says ${documented.join(', ') || '(none)'}`);
+        missing.push(
+          `${name}: labels ${labels.join(', ') || '(none)'}, README says ${documented.join(', ') || '(none)'}`,
+        );
     }
     const stale = tablesWithHeader(README, METRIC_TABLE)
       .flatMap((t) => t.rows.flatMap((r) => codeSpans(r.cells[0] ?? '')))
@@ -325,7 +320,7 @@ describe('README documents what the code has', () => {
     return out;
   }
 
-  it('every CLI command and subcommand, and every option, in the README', () => {
+  it('every CLI command and subcommand, and every option, in the README; none that is gone', () => {
     const commands = new Map([...commandsOf(USAGE), ...commandsOf(EVAL_USAGE), ...commandsOf(EXPORT_USAGE)]);
     expect([...commands.keys()]).toContain('toolwatch eval run');
     const code = allCode(README).map((c) => ` ${c} `);
@@ -341,12 +336,26 @@ describe('README documents what the code has', () => {
       const row = table(['command', 'options']).find((r) => codeSpans(r.cells[0] ?? '').includes(sub));
       if (!row) missing.push(`toolwatch eval ${sub} (no row in the command table)`);
       const listed = new Set(codeSpans(row?.cells[1] ?? '').flatMap(options));
-      for (const o of Object.keys(opts)) if (!listed.has(`--${o}`)) missing.push(`toolwatch eval ${sub} --${o} (not in its row)`);
+      for (const o of Object.keys(opts))
+        if (!listed.has(`--${o}`)) missing.push(`toolwatch eval ${sub} --${o} (not in its row)`);
     }
     const exportListed = new Set(table(['option', '']).flatMap((r) => codeSpans(r.cells[0] ?? '').flatMap(options)));
     for (const o of Object.keys(EXPORT_OPTIONS))
       if (!exportListed.has(`--${o}`)) missing.push(`toolwatch eval export --${o} (not in the option table)`);
-    expectNone(missing, 'CLI commands or options undocumented');
+    // And nothing the CLI does not have: a subcommand written out, an option in those tables.
+    for (const c of code)
+      for (const m of c.matchAll(/(?<![\w-])toolwatch (eval|labels|config|judge) ([a-z][a-z-]*)/g))
+        if (!commands.has(m[0])) missing.push(`${m[0]} (in the README, not a command)`);
+    const takes = (sub: string): string[] =>
+      Object.keys(sub === 'export' ? EXPORT_OPTIONS : (EVAL_OPTIONS[sub as keyof typeof EVAL_OPTIONS] ?? {}));
+    for (const r of table(['command', 'options'])) {
+      const sub = codeSpans(r.cells[0] ?? '')[0] ?? '';
+      for (const o of codeSpans(r.cells[1] ?? '').flatMap(options))
+        if (!takes(sub).includes(o.slice(2))) missing.push(`toolwatch eval ${sub} ${o} (in the README, not an option)`);
+    }
+    for (const o of exportListed)
+      if (!(o.slice(2) in EXPORT_OPTIONS)) missing.push(`toolwatch eval export ${o} (in the README, not an option)`);
+    expectNone(missing, 'CLI commands or options undocumented or stale');
   });
 
   it("the usage text names every option each command's parser takes", () => {
@@ -354,8 +363,10 @@ describe('README documents what the code has', () => {
     const usage = [...commandsOf(EVAL_USAGE), ...commandsOf(EXPORT_USAGE)];
     const of = (command: string) => usage.find(([c]) => c === command)?.[1] ?? new Set<string>();
     for (const [sub, opts] of Object.entries(EVAL_OPTIONS))
-      for (const o of Object.keys(opts)) if (!of(`toolwatch eval ${sub}`).has(`--${o}`)) missing.push(`eval ${sub} --${o}`);
-    for (const o of Object.keys(EXPORT_OPTIONS)) if (!of('toolwatch eval export').has(`--${o}`)) missing.push(`eval export --${o}`);
+      for (const o of Object.keys(opts))
+        if (!of(`toolwatch eval ${sub}`).has(`--${o}`)) missing.push(`eval ${sub} --${o}`);
+    for (const o of Object.keys(EXPORT_OPTIONS))
+      if (!of('toolwatch eval export').has(`--${o}`)) missing.push(`eval export --${o}`);
     expectNone(missing, 'options missing from the usage text');
   });
 
@@ -363,7 +374,10 @@ describe('README documents what the code has', () => {
     const leaves = new Set(['gates']);
     const keys = schemaKeys(suiteSchema as unknown as Schema, leaves);
     const header = ['suite.yaml key', 'default', 'meaning'];
-    const missing = [...undocumentedKeys(keys, header, leaves), ...unknownKeys(keys, header).map((k) => `${k} (not a key)`)];
+    const missing = [
+      ...undocumentedKeys(keys, header, leaves),
+      ...unknownKeys(keys, header).map((k) => `${k} (not a key)`),
+    ];
     const gates = section(README, 'Gates').text;
     const gateSpans = codeSpans(gates);
     for (const g of [...GATE_NAMES, 'max_drop_pp']) if (!gateSpans.includes(g)) missing.push(`gate ${g}`);
