@@ -1,6 +1,6 @@
 /**
  * Argument values against the expectation. Pure, and never lenient about types: "750" is not 750,
- * nothing is coerced, repaired or defaulted. `soft` (seed 001) forgives only case, accents and
+ * nothing is coerced, repaired or defaulted. The `soft` match mode forgives only case, accents and
  * spacing in strings ("Novák" = "novak ").
  */
 import type { ArgsSpec, Constraint } from './types.js';

@@ -1,10 +1,12 @@
 /**
- * The expectation of a case, from whichever format wrote it:
- * - seed 002: `expected: [{name, arguments}]` — exact arguments, no extra keys; `[]` = must not call;
- * - seed 003 / canonical: `expected: {kind: tool|text|clarification, …}`; a tool's `arguments` are
- *   either the exact object or `{requiredEquals, optional, constraints}`;
- * - seed 001: `expected_tool` (null = no call), `expected_args`, `match_mode: {arg: exact|soft|ignore}`
- *   (keys not named in match_mode are exact; keys the model adds are not checked, as in the seed);
+ * The expectation of a case, from whichever form wrote it:
+ * - call-list cases: `expected: [{name, arguments}]` — exact arguments, no extra keys; `[]` = must not
+ *   call;
+ * - kind cases (and canonical ones): `expected: {kind: tool|text|clarification, …}`; a tool's
+ *   `arguments` are either the exact object or `{requiredEquals, optional, constraints}`;
+ * - expected_tool cases: `expected_tool` (null = no call), `expected_args`, `match_mode: {arg:
+ *   exact|soft|ignore}` (keys not named in match_mode are exact; keys the model adds are not
+ *   checked — the schema check still sees them);
  * - multi-step: `expected_trajectory` — a list of calls, or {calls, match, tool_args_match_mode,
  *   tool_args_match_overrides} with agentevals' modes.
  */
@@ -76,7 +78,7 @@ function readModes(v: unknown, where: string): Read<Record<string, ValueMode>> {
   return { ok: true, value: v as Record<string, ValueMode> };
 }
 
-/** `arguments` of a seed-003 / canonical tool expectation (plain object or the spec form). */
+/** `arguments` of a kind case's (or canonical) tool expectation: a plain object or the spec form. */
 export function readArgs(
   v: unknown,
   modesRaw: unknown,
@@ -138,14 +140,14 @@ function readSpec(v: Record<string, unknown>, modes: Record<string, ValueMode>, 
   };
 }
 
-function readToolCalls(list: unknown[], where: string, seed002: boolean): Read<ExpectedCall[]> {
+function readToolCalls(list: unknown[], where: string, callList: boolean): Read<ExpectedCall[]> {
   const calls: ExpectedCall[] = [];
   for (const [i, c] of list.entries()) {
     const at = `${where}[${i}]`;
     if (!isObj(c) || typeof c.name !== 'string' || c.name === '') return fail(`${at}: needs a tool name`);
     const args = readArgs(
       c.arguments,
-      seed002 ? undefined : c.match_mode,
+      callList ? undefined : c.match_mode,
       'fail',
       `${at}.arguments`,
       `${at}.match_mode`,
@@ -158,7 +160,7 @@ function readToolCalls(list: unknown[], where: string, seed002: boolean): Read<E
 
 const KINDS = ['tool', 'text', 'clarification'];
 
-/** `expected` in seed 002's list form or the seed-003 / canonical object form. */
+/** `expected` as a call list (call-list cases) or an object with a kind (kind and canonical cases). */
 export function readExpected(v: unknown): Read<Expectation> {
   if (Array.isArray(v)) {
     if (v.length === 0) return { ok: true, value: { kind: 'text' } };
@@ -192,8 +194,8 @@ export function readExpected(v: unknown): Read<Expectation> {
   return fail(`expected.kind: unknown kind ${JSON.stringify(v.kind)} (known: ${KINDS.join(', ')})`);
 }
 
-/** Seed 001: expected_tool (null = no call), expected_args, match_mode. */
-export function readSeed001(tool: unknown, args: unknown, modes: unknown): Read<Expectation> {
+/** An expected_tool case: expected_tool (null = no call), expected_args, match_mode. */
+export function readExpectedTool(tool: unknown, args: unknown, modes: unknown): Read<Expectation> {
   if (tool === null) {
     if (args !== undefined && args !== null && !(isObj(args) && Object.keys(args).length === 0)) {
       return fail('expected_args: given, but expected_tool is null (no call expected)');

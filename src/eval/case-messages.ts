@@ -1,7 +1,8 @@
 /**
- * Conversation input of a case: `messages` (or seed 001's `context`) in the OpenAI chat format —
- * {role: system|developer|user|assistant|tool, content, tool_calls?, tool_call_id?} — the format
- * most traces and exports already use. Assistant tool calls keep their arguments as written.
+ * Conversation input of a case: `messages` (or the `context` before a `user`, `prompt` or
+ * `user_message`) in the OpenAI chat format — {role: system|developer|user|assistant|tool, content,
+ * tool_calls?, tool_call_id?} — the format most traces and exports already use. Assistant tool calls
+ * keep their arguments as written.
  */
 import type { CanonicalCall, Message } from './types.js';
 

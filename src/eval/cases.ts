@@ -1,6 +1,6 @@
 /**
- * cases.jsonl → canonical cases. One JSON object a line, in any of the three seed formats or the
- * canonical one (see README, "Case formats"); formats may be mixed in one file. Every problem is
+ * cases.jsonl → canonical cases. One JSON object a line: call-list, kind or expected_tool cases, or
+ * the canonical form (see README, "Case formats"); forms may be mixed in one file. Every problem is
  * reported with file:line, and one bad line rejects the whole file (nothing runs on half a suite).
  */
 import { classify } from '../check/classify.js';
@@ -8,7 +8,7 @@ import { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
 import { toToolDef } from '../normalize/tooldefs.js';
-import { expectedToolNames, readExpected, readSeed001, readTrajectory } from './case-expected.js';
+import { expectedToolNames, readExpected, readExpectedTool, readTrajectory } from './case-expected.js';
 import { readMessages, type Read } from './case-messages.js';
 import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedCase } from './types.js';
 
@@ -164,9 +164,9 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
 }
 
 function formatOf(v: Record<string, unknown>): CaseFormat {
-  if ('expected_tool' in v || 'user_message' in v) return 'seed001';
-  if (Array.isArray(v.expected)) return 'seed002';
-  if ('prompt' in v && v.expected !== undefined) return 'seed003';
+  if ('expected_tool' in v || 'user_message' in v) return 'expected-tool';
+  if (Array.isArray(v.expected)) return 'call-list';
+  if ('prompt' in v && v.expected !== undefined) return 'kind';
   return 'canonical';
 }
 
@@ -204,19 +204,19 @@ function readInput(v: Record<string, unknown>): Read<Message[]> {
 /** Exactly one of expected / expected_tool / expected_trajectory. */
 function readExpectation(v: Record<string, unknown>): Read<Expectation> {
   const hasExpected = v.expected !== undefined && v.expected !== null;
-  const has001 = 'expected_tool' in v;
+  const hasExpectedTool = 'expected_tool' in v;
   const hasTrajectory = v.expected_trajectory !== undefined;
-  const n = Number(hasExpected) + Number(has001) + Number(hasTrajectory);
+  const n = Number(hasExpected) + Number(hasExpectedTool) + Number(hasTrajectory);
   if (n === 0) {
     const hint = v.review === true ? '' : ' (an exported case waiting for review needs review: true)';
     return { ok: false, error: `no expectation: give expected, expected_tool or expected_trajectory${hint}` };
   }
   if (n > 1) return { ok: false, error: 'give one of expected, expected_tool, expected_trajectory' };
-  if (!has001 && (v.expected_args !== undefined || v.match_mode !== undefined)) {
-    return { ok: false, error: 'expected_args / match_mode belong with expected_tool (seed 001 format)' };
+  if (!hasExpectedTool && (v.expected_args !== undefined || v.match_mode !== undefined)) {
+    return { ok: false, error: 'expected_args / match_mode belong with expected_tool (an expected_tool case)' };
   }
   if (hasTrajectory) return readTrajectory(v.expected_trajectory);
-  if (has001) return readSeed001(v.expected_tool, v.expected_args, v.match_mode);
+  if (hasExpectedTool) return readExpectedTool(v.expected_tool, v.expected_args, v.match_mode);
   return readExpected(v.expected);
 }
 

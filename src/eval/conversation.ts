@@ -3,8 +3,8 @@
  * Multi-turn cases (canned tool results or an expected trajectory) answer every call and ask again,
  * until the model answers without calls or max_turns requests were made. The answer to a call:
  * - a call the production checker rejects, or one that names no tool, gets {ok:false, error:{code:
- *   INVALID_ARGUMENTS | UNKNOWN_TOOL, message, details}} — the fake tool of seed 003 that makes the
- *   model repair its call;
+ *   INVALID_ARGUMENTS | UNKNOWN_TOOL, message, details}} — a fake tool that tells the model what was
+ *   wrong, so it can repair its call (recoveryRate counts the repairs);
  * - otherwise the next canned entry for that tool ({result} or {error}; the last one repeats),
  *   or {ok:true, result:null} when the case gives none.
  * Nothing real is ever executed.

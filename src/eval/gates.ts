@@ -1,7 +1,7 @@
 /**
  * Gates: minimum values of report rates (suite.yaml `gates`, snake_case names) and the largest
- * allowed drop against a baseline, in percentage points. Seed 001's defaults: selection accuracy
- * ≥ 0.95, strict pass rate ≥ 0.85, argument accuracy ≥ 0.90, no gated rate down by more than 2 pp.
+ * allowed drop against a baseline, in percentage points. Defaults: selection accuracy ≥ 0.95, strict
+ * pass rate ≥ 0.85, argument accuracy ≥ 0.90, no gated rate down by more than 2 pp.
  * A gate whose rate has no denominator in this suite (e.g. no argument checks) is skipped, not passed.
  */
 import type { Metrics, Rate } from './score.js';

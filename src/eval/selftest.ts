@@ -1,6 +1,6 @@
 /**
  * `eval selftest`: the scoring logic on built-in examples, no model and no network. Each example is
- * a case line (in one of the seed formats) and the answers a model might give; the same parser,
+ * a case line (a call-list, kind or expected_tool case) and the answers a model might give; the same parser,
  * production checker and scorer as `run`/`score` judge it, and the verdict must be the one written
  * here. It proves the scoring works on this install; it says nothing about any model.
  */
@@ -72,58 +72,58 @@ interface Example {
   };
 }
 
-const s002 = (id: string, user: string, expected: unknown[]) => ({ id, user, expected });
+const callList = (id: string, user: string, expected: unknown[]) => ({ id, user, expected });
 const EXAMPLES: Example[] = [
   {
-    name: 'seed 002: the right call',
-    line: s002('a', 'SKU-204 in stock?', [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }]),
+    name: 'call-list case: the right call',
+    line: callList('a', 'SKU-204 in stock?', [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }]),
     answers: [call('get_stock', '{"sku":"SKU-204"}')],
     want: { selectionPass: true, exactMatch: true, strictPass: true, outcome: 'valid' },
   },
   {
-    name: 'seed 002: wrong tool',
-    line: s002('b', 'SKU-204 in stock?', [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }]),
+    name: 'call-list case: wrong tool',
+    line: callList('b', 'SKU-204 in stock?', [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }]),
     answers: [call('get_item', '{"item_id":"SKU-204"}')],
     want: { selectionPass: false, argsPass: null, strictPass: false, decisionLabel: 'get_item' },
   },
   {
-    name: 'seed 002: invented tool is UnknownName',
-    line: s002('c', 'Delete SKU-305', []),
+    name: 'call-list case: invented tool is UnknownName',
+    line: callList('c', 'Delete SKU-305', []),
     answers: [call('delete_item', '{"sku":"SKU-305"}')],
     want: { selectionPass: false, strictPass: false, outcome: 'UnknownName' },
   },
   {
-    name: 'seed 002: broken JSON is InvalidJson',
-    line: s002('d', 'SKU-204 in stock?', [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }]),
+    name: 'call-list case: broken JSON is InvalidJson',
+    line: callList('d', 'SKU-204 in stock?', [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }]),
     answers: [call('get_stock', '{"sku": SKU-204')],
     want: { selectionPass: true, argsPass: false, exactMatch: false, strictPass: false, outcome: 'InvalidJson' },
   },
   {
-    name: 'seed 002: extra key breaks the schema',
-    line: s002('e', 'SKU-204 in stock?', [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }]),
+    name: 'call-list case: extra key breaks the schema',
+    line: callList('e', 'SKU-204 in stock?', [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }]),
     answers: [call('get_stock', '{"sku":"SKU-204","warehouse":"B"}')],
     want: { selectionPass: true, argsPass: false, strictPass: false, outcome: 'SchemaMismatch' },
   },
   {
-    name: 'seed 002: text when no call is expected',
-    line: s002('f', 'Hello', []),
+    name: 'call-list case: text when no call is expected',
+    line: callList('f', 'Hello', []),
     answers: [text('Hi! How can I help?')],
     want: { selectionPass: true, exactMatch: true, strictPass: true },
   },
   {
-    name: 'seed 002: a provider error is not a correct non-call',
-    line: s002('g', 'Hello', []),
+    name: 'call-list case: a provider error is not a correct non-call',
+    line: callList('g', 'Hello', []),
     answers: ['error'],
     want: { status: 'provider_error', selectionPass: false, exactMatch: false, strictPass: false },
   },
   {
-    name: 'seed 002: a missing prediction fails',
-    line: s002('h', 'Hello', []),
+    name: 'call-list case: a missing prediction fails',
+    line: callList('h', 'Hello', []),
     answers: null,
     want: { status: 'missing', strictPass: false, decisionLabel: '(missing)' },
   },
   {
-    name: 'seed 003: requiredEquals + optional limit in range',
+    name: 'kind case: requiredEquals + optional limit in range',
     line: {
       id: 'i',
       prompt: 'Shipped orders, sam@example.test',
@@ -141,7 +141,7 @@ const EXAMPLES: Example[] = [
     want: { argsPass: true, exactMatch: false, strictPass: true },
   },
   {
-    name: 'seed 003: "750" is not 750 (no coercion)',
+    name: 'kind case: "750" is not 750 (no coercion)',
     line: {
       id: 'j',
       prompt: 'Quote 750 g to US 02139',
@@ -155,7 +155,7 @@ const EXAMPLES: Example[] = [
     want: { argsPass: false, strictPass: false, outcome: 'SchemaMismatch' },
   },
   {
-    name: 'seed 003: leading zero lost is a wrong value, not a schema error',
+    name: 'kind case: leading zero lost is a wrong value, not a schema error',
     line: {
       id: 'k',
       prompt: 'Quote 750 g to US 02139',
@@ -169,7 +169,7 @@ const EXAMPLES: Example[] = [
     want: { selectionPass: true, argsPass: false, strictPass: false, outcome: 'valid' },
   },
   {
-    name: 'seed 003: clarification asked',
+    name: 'kind case: clarification asked',
     line: {
       id: 'l',
       prompt: 'Express to Germany, 750 g?',
@@ -179,7 +179,7 @@ const EXAMPLES: Example[] = [
     want: { clarified: true, strictPass: true },
   },
   {
-    name: 'seed 003: guessing instead of asking fails',
+    name: 'kind case: guessing instead of asking fails',
     line: {
       id: 'm',
       prompt: 'Express to Germany, 750 g?',
@@ -189,7 +189,7 @@ const EXAMPLES: Example[] = [
     want: { selectionPass: false, strictPass: false },
   },
   {
-    name: 'seed 001: soft match forgives case and accents',
+    name: 'expected_tool case: soft match forgives case and accents',
     line: {
       id: 'n',
       user_message: 'Orders of Novák',
@@ -201,7 +201,7 @@ const EXAMPLES: Example[] = [
     want: { argsPass: true, exactMatch: false, strictPass: true },
   },
   {
-    name: 'seed 001: asking when the data was there is a needless clarification',
+    name: 'expected_tool case: asking when the data was there is a needless clarification',
     line: {
       id: 'o',
       user_message: 'Where is ORD-104821?',

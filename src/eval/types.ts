@@ -89,7 +89,12 @@ export type Expectation =
 /** What the runner answers when the model calls a tool (multi-turn cases). */
 export type CannedResult = { result: unknown } | { error: unknown };
 
-export type CaseFormat = 'seed002' | 'seed003' | 'seed001' | 'canonical';
+/**
+ * How a case line was written: `call-list` (`expected: [{name, arguments}]`), `kind` (`prompt` with
+ * `expected: {kind, …}`), `expected-tool` (`expected_tool`/`expected_args`/`match_mode`, or input in
+ * `user_message`), `canonical` (anything else: `messages`, trajectories, exports).
+ */
+export type CaseFormat = 'call-list' | 'kind' | 'expected-tool' | 'canonical';
 
 export interface EvalCase {
   id: string;

@@ -1,5 +1,5 @@
 /**
- * cases.jsonl in every format the seeds use, read without conversion into one canonical case; and
+ * cases.jsonl in every form (call-list, kind, expected_tool, canonical), read without conversion into one canonical case; and
  * every kind of bad line reported with file:line.
  */
 import { describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ const parse = (lines: unknown[]) =>
   parseCases(lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'), 'cases.jsonl', opts);
 
 describe('case formats', () => {
-  it('reads seed 002 lines: a list of exact calls, [] = must not call', () => {
+  it('reads call-list cases: a list of exact calls, [] = must not call', () => {
     const p = parse([
       { id: '002', user: 'SKU-204现在还有库存吗?', expected: [{ name: 'get_stock', arguments: { sku: 'SKU-204' } }] },
       { id: '011', user: '帮我查一下库存', expected: [] },
@@ -45,7 +45,7 @@ describe('case formats', () => {
     expect(p.problems).toEqual([]);
     expect(p.cases[0]).toMatchObject({
       id: '002',
-      format: 'seed002',
+      format: 'call-list',
       line: 1,
       messages: [{ role: 'user', content: 'SKU-204现在还有库存吗?' }],
       expected: {
@@ -67,7 +67,7 @@ describe('case formats', () => {
     expect(p.cases[1]).toMatchObject({ id: '011', expected: { kind: 'text' } });
   });
 
-  it('reads seed 003 lines: kinds tool / text / clarification and the requiredEquals form', () => {
+  it('reads kind cases: kinds tool / text / clarification and the requiredEquals form', () => {
     const p = parse([
       {
         id: 's',
@@ -92,7 +92,7 @@ describe('case formats', () => {
       },
     ]);
     expect(p.problems).toEqual([]);
-    expect(p.cases.map((c) => c.format)).toEqual(['seed003', 'seed003', 'seed003']);
+    expect(p.cases.map((c) => c.format)).toEqual(['kind', 'kind', 'kind']);
     expect(p.cases[0]!.expected).toEqual({
       kind: 'tool',
       calls: [
@@ -117,7 +117,7 @@ describe('case formats', () => {
     });
   });
 
-  it('reads seed 001 lines: expected_tool (null = no call), expected_args, match_mode, context', () => {
+  it('reads expected_tool cases: expected_tool (null = no call), expected_args, match_mode, context', () => {
     const p = parse([
       {
         id: 'orders-001',
@@ -143,7 +143,7 @@ describe('case formats', () => {
     ]);
     expect(p.problems).toEqual([]);
     expect(p.cases[0]).toMatchObject({
-      format: 'seed001',
+      format: 'expected-tool',
       messages: [
         { role: 'user', content: 'Ahoj' },
         { role: 'assistant', content: 'Dobrý den!' },
@@ -267,7 +267,7 @@ describe('bad case lines: file:line and what is wrong', () => {
       'cases.jsonl:1: case "t": expected tool "delete_item" is not in tools.json (offered: get_stock, search_orders)',
     ],
     [
-      'seed 001 tool missing',
+      'expected_tool case: tool missing',
       [{ id: 't1', user_message: 'x', expected_tool: 'nope', expected_args: {}, match_mode: {} }],
       'is not in tools.json',
     ],

@@ -1,6 +1,6 @@
 /**
  * Multi-turn cases: canned tool results and errors, the INVALID_ARGUMENTS answer to a call the
- * production checker rejects (seed 003's recovery suite), expected trajectories with agentevals'
+ * production checker rejects (so the model can repair its call), expected trajectories with agentevals'
  * modes, max_turns — over both protocols.
  */
 import { readFileSync } from 'node:fs';

@@ -39,7 +39,7 @@ describe('argument values', () => {
       ['n: unexpected argument'],
     ],
     [
-      'extra ignored (seed 001)',
+      'extra ignored (expected_tool cases)',
       spec({ checks: [{ key: 'sku', mode: 'exact', value: 'A' }], extra: 'ignore' }),
       { sku: 'A', n: 1 },
       [],

@@ -1,5 +1,5 @@
 /**
- * The shipped shop suite (seed 002: four tools, twelve cases) end to end: `eval run` against a
+ * The shipped shop suite (four shop tools, twelve call-list cases) end to end: `eval run` against a
  * local chat-completions server scripted per case, three repeats, then every rate of report.json
  * against numbers worked out by hand below. suite.yaml is copied with a short timeout and one
  * retry (so a hung request costs 2 s, not two minutes); tools, system prompt and cases are as shipped.
@@ -246,7 +246,7 @@ describe('eval run + score: the shop suite against a chat-completions server', (
     });
   });
 
-  it('applies seed 001 gates and says which failed', () => {
+  it('applies the suite\'s gates and says which failed', () => {
     const g = Object.fromEntries(report.models[0]!.gates.map((x) => [x.gate, [x.status, x.numerator, x.denominator]]));
     expect(g).toEqual({
       selection_accuracy: ['failed', 25, 36],

@@ -1,5 +1,5 @@
 /**
- * The shipped support suite (seed 003: three tools, its system prompt, eight diagnostic cases,
+ * The shipped support suite (three support tools, their system prompt, eight diagnostic cases,
  * five repeats, core and compatibility variants) end to end against a local server speaking the
  * Anthropic Messages protocol, scripted per case. Every rate is asserted against numbers worked
  * out by hand below. suite.yaml is used as shipped.
@@ -40,7 +40,7 @@ const script = perCase({
     weight_grams: 750,
     service: 'standard',
   }),
-  // Lower-case country code: valid for the core schema, SchemaMismatch under the seed's pattern.
+  // Lower-case country code: valid for the core schema, SchemaMismatch under the compatibility definitions' pattern.
   'Shipping quote for 1 kg to ca, M5V 3L9.': call('get_shipping_quote', {
     country_code: 'ca',
     postal_code: 'M5V 3L9',
@@ -108,7 +108,7 @@ describe('eval run: the support suite against a Messages server', () => {
     expect(body.system).toBe(readFileSync(path.join(tmp.dir, 'support/system.txt'), 'utf8').trim());
     expect(body).toMatchObject({ tool_choice: { type: 'auto' }, max_tokens: 1024, temperature: 0 });
     expect(body.tools.map((t) => t.name)).toEqual(['lookup_order', 'search_orders', 'get_shipping_quote']);
-    // Core variant: no pattern; compatibility variant: the seed's definitions with it.
+    // Core variant: no pattern; compatibility variant: the definitions with it.
     expect(body.tools[0]!.input_schema.properties.order_id!.pattern).toBeUndefined();
     const compat = fake.received.find((x, i) => i > 41 && x.key === 'Where is order ORD-104821?')!;
     expect((compat.body as typeof body).tools[0]!.input_schema.properties.order_id!.pattern).toBe('^ORD-[0-9]{6}$');
@@ -227,7 +227,7 @@ describe('eval run: the support suite against a Messages server', () => {
     });
   });
 
-  it('runs the compatibility variant apart: the seed pattern turns normalize-01 into SchemaMismatch; not gated', () => {
+  it('runs the compatibility variant apart: the compatibility pattern turns normalize-01 into SchemaMismatch; not gated', () => {
     const m = report.models.find((x) => x.variant === 'compatibility')!;
     expect(m.key).toBe('anthropic/claude-test [compatibility]');
     expect(m.overall.validity).toEqual({
