@@ -24,10 +24,20 @@ import type {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
 
-const VALUE_MODES: readonly ValueMode[] = ['exact', 'soft', 'ignore'];
-const TRAJECTORY_MODES: readonly TrajectoryMode[] = ['strict', 'unordered', 'subset', 'superset'];
-const ARGS_MODES = ['exact', 'ignore', 'subset', 'superset'] as const;
-const SPEC_KEYS = new Set(['requiredEquals', 'optional', 'constraints']);
+// The words a case may use (README, "Case formats", lists each).
+export const VALUE_MODES: readonly ValueMode[] = ['exact', 'soft', 'ignore'];
+export const TRAJECTORY_MODES: readonly TrajectoryMode[] = ['strict', 'unordered', 'subset', 'superset'];
+export const ARGS_MODES = ['exact', 'ignore', 'subset', 'superset'] as const;
+export const ARGS_SPEC_KEYS: ReadonlySet<string> = new Set(['requiredEquals', 'optional', 'constraints']);
+export const CONSTRAINT_KEYS = ['integer', 'type', 'minimum', 'maximum', 'minLength', 'maxLength', 'enum', 'pattern'];
+export const EXPECTED_KINDS = ['tool', 'text', 'clarification'];
+export const TRAJECTORY_KEYS: ReadonlySet<string> = new Set([
+  'calls',
+  'match',
+  'trajectory_match_mode',
+  'tool_args_match_mode',
+  'tool_args_match_overrides',
+]);
 const CONSTRAINT_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
 
 function readConstraint(v: unknown, where: string): Read<Constraint> {
@@ -60,9 +70,7 @@ function readConstraint(v: unknown, where: string): Read<Constraint> {
       }
       c.pattern = x;
     } else {
-      return fail(
-        `${at}: unknown constraint (known: integer, type, minimum, maximum, minLength, maxLength, enum, pattern)`,
-      );
+      return fail(`${at}: unknown constraint (known: ${CONSTRAINT_KEYS.join(', ')})`);
     }
   }
   return { ok: true, value: c };
@@ -95,7 +103,7 @@ export function readArgs(
   }
   if (!isObj(v)) return fail(`${where}: must be an object`);
   const keys = Object.keys(v);
-  if (keys.length > 0 && keys.every((k) => SPEC_KEYS.has(k))) return readSpec(v, modes.value, where);
+  if (keys.length > 0 && keys.every((k) => ARGS_SPEC_KEYS.has(k))) return readSpec(v, modes.value, where);
   for (const k of Object.keys(modes.value)) {
     if (!(k in v) && modes.value[k] !== 'ignore')
       return fail(`${where}: match_mode names ${JSON.stringify(k)} but no expected value is given`);
@@ -158,8 +166,6 @@ function readToolCalls(list: unknown[], where: string, callList: boolean): Read<
   return { ok: true, value: calls };
 }
 
-const KINDS = ['tool', 'text', 'clarification'];
-
 /** `expected` as a call list (call-list cases) or an object with a kind (kind and canonical cases). */
 export function readExpected(v: unknown): Read<Expectation> {
   if (Array.isArray(v)) {
@@ -191,7 +197,7 @@ export function readExpected(v: unknown): Read<Expectation> {
       value: { kind: 'tool', calls: [{ name: v.name, ...(args.value ? { args: args.value } : {}) }] },
     };
   }
-  return fail(`expected.kind: unknown kind ${JSON.stringify(v.kind)} (known: ${KINDS.join(', ')})`);
+  return fail(`expected.kind: unknown kind ${JSON.stringify(v.kind)} (known: ${EXPECTED_KINDS.join(', ')})`);
 }
 
 /** An expected_tool case: expected_tool (null = no call), expected_args, match_mode. */
@@ -220,14 +226,7 @@ export function readTrajectory(v: unknown): Read<Expectation> {
   const obj = Array.isArray(v) ? { calls: v } : v;
   if (!isObj(obj) || !Array.isArray(obj.calls))
     return fail('expected_trajectory: must be a list of calls or {calls, match, …}');
-  const known = new Set([
-    'calls',
-    'match',
-    'trajectory_match_mode',
-    'tool_args_match_mode',
-    'tool_args_match_overrides',
-  ]);
-  for (const k of Object.keys(obj)) if (!known.has(k)) return fail(`expected_trajectory.${k}: unknown key`);
+  for (const k of Object.keys(obj)) if (!TRAJECTORY_KEYS.has(k)) return fail(`expected_trajectory.${k}: unknown key`);
   const calls: { name: string; arguments: Record<string, unknown> }[] = [];
   for (const [i, c] of obj.calls.entries()) {
     const fn = isObj(c) && isObj(c.function) ? c.function : c;

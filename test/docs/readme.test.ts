@@ -12,6 +12,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/cli.js';
 import { CONFIG_ENV, fileSchema, loadConfigDetailed } from '../../src/config.js';
+import {
+  ARGS_MODES,
+  ARGS_SPEC_KEYS,
+  CONSTRAINT_KEYS,
+  EXPECTED_KINDS,
+  TRAJECTORY_KEYS,
+  TRAJECTORY_MODES,
+  VALUE_MODES,
+} from '../../src/eval/case-expected.js';
 import { CASE_KEYS } from '../../src/eval/cases.js';
 import { EVAL_OPTIONS, EVAL_USAGE } from '../../src/eval/cli.js';
 import { DEFAULT_GATES, GATE_NAMES } from '../../src/eval/gates.js';
@@ -370,7 +379,7 @@ describe('README documents what the code has', () => {
     expectNone(missing, 'options missing from the usage text');
   });
 
-  it('every suite.yaml key with its default, every gate with its default, every case key', () => {
+  it('every suite.yaml key with its default, every gate with its default, every key and word of a case', () => {
     const leaves = new Set(['gates']);
     const keys = schemaKeys(suiteSchema as unknown as Schema, leaves);
     const header = ['suite.yaml key', 'default', 'meaning'];
@@ -385,7 +394,18 @@ describe('README documents what the code has', () => {
       if (!gateSpans.some((x) => x.startsWith(`${g}: `) && Number(x.slice(g.length + 2)) === v))
         missing.push(`gate ${g}'s default \`${g}: ${v}\``);
     const cases = new Set(codeSpans(section(README, 'Case formats').text).flatMap(identifiers));
-    for (const k of CASE_KEYS) if (!cases.has(k)) missing.push(`case key ${k}`);
+    const caseWords = {
+      'case key': [...CASE_KEYS],
+      'expected kind': EXPECTED_KINDS,
+      'arguments spec key': [...ARGS_SPEC_KEYS],
+      constraint: CONSTRAINT_KEYS,
+      'match_mode value': VALUE_MODES,
+      'expected_trajectory key': [...TRAJECTORY_KEYS],
+      'trajectory match mode': TRAJECTORY_MODES,
+      'tool_args_match_mode value': ARGS_MODES,
+    };
+    for (const [what, words] of Object.entries(caseWords))
+      for (const w of words) if (!cases.has(w)) missing.push(`${what} ${w}`);
     expectNone(missing, 'suite.yaml keys, gates or case keys undocumented');
   });
 
