@@ -56,7 +56,9 @@ export interface Config {
     retryAfterSeconds: number;
     maxAttributeDepth: number;
   };
-  dedupe: { maxTraces: number; maxCallsPerTrace: number; traceTtlMs: number; executionGraceMs: number };
+  dedupe: { maxTraces: number; maxCallsPerTrace: number; traceTtlMs: number; executionGraceMs: number; statusGraceMs: number };
+  /** Every trace followed to its end for the efficiency statistics (src/efficiency/). */
+  trajectories: { idleMs: number; maxTraces: number };
   metrics: { maxLabelValues: number };
   store: {
     failuresPerToolPerMinute: number;
@@ -130,6 +132,16 @@ export const fileSchema = {
         max_calls_per_trace: { ...posInt, default: 1_000 },
         trace_ttl: { ...duration, default: '1h' },
         execution_grace: { ...duration, default: '10s' },
+        status_grace: { ...duration, default: '2s' },
+      },
+    },
+    trajectories: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        idle: { ...duration, default: '1m' },
+        max_traces: { ...posInt, default: 20_000 },
       },
     },
     metrics: {
@@ -311,6 +323,13 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
     if (!read.ok) problems.push(`server.tls: ${read.problem}`);
   }
   const telemetry = ok('telemetry') ? toTelemetryConfig(f.telemetry, ph.env, problems) : undefined;
+  if (ok('dedupe') && ok('trajectories')) {
+    // A trajectory must not complete while a call or execution of it still waits out its grace period.
+    const waits = durationMs(f.dedupe.execution_grace) + durationMs(f.dedupe.status_grace);
+    if (durationMs(f.trajectories.idle) <= waits) {
+      problems.push(`trajectories.idle: must be longer than dedupe.execution_grace + dedupe.status_grace (${f.dedupe.execution_grace} + ${f.dedupe.status_grace})`);
+    }
+  }
   if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !auth || !telemetry) return undefined;
   return {
     configPath: ph.configPath,
@@ -335,7 +354,9 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       maxCallsPerTrace: f.dedupe.max_calls_per_trace,
       traceTtlMs: durationMs(f.dedupe.trace_ttl),
       executionGraceMs: durationMs(f.dedupe.execution_grace),
+      statusGraceMs: durationMs(f.dedupe.status_grace),
     },
+    trajectories: { idleMs: durationMs(f.trajectories.idle), maxTraces: f.trajectories.max_traces },
     metrics: { maxLabelValues: f.metrics.max_label_values },
     store: {
       failuresPerToolPerMinute: f.store.failures_per_tool_per_minute,

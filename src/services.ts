@@ -26,6 +26,9 @@ import type { CoverageSource } from './queries/instrumentation.js';
 import type { Tracer } from './telemetry/tracing.js';
 import { Feedback } from './feedback/service.js';
 import { failureContextExtension, pruneFailureContexts } from './replay/context.js';
+import { TrajectoryTracker } from './efficiency/tracker.js';
+import { pruneTrajectories } from './efficiency/store.js';
+import { modelLabel } from './pipeline/write-batch.js';
 
 export interface Services {
   config: Config;
@@ -86,9 +89,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const store = overrides.store ?? (await openStore(config, log));
   let ledger: Ledger | undefined;
   let langfuse: LangfuseRuntime | undefined;
+  let trajectories: TrajectoryTracker | undefined;
   const metrics = createMetrics({
     pendingBatches: () => store.pendingWrites(),
     dedupeTraces: () => ledger?.size ?? 0,
+    trajectories: () => trajectories?.size ?? 0,
     sourceLag: (): Record<string, number> => {
       const lag = langfuse?.lagSeconds();
       return lag === undefined ? {} : { langfuse: lag };
@@ -96,6 +101,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   });
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
   const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }));
+  trajectories = new TrajectoryTracker(config.trajectories, (model) => modelLabel(model, labels));
   // What start-up built so far, stopped in reverse order if a later part fails.
   const built: (() => unknown)[] = [() => store.close()];
   const abandon = async (err: unknown): Promise<never> => {
@@ -129,6 +135,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
     redactor,
     executionGraceMs: config.dedupe.executionGraceMs,
+    statusGraceMs: config.dedupe.statusGraceMs,
+    trajectories,
     now,
     sinks: judge.sink ? [judge.sink] : [],
     coverage: coverage.tracker,
@@ -143,9 +151,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   }
   const scheduler = new Scheduler(log);
   built.push(() => scheduler.stop());
-  scheduler.interval('settle-pending-calls', Math.min(1000, Math.max(50, config.dedupe.executionGraceMs / 4)), () => pipeline.settle());
+  const graces = Math.min(config.dedupe.executionGraceMs, config.dedupe.statusGraceMs || Number.POSITIVE_INFINITY);
+  scheduler.interval('settle-pending-calls', Math.min(1000, Math.max(50, graces / 4)), () => pipeline.settle());
   scheduler.every('retention', '17 * * * *', async () => {
-    const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
+    const cutoff = now() - config.store.retentionDays * 86_400_000;
+    const removed = (await store.prune(cutoff)) + (await pruneTrajectories(store.sql, cutoff));
     log.info({ removed }, 'retention: old rows removed');
   });
   scheduler.every('feedback-retention', '29 * * * *', async () => {
@@ -220,6 +230,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       scheduler.stop();
       langfuse?.stop();
       await alerting.stop();
+      // Held executions and trajectories in flight are counted as they stand (a crash loses them).
+      await pipeline.drain().catch((err: unknown) => log.error({ err }, 'shutdown: held executions and trajectories not written'));
       await store.close();
     },
   };

@@ -19,7 +19,11 @@ import type { Dialects } from '../normalize/registry.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingRow, Store, WriteBatch } from '../store/store.js';
-import type { Ledger, PendingCall } from './ledger.js';
+import { emptyBatch } from '../store/store.js';
+import type { TrajectoryTracker } from '../efficiency/tracker.js';
+import { trajectoryExtension } from '../efficiency/store.js';
+import type { CallEntry, Ledger, PendingCall } from './ledger.js';
+import { childStatuses, ExecutionHold, type ChildStatus, type ReleasedExecution } from './executions.js';
 import { mergeBatch, type CallToCount } from './merge.js';
 import { decodePending, encodePending } from './pending-payload.js';
 import {
@@ -29,7 +33,6 @@ import {
   FailureCap,
   scopeLabel,
   type CallLabels,
-  type ExecutionLabels,
   type WritePlan,
 } from './write-batch.js';
 
@@ -61,6 +64,8 @@ interface BatchHooks {
   committed?: (() => void) | undefined;
   /** Runs after the metrics moved, inside the batch's telemetry span; its failure fails the batch's request. */
   after?: (() => Promise<void> | undefined) | undefined;
+  /** The batch's failing HTTP/RPC client spans (for their parent tool spans' status). */
+  children?: readonly ChildStatus[] | undefined;
 }
 
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
@@ -83,6 +88,10 @@ export interface PipelineDeps {
   redactor: StoreRedactor;
   /** How long a call known only from its tool span waits for its proposal before it is counted. */
   executionGraceMs: number;
+  /** How long an execution waits for child spans that come after its tool span (executions.ts); default 0. */
+  statusGraceMs?: number;
+  /** Follows every trace to its end for the trajectory statistics (src/efficiency/); none = off. */
+  trajectories?: TrajectoryTracker;
   now: () => number;
   sinks?: BatchSink[];
   /**
@@ -111,11 +120,25 @@ export interface IngestSummary {
   duplicateSpans: number;
 }
 
+/** Failing children wait this long (and at most this many parents) for their tool span. */
+const CHILD_TTL_MS = 10 * 60_000;
+const MAX_CHILDREN = 10_000;
+/** Past its grace, an execution waits at most this much longer for its call to be counted (a store refusing writes). */
+const CALL_WAIT_SLACK_MS = 60_000;
+
 export class Pipeline {
   private readonly failureCap: FailureCap;
+  /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
+  readonly executions: ExecutionHold;
 
   constructor(private readonly deps: PipelineDeps) {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
+    this.executions = new ExecutionHold({
+      statusGraceMs: deps.statusGraceMs ?? 0,
+      callWaitMs: deps.executionGraceMs + CALL_WAIT_SLACK_MS,
+      maxChildren: MAX_CHILDREN,
+      childTtlMs: CHILD_TTL_MS,
+    });
   }
 
   ingestSpans(spans: readonly OtlpSpan[], source: SourceName = 'otlp'): Promise<IngestSummary> {
@@ -123,7 +146,8 @@ export class Pipeline {
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
     const after = taps?.length ? () => this.runTaps(taps, spans, source) : undefined;
-    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after });
+    const children = childStatuses(spans);
+    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after, children });
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
     const facts: SpanFacts[] = [];
@@ -135,6 +159,7 @@ export class Pipeline {
     return this.record(span, facts, source, spans.length, {
       committed: () => this.observeSpans(coverage, spans, perSpan),
       after,
+      children,
     });
   }
 
@@ -165,7 +190,7 @@ export class Pipeline {
     spanCount: number,
     hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
-    const { extend, committed, after } = hooks;
+    const { extend, committed, after, children } = hooks;
     const { deps } = this;
     const started = process.hrtime.bigint();
     const now = deps.now();
@@ -174,7 +199,8 @@ export class Pipeline {
     const calls = merged.calls.map((c) => this.check(c, source, now));
     const labels = calls.map((c) => callLabels(c, deps.labels));
     const execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
-    const plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now, deps.redactor);
+    // Executions are counted a little later, with their settled status (executions.ts): none in this write.
+    const plan = buildWrite(source, calls, labels, [], this.failureCap, now, deps.redactor);
     const context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
     const batch: WriteBatch = {
       ...plan.rows,
@@ -198,7 +224,15 @@ export class Pipeline {
     plan.commitCaps();
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, labels, execLabels, plan, merged.duplicateSpans);
+    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, now);
+    for (let i = 0; i < merged.executions.length; i++) {
+      const e = merged.executions[i]!;
+      const { service, tool } = execLabels[i]!;
+      const { status, durationMs } = e.execution;
+      this.executions.add({ source, traceId: e.traceId, spanId: e.spanId, service, tool, status, durationMs, timeMs: e.timeMs, ...(e.entry ? { entry: e.entry } : {}) }, now);
+    }
+    if (children) for (const c of children) this.executions.child(c, now);
+    deps.trajectories?.spans(facts, now);
     if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
@@ -225,10 +259,24 @@ export class Pipeline {
   }
 
   /**
-   * Counts the tool-span-only calls whose grace period ended by nowMs without a proposal. Runs on
-   * a timer; on a store error they stay pending and the next run tries again.
+   * Counts what waited: the tool-span-only calls whose grace period ended by nowMs without a proposal,
+   * then the executions whose status grace ended (and whose call is counted), then the trajectories that
+   * went idle. Runs on a timer; on a store error everything stays waiting and the next run tries again.
    */
   async settle(nowMs = this.deps.now()): Promise<number> {
+    const settled = await this.settleCalls(nowMs);
+    await this.countExecutions(this.executions.takeDue(nowMs), nowMs);
+    await this.countTrajectories(nowMs, false);
+    return settled;
+  }
+
+  /** At shutdown: every held execution and every trajectory in flight is counted as it stands. */
+  async drain(nowMs = this.deps.now()): Promise<void> {
+    await this.countExecutions(this.executions.takeDue(nowMs, true), nowMs);
+    await this.countTrajectories(nowMs, true);
+  }
+
+  private async settleCalls(nowMs: number): Promise<number> {
     const { deps } = this;
     const due = deps.ledger.takeDue(nowMs);
     if (due.length === 0) return 0;
@@ -237,7 +285,7 @@ export class Pipeline {
     for (const [source, items] of bySource) {
       const calls = items.map((p) => this.check(p.call, source, nowMs));
       const labels = calls.map((c) => callLabels(c, deps.labels));
-      const plan = buildWrite(source, calls, labels, [], [], this.failureCap, nowMs, deps.redactor);
+      const plan = buildWrite(source, calls, labels, [], this.failureCap, nowMs, deps.redactor);
       const batch: WriteBatch = { ...plan.rows, pendingAdd: [], pendingRemove: items.map((p) => ({ traceId: p.traceId, callKey: p.key })), extensions: [] };
       try {
         await deps.store.write(batch);
@@ -246,9 +294,57 @@ export class Pipeline {
         throw err;
       }
       plan.commitCaps();
-      this.count(source, calls, labels, [], plan, 0);
+      this.count(source, calls, labels, items.map((p) => p.entry), plan, 0, nowMs);
     }
     return due.length;
+  }
+
+  /** Writes released executions (their minute aggregates), then moves their metrics; put back on a store error. */
+  private async countExecutions(released: readonly ReleasedExecution[], nowMs: number): Promise<void> {
+    if (released.length === 0) return;
+    const { deps } = this;
+    const batch = emptyBatch();
+    const bySource = new Map<SourceName, ReleasedExecution[]>();
+    for (const e of released) bySource.set(e.source, [...(bySource.get(e.source) ?? []), e]);
+    for (const [source, items] of bySource) {
+      batch.executionAggregates.push(...buildWrite(source, [], [], items, this.failureCap, nowMs, deps.redactor).rows.executionAggregates);
+    }
+    try {
+      await deps.store.write(batch);
+    } catch (err) {
+      this.executions.restore(released, nowMs);
+      throw err;
+    }
+    const m = deps.metrics;
+    for (const e of released) {
+      m.toolExecutions.inc({ service: e.service, tool: e.tool, status: e.status, call_outcome: e.callOutcome });
+      m.toolExecutionDuration.observe({ service: e.service, tool: e.tool }, e.durationMs / 1000);
+    }
+    deps.trajectories?.executions(released, nowMs);
+  }
+
+  /** Writes the trajectories that went idle (all: every one in flight), then observes their histograms. */
+  private async countTrajectories(nowMs: number, all: boolean): Promise<void> {
+    const tracker = this.deps.trajectories;
+    if (!tracker) return;
+    const done = tracker.takeIdle(nowMs, all);
+    const extension = trajectoryExtension(done);
+    if (!extension) return;
+    try {
+      await this.deps.store.write({ ...emptyBatch(), extensions: [extension] });
+    } catch (err) {
+      tracker.restore(done);
+      throw err;
+    }
+    const m = this.deps.metrics;
+    for (const t of done) {
+      const l = { service: t.service };
+      m.trajectoryToolCalls.observe(l, t.toolCalls);
+      m.trajectorySteps.observe(l, t.steps);
+      m.trajectoryFailedCalls.observe(l, t.failedCalls);
+      m.trajectoryDuration.observe(l, t.durationMs / 1000);
+      if (t.tokens !== null) m.trajectoryTokens.observe(l, t.tokens);
+    }
   }
 
   /** Puts back the pending calls a previous process persisted; a row that cannot be read is reported, not counted. */
@@ -307,14 +403,18 @@ export class Pipeline {
     for (const [scope, n] of unrecognized) metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels) }, n);
   }
 
-  /** Moves the metrics of a committed batch, under the labels its rows were stored with. */
+  /**
+   * Moves the metrics of a committed batch, under the labels its rows were stored with, and tells each
+   * call's ledger entry its outcome and model (what its execution is counted with).
+   */
   private count(
     source: SourceName,
     calls: readonly CheckedCall[],
     labels: readonly CallLabels[],
-    execLabels: readonly ExecutionLabels[],
+    entries: readonly (CallEntry | undefined)[],
     plan: Pick<WritePlan, 'dropped' | 'redactionFailures'>,
     duplicates: number,
+    nowMs: number,
   ): void {
     const m = this.deps.metrics;
     for (let i = 0; i < calls.length; i++) {
@@ -322,8 +422,13 @@ export class Pipeline {
       const { service, model, tool } = labels[i]!;
       m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
       if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
+      const entry = entries[i];
+      if (entry) {
+        entry.outcome = o.outcome;
+        entry.model = model;
+      }
     }
-    for (const l of execLabels) m.toolExecutions.inc(l);
+    this.deps.trajectories?.calls(calls, labels, nowMs);
     const coverage = this.deps.coverage;
     if (coverage) {
       // Calls read from a span, wherever they were counted (a held call settled later keeps its scope).

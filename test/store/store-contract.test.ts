@@ -108,7 +108,7 @@ function call(over: Partial<CallAggregate> = {}): CallAggregate {
   return { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 1, ...over };
 }
 function exec(over: Partial<ExecutionAggregate> = {}): ExecutionAggregate {
-  return { minute: T0, source: 'otlp', service: 'svc', tool: 'search', status: 'ok', count: 1, ...over };
+  return { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', callOutcome: 'valid', count: 1, ...over };
 }
 function drop(over: Partial<FailureDrop> = {}): FailureDrop {
   return { minute: T0, service: 'svc', tool: 'search', dropped: 1, ...over };
@@ -166,7 +166,11 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       await store.write(
         batch({
           callAggregates: [call({ count: 2 }), call({ outcome: 'UnknownName', tool: '_unknown', count: 1 }), call({ count: 1 })],
-          executionAggregates: [exec({ count: 4 }), exec({ status: 'error', count: 1 })],
+          executionAggregates: [
+            exec({ count: 4 }),
+            exec({ status: 'client_error', count: 1 }),
+            exec({ status: 'client_error', callOutcome: 'SchemaMismatch', count: 2 }),
+          ],
           failureDrops: [drop({ dropped: 3 })],
         }),
       );
@@ -183,10 +187,18 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
         { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 6 },
         { minute: T0 + MINUTE_MS, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 7 },
       ]);
-      expect(await target.rows(store, 'execution_minutes', 'status')).toEqual([
-        { minute: T0, source: 'otlp', service: 'svc', tool: 'search', status: 'error', count: 1 },
-        { minute: T0, source: 'otlp', service: 'svc', tool: 'search', status: 'ok', count: 5 },
+      const ex = { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search' };
+      expect(await target.rows(store, 'execution_minutes', 'status, call_outcome')).toEqual([
+        { ...ex, status: 'client_error', call_outcome: 'SchemaMismatch', count: 2 },
+        { ...ex, status: 'client_error', call_outcome: 'valid', count: 1 },
+        { ...ex, status: 'ok', call_outcome: 'valid', count: 5 },
       ]);
+      expect(await store.executionCounts({ sinceMs: T0 })).toEqual([
+        { service: 'svc', model: 'gpt-x', tool: 'search', status: 'client_error', callOutcome: 'SchemaMismatch', count: 2 },
+        { service: 'svc', model: 'gpt-x', tool: 'search', status: 'client_error', callOutcome: 'valid', count: 1 },
+        { service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', callOutcome: 'valid', count: 5 },
+      ]);
+      expect(await store.executionCounts({ sinceMs: T0, services: ['other*'] })).toEqual([]);
       expect(await target.rows(store, 'failure_drops', 'tool')).toEqual([
         { minute: T0, service: 'svc', tool: 'fetch', dropped: 1 },
         { minute: T0, service: 'svc', tool: 'search', dropped: 5 },
@@ -256,7 +268,7 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       expect(counts.find((r) => r.tool === 'search')!.count).toBe(50);
       for (let t = 0; t < 5; t++) expect(counts.find((r) => r.tool === `t${t}`)!.count).toBe(20);
       expect(await target.rows(store, 'execution_minutes', 'status')).toEqual([
-        { minute: T0, source: 'otlp', service: 'svc', tool: 'search', status: 'ok', count: 150 },
+        { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', call_outcome: 'valid', count: 150 },
       ]);
       expect(await target.rows(store, 'failure_drops', 'tool')).toEqual([{ minute: T0, service: 'svc', tool: 'search', dropped: 50 }]);
       const stored = await store.failures({ limit: 100 });

@@ -9,6 +9,7 @@ import { langfuse } from './004-langfuse.js';
 import { outbox } from './005-outbox.js';
 import { redaction } from './006-redaction.js';
 import { feedbackReplay } from './007-feedback-replay.js';
+import { executionsEfficiency } from './008-executions-efficiency.js';
 
 export interface Migration {
   version: number;
@@ -17,4 +18,13 @@ export interface Migration {
   postgres: string;
 }
 
-export const migrations: readonly Migration[] = [core, alerts, judge, langfuse, outbox, redaction, feedbackReplay];
+export const migrations: readonly Migration[] = [
+  core,
+  alerts,
+  judge,
+  langfuse,
+  outbox,
+  redaction,
+  feedbackReplay,
+  executionsEfficiency,
+];
