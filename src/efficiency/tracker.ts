@@ -221,7 +221,8 @@ export class TrajectoryTracker {
         this.traces.set(traceId, t);
         this.newest = traceId;
       }
-      t.touchedMs = nowMs;
+      // Calls and executions counted after their grace period touch the trace as of when they were due.
+      if (nowMs > t.touchedMs) t.touchedMs = nowMs;
       return t;
     }
     t = {

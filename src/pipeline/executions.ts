@@ -57,6 +57,8 @@ export interface ReleasedExecution {
   callOutcome: CallOutcomeLabel;
   durationMs: number;
   timeMs: number;
+  /** When its status grace ended: the moment it counts as having arrived, for the trajectory's idle clock. */
+  dueMs: number;
 }
 
 /** A failing HTTP/RPC client span, waiting for (or applied to) its parent tool span. */
@@ -169,6 +171,7 @@ function release(h: HeldExecution, outcome: OutcomeName | undefined): ReleasedEx
     callOutcome: outcome ?? 'unknown',
     durationMs: h.durationMs,
     timeMs: h.timeMs,
+    dueMs: h.dueMs,
   };
 }
 

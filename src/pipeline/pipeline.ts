@@ -294,7 +294,9 @@ export class Pipeline {
         throw err;
       }
       plan.commitCaps();
-      this.count(source, calls, labels, items.map((p) => p.entry), plan, 0, nowMs);
+      // Counted now, but due when their grace ended: the trajectory's idle clock runs from then.
+      const dueMs = Math.min(nowMs, items.reduce((m, p) => Math.max(m, p.dueMs), 0));
+      this.count(source, calls, labels, items.map((p) => p.entry), plan, 0, dueMs);
     }
     return due.length;
   }
@@ -320,7 +322,7 @@ export class Pipeline {
       m.toolExecutions.inc({ service: e.service, tool: e.tool, status: e.status, call_outcome: e.callOutcome });
       m.toolExecutionDuration.observe({ service: e.service, tool: e.tool }, e.durationMs / 1000);
     }
-    deps.trajectories?.executions(released, nowMs);
+    deps.trajectories?.executions(released, Math.min(nowMs, released.reduce((m, e) => Math.max(m, e.dueMs), 0)));
   }
 
   /** Writes the trajectories that went idle (all: every one in flight), then observes their histograms. */
