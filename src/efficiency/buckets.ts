@@ -4,29 +4,29 @@
  * without a row per trace. Values are whole numbers (calls, steps, tokens, milliseconds):
  *
  * - 0…10 are buckets of their own (exact: most trajectories make a handful of calls);
- * - above 10, a bucket holds the values up to the next step of the E24 series (24 steps per decade:
- *   …, 10, 11, 12, 13, 15, 16, 18, 20, 22, 24, 27, 30, 33, 36, 39, 43, 47, 51, 56, 62, 68, 75, 82, 91,
- *   100, 110, …), named by its upper bound; no bucket is more than 10 % wide.
+ * - above 10, a bucket holds the values up to the next step of a grid of 29 steps per decade (…, 10,
+ *   11, 12, …, 19, 20, 22, 24, 26, 28, 30, 33, 36, 39, 42, 46, 50, 55, 60, 66, 72, 79, 86, 94, 100,
+ *   110, …), named by its upper bound; no step is more than 10 % above the one before.
  *
  * A quantile is read by nearest rank (the smallest value with at least q·n values at or below it)
  * and reported as the upper bound of its bucket: exact up to 10, at most 10 % above the true value
  * beyond.
  */
 
-const E24 = [10, 11, 12, 13, 15, 16, 18, 20, 22, 24, 27, 30, 33, 36, 39, 43, 47, 51, 56, 62, 68, 75, 82, 91];
+const GRID = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 24, 26, 28, 30, 33, 36, 39, 42, 46, 50, 55, 60, 66, 72, 79, 86, 94];
 
 /** The bucket (its upper bound) a non-negative whole number falls in. */
 export function bucketOf(value: number): number {
   const v = Math.max(0, Math.ceil(value));
   if (v <= 10) return v;
-  // v = m · 10^k with m in [10, 100): the first E24 step ≥ m, scaled back.
+  // v = m · 10^k with m in [10, 100): the first grid step ≥ m, scaled back.
   let scale = 1;
   let m = v;
   while (m >= 100) {
     m /= 10;
     scale *= 10;
   }
-  const step = E24.find((s) => s >= m - 1e-9) ?? 100;
+  const step = GRID.find((s) => s >= m - 1e-9) ?? 100;
   return Math.round(step * scale);
 }
 

@@ -108,7 +108,7 @@ describe('the trajectory', () => {
       failedCalls: { median: 7, p90: 7, mean: 7 },
       // Stored in buckets at most 10 % wide: the median is its bucket's upper bound, the mean exact.
       tokens: { median: 1300, p90: 1300, mean: 1234, trajectories: 1 },
-      durationSeconds: { median: 4.7, p90: 4.7, mean: 4.574 },
+      durationSeconds: { median: 4.6, p90: 4.6, mean: 4.574 },
     };
     expect(t.services).toEqual([{ service: SERVICE, ...want }]);
     expect(t.models).toEqual([{ service: SERVICE, model: 'gpt-4o', ...want }]);
