@@ -30,7 +30,11 @@ export async function statsRoutes(app: FastifyInstance, opts: { read: ReaderFor;
     },
     async (req) => {
       const read = opts.read(req);
-      const q = { windowMs: durationMs(req.query.window ?? '1h'), nowMs: opts.now(), ...(req.query.service ? { service: req.query.service } : {}) };
+      const q = {
+        windowMs: durationMs(req.query.window ?? '1h'),
+        nowMs: opts.now(),
+        ...(req.query.service ? { service: req.query.service } : {}),
+      };
       if (req.query.by === 'model') {
         const m = await modelComparison(read, q);
         return {
@@ -38,7 +42,12 @@ export async function statsRoutes(app: FastifyInstance, opts: { read: ReaderFor;
           since: new Date(m.window.sinceMs).toISOString(),
           by: 'model',
           models: m.models,
-          modelChanges: m.modelChanges.map((c) => ({ service: c.service, model: c.model, at: new Date(c.minute).toISOString(), before: c.before })),
+          modelChanges: m.modelChanges.map((c) => ({
+            service: c.service,
+            model: c.model,
+            at: new Date(c.minute).toISOString(),
+            before: c.before,
+          })),
         };
       }
       const [{ window, sinceMs, tools }, eff] = await Promise.all([toolStats(read, q), efficiency(read, q)]);

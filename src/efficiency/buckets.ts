@@ -13,7 +13,9 @@
  * beyond.
  */
 
-const GRID = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 24, 26, 28, 30, 33, 36, 39, 42, 46, 50, 55, 60, 66, 72, 79, 86, 94];
+const GRID = [
+  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 24, 26, 28, 30, 33, 36, 39, 42, 46, 50, 55, 60, 66, 72, 79, 86, 94,
+];
 
 /** The bucket (its upper bound) a non-negative whole number falls in. */
 export function bucketOf(value: number): number {

@@ -45,13 +45,27 @@ const byKey = (a: { k: string }, b: { k: string }) => (a.k < b.k ? -1 : a.k > b.
 export function trajectoryExtension(items: readonly CompletedTrajectory[]): BatchExtension | undefined {
   if (items.length === 0) return undefined;
   const sums = new Map<string, Sums>();
-  const buckets = new Map<string, { minute: number; service: string; model: string; measure: Measure; bucket: number; count: number }>();
+  const buckets = new Map<
+    string,
+    { minute: number; service: string; model: string; measure: Measure; bucket: number; count: number }
+  >();
   for (const t of items) {
     const minute = minuteOf(t.endMs);
     const k = JSON.stringify([minute, t.service, t.model]);
     let s = sums.get(k);
     if (!s) {
-      s = { minute, service: t.service, model: t.model, trajectories: 0, steps: 0, toolCalls: 0, failedCalls: 0, tokens: 0, withTokens: 0, durationMs: 0 };
+      s = {
+        minute,
+        service: t.service,
+        model: t.model,
+        trajectories: 0,
+        steps: 0,
+        toolCalls: 0,
+        failedCalls: 0,
+        tokens: 0,
+        withTokens: 0,
+        durationMs: 0,
+      };
       sums.set(k, s);
     }
     s.trajectories++;
@@ -70,8 +84,14 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
       else buckets.set(bk, { minute, service: t.service, model: t.model, measure, bucket, count: 1 });
     }
   }
-  const sumRows = [...sums].map(([k, v]) => ({ k, v })).sort(byKey).map((e) => e.v);
-  const bucketRows = [...buckets].map(([k, v]) => ({ k, v })).sort(byKey).map((e) => e.v);
+  const sumRows = [...sums]
+    .map(([k, v]) => ({ k, v }))
+    .sort(byKey)
+    .map((e) => e.v);
+  const bucketRows = [...buckets]
+    .map(([k, v]) => ({ k, v }))
+    .sort(byKey)
+    .map((e) => e.v);
   return (tx) => {
     for (let i = 0; i < sumRows.length; i += ROWS_PER_STATEMENT) {
       const chunk = sumRows.slice(i, i + ROWS_PER_STATEMENT);
@@ -86,7 +106,18 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
            tokens = trajectory_minutes.tokens + excluded.tokens,
            with_tokens = trajectory_minutes.with_tokens + excluded.with_tokens,
            duration_ms = trajectory_minutes.duration_ms + excluded.duration_ms`,
-        chunk.flatMap((s) => [s.minute, s.service, s.model, s.trajectories, s.steps, s.toolCalls, s.failedCalls, s.tokens, s.withTokens, s.durationMs]),
+        chunk.flatMap((s) => [
+          s.minute,
+          s.service,
+          s.model,
+          s.trajectories,
+          s.steps,
+          s.toolCalls,
+          s.failedCalls,
+          s.tokens,
+          s.withTokens,
+          s.durationMs,
+        ]),
       );
     }
     for (let i = 0; i < bucketRows.length; i += ROWS_PER_STATEMENT) {
@@ -138,7 +169,15 @@ interface Raw {
   buckets: Map<Measure, Map<number, number>>;
 }
 
-const emptySums = (): Raw['sums'] => ({ trajectories: 0, steps: 0, toolCalls: 0, failedCalls: 0, tokens: 0, withTokens: 0, durationMs: 0 });
+const emptySums = (): Raw['sums'] => ({
+  trajectories: 0,
+  steps: 0,
+  toolCalls: 0,
+  failedCalls: 0,
+  tokens: 0,
+  withTokens: 0,
+  durationMs: 0,
+});
 
 /** Per service and model, and per service (every model together), over the window; most trajectories first. */
 export async function trajectoryStats(
@@ -194,7 +233,9 @@ export async function trajectoryStats(
     }
   }
   const order = (a: { service: string; model?: string; stats: TrajectoryStats }, b: typeof a) =>
-    b.stats.trajectories - a.stats.trajectories || a.service.localeCompare(b.service) || (a.model ?? '').localeCompare(b.model ?? '');
+    b.stats.trajectories - a.stats.trajectories ||
+    a.service.localeCompare(b.service) ||
+    (a.model ?? '').localeCompare(b.model ?? '');
   return {
     services: [...services.values()].map((g) => ({ service: g.service, stats: statsOf(g) })).sort(order),
     models: [...models.values()].map((g) => ({ service: g.service, model: g.model, stats: statsOf(g) })).sort(order),

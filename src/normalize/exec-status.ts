@@ -153,8 +153,7 @@ export function spanStatus(span: Span): SpanStatusReading {
   const proto = protocolStatus(a);
   const failed = span.statusCode === 2 || errorType !== undefined || proto !== undefined;
   if (!failed) return { status: 'ok' };
-  const status =
-    proto ?? textStatus(errorType) ?? textStatus(span.statusMessage) ?? exceptionStatus(span) ?? 'error';
+  const status = proto ?? textStatus(errorType) ?? textStatus(span.statusMessage) ?? exceptionStatus(span) ?? 'error';
   const what = errorType ?? (span.statusMessage || undefined);
   return what === undefined ? { status } : { status, errorType: what };
 }

@@ -16,7 +16,10 @@ export interface Efficiency {
   models: TrajectoryGroup[];
 }
 
-export async function efficiency(r: Reader, q: { windowMs: number; nowMs: number; service?: string }): Promise<Efficiency> {
+export async function efficiency(
+  r: Reader,
+  q: { windowMs: number; nowMs: number; service?: string },
+): Promise<Efficiency> {
   const windowMs = Math.max(MINUTE_MS, q.windowMs);
   const untilMs = minuteOf(q.nowMs) + MINUTE_MS;
   return trajectoryStats(r.store.sql, {

@@ -48,7 +48,10 @@ export interface ModelComparison {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export async function modelComparison(r: Reader, q: { windowMs: number; nowMs: number; service?: string }): Promise<ModelComparison> {
+export async function modelComparison(
+  r: Reader,
+  q: { windowMs: number; nowMs: number; service?: string },
+): Promise<ModelComparison> {
   const range = seriesRange(q.nowMs, q.windowMs);
   const length = range.untilMs - range.sinceMs;
   const view = storeFilter(r.view);
@@ -56,7 +59,13 @@ export async function modelComparison(r: Reader, q: { windowMs: number; nowMs: n
   const judgeOn = r.judge?.config.enabled ? r.judge : undefined;
   const [now, before, execs, eff, verdicts] = await Promise.all([
     callSeries(r.store, { ...range, stepMs: length, by: ['service', 'model'], ...svc }),
-    callSeries(r.store, { sinceMs: range.sinceMs - length, untilMs: range.sinceMs, stepMs: length, by: ['service', 'model'], ...svc }),
+    callSeries(r.store, {
+      sinceMs: range.sinceMs - length,
+      untilMs: range.sinceMs,
+      stepMs: length,
+      by: ['service', 'model'],
+      ...svc,
+    }),
     r.store.executionCounts({ ...range, ...svc }),
     efficiency(r, { windowMs: q.windowMs, nowMs: q.nowMs, ...(q.service ? { service: q.service } : {}) }),
     judgeOn ? judgeOn.store.verdictPoints({ sinceMs: range.sinceMs, ...svc }) : Promise.resolve(undefined),
@@ -67,7 +76,8 @@ export async function modelComparison(r: Reader, q: { windowMs: number; nowMs: n
   for (const e of execs) execBy.set(key(e.service, e.model), [...(execBy.get(key(e.service, e.model)) ?? []), e]);
   const effBy = new Map(eff.models.map((g) => [key(g.service, g.model), g.stats]));
   const verdictsBy = new Map<string, VerdictPoint[]>();
-  for (const v of verdicts ?? []) verdictsBy.set(key(v.service, v.model ?? ''), [...(verdictsBy.get(key(v.service, v.model ?? '')) ?? []), v]);
+  for (const v of verdicts ?? [])
+    verdictsBy.set(key(v.service, v.model ?? ''), [...(verdictsBy.get(key(v.service, v.model ?? '')) ?? []), v]);
   const changeBy = new Map(changes.map((c) => [key(c.service, c.model), c]));
   const models = now.series.map((s): ModelRow => {
     const service = s.key.service ?? '';

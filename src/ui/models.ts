@@ -10,8 +10,10 @@ import type { ModelRow } from '../queries/models.js';
 import type { PageData } from './data.js';
 import { href, html, type SafeHtml } from './html.js';
 
-const pct = (r: number | null): string => (r === null ? '—' : r > 0 && r < 0.001 ? '<0.1%' : `${(r * 100).toFixed(r >= 0.995 || r === 0 ? 0 : 1)}%`);
-const num = (v: number | null): string => (v === null ? '—' : Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(1));
+const pct = (r: number | null): string =>
+  r === null ? '—' : r > 0 && r < 0.001 ? '<0.1%' : `${(r * 100).toFixed(r >= 0.995 || r === 0 ? 0 : 1)}%`;
+const num = (v: number | null): string =>
+  v === null ? '—' : Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(1);
 const attr = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(v));
 
 /** "3 · p90 5" for a measure; "—" without trajectories. */

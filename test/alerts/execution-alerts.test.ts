@@ -40,9 +40,18 @@ describe('execution_error_rate (real evaluator)', () => {
       },
     });
     // checkout: 25 executions, 3 refused (404) → 12 %; search: 25 executions, 5 timed out (503) → 20 %.
-    await send('checkout', calls(25, (i) => ({ args: valid, http: { status: i < 3 ? 404 : 200, order: 'before' } }), 'k'));
-    await send('search', calls(25, (i) => ({ args: valid, http: { status: i < 5 ? 503 : 200, order: 'same' } }), 's'));
-    await send('tiny', calls(5, () => ({ args: valid, http: { status: 404, order: 'same' } }), 't')); // 100 % but 5 < min_calls
+    await send(
+      'checkout',
+      calls(25, (i) => ({ args: valid, http: { status: i < 3 ? 404 : 200, order: 'before' } }), 'k'),
+    );
+    await send(
+      'search',
+      calls(25, (i) => ({ args: valid, http: { status: i < 5 ? 503 : 200, order: 'same' } }), 's'),
+    );
+    await send(
+      'tiny',
+      calls(5, () => ({ args: valid, http: { status: 404, order: 'same' } }), 't'),
+    ); // 100 % but 5 < min_calls
     await tw.services.pipeline.settle(Date.now() + 60_000);
 
     const now = Date.now();
@@ -86,7 +95,11 @@ describe('error_rate with include_execution (real evaluator)', () => {
       // Passed the check, refused downstream.
       ...calls(3, () => ({ args: valid, http: { status: 422, order: 'before' } }), 'down'),
       // Known from their tool spans alone: unvalidated (no schema), but the downstream judged them.
-      ...calls(4, (i) => ({ args: valid, noProposal: true, http: { status: i < 2 ? 404 : 200, order: 'after' } }), 'blind'),
+      ...calls(
+        4,
+        (i) => ({ args: valid, noProposal: true, http: { status: i < 2 ? 404 : 200, order: 'after' } }),
+        'blind',
+      ),
       // A server error is not a wrong call: not in the default statuses.
       ...calls(1, () => ({ args: valid, http: { status: 503, order: 'same' } }), 'down5'),
     ];
@@ -99,7 +112,9 @@ describe('error_rate with include_execution (real evaluator)', () => {
     const states = await tw.services.alerting.store.states();
     // The structural rule stays under its threshold: 2 failed of 26 checked (20 + 2 + 3 + 1).
     expect(states.find((s) => s.rule === 'structural')).toBeUndefined();
-    const stats = (await tw.app.inject('/api/stats?window=5m&service=shop')).json() as { tools: { errorRate: number }[] };
+    const stats = (await tw.app.inject('/api/stats?window=5m&service=shop')).json() as {
+      tools: { errorRate: number }[];
+    };
     expect(stats.tools.map((t) => t.errorRate)).toEqual([2 / 26]);
     const combined = states.find((s) => s.rule === 'combined')!;
     // Numerator 2 + 3 + 2 = 7; denominator 26 checked + 4 executed unvalidated = 30.

@@ -34,7 +34,10 @@ export interface PlannedCall {
 }
 
 /** Emits one turn; resolves once everything was exported. `t0` is the turn's start (ms since the epoch). */
-export async function downstreamTurn(client: OtelClient, opts: { model: string; calls: PlannedCall[]; t0: number; tokens?: number }): Promise<void> {
+export async function downstreamTurn(
+  client: OtelClient,
+  opts: { model: string; calls: PlannedCall[]; t0: number; tokens?: number },
+): Promise<void> {
   const { tracer } = client;
   const agent = tracer.startSpan('invoke_agent weather', { startTime: opts.t0 });
   agent.setAttribute('gen_ai.operation.name', 'invoke_agent');
@@ -49,7 +52,9 @@ export async function downstreamTurn(client: OtelClient, opts: { model: string; 
       {
         role: 'assistant',
         finish_reason: 'tool_call',
-        parts: opts.calls.filter((c) => !c.noProposal).map((c) => ({ type: 'tool_call', id: c.id, name: 'get_weather', arguments: c.args })),
+        parts: opts.calls
+          .filter((c) => !c.noProposal)
+          .map((c) => ({ type: 'tool_call', id: c.id, name: 'get_weather', arguments: c.args })),
       },
     ]),
   });
@@ -71,7 +76,11 @@ export async function downstreamTurn(client: OtelClient, opts: { model: string; 
       ? tracer.startSpan('GET', { kind: SpanKind.CLIENT, startTime: at + 1 }, trace.setSpan(ROOT_CONTEXT, tool))
       : undefined;
     if (http && c.http) {
-      http.setAttributes({ 'http.request.method': 'GET', 'url.full': 'https://weather.example/v1', 'http.response.status_code': c.http.status });
+      http.setAttributes({
+        'http.request.method': 'GET',
+        'url.full': 'https://weather.example/v1',
+        'http.response.status_code': c.http.status,
+      });
       // As HTTP client instrumentations do: 4xx and 5xx are errors on a client span.
       if (c.http.status >= 400) http.setStatus({ code: SpanStatusCode.ERROR });
     }

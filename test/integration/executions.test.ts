@@ -28,7 +28,12 @@ beforeAll(async () => {
     { id: 'c4', args: valid, http: { status: 503, order: 'after' }, durationMs: 400 },
     // Failed its schema check and then failed downstream: counted once in the combined rate.
     { id: 'c5', args: '{"city":1}', http: { status: 400, order: 'same' }, durationMs: 20 },
-    { id: 'c6', args: valid, tool: { attributes: { 'error.type': 'TimeoutError' }, error: 'timed out after 3s' }, durationMs: 3000 },
+    {
+      id: 'c6',
+      args: valid,
+      tool: { attributes: { 'error.type': 'TimeoutError' }, error: 'timed out after 3s' },
+      durationMs: 3000,
+    },
     { id: 'c7', args: valid, tool: { attributes: { 'http.response.status_code': 429 } }, durationMs: 700 },
     // Known from its tool span alone: unvalidated, its execution waits for the call to be counted.
     { id: 'c8', args: valid, tool: { error: 'boom' }, durationMs: 60, noProposal: true },
@@ -66,18 +71,44 @@ describe('execution status from tool spans and their HTTP client children', () =
   });
 
   it('tool latency histogram: exact buckets, count and sum', () => {
-    const h = (le: string) => metricValue(text, 'toolwatch_tool_execution_duration_seconds_bucket', { service: SERVICE, tool: 'get_weather', le });
-    expect([h('0.005'), h('0.01'), h('0.025'), h('0.05'), h('0.1'), h('0.25'), h('0.5'), h('1'), h('2.5'), h('5'), h('+Inf')]).toEqual([
-      1, 1, 2, 3, 5, 5, 6, 7, 7, 8, 8,
-    ]);
-    expect(metricValue(text, 'toolwatch_tool_execution_duration_seconds_count', { service: SERVICE, tool: 'get_weather' })).toBe(8);
-    expect(metricValue(text, 'toolwatch_tool_execution_duration_seconds_sum', { service: SERVICE, tool: 'get_weather' })).toBeCloseTo(4.294, 5);
+    const h = (le: string) =>
+      metricValue(text, 'toolwatch_tool_execution_duration_seconds_bucket', {
+        service: SERVICE,
+        tool: 'get_weather',
+        le,
+      });
+    expect([
+      h('0.005'),
+      h('0.01'),
+      h('0.025'),
+      h('0.05'),
+      h('0.1'),
+      h('0.25'),
+      h('0.5'),
+      h('1'),
+      h('2.5'),
+      h('5'),
+      h('+Inf'),
+    ]).toEqual([1, 1, 2, 3, 5, 5, 6, 7, 7, 8, 8]);
+    expect(
+      metricValue(text, 'toolwatch_tool_execution_duration_seconds_count', { service: SERVICE, tool: 'get_weather' }),
+    ).toBe(8);
+    expect(
+      metricValue(text, 'toolwatch_tool_execution_duration_seconds_sum', { service: SERVICE, tool: 'get_weather' }),
+    ).toBeCloseTo(4.294, 5);
   });
 
   it('the same executions in /api/stats, per tool', () => {
-    const tools = stats.tools as { tool: string; executions?: { total: number; byStatus: Record<string, number>; clientErrorRate: number } }[];
+    const tools = stats.tools as {
+      tool: string;
+      executions?: { total: number; byStatus: Record<string, number>; clientErrorRate: number };
+    }[];
     const t = tools.find((x) => x.tool === 'get_weather')!;
-    expect(t.executions).toEqual({ total: 8, byStatus: { ok: 1, client_error: 3, server_error: 3, error: 1 }, clientErrorRate: 3 / 8 });
+    expect(t.executions).toEqual({
+      total: 8,
+      byStatus: { ok: 1, client_error: 3, server_error: 3, error: 1 },
+      clientErrorRate: 3 / 8,
+    });
   });
 });
 

@@ -52,7 +52,7 @@ describe('status codes', () => {
     ['Request failed with status code 422', 'client_error'], // axios
     ['HTTP 503 Service Unavailable', 'server_error'],
     ['HTTP/1.1 404 Not Found', 'client_error'],
-    ["404 Client Error: Not Found for url: https://api.example/x", 'client_error'], // python-requests
+    ['404 Client Error: Not Found for url: https://api.example/x', 'client_error'], // python-requests
     ["Client error '400 Bad Request' for url 'https://api.example/x'", 'client_error'], // httpx
     ["Server error '502 Bad Gateway' for url 'https://api.example/x'", 'server_error'],
     ['status: 409', 'client_error'],
@@ -80,12 +80,36 @@ describe('a span’s own status', () => {
     ['unset status, no error attributes', {}, {}, 'ok', undefined],
     ['ERROR, nothing says how', { statusCode: 2, statusMessage: 'boom' }, {}, 'error', 'boom'],
     ['error.type is a status code', {}, { 'error.type': '404' }, 'client_error', '404'],
-    ['http.response.status_code 503 on the tool span, status unset', {}, { 'http.response.status_code': 503 }, 'server_error', undefined],
+    [
+      'http.response.status_code 503 on the tool span, status unset',
+      {},
+      { 'http.response.status_code': 503 },
+      'server_error',
+      undefined,
+    ],
     ['older http.status_code as a string', { statusCode: 2 }, { 'http.status_code': '422' }, 'client_error', undefined],
     ['rpc.grpc.status_code 3', { statusCode: 2 }, { 'rpc.grpc.status_code': 3 }, 'client_error', undefined],
-    ['the status message names the code', { statusCode: 2, statusMessage: 'Request failed with status code 400' }, {}, 'client_error', 'Request failed with status code 400'],
-    ['error.type wins over the message for the text kept', { statusCode: 2, statusMessage: 'took too long' }, { 'error.type': 'TimeoutError' }, 'server_error', 'TimeoutError'],
-    ['HTTP 200 with ERROR: the tool failed after its call', { statusCode: 2, statusMessage: 'parse error' }, { 'http.response.status_code': 200 }, 'error', 'parse error'],
+    [
+      'the status message names the code',
+      { statusCode: 2, statusMessage: 'Request failed with status code 400' },
+      {},
+      'client_error',
+      'Request failed with status code 400',
+    ],
+    [
+      'error.type wins over the message for the text kept',
+      { statusCode: 2, statusMessage: 'took too long' },
+      { 'error.type': 'TimeoutError' },
+      'server_error',
+      'TimeoutError',
+    ],
+    [
+      'HTTP 200 with ERROR: the tool failed after its call',
+      { statusCode: 2, statusMessage: 'parse error' },
+      { 'http.response.status_code': 200 },
+      'error',
+      'parse error',
+    ],
   ])('%s', (_n, over, attributes, status, errorType) => {
     const r = spanStatus(makeSpan(attributes, over));
     expect(r.status).toBe(status);
@@ -93,10 +117,18 @@ describe('a span’s own status', () => {
   });
 
   it('reads exception events when the status and error.type say nothing more', () => {
-    const span = makeSpan({}, {
-      statusCode: 2,
-      events: [makeEvent('exception', { 'exception.type': 'httpx.HTTPStatusError', 'exception.message': "Client error '404 Not Found' for url 'https://x'" })],
-    });
+    const span = makeSpan(
+      {},
+      {
+        statusCode: 2,
+        events: [
+          makeEvent('exception', {
+            'exception.type': 'httpx.HTTPStatusError',
+            'exception.message': "Client error '404 Not Found' for url 'https://x'",
+          }),
+        ],
+      },
+    );
     expect(spanStatus(span).status).toBe('client_error');
   });
 });
@@ -118,42 +150,91 @@ describe('tool spans of every dialect, through the readers', () => {
     [
       'OpenInference TOOL with an exception event',
       { 'openinference.span.kind': 'TOOL', 'tool.name': 'get_weather', 'input.value': '{"city":"Oslo"}' },
-      { statusCode: 2, events: [makeEvent('exception', { 'exception.type': 'requests.exceptions.HTTPError', 'exception.message': '503 Server Error: Service Unavailable for url: https://w' })] },
+      {
+        statusCode: 2,
+        events: [
+          makeEvent('exception', {
+            'exception.type': 'requests.exceptions.HTTPError',
+            'exception.message': '503 Server Error: Service Unavailable for url: https://w',
+          }),
+        ],
+      },
       ['openinference', 'server_error'],
     ],
     [
       'Vercel AI SDK ai.toolCall: ERROR with the error message',
-      { 'operation.name': 'ai.toolCall', 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'weather', 'ai.toolCall.id': 'c1', 'ai.toolCall.args': '{"city":"Oslo"}' },
+      {
+        'operation.name': 'ai.toolCall',
+        'ai.operationId': 'ai.toolCall',
+        'ai.toolCall.name': 'weather',
+        'ai.toolCall.id': 'c1',
+        'ai.toolCall.args': '{"city":"Oslo"}',
+      },
       { name: 'ai.toolCall', statusCode: 2, statusMessage: 'Request failed with status code 404' },
       ['vercel-ai', 'client_error'],
     ],
     [
       'Pydantic AI running tool: ModelRetry recorded as ToolRetryError',
-      { 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'c1', tool_arguments: '{"city":"Oslo"}', 'logfire.msg': 'running tool: get_weather' },
-      { name: 'running tool', statusCode: 2, events: [makeEvent('exception', { 'exception.type': 'pydantic_ai.exceptions.ToolRetryError', 'exception.message': 'city not found' })] },
+      {
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.id': 'c1',
+        tool_arguments: '{"city":"Oslo"}',
+        'logfire.msg': 'running tool: get_weather',
+      },
+      {
+        name: 'running tool',
+        statusCode: 2,
+        events: [
+          makeEvent('exception', {
+            'exception.type': 'pydantic_ai.exceptions.ToolRetryError',
+            'exception.message': 'city not found',
+          }),
+        ],
+      },
       ['genai', 'client_error'],
     ],
     [
       'Langfuse SDK tool observation: level ERROR + status_message',
-      { 'langfuse.observation.type': 'tool', 'langfuse.observation.input': '{"city":"Oslo"}', 'langfuse.observation.level': 'ERROR', 'langfuse.observation.status_message': 'HTTP 429 Too Many Requests' },
+      {
+        'langfuse.observation.type': 'tool',
+        'langfuse.observation.input': '{"city":"Oslo"}',
+        'langfuse.observation.level': 'ERROR',
+        'langfuse.observation.status_message': 'HTTP 429 Too Many Requests',
+      },
       { name: 'get_weather' },
       ['langfuse-otel', 'server_error'],
     ],
     [
       'LiveKit function_tool: is_error, the output says 404',
-      { 'lk.function_tool.name': 'get_weather', 'lk.function_tool.id': 'c1', 'lk.function_tool.arguments': '{"city":"Oslo"}', 'lk.function_tool.output': 'Client error 404 Not Found: status code 404', 'lk.function_tool.is_error': true },
+      {
+        'lk.function_tool.name': 'get_weather',
+        'lk.function_tool.id': 'c1',
+        'lk.function_tool.arguments': '{"city":"Oslo"}',
+        'lk.function_tool.output': 'Client error 404 Not Found: status code 404',
+        'lk.function_tool.is_error': true,
+      },
       { name: 'function_tool' },
       ['livekit', 'client_error'],
     ],
     [
       'LiveKit function_tool: is_error, nothing says how',
-      { 'lk.function_tool.name': 'get_weather', 'lk.function_tool.id': 'c1', 'lk.function_tool.output': 'it broke', 'lk.function_tool.is_error': true },
+      {
+        'lk.function_tool.name': 'get_weather',
+        'lk.function_tool.id': 'c1',
+        'lk.function_tool.output': 'it broke',
+        'lk.function_tool.is_error': true,
+      },
       { name: 'function_tool' },
       ['livekit', 'error'],
     ],
     [
       'BeeAI error event span',
-      { 'openinference.span.kind': 'TOOL', name: 'error', target: 'tool.search.wikipedia.error', 'output.value': 'connect ETIMEDOUT' },
+      {
+        'openinference.span.kind': 'TOOL',
+        name: 'error',
+        target: 'tool.search.wikipedia.error',
+        'output.value': 'connect ETIMEDOUT',
+      },
       {},
       ['openinference', 'server_error'],
     ],
@@ -175,7 +256,11 @@ describe('tool spans of every dialect, through the readers', () => {
         if (e && e.status !== 'ok') failing.push(`${f.name}:${e.name || '(unnamed)'}:${e.status}`);
       }
     }
-    expect(failing.sort()).toEqual(['flue:bash:error', 'strands:get_weather:error', 'vercel-ai-processors:(unnamed):error']);
+    expect(failing.sort()).toEqual([
+      'flue:bash:error',
+      'strands:get_weather:error',
+      'vercel-ai-processors:(unnamed):error',
+    ]);
   });
 });
 
@@ -184,13 +269,43 @@ describe('HTTP and RPC client children', () => {
     downstreamStatus(makeSpan(attributes, { kind: 3, parentSpanId: 'aaaaaaaaaaaaaaaa', ...over }));
 
   it.each<[string, Record<string, unknown>, Partial<Span>, ExecutionStatus | undefined]>([
-    ['CLIENT, 404', { 'http.request.method': 'GET', 'http.response.status_code': 404 }, { statusCode: 2 }, 'client_error'],
+    [
+      'CLIENT, 404',
+      { 'http.request.method': 'GET', 'http.response.status_code': 404 },
+      { statusCode: 2 },
+      'client_error',
+    ],
     ['CLIENT, 200', { 'http.request.method': 'GET', 'http.response.status_code': 200 }, {}, undefined],
-    ['CLIENT, older conventions, 502', { 'http.method': 'POST', 'http.status_code': 502 }, { statusCode: 2 }, 'server_error'],
-    ['CLIENT, connection refused before any answer', { 'http.request.method': 'GET', 'error.type': 'ECONNREFUSED' }, { statusCode: 2 }, 'server_error'],
-    ['CLIENT, gRPC UNAVAILABLE', { 'rpc.system': 'grpc', 'rpc.grpc.status_code': 14 }, { statusCode: 2 }, 'server_error'],
-    ['SERVER span with 404 (not a call the tool made)', { 'http.request.method': 'GET', 'http.response.status_code': 404 }, { kind: 2 }, undefined],
+    [
+      'CLIENT, older conventions, 502',
+      { 'http.method': 'POST', 'http.status_code': 502 },
+      { statusCode: 2 },
+      'server_error',
+    ],
+    [
+      'CLIENT, connection refused before any answer',
+      { 'http.request.method': 'GET', 'error.type': 'ECONNREFUSED' },
+      { statusCode: 2 },
+      'server_error',
+    ],
+    [
+      'CLIENT, gRPC UNAVAILABLE',
+      { 'rpc.system': 'grpc', 'rpc.grpc.status_code': 14 },
+      { statusCode: 2 },
+      'server_error',
+    ],
+    [
+      'SERVER span with 404 (not a call the tool made)',
+      { 'http.request.method': 'GET', 'http.response.status_code': 404 },
+      { kind: 2 },
+      undefined,
+    ],
     ['CLIENT without HTTP or RPC attributes', { 'db.system': 'postgresql' }, { statusCode: 2 }, undefined],
-    ['a root span', { 'http.request.method': 'GET', 'http.response.status_code': 500 }, { parentSpanId: '' }, undefined],
+    [
+      'a root span',
+      { 'http.request.method': 'GET', 'http.response.status_code': 500 },
+      { parentSpanId: '' },
+      undefined,
+    ],
   ])('%s → %s', (_n, attributes, over, want) => expect(child(attributes, over)).toBe(want));
 });

@@ -21,18 +21,33 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 import { makeSpan } from '../helpers/spans.js';
 
 const T = '11111111111111111111111111111111';
-const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+const schema = {
+  type: 'object',
+  properties: { city: { type: 'string' } },
+  required: ['city'],
+  additionalProperties: false,
+};
 const defs = JSON.stringify([{ type: 'function', name: 'weather', parameters: schema }]);
 
 const at = (ms: number) => ({ startTimeMs: ms, endTimeMs: ms + 50 });
 
-function chat(spanId: string, calls: { id: string; args: string }[], extra: Record<string, unknown> = {}, parent = ''): Span {
+function chat(
+  spanId: string,
+  calls: { id: string; args: string }[],
+  extra: Record<string, unknown> = {},
+  parent = '',
+): Span {
   return makeSpan(
     {
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': 'm1',
       'gen_ai.tool.definitions': defs,
-      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: calls.map((c) => ({ type: 'tool_call', id: c.id, name: 'weather', arguments: c.args })) }]),
+      'gen_ai.output.messages': JSON.stringify([
+        {
+          role: 'assistant',
+          parts: calls.map((c) => ({ type: 'tool_call', id: c.id, name: 'weather', arguments: c.args })),
+        },
+      ]),
       ...extra,
     },
     { traceId: T, spanId, parentSpanId: parent, kind: 1, ...at(1_000) },
@@ -41,7 +56,12 @@ function chat(spanId: string, calls: { id: string; args: string }[], extra: Reco
 
 function tool(spanId: string, id: string, args = '{"city":"Oslo"}'): Span {
   return makeSpan(
-    { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'weather', 'gen_ai.tool.call.id': id, 'gen_ai.tool.call.arguments': args },
+    {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'weather',
+      'gen_ai.tool.call.id': id,
+      'gen_ai.tool.call.arguments': args,
+    },
     { traceId: T, spanId, kind: 1, ...at(2_000) },
   );
 }
@@ -79,11 +99,15 @@ function setup(statusGraceMs = 2_000, trajectory = { idleMs: 60_000, maxTraces: 
     clock.now += advanceMs;
   };
   const executions = async () =>
-    (await metrics.toolExecutions.get()).values.map((v) => `${v.labels.status}/${v.labels.call_outcome}=${v.value}`).sort();
+    (await metrics.toolExecutions.get()).values
+      .map((v) => `${v.labels.status}/${v.labels.call_outcome}=${v.value}`)
+      .sort();
   const stored = async () =>
-    (await store.sql.all<Record<string, unknown>>('SELECT model, status, call_outcome, count FROM execution_minutes ORDER BY status, call_outcome')).map(
-      (r) => `${r.model}:${r.status}/${r.call_outcome}=${r.count}`,
-    );
+    (
+      await store.sql.all<Record<string, unknown>>(
+        'SELECT model, status, call_outcome, count FROM execution_minutes ORDER BY status, call_outcome',
+      )
+    ).map((r) => `${r.model}:${r.status}/${r.call_outcome}=${r.count}`);
   return { store, clock, metrics, pipeline, trajectories, ingest, executions, stored };
 }
 
@@ -95,7 +119,12 @@ describe('an HTTP child sets its tool span’s status, in any order', () => {
     ['after its tool span, child first in the batch', (p: Span[], t: Span, h: Span) => [[h, ...p], [t]]],
   ])('%s', async (_n, order) => {
     const s = setup();
-    for (const batch of order([chat('a1', [{ id: 'c1', args: '{"city":"Oslo"}' }])], tool('b1', 'c1'), http('d1', 'b1', 404))) await s.ingest(batch);
+    for (const batch of order(
+      [chat('a1', [{ id: 'c1', args: '{"city":"Oslo"}' }])],
+      tool('b1', 'c1'),
+      http('d1', 'b1', 404),
+    ))
+      await s.ingest(batch);
     expect(await s.executions()).toEqual([]); // held for status_grace
     s.clock.now += 2_000;
     await s.pipeline.settle();
@@ -141,7 +170,11 @@ describe('an HTTP child sets its tool span’s status, in any order', () => {
 describe('an execution is counted with its call’s outcome', () => {
   it('a call that failed its schema check and then downstream', async () => {
     const s = setup();
-    await s.ingest([chat('a1', [{ id: 'c1', args: '{"city":1}' }]), tool('b1', 'c1', '{"city":1}'), http('d1', 'b1', 422)]);
+    await s.ingest([
+      chat('a1', [{ id: 'c1', args: '{"city":1}' }]),
+      tool('b1', 'c1', '{"city":1}'),
+      http('d1', 'b1', 422),
+    ]);
     s.clock.now += 2_000;
     await s.pipeline.settle();
     expect(await s.executions()).toEqual(['client_error/SchemaMismatch=1']);
@@ -174,7 +207,9 @@ describe('an execution is counted with its call’s outcome', () => {
     await s.ingest([chat('a1', [{ id: 'c1', args: '{"city":"Oslo"}' }]), tool('b1', 'c1')]);
     await s.pipeline.drain();
     expect(await s.executions()).toEqual(['ok/valid=1']);
-    expect((await s.metrics.trajectoryToolCalls.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value).toBe(1);
+    expect(
+      (await s.metrics.trajectoryToolCalls.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value,
+    ).toBe(1);
     await s.store.close();
   });
 });
@@ -184,9 +219,22 @@ describe('trajectories', () => {
     const s = setup();
     await s.ingest([
       // A LangChain-style wrapper and the provider span inside it: one step; tokens counted once.
-      chat('a1', [{ id: 'c1', args: '{"city":"Oslo"}' }, { id: 'c2', args: '{"city":2}' }], { 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 20 }, 'a0'),
+      chat(
+        'a1',
+        [
+          { id: 'c1', args: '{"city":"Oslo"}' },
+          { id: 'c2', args: '{"city":2}' },
+        ],
+        { 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 20 },
+        'a0',
+      ),
       makeSpan(
-        { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm1', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 20 },
+        {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': 'm1',
+          'gen_ai.usage.input_tokens': 100,
+          'gen_ai.usage.output_tokens': 20,
+        },
         { traceId: T, spanId: 'a0', kind: 1, startTimeMs: 990, endTimeMs: 1_060 },
       ),
       tool('b1', 'c1'),
@@ -200,22 +248,43 @@ describe('trajectories', () => {
     s.clock.now += 60_000;
     await s.pipeline.settle();
     expect(s.trajectories.size).toBe(0);
-    const rows = await s.store.sql.all('SELECT service, model, trajectories, steps, tool_calls, failed_calls, tokens, with_tokens, duration_ms FROM trajectory_minutes');
+    const rows = await s.store.sql.all(
+      'SELECT service, model, trajectories, steps, tool_calls, failed_calls, tokens, with_tokens, duration_ms FROM trajectory_minutes',
+    );
     // Steps: the wrapper pair once + the final answer; failed: c2 (SchemaMismatch) + c1 (server_error).
     expect(rows).toEqual([
-      { service: 'test-service', model: 'm1', trajectories: 1, steps: 2, tool_calls: 2, failed_calls: 2, tokens: 425, with_tokens: 1, duration_ms: 1_060 },
+      {
+        service: 'test-service',
+        model: 'm1',
+        trajectories: 1,
+        steps: 2,
+        tool_calls: 2,
+        failed_calls: 2,
+        tokens: 425,
+        with_tokens: 1,
+        duration_ms: 1_060,
+      },
     ]);
     await s.store.close();
   });
 
   it('a trace without calls is no trajectory; one pushed out of the bounded memory is observed as it stood', async () => {
     const s = setup(2_000, { idleMs: 60_000, maxTraces: 1 });
-    await s.ingest([makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm1' }, { traceId: '2'.repeat(32), spanId: 'e1', kind: 1 })]);
+    await s.ingest([
+      makeSpan(
+        { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm1' },
+        { traceId: '2'.repeat(32), spanId: 'e1', kind: 1 },
+      ),
+    ]);
     await s.ingest([chat('a1', [{ id: 'c1', args: '{"city":"Oslo"}' }])]);
-    await s.ingest([chat('x1', [{ id: 'c9', args: '{"city":"Oslo"}' }], {}, '')].map((x) => ({ ...x, traceId: '3'.repeat(32) })));
+    await s.ingest(
+      [chat('x1', [{ id: 'c9', args: '{"city":"Oslo"}' }], {}, '')].map((x) => ({ ...x, traceId: '3'.repeat(32) })),
+    );
     await s.pipeline.settle();
     // The trace of T was pushed out by the third: observed with what it had (1 call), the first had no call.
-    const rows = await s.store.sql.all<{ trajectories: number; tool_calls: number }>('SELECT trajectories, tool_calls FROM trajectory_minutes');
+    const rows = await s.store.sql.all<{ trajectories: number; tool_calls: number }>(
+      'SELECT trajectories, tool_calls FROM trajectory_minutes',
+    );
     expect(rows).toEqual([{ trajectories: 1, tool_calls: 1 }]);
     expect(s.trajectories.size).toBe(1);
     await s.store.close();
@@ -250,7 +319,11 @@ describe('value buckets', () => {
   });
 
   it('nearest-rank quantiles', () => {
-    const b = new Map([[1, 5], [2, 3], [8, 2]]);
+    const b = new Map([
+      [1, 5],
+      [2, 3],
+      [8, 2],
+    ]);
     expect([quantile(b, 0.5), quantile(b, 0.8), quantile(b, 0.9), quantile(new Map(), 0.5)]).toEqual([1, 2, 8, null]);
   });
 });

@@ -25,8 +25,26 @@ async function check(store: Store): Promise<void> {
   await store.write({
     ...emptyBatch(),
     executionAggregates: [
-      { minute: 60000, source: 'otlp', service: 'shop', model: 'gpt-4o', tool: 'pay', status: 'client_error', callOutcome: 'valid', count: 3 },
-      { minute: 60000, source: 'otlp', service: 'shop', model: '', tool: 'pay', status: 'ok', callOutcome: 'unknown', count: 1 },
+      {
+        minute: 60000,
+        source: 'otlp',
+        service: 'shop',
+        model: 'gpt-4o',
+        tool: 'pay',
+        status: 'client_error',
+        callOutcome: 'valid',
+        count: 3,
+      },
+      {
+        minute: 60000,
+        source: 'otlp',
+        service: 'shop',
+        model: '',
+        tool: 'pay',
+        status: 'ok',
+        callOutcome: 'unknown',
+        count: 1,
+      },
     ],
   });
   expect(await store.executionCounts({ sinceMs: 0 })).toEqual([
@@ -34,8 +52,12 @@ async function check(store: Store): Promise<void> {
     { service: 'shop', model: '', tool: 'pay', status: 'ok', callOutcome: 'unknown', count: 8 },
     { service: 'shop', model: 'gpt-4o', tool: 'pay', status: 'client_error', callOutcome: 'valid', count: 3 },
   ]);
-  expect(await store.sql.all('SELECT COUNT(*) AS n FROM trajectory_minutes')).toEqual([{ n: store.kind === 'postgres' ? '0' : 0 }]);
-  expect(await store.sql.all('SELECT COUNT(*) AS n FROM trajectory_buckets')).toEqual([{ n: store.kind === 'postgres' ? '0' : 0 }]);
+  expect(await store.sql.all('SELECT COUNT(*) AS n FROM trajectory_minutes')).toEqual([
+    { n: store.kind === 'postgres' ? '0' : 0 },
+  ]);
+  expect(await store.sql.all('SELECT COUNT(*) AS n FROM trajectory_buckets')).toEqual([
+    { n: store.kind === 'postgres' ? '0' : 0 },
+  ]);
 }
 
 describe('migration 008 (execution classes, call outcome, trajectories)', () => {
@@ -44,8 +66,11 @@ describe('migration 008 (execution classes, call outcome, trajectories)', () => 
     const file = path.join(dir, 'db');
     try {
       const db = new Database(file);
-      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-      for (const m of BEFORE) db.exec(m.sqlite), db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
+      db.exec(
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+      );
+      for (const m of BEFORE)
+        db.exec(m.sqlite), db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
       for (const r of ROWS) db.exec(r);
       db.close();
       const store = new SqliteStore({ path: file, synchronous: 'NORMAL' });
@@ -64,8 +89,12 @@ describe('migration 008 (execution classes, call outcome, trajectories)', () => 
     try {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      await client.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
-      for (const m of BEFORE) await client.query(m.postgres), await client.query('INSERT INTO schema_migrations VALUES ($1, $2, 0)', [m.version, m.name]);
+      await client.query(
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+      );
+      for (const m of BEFORE)
+        await client.query(m.postgres),
+          await client.query('INSERT INTO schema_migrations VALUES ($1, $2, 0)', [m.version, m.name]);
       for (const r of ROWS) await client.query(r);
       await client.end();
       const store = await PostgresStore.open(url);

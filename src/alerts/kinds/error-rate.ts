@@ -76,7 +76,13 @@ function structural(p: ErrorRateParams, data: ErrorRateData): Observation[] {
       summary: enough
         ? `error rate ${pct(rate)} ${rate > p.threshold ? '>' : '≤'} ${pct(p.threshold)} (${t.failed} of ${t.checked} checked calls failed, ${p.window})`
         : `only ${t.checked} checked calls in ${p.window} (min_calls ${p.min_calls})`,
-      details: { window: p.window, checked: t.checked, failed: t.failed, total: t.total, topTools: topFailingTools(g.rows) },
+      details: {
+        window: p.window,
+        checked: t.checked,
+        failed: t.failed,
+        total: t.total,
+        topTools: topFailingTools(g.rows),
+      },
     });
   }
   return out;

@@ -35,7 +35,10 @@ export const executionErrorRate: RuleKind<ExecutionErrorRateParams, ExecutionCou
   },
   async load(p, io, now) {
     if (!io.executionCounts) return [];
-    return io.executionCounts({ ...currentWindow(now, durationMs(p.window)), ...(p.service ? { service: p.service } : {}) });
+    return io.executionCounts({
+      ...currentWindow(now, durationMs(p.window)),
+      ...(p.service ? { service: p.service } : {}),
+    });
   },
   evaluate(p, rows) {
     const out: Observation[] = [];
