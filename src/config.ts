@@ -56,7 +56,13 @@ export interface Config {
     retryAfterSeconds: number;
     maxAttributeDepth: number;
   };
-  dedupe: { maxTraces: number; maxCallsPerTrace: number; traceTtlMs: number; executionGraceMs: number; statusGraceMs: number };
+  dedupe: {
+    maxTraces: number;
+    maxCallsPerTrace: number;
+    traceTtlMs: number;
+    executionGraceMs: number;
+    statusGraceMs: number;
+  };
   /** Every trace followed to its end for the efficiency statistics (src/efficiency/). */
   trajectories: { idleMs: number; maxTraces: number };
   metrics: { maxLabelValues: number };
@@ -327,7 +333,10 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
     // A trajectory must not complete while a call or execution of it still waits out its grace period.
     const waits = durationMs(f.dedupe.execution_grace) + durationMs(f.dedupe.status_grace);
     if (durationMs(f.trajectories.idle) <= waits) {
-      problems.push(`trajectories.idle: must be longer than dedupe.execution_grace + dedupe.status_grace (${f.dedupe.execution_grace} + ${f.dedupe.status_grace})`);
+      problems.push(
+        'trajectories.idle: must be longer than dedupe.execution_grace + dedupe.status_grace ' +
+          `(${f.dedupe.execution_grace} + ${f.dedupe.status_grace})`,
+      );
     }
   }
   if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !auth || !telemetry) return undefined;

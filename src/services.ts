@@ -231,7 +231,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       langfuse?.stop();
       await alerting.stop();
       // Held executions and trajectories in flight are counted as they stand (a crash loses them).
-      await pipeline.drain().catch((err: unknown) => log.error({ err }, 'shutdown: held executions and trajectories not written'));
+      await pipeline
+        .drain()
+        .catch((err: unknown) => log.error({ err }, 'shutdown: held executions and trajectories not written'));
       await store.close();
     },
   };

@@ -90,7 +90,10 @@ export type GroupLabel = 'service' | 'tool' | 'model';
 export const GROUP_LABELS: readonly GroupLabel[] = ['service', 'tool', 'model'];
 
 /** Sums rows per group of the `by` labels (call counts or execution counts alike). */
-export function groupRows<R extends Record<GroupLabel, string>>(rows: readonly R[], by: readonly GroupLabel[]): Map<string, { labels: Record<string, string>; rows: R[] }> {
+export function groupRows<R extends Record<GroupLabel, string>>(
+  rows: readonly R[],
+  by: readonly GroupLabel[],
+): Map<string, { labels: Record<string, string>; rows: R[] }> {
   const out = new Map<string, { labels: Record<string, string>; rows: R[] }>();
   for (const r of rows) {
     const labels = Object.fromEntries(by.map((l) => [l, r[l]]));

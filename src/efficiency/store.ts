@@ -96,8 +96,8 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
     for (let i = 0; i < sumRows.length; i += ROWS_PER_STATEMENT) {
       const chunk = sumRows.slice(i, i + ROWS_PER_STATEMENT);
       tx.run(
-        `INSERT INTO trajectory_minutes (minute, service, model, trajectories, steps, tool_calls, failed_calls, tokens, with_tokens,
-           duration_ms) VALUES ${valuesList(chunk.length, 10)}
+        `INSERT INTO trajectory_minutes (minute, service, model, trajectories, steps, tool_calls, failed_calls, tokens,
+           with_tokens, duration_ms) VALUES ${valuesList(chunk.length, 10)}
          ON CONFLICT (minute, service, model) DO UPDATE SET
            trajectories = trajectory_minutes.trajectories + excluded.trajectories,
            steps = trajectory_minutes.steps + excluded.steps,
@@ -123,8 +123,10 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
     for (let i = 0; i < bucketRows.length; i += ROWS_PER_STATEMENT) {
       const chunk = bucketRows.slice(i, i + ROWS_PER_STATEMENT);
       tx.run(
-        `INSERT INTO trajectory_buckets (minute, service, model, measure, bucket, count) VALUES ${valuesList(chunk.length, 6)}
-         ON CONFLICT (minute, service, model, measure, bucket) DO UPDATE SET count = trajectory_buckets.count + excluded.count`,
+        `INSERT INTO trajectory_buckets (minute, service, model, measure, bucket, count)
+         VALUES ${valuesList(chunk.length, 6)}
+         ON CONFLICT (minute, service, model, measure, bucket)
+         DO UPDATE SET count = trajectory_buckets.count + excluded.count`,
         chunk.flatMap((b) => [b.minute, b.service, b.model, b.measure, b.bucket, b.count]),
       );
     }
@@ -191,7 +193,8 @@ export async function trajectoryStats(
   const [sums, buckets] = await Promise.all([
     sql.all(
       `SELECT service, model, SUM(trajectories) AS trajectories, SUM(steps) AS steps, SUM(tool_calls) AS tool_calls,
-         SUM(failed_calls) AS failed_calls, SUM(tokens) AS tokens, SUM(with_tokens) AS with_tokens, SUM(duration_ms) AS duration_ms
+         SUM(failed_calls) AS failed_calls, SUM(tokens) AS tokens, SUM(with_tokens) AS with_tokens,
+         SUM(duration_ms) AS duration_ms
        FROM trajectory_minutes WHERE ${where} GROUP BY service, model`,
       args,
     ),

@@ -113,7 +113,14 @@ export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>)
     const e = f.execution;
     const counted = outcomes.get(callKey(f.spanId, e.callId, e.name));
     const status = e.status === 'ok' ? 'ok' : 'error';
-    const s: ToolStep = { kind: 'tool', spanId: f.spanId, startMs: f.startTimeMs, endMs: f.endTimeMs, name: e.name, status };
+    const s: ToolStep = {
+      kind: 'tool',
+      spanId: f.spanId,
+      startMs: f.startTimeMs,
+      endMs: f.endTimeMs,
+      name: e.name,
+      status,
+    };
     if (e.callId) s.callId = e.callId;
     if (e.args.kind !== 'none') s.arguments = clip(e.args.raw, MAX_ARGS);
     // The step keeps ok/error; how it failed (client_error, server_error) goes with the error's text.

@@ -94,8 +94,13 @@ const CODE_PHRASES: readonly RegExp[] = [
   /\b(?:Client|Server) error '([45]\d\d)\b/i, // httpx raise_for_status
 ];
 const TIMEOUT = /time[ds]?[ _-]?out|deadline[ _]exceeded|ETIMEDOUT|ESOCKETTIMEDOUT/i;
-const CONNECTION =
-  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|EPIPE|connection (?:refused|reset|aborted)|service unavailable|bad gateway|socket hang up/i;
+const CONNECTION = new RegExp(
+  [
+    'ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|EPIPE',
+    'connection (?:refused|reset|aborted)|service unavailable|bad gateway|socket hang up',
+  ].join('|'),
+  'i',
+);
 /** Pydantic AI: the tool raised ModelRetry (ToolRetryError when recorded on the span): the call was wrong. */
 const RETRY_ASKED = /\b(?:ModelRetry|ToolRetryError)\b/;
 

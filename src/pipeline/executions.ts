@@ -175,7 +175,7 @@ function release(h: HeldExecution, outcome: OutcomeName | undefined): ReleasedEx
   };
 }
 
-/** The failing HTTP/RPC client spans of a batch (a kind and an attribute lookup or two per span); undefined when none. */
+/** The failing HTTP/RPC client spans of a batch (a kind and a lookup or two per span); undefined when none. */
 export function childStatuses(spans: readonly Span[]): ChildStatus[] | undefined {
   let out: ChildStatus[] | undefined;
   for (const s of spans) {

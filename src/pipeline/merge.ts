@@ -156,7 +156,8 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
 }
 
 function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merged, ctx: MergeContext): void {
-  const exec: ExecutionToRecord = { traceId: f.traceId, spanId: f.spanId, service: f.service, execution: e, timeMs: f.endTimeMs || f.startTimeMs };
+  const timeMs = f.endTimeMs || f.startTimeMs;
+  const exec: ExecutionToRecord = { traceId: f.traceId, spanId: f.spanId, service: f.service, execution: e, timeMs };
   out.executions.push(exec);
   const argsRaw = rawOf(e.args);
   const key = e.callId ? `id:${e.callId}` : `exec:${f.spanId}`;

@@ -229,7 +229,9 @@ export class Pipeline {
       const e = merged.executions[i]!;
       const { service, tool } = execLabels[i]!;
       const { status, durationMs } = e.execution;
-      this.executions.add({ source, traceId: e.traceId, spanId: e.spanId, service, tool, status, durationMs, timeMs: e.timeMs, ...(e.entry ? { entry: e.entry } : {}) }, now);
+      const { traceId, spanId, timeMs, entry } = e;
+      const held = { source, traceId, spanId, service, tool, status, durationMs, timeMs };
+      this.executions.add(entry ? { ...held, entry } : held, now);
     }
     if (children) for (const c of children) this.executions.child(c, now);
     deps.trajectories?.spans(facts, now);
@@ -309,7 +311,8 @@ export class Pipeline {
     const bySource = new Map<SourceName, ReleasedExecution[]>();
     for (const e of released) bySource.set(e.source, [...(bySource.get(e.source) ?? []), e]);
     for (const [source, items] of bySource) {
-      batch.executionAggregates.push(...buildWrite(source, [], [], items, this.failureCap, nowMs, deps.redactor).rows.executionAggregates);
+      const plan = buildWrite(source, [], [], items, this.failureCap, nowMs, deps.redactor);
+      batch.executionAggregates.push(...plan.rows.executionAggregates);
     }
     try {
       await deps.store.write(batch);

@@ -36,7 +36,7 @@ export interface ModelRow {
   reachedGoal: (WeightedRate & { verdicts: number }) | null;
   /** Its first minute with calls in the window. */
   firstSeen: string;
-  /** Set when the model is new to its service in this window (a model change): its first minute and the models before it. */
+  /** Set when the model is new to its service in the window (a model change): its first minute, the models before. */
   changed: { at: string; before: string[] } | null;
 }
 

@@ -41,7 +41,8 @@ export function executionSummary(rows: readonly Pick<ExecutionCountRow, 'status'
   return { total, byStatus, clientErrorRate: total > 0 ? byStatus.client_error / total : null };
 }
 
-const emptyCounts = (): Record<OutcomeName, number> => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
+const emptyCounts = (): Record<OutcomeName, number> =>
+  Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
 
 export async function toolStats(
   r: Reader,

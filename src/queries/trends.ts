@@ -126,7 +126,14 @@ async function driftViews(
   const out: DriftView[] = [];
   for (const rule of rules) {
     if (rule.config.kind !== 'drift') continue;
-    const p = rule.params as { window: string; baseline: string; p_value: number; min_distance: number; service?: string; by?: ('service' | 'model')[] };
+    const p = rule.params as {
+      window: string;
+      baseline: string;
+      p_value: number;
+      min_distance: number;
+      service?: string;
+      by?: ('service' | 'model')[];
+    };
     const by = p.by ?? ['service'];
     if (service && p.service && p.service !== service) continue;
     const data = (await loadCallWindows({ ...p, ...(service ? { service } : {}) }, { callCounts: (c) => store.callCounts(services ? { ...c, services } : c) }, nowMs)) as CallWindows;
@@ -151,7 +158,9 @@ async function driftViews(
           .sort((a, b) => b.after - a.after || b.before - a.before || a.tool.localeCompare(b.tool));
         const d = o.details as { pValue?: number; distance?: number };
         const model = o.labels.model !== undefined ? { model: o.labels.model } : {};
-        return { service: svc, ...model, active: o.active, enough: total >= Number(rule.params.min_calls) && baselineTotal >= Number(rule.params.min_baseline_calls), distance: d.distance ?? o.value, pValue: d.pValue ?? 1, total, baselineTotal, tools };
+        const enough = total >= Number(rule.params.min_calls) && baselineTotal >= Number(rule.params.min_baseline_calls);
+        const distance = d.distance ?? o.value;
+        return { service: svc, ...model, active: o.active, enough, distance, pValue: d.pValue ?? 1, total, baselineTotal, tools };
       }),
     });
   }

@@ -320,7 +320,8 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
   if (execs.length > 0) {
     await c.query(
       `INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::bigint[])
        ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
        DO UPDATE SET count = execution_minutes.count + excluded.count`,
       [

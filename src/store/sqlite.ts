@@ -12,7 +12,18 @@ import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
 import { selectCallSeries } from './call-series.js';
 import { selectExecutionCounts } from './execution-counts.js';
-import type { CallCountQuery, CallCountRow, CallSeriesQuery, CallSeriesRow, ExecutionCountRow, FailureQuery, PendingRow, Store, StoredFailure, WriteBatch } from './store.js';
+import type {
+  CallCountQuery,
+  CallCountRow,
+  CallSeriesQuery,
+  CallSeriesRow,
+  ExecutionCountRow,
+  FailureQuery,
+  PendingRow,
+  Store,
+  StoredFailure,
+  WriteBatch,
+} from './store.js';
 
 interface Pending {
   batch: WriteBatch;
@@ -52,7 +63,8 @@ export class SqliteStore implements Store {
       exec: this.db.prepare(
         `INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
          VALUES (@minute, @source, @service, @model, @tool, @status, @callOutcome, @count)
-         ON CONFLICT (minute, source, service, model, tool, status, call_outcome) DO UPDATE SET count = count + excluded.count`,
+         ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
+         DO UPDATE SET count = count + excluded.count`,
       ),
       failure: this.db.prepare(
         `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,

@@ -130,9 +130,9 @@ function executionsCell(t: ToolStats): SafeHtml {
     b.server_error ? `${fmtInt(b.server_error)} down` : '',
     b.error ? `${fmtInt(b.error)} failed` : '',
   ].filter((x) => x !== '');
-  return html`<td class="n" data-executions="${e.total}" data-client-errors="${b.client_error}" data-server-errors="${b.server_error}" data-errors="${b.error}">${fmtInt(e.total)}${
-    parts.length ? html`<div class="muted">${parts.join(' · ')}</div>` : ''
-  }</td>`;
+  const more = parts.length ? html`<div class="muted">${parts.join(' · ')}</div>` : '';
+  return html`<td class="n" data-executions="${e.total}" data-client-errors="${b.client_error}"
+ data-server-errors="${b.server_error}" data-errors="${b.error}">${fmtInt(e.total)}${more}</td>`;
 }
 
 function toolsSection(d: PageData): SafeHtml {

@@ -61,7 +61,10 @@ export interface ExecutionTally {
   failed: number;
 }
 
-export function executionTally(rows: readonly ExecutionCountRow[], statuses: readonly ExecutionStatus[]): ExecutionTally {
+export function executionTally(
+  rows: readonly ExecutionCountRow[],
+  statuses: readonly ExecutionStatus[],
+): ExecutionTally {
   const t: ExecutionTally = { executions: 0, failed: 0 };
   for (const r of rows) {
     t.executions += r.count;
