@@ -51,7 +51,7 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
   >();
   for (const t of items) {
     const minute = minuteOf(t.endMs);
-    const k = JSON.stringify([minute, t.service, t.model]);
+    const k = `${minute}\u0000${t.service}\u0000${t.model}`;
     let s = sums.get(k);
     if (!s) {
       s = {
@@ -78,7 +78,7 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
       const v = measureValue(t, measure);
       if (v === null) continue;
       const bucket = bucketOf(v);
-      const bk = JSON.stringify([minute, t.service, t.model, measure, bucket]);
+      const bk = `${k}\u0000${measure}\u0000${bucket}`;
       const b = buckets.get(bk);
       if (b) b.count++;
       else buckets.set(bk, { minute, service: t.service, model: t.model, measure, bucket, count: 1 });

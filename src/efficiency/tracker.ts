@@ -49,13 +49,23 @@ export interface CompletedTrajectory {
   durationMs: number;
 }
 
+/**
+ * Counts per model, first seen first: the first model in fields of its own (nearly every trajectory
+ * uses one), the others in a flat [model, count, …] array made only when a second model appears.
+ */
+interface ModelCounts {
+  first: string | undefined;
+  n: number;
+  rest: (string | number)[] | undefined;
+}
+
 interface InFlight {
   traceId: string;
   service: string | undefined;
-  /** [model, steps, model, steps, …] of its model steps, first seen first. */
-  stepModels: (string | number)[];
-  /** [model label, calls, …] of its calls. */
-  callModels: (string | number)[];
+  /** Of its model steps. */
+  stepModels: ModelCounts;
+  /** Of its calls (model labels). */
+  callModels: ModelCounts;
   firstMs: number;
   lastMs: number;
   touchedMs: number;
@@ -65,7 +75,7 @@ interface InFlight {
   tokens: number;
   hasTokens: boolean;
   /** [span id hash, parent id hash (-1 for none), 1 if its tokens were counted else 0, …] of its model spans. */
-  stepIds: number[];
+  stepIds: number[] | undefined;
 }
 
 /** 28 bits of a hex span id: a small integer, so the ids of a trace cost no object each. */
@@ -74,23 +84,31 @@ function idHash(spanId: string): number {
   return Number.isFinite(h) ? h : -2;
 }
 
-function bump(pairs: (string | number)[], key: string, by: number): void {
-  for (let i = 0; i < pairs.length; i += 2) {
-    if (pairs[i] === key) {
-      (pairs[i + 1] as number) += by;
+function bump(c: ModelCounts, key: string): void {
+  if (c.first === undefined || c.first === key) {
+    c.first = key;
+    c.n++;
+    return;
+  }
+  const rest = (c.rest ??= []);
+  for (let i = 0; i < rest.length; i += 2) {
+    if (rest[i] === key) {
+      (rest[i + 1] as number)++;
       return;
     }
   }
-  pairs.push(key, by);
+  rest.push(key, 1);
 }
 
-function most(pairs: readonly (string | number)[]): string | undefined {
-  let best: string | undefined;
-  let n = 0;
-  for (let i = 0; i < pairs.length; i += 2) {
-    if ((pairs[i + 1] as number) > n) {
-      best = pairs[i] as string;
-      n = pairs[i + 1] as number;
+/** The model counted most often (the first seen on a tie). */
+function most(c: ModelCounts): string | undefined {
+  let best = c.first;
+  let n = c.n;
+  const rest = c.rest ?? [];
+  for (let i = 0; i < rest.length; i += 2) {
+    if ((rest[i + 1] as number) > n) {
+      best = rest[i] as string;
+      n = rest[i + 1] as number;
     }
   }
   return best;
@@ -114,9 +132,11 @@ export class TrajectoryTracker {
 
   /** A committed batch's spans: model steps, tokens, the trace's time range. */
   spans(facts: readonly SpanFacts[], nowMs: number): void {
+    // A batch holds a trace's spans mostly side by side: one lookup per run of them.
+    let t: InFlight | undefined;
     for (const f of facts) {
       if (f.role !== 'model' && !f.execution && f.proposals.length === 0 && f.role !== 'agent') continue;
-      const t = this.trace(f.traceId, nowMs);
+      if (t === undefined || t.traceId !== f.traceId) t = this.trace(f.traceId, nowMs);
       if (f.startTimeMs && f.startTimeMs < t.firstMs) t.firstMs = f.startTimeMs;
       if (f.endTimeMs > t.lastMs) t.lastMs = f.endTimeMs;
       if (f.role === 'model') this.step(t, f);
@@ -125,13 +145,14 @@ export class TrajectoryTracker {
 
   /** Calls counted (each once), with their labels. */
   calls(calls: readonly CheckedCall[], labels: readonly { service: string; model: string }[], nowMs: number): void {
+    let t: InFlight | undefined;
     for (let i = 0; i < calls.length; i++) {
       const c = calls[i]!;
       const l = labels[i]!;
-      const t = this.trace(c.traceId, nowMs);
+      if (t === undefined || t.traceId !== c.traceId) t = this.trace(c.traceId, nowMs);
       t.service ??= l.service;
       t.calls++;
-      bump(t.callModels, l.model, 1);
+      bump(t.callModels, l.model);
       if (isFailure(c.outcome.outcome)) t.failed++;
     }
   }
@@ -174,7 +195,7 @@ export class TrajectoryTracker {
     const parent = f.parentSpanId ? idHash(f.parentSpanId) : -1;
     let nested = false;
     let tokensNearby = false;
-    const ids = t.stepIds;
+    const ids = (t.stepIds ??= []);
     for (let i = 0; i < ids.length; i += 3) {
       if (ids[i] === id) return; // seen before (a resent batch)
       if (ids[i] === parent || ids[i + 1] === id) {
@@ -192,7 +213,7 @@ export class TrajectoryTracker {
     }
     if (nested) return;
     t.steps++;
-    bump(t.stepModels, f.model ?? '', 1);
+    bump(t.stepModels, f.model ?? '');
   }
 
   private complete(t: InFlight): CompletedTrajectory | undefined {
@@ -228,8 +249,8 @@ export class TrajectoryTracker {
     t = {
       traceId,
       service: undefined,
-      stepModels: [],
-      callModels: [],
+      stepModels: { first: undefined, n: 0, rest: undefined },
+      callModels: { first: undefined, n: 0, rest: undefined },
       firstMs: Number.POSITIVE_INFINITY,
       lastMs: 0,
       touchedMs: nowMs,
@@ -238,7 +259,7 @@ export class TrajectoryTracker {
       failed: 0,
       tokens: 0,
       hasTokens: false,
-      stepIds: [],
+      stepIds: undefined,
     };
     this.traces.set(traceId, t);
     this.newest = traceId;

@@ -16,7 +16,7 @@
  * that moment; a clean shutdown counts them. Children are remembered for at most `maxChildren` parent
  * spans, oldest forgotten first, and for at most `childTtlMs`.
  */
-import type { ExecutionStatus, OutcomeName, SourceName, Span } from '../model.js';
+import type { ExecutionStatus, SourceName, Span } from '../model.js';
 import type { CallOutcomeLabel } from '../store/store.js';
 import { downstreamStatus, worse } from '../normalize/exec-status.js';
 import type { CallEntry } from './ledger.js';
@@ -41,9 +41,8 @@ export interface HeldExecution {
   durationMs: number;
   timeMs: number;
   /** The ledger entry of its call (its outcome and model are set once the call is counted). */
-  entry?: CallEntry;
+  entry?: CallEntry | undefined;
   dueMs: number;
-  latestMs: number;
 }
 
 /** An execution counted now, with everything its rows and metrics need. */
@@ -70,44 +69,50 @@ export interface ChildStatus {
 
 const keyOf = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
 
+/**
+ * Held executions wait in arrival order (which is due order: the grace is constant), in a plain queue —
+ * no key, no index: most traffic has no failing child at all. Failing children go to a small map by
+ * (trace, parent span), looked up when their parent is added and again when it is released; so the
+ * cost of finding a parent is paid only while there are failing children.
+ */
 export class ExecutionHold {
-  /** In arrival order, which is due order but for executions still waiting for their call. */
-  private readonly held = new Map<string, HeldExecution>();
-  /** Failing children whose parent was not held when they came: parent key → status, oldest first. */
+  private queue: HeldExecution[] = [];
+  private head = 0;
+  /** Past their status grace, still waiting for their call to be counted. */
+  private waiting: HeldExecution[] = [];
+  /** Failing children by parent key, oldest first. */
   private readonly children = new Map<string, { status: ExecutionStatus; atMs: number }>();
-  private restored = 0;
 
   constructor(private readonly opts: HoldOptions) {}
 
   get size(): number {
-    return this.held.size;
+    return this.queue.length - this.head + this.waiting.length;
   }
 
   get waitingChildren(): number {
     return this.children.size;
   }
 
-  /** Holds a committed batch's execution; a failing child that came first sets its status now. */
-  add(e: Omit<HeldExecution, 'dueMs' | 'latestMs'>, nowMs: number): void {
-    const key = keyOf(e.traceId, e.spanId);
-    const child = this.children.get(key);
-    let status = e.status;
-    if (child) {
-      status = worse(status, child.status);
-      this.children.delete(key);
+  /**
+   * Holds a committed batch's execution (taken as it is: its `dueMs` is set here); a failing child that
+   * came first sets its status now.
+   */
+  add(h: HeldExecution, nowMs: number): void {
+    if (this.children.size > 0) {
+      const key = keyOf(h.traceId, h.spanId);
+      const child = this.children.get(key);
+      if (child) {
+        h.status = worse(h.status, child.status);
+        this.children.delete(key);
+      }
     }
-    const dueMs = nowMs + this.opts.statusGraceMs;
-    this.held.set(key, { ...e, status, dueMs, latestMs: dueMs + this.opts.callWaitMs });
+    h.dueMs = nowMs + this.opts.statusGraceMs;
+    this.queue.push(h);
   }
 
-  /** A committed batch's failing client span: applied to its parent if held, else remembered for it. */
+  /** A committed batch's failing client span: remembered for its parent, held or still to come. */
   child(c: ChildStatus, nowMs: number): void {
     const key = keyOf(c.traceId, c.parentSpanId);
-    const parent = this.held.get(key);
-    if (parent) {
-      parent.status = worse(parent.status, c.status);
-      return;
-    }
     const known = this.children.get(key);
     if (known) {
       known.status = worse(known.status, c.status);
@@ -120,16 +125,35 @@ export class ExecutionHold {
 
   /**
    * Removes and returns the executions to count at nowMs: past their status grace and with their call
-   * counted (or past `latestMs`, then with an `unknown` call outcome). `all`: every one (shutdown).
+   * counted (or, a `callWaitMs` later, with an `unknown` call outcome). `all`: every one (shutdown).
    */
   takeDue(nowMs: number, all = false): ReleasedExecution[] {
     const out: ReleasedExecution[] = [];
-    for (const [key, h] of this.held) {
+    const stillWaiting: HeldExecution[] = [];
+    const ready = (h: HeldExecution) =>
+      all || !h.entry || h.entry.outcome !== undefined || h.dueMs + this.opts.callWaitMs <= nowMs;
+    for (const h of this.waiting) {
+      if (ready(h)) out.push(this.release(h));
+      else stillWaiting.push(h);
+    }
+    const q = this.queue;
+    let i = this.head;
+    for (; i < q.length; i++) {
+      const h = q[i]!;
       if (!all && h.dueMs > nowMs) break;
-      const outcome = h.entry?.outcome;
-      if (!all && h.entry && outcome === undefined && h.latestMs > nowMs) continue;
-      this.held.delete(key);
-      out.push(release(h, outcome));
+      if (ready(h)) out.push(this.release(h));
+      else stillWaiting.push(h);
+    }
+    this.waiting = stillWaiting;
+    if (i >= q.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (i > 1024 && i > q.length / 2) {
+      this.queue = q.slice(i);
+      this.head = 0;
+    } else {
+      for (let k = this.head; k < i; k++) q[k] = undefined as unknown as HeldExecution;
+      this.head = i;
     }
     this.forgetChildren(nowMs);
     return out;
@@ -138,7 +162,6 @@ export class ExecutionHold {
   /** Puts executions back after their write failed: the next round counts them (their children were applied). */
   restore(items: readonly ReleasedExecution[], nowMs: number): void {
     for (const r of items) {
-      const key = keyOf(r.traceId, `restored:${++this.restored}`);
       const entry: CallEntry = {
         name: r.tool,
         argsRaw: undefined,
@@ -148,8 +171,35 @@ export class ExecutionHold {
         ...(r.callOutcome !== 'unknown' ? { outcome: r.callOutcome } : {}),
         model: r.model,
       };
-      this.held.set(key, { ...r, spanId: key, entry, dueMs: nowMs, latestMs: nowMs });
+      const { source, traceId, service, tool, status, durationMs, timeMs } = r;
+      this.waiting.push({ source, traceId, spanId: '', service, tool, status, durationMs, timeMs, entry, dueMs: nowMs });
     }
+  }
+
+  /** Its children that came while it was held set its final status. */
+  private release(h: HeldExecution): ReleasedExecution {
+    let status = h.status;
+    if (this.children.size > 0 && h.spanId !== '') {
+      const key = keyOf(h.traceId, h.spanId);
+      const child = this.children.get(key);
+      if (child) {
+        status = worse(status, child.status);
+        this.children.delete(key);
+      }
+    }
+    const outcome = h.entry?.outcome;
+    return {
+      source: h.source,
+      traceId: h.traceId,
+      service: h.service,
+      model: h.entry?.model ?? '',
+      tool: h.tool,
+      status,
+      callOutcome: outcome ?? 'unknown',
+      durationMs: h.durationMs,
+      timeMs: h.timeMs,
+      dueMs: h.dueMs,
+    };
   }
 
   private forgetChildren(nowMs: number): void {
@@ -158,21 +208,6 @@ export class ExecutionHold {
       this.children.delete(key);
     }
   }
-}
-
-function release(h: HeldExecution, outcome: OutcomeName | undefined): ReleasedExecution {
-  return {
-    source: h.source,
-    traceId: h.traceId,
-    service: h.service,
-    model: h.entry?.model ?? '',
-    tool: h.tool,
-    status: h.status,
-    callOutcome: outcome ?? 'unknown',
-    durationMs: h.durationMs,
-    timeMs: h.timeMs,
-    dueMs: h.dueMs,
-  };
 }
 
 /** The failing HTTP/RPC client spans of a batch (a kind and a lookup or two per span); undefined when none. */

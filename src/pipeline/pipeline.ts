@@ -130,6 +130,8 @@ export class Pipeline {
   private readonly failureCap: FailureCap;
   /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
   readonly executions: ExecutionHold;
+  private readonly durations = new Map<string, { observe(v: number): void }>();
+  private readonly trajectoryChildren = new Map<string, Record<'toolCalls' | 'steps' | 'failedCalls' | 'duration' | 'tokens', { observe(v: number): void }>>();
 
   constructor(private readonly deps: PipelineDeps) {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
@@ -230,8 +232,7 @@ export class Pipeline {
       const { service, tool } = execLabels[i]!;
       const { status, durationMs } = e.execution;
       const { traceId, spanId, timeMs, entry } = e;
-      const held = { source, traceId, spanId, service, tool, status, durationMs, timeMs };
-      this.executions.add(entry ? { ...held, entry } : held, now);
+      this.executions.add({ source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0 }, now);
     }
     if (children) for (const c of children) this.executions.child(c, now);
     deps.trajectories?.spans(facts, now);
@@ -309,10 +310,14 @@ export class Pipeline {
     const { deps } = this;
     const batch = emptyBatch();
     const bySource = new Map<SourceName, ReleasedExecution[]>();
-    for (const e of released) bySource.set(e.source, [...(bySource.get(e.source) ?? []), e]);
+    for (const e of released) {
+      const list = bySource.get(e.source);
+      if (list) list.push(e);
+      else bySource.set(e.source, [e]);
+    }
     for (const [source, items] of bySource) {
       const plan = buildWrite(source, [], [], items, this.failureCap, nowMs, deps.redactor);
-      batch.executionAggregates.push(...plan.rows.executionAggregates);
+      for (const row of plan.rows.executionAggregates) batch.executionAggregates.push(row);
     }
     try {
       await deps.store.write(batch);
@@ -320,12 +325,25 @@ export class Pipeline {
       this.executions.restore(released, nowMs);
       throw err;
     }
+    // The counter moves by the rows just written (one inc per row, not per execution); the histogram per execution.
     const m = deps.metrics;
-    for (const e of released) {
-      m.toolExecutions.inc({ service: e.service, tool: e.tool, status: e.status, call_outcome: e.callOutcome });
-      m.toolExecutionDuration.observe({ service: e.service, tool: e.tool }, e.durationMs / 1000);
+    for (const r of batch.executionAggregates) {
+      m.toolExecutions.inc({ service: r.service, tool: r.tool, status: r.status, call_outcome: r.callOutcome }, r.count);
     }
-    deps.trajectories?.executions(released, Math.min(nowMs, released.reduce((m, e) => Math.max(m, e.dueMs), 0)));
+    let dueMs = 0;
+    for (const e of released) {
+      this.durationOf(e.service, e.tool).observe(e.durationMs / 1000);
+      if (e.dueMs > dueMs) dueMs = e.dueMs;
+    }
+    deps.trajectories?.executions(released, Math.min(nowMs, dueMs));
+  }
+
+  /** The latency histogram's child for a service and tool, looked up once (prom-client hashes the labels on every call). */
+  private durationOf(service: string, tool: string): { observe(v: number): void } {
+    const key = `${service}\u0000${tool}`;
+    let child = this.durations.get(key);
+    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.labels({ service, tool })));
+    return child;
   }
 
   /** Writes the trajectories that went idle (all: every one in flight), then observes their histograms. */
@@ -342,13 +360,15 @@ export class Pipeline {
       throw err;
     }
     const m = this.deps.metrics;
+    let last: string | undefined;
+    let h: ReturnType<Pipeline['trajectoryHistograms']> | undefined;
     for (const t of done) {
-      const l = { service: t.service };
-      m.trajectoryToolCalls.observe(l, t.toolCalls);
-      m.trajectorySteps.observe(l, t.steps);
-      m.trajectoryFailedCalls.observe(l, t.failedCalls);
-      m.trajectoryDuration.observe(l, t.durationMs / 1000);
-      if (t.tokens !== null) m.trajectoryTokens.observe(l, t.tokens);
+      if (t.service !== last || !h) (h = this.trajectoryHistograms(t.service, m)), (last = t.service);
+      h.toolCalls.observe(t.toolCalls);
+      h.steps.observe(t.steps);
+      h.failedCalls.observe(t.failedCalls);
+      h.duration.observe(t.durationMs / 1000);
+      if (t.tokens !== null) h.tokens.observe(t.tokens);
     }
   }
 
@@ -406,6 +426,23 @@ export class Pipeline {
     if (!unrecognized) return;
     const { metrics, labels } = this.deps;
     for (const [scope, n] of unrecognized) metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels) }, n);
+  }
+
+  /** The trajectory histograms' children of a service (cached like durationOf). */
+  private trajectoryHistograms(service: string, m: Metrics) {
+    let c = this.trajectoryChildren.get(service);
+    if (!c) {
+      const l = { service };
+      c = {
+        toolCalls: m.trajectoryToolCalls.labels(l),
+        steps: m.trajectorySteps.labels(l),
+        failedCalls: m.trajectoryFailedCalls.labels(l),
+        duration: m.trajectoryDuration.labels(l),
+        tokens: m.trajectoryTokens.labels(l),
+      };
+      this.trajectoryChildren.set(service, c);
+    }
+    return c;
   }
 
   /**
