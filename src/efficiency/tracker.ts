@@ -49,73 +49,73 @@ export interface CompletedTrajectory {
   durationMs: number;
 }
 
-/**
- * Counts per model, first seen first: the first model in fields of its own (nearly every trajectory
- * uses one), the others in a flat [model, count, …] array made only when a second model appears.
- */
-interface ModelCounts {
-  first: string | undefined;
-  n: number;
-  rest: (string | number)[] | undefined;
-}
-
-interface InFlight {
-  traceId: string;
-  service: string | undefined;
-  /** Of its model steps. */
-  stepModels: ModelCounts;
-  /** Of its calls (model labels). */
-  callModels: ModelCounts;
-  firstMs: number;
-  lastMs: number;
-  touchedMs: number;
-  steps: number;
-  calls: number;
-  failed: number;
-  tokens: number;
-  hasTokens: boolean;
-  /** [span id hash, parent id hash (-1 for none), 1 if its tokens were counted else 0, …] of its model spans. */
-  stepIds: number[] | undefined;
-}
-
 /** 28 bits of a hex span id: a small integer, so the ids of a trace cost no object each. */
 function idHash(spanId: string): number {
   const h = Number.parseInt(spanId.slice(-7), 16);
   return Number.isFinite(h) ? h : -2;
 }
 
-function bump(c: ModelCounts, key: string): void {
-  if (c.first === undefined || c.first === key) {
-    c.first = key;
-    c.n++;
-    return;
-  }
-  const rest = (c.rest ??= []);
-  for (let i = 0; i < rest.length; i += 2) {
-    if (rest[i] === key) {
-      (rest[i + 1] as number)++;
+/** Model spans of a trace whose ids fit the fixed area of its slot; more go to an overflow array. */
+const IDS_PER_SLOT = 8;
+const FIRST_CAPACITY = 1024;
+
+/** [model, count, …] beyond a trace's first model (made only when a second one appears). */
+type Others = (string | number)[];
+
+function bumpOther(list: Others, key: string): void {
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i] === key) {
+      (list[i + 1] as number)++;
       return;
     }
   }
-  rest.push(key, 1);
+  list.push(key, 1);
 }
 
 /** The model counted most often (the first seen on a tie). */
-function most(c: ModelCounts): string | undefined {
-  let best = c.first;
-  let n = c.n;
-  const rest = c.rest ?? [];
+function most(first: string | undefined, n: number, others: Others | undefined): string | undefined {
+  let best = first;
+  let top = n;
+  const rest = others ?? [];
   for (let i = 0; i < rest.length; i += 2) {
-    if ((rest[i + 1] as number) > n) {
+    if ((rest[i + 1] as number) > top) {
       best = rest[i] as string;
-      n = rest[i + 1] as number;
+      top = rest[i + 1] as number;
     }
   }
   return best;
 }
 
+/**
+ * The traces in flight, one slot each, as columns (typed arrays for the numbers, plain arrays for the
+ * strings) rather than an object per trace: tens of thousands of traces add no object to the heap the
+ * garbage collector has to walk, only the map from trace id to slot.
+ */
 export class TrajectoryTracker {
-  private readonly traces = new Map<string, InFlight>();
+  private readonly slots = new Map<string, number>();
+  private readonly free: number[] = [];
+  private capacity = 0;
+  private used = 0;
+  private readonly traceId: (string | undefined)[] = [];
+  private readonly service: (string | undefined)[] = [];
+  private readonly stepModel: (string | undefined)[] = [];
+  private readonly callModel: (string | undefined)[] = [];
+  private readonly stepOthers: (Others | undefined)[] = [];
+  private readonly callOthers: (Others | undefined)[] = [];
+  private readonly idOverflow: (number[] | undefined)[] = [];
+  private firstMs = new Float64Array(0);
+  private lastMs = new Float64Array(0);
+  private touchedMs = new Float64Array(0);
+  private tokens = new Float64Array(0);
+  private steps = new Int32Array(0);
+  private callCount = new Int32Array(0);
+  private failed = new Int32Array(0);
+  private stepModelN = new Int32Array(0);
+  private callModelN = new Int32Array(0);
+  private idCount = new Int32Array(0);
+  private hasTokens = new Uint8Array(0);
+  /** IDS_PER_SLOT × [span id hash, parent id hash (-1 for none), 1 if its tokens were counted] per slot. */
+  private ids = new Int32Array(0);
   /** Pushed out by the bound before going idle: handed out with the next idle ones. */
   private evicted: CompletedTrajectory[] = [];
   private newest: string | undefined;
@@ -127,33 +127,45 @@ export class TrajectoryTracker {
   ) {}
 
   get size(): number {
-    return this.traces.size;
+    return this.slots.size;
   }
 
   /** A committed batch's spans: model steps, tokens, the trace's time range. */
   spans(facts: readonly SpanFacts[], nowMs: number): void {
     // A batch holds a trace's spans mostly side by side: one lookup per run of them.
-    let t: InFlight | undefined;
+    let id: string | undefined;
+    let slot = -1;
     for (const f of facts) {
       if (f.role !== 'model' && !f.execution && f.proposals.length === 0 && f.role !== 'agent') continue;
-      if (t === undefined || t.traceId !== f.traceId) t = this.trace(f.traceId, nowMs);
-      if (f.startTimeMs && f.startTimeMs < t.firstMs) t.firstMs = f.startTimeMs;
-      if (f.endTimeMs > t.lastMs) t.lastMs = f.endTimeMs;
-      if (f.role === 'model') this.step(t, f);
+      if (id !== f.traceId) {
+        slot = this.trace(f.traceId, nowMs);
+        id = f.traceId;
+      }
+      if (f.startTimeMs && f.startTimeMs < this.firstMs[slot]!) this.firstMs[slot] = f.startTimeMs;
+      if (f.endTimeMs > this.lastMs[slot]!) this.lastMs[slot] = f.endTimeMs;
+      if (f.role === 'model') this.step(slot, f);
     }
   }
 
   /** Calls counted (each once), with their labels. */
   calls(calls: readonly CheckedCall[], labels: readonly { service: string; model: string }[], nowMs: number): void {
-    let t: InFlight | undefined;
+    let id: string | undefined;
+    let slot = -1;
     for (let i = 0; i < calls.length; i++) {
       const c = calls[i]!;
       const l = labels[i]!;
-      if (t === undefined || t.traceId !== c.traceId) t = this.trace(c.traceId, nowMs);
-      t.service ??= l.service;
-      t.calls++;
-      bump(t.callModels, l.model);
-      if (isFailure(c.outcome.outcome)) t.failed++;
+      if (id !== c.traceId) {
+        slot = this.trace(c.traceId, nowMs);
+        id = c.traceId;
+      }
+      this.service[slot] ??= l.service;
+      this.callCount[slot]!++;
+      const first = this.callModel[slot];
+      if (first === undefined || first === l.model) {
+        this.callModel[slot] = l.model;
+        this.callModelN[slot]!++;
+      } else bumpOther((this.callOthers[slot] ??= []), l.model);
+      if (isFailure(c.outcome.outcome)) this.failed[slot]!++;
     }
   }
 
@@ -163,7 +175,7 @@ export class TrajectoryTracker {
       if (e.status === 'ok') continue;
       const o = e.callOutcome;
       if (o === 'InvalidJson' || o === 'UnknownName' || o === 'SchemaMismatch') continue;
-      this.trace(e.traceId, nowMs).failed++;
+      this.failed[this.trace(e.traceId, nowMs)]!++;
     }
   }
 
@@ -175,13 +187,13 @@ export class TrajectoryTracker {
   takeIdle(nowMs: number, all = false): CompletedTrajectory[] {
     const out = this.evicted;
     this.evicted = [];
-    for (const [id, t] of this.traces) {
-      if (!all && nowMs - t.touchedMs < this.opts.idleMs) break;
-      this.traces.delete(id);
-      const done = this.complete(t);
+    for (const [id, slot] of this.slots) {
+      if (!all && nowMs - this.touchedMs[slot]! < this.opts.idleMs) break;
+      this.slots.delete(id);
+      const done = this.release(slot);
       if (done) out.push(done);
     }
-    if (this.newest !== undefined && !this.traces.has(this.newest)) this.newest = undefined;
+    if (this.newest !== undefined && !this.slots.has(this.newest)) this.newest = undefined;
     return out;
   }
 
@@ -190,85 +202,159 @@ export class TrajectoryTracker {
     this.evicted = [...items, ...this.evicted].slice(-this.opts.maxTraces);
   }
 
-  private step(t: InFlight, f: SpanFacts): void {
+  private step(slot: number, f: SpanFacts): void {
     const id = idHash(f.spanId);
     const parent = f.parentSpanId ? idHash(f.parentSpanId) : -1;
     let nested = false;
     let tokensNearby = false;
-    const ids = (t.stepIds ??= []);
-    for (let i = 0; i < ids.length; i += 3) {
-      if (ids[i] === id) return; // seen before (a resent batch)
-      if (ids[i] === parent || ids[i + 1] === id) {
+    const n = this.idCount[slot]!;
+    const base = slot * IDS_PER_SLOT * 3;
+    const ids = this.ids;
+    for (let i = 0, fixed = Math.min(n, IDS_PER_SLOT); i < fixed; i++) {
+      const at = base + i * 3;
+      if (ids[at] === id) return; // seen before (a resent batch)
+      if (ids[at] === parent || ids[at + 1] === id) {
         nested = true;
-        if (ids[i + 2] === 1) tokensNearby = true;
+        if (ids[at + 2] === 1) tokensNearby = true;
       }
     }
-    const tokens = (f.inputTokens ?? 0) + (f.outputTokens ?? 0);
+    const more = this.idOverflow[slot];
+    if (more) {
+      for (let i = 0; i < more.length; i += 3) {
+        if (more[i] === id) return;
+        if (more[i] === parent || more[i + 1] === id) {
+          nested = true;
+          if (more[i + 2] === 1) tokensNearby = true;
+        }
+      }
+    }
     const reported = f.inputTokens !== undefined || f.outputTokens !== undefined;
     const countTokens = reported && !tokensNearby;
-    ids.push(id, parent, countTokens ? 1 : 0);
+    if (n < IDS_PER_SLOT) {
+      const at = base + n * 3;
+      ids[at] = id;
+      ids[at + 1] = parent;
+      ids[at + 2] = countTokens ? 1 : 0;
+    } else (this.idOverflow[slot] ??= []).push(id, parent, countTokens ? 1 : 0);
+    this.idCount[slot] = n + 1;
     if (countTokens) {
-      t.tokens += tokens;
-      t.hasTokens = true;
+      this.tokens[slot]! += (f.inputTokens ?? 0) + (f.outputTokens ?? 0);
+      this.hasTokens[slot] = 1;
     }
     if (nested) return;
-    t.steps++;
-    bump(t.stepModels, f.model ?? '');
+    this.steps[slot]!++;
+    const model = f.model ?? '';
+    const first = this.stepModel[slot];
+    if (first === undefined || first === model) {
+      this.stepModel[slot] = model;
+      this.stepModelN[slot]!++;
+    } else bumpOther((this.stepOthers[slot] ??= []), model);
   }
 
-  private complete(t: InFlight): CompletedTrajectory | undefined {
-    if (t.calls === 0 || t.service === undefined) return undefined;
-    const stepModel = most(t.stepModels);
-    const model = stepModel !== undefined && stepModel !== '' ? this.modelLabel(stepModel) : (most(t.callModels) ?? '');
-    return {
-      traceId: t.traceId,
-      service: t.service,
-      model,
-      endMs: t.lastMs || t.touchedMs,
-      steps: t.steps,
-      toolCalls: t.calls,
-      failedCalls: t.failed,
-      tokens: t.hasTokens ? t.tokens : null,
-      durationMs: t.lastMs > 0 && t.firstMs < Number.POSITIVE_INFINITY ? Math.max(0, t.lastMs - t.firstMs) : 0,
-    };
+  /** Frees the slot; the trajectory it held, if it made any call. */
+  private release(slot: number): CompletedTrajectory | undefined {
+    const service = this.service[slot];
+    const calls = this.callCount[slot]!;
+    let done: CompletedTrajectory | undefined;
+    if (calls > 0 && service !== undefined) {
+      const stepModel = most(this.stepModel[slot], this.stepModelN[slot]!, this.stepOthers[slot]);
+      const model =
+        stepModel !== undefined && stepModel !== ''
+          ? this.modelLabel(stepModel)
+          : (most(this.callModel[slot], this.callModelN[slot]!, this.callOthers[slot]) ?? '');
+      const first = this.firstMs[slot]!;
+      const last = this.lastMs[slot]!;
+      done = {
+        traceId: this.traceId[slot]!,
+        service,
+        model,
+        endMs: last || this.touchedMs[slot]!,
+        steps: this.steps[slot]!,
+        toolCalls: calls,
+        failedCalls: this.failed[slot]!,
+        tokens: this.hasTokens[slot] ? this.tokens[slot]! : null,
+        durationMs: last > 0 && first < Number.POSITIVE_INFINITY ? Math.max(0, last - first) : 0,
+      };
+    }
+    this.traceId[slot] = undefined;
+    this.service[slot] = undefined;
+    this.stepModel[slot] = undefined;
+    this.callModel[slot] = undefined;
+    this.stepOthers[slot] = undefined;
+    this.callOthers[slot] = undefined;
+    this.idOverflow[slot] = undefined;
+    this.free.push(slot);
+    return done;
   }
 
-  private trace(traceId: string, nowMs: number): InFlight {
-    let t = this.traces.get(traceId);
-    if (t) {
+  /** The trace's slot, taken if new (and the trace moved to the back of the recency order). */
+  private trace(traceId: string, nowMs: number): number {
+    const known = this.slots.get(traceId);
+    if (known !== undefined) {
       // Map order is recency order: move to the back unless it is there already.
       if (this.newest !== traceId) {
-        this.traces.delete(traceId);
-        this.traces.set(traceId, t);
+        this.slots.delete(traceId);
+        this.slots.set(traceId, known);
         this.newest = traceId;
       }
       // Calls and executions counted after their grace period touch the trace as of when they were due.
-      if (nowMs > t.touchedMs) t.touchedMs = nowMs;
-      return t;
+      if (nowMs > this.touchedMs[known]!) this.touchedMs[known] = nowMs;
+      return known;
     }
-    t = {
-      traceId,
-      service: undefined,
-      stepModels: { first: undefined, n: 0, rest: undefined },
-      callModels: { first: undefined, n: 0, rest: undefined },
-      firstMs: Number.POSITIVE_INFINITY,
-      lastMs: 0,
-      touchedMs: nowMs,
-      steps: 0,
-      calls: 0,
-      failed: 0,
-      tokens: 0,
-      hasTokens: false,
-      stepIds: undefined,
-    };
-    this.traces.set(traceId, t);
-    this.newest = traceId;
-    while (this.traces.size > this.opts.maxTraces) {
-      const [oldId, old] = this.traces.entries().next().value!;
-      this.traces.delete(oldId);
-      const done = this.complete(old);
+    while (this.slots.size >= this.opts.maxTraces) {
+      const [oldId, old] = this.slots.entries().next().value!;
+      this.slots.delete(oldId);
+      const done = this.release(old);
       if (done) this.evicted.push(done);
     }
-    return t;
+    const slot = this.free.pop() ?? this.grow();
+    this.traceId[slot] = traceId;
+    this.firstMs[slot] = Number.POSITIVE_INFINITY;
+    this.lastMs[slot] = 0;
+    this.touchedMs[slot] = nowMs;
+    this.tokens[slot] = 0;
+    this.steps[slot] = 0;
+    this.callCount[slot] = 0;
+    this.failed[slot] = 0;
+    this.stepModelN[slot] = 0;
+    this.callModelN[slot] = 0;
+    this.idCount[slot] = 0;
+    this.hasTokens[slot] = 0;
+    this.slots.set(traceId, slot);
+    this.newest = traceId;
+    return slot;
+  }
+
+  /** A slot never used before; the numeric columns doubled when full (up to maxTraces). */
+  private grow(): number {
+    if (this.used === this.capacity) {
+      const cap = Math.min(Math.max(FIRST_CAPACITY, this.capacity * 2), this.opts.maxTraces);
+      const f64 = (a: Float64Array) => {
+        const b = new Float64Array(cap);
+        b.set(a);
+        return b;
+      };
+      const i32 = (a: Int32Array, per = 1) => {
+        const b = new Int32Array(cap * per);
+        b.set(a);
+        return b;
+      };
+      this.firstMs = f64(this.firstMs);
+      this.lastMs = f64(this.lastMs);
+      this.touchedMs = f64(this.touchedMs);
+      this.tokens = f64(this.tokens);
+      this.steps = i32(this.steps);
+      this.callCount = i32(this.callCount);
+      this.failed = i32(this.failed);
+      this.stepModelN = i32(this.stepModelN);
+      this.callModelN = i32(this.callModelN);
+      this.idCount = i32(this.idCount);
+      this.ids = i32(this.ids, IDS_PER_SLOT * 3);
+      const u8 = new Uint8Array(cap);
+      u8.set(this.hasTokens);
+      this.hasTokens = u8;
+      this.capacity = cap;
+    }
+    return this.used++;
   }
 }

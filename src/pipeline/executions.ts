@@ -69,15 +69,112 @@ export interface ChildStatus {
 
 const keyOf = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
 
+const STATUS_CODES: readonly ExecutionStatus[] = ['ok', 'client_error', 'server_error', 'error'];
+const SOURCE_CODES: readonly SourceName[] = ['otlp', 'langfuse'];
+const FIRST_CAPACITY = 1024;
+
 /**
- * Held executions wait in arrival order (which is due order: the grace is constant), in a plain queue —
- * no key, no index: most traffic has no failing child at all. Failing children go to a small map by
- * (trace, parent span), looked up when their parent is added and again when it is released; so the
- * cost of finding a parent is paid only while there are failing children.
+ * The executions in their status grace, in arrival order (which is due order: the grace is constant),
+ * as a ring of columns — typed arrays for numbers and codes, plain arrays for the strings and entries —
+ * rather than an object each: at tens of thousands of executions a second, each held for seconds, that
+ * keeps them out of the garbage collector's work.
+ */
+class HeldRing {
+  private cap = 0;
+  private start = 0;
+  length = 0;
+  private source = new Uint8Array(0);
+  private status = new Uint8Array(0);
+  private durationMs = new Float64Array(0);
+  private timeMs = new Float64Array(0);
+  private dueMs = new Float64Array(0);
+  private traceId: string[] = [];
+  private spanId: string[] = [];
+  private service: string[] = [];
+  private tool: string[] = [];
+  private entry: (CallEntry | undefined)[] = [];
+
+  push(h: HeldExecution): void {
+    if (this.length === this.cap) this.grow();
+    const i = (this.start + this.length) % this.cap;
+    this.source[i] = SOURCE_CODES.indexOf(h.source);
+    this.status[i] = STATUS_CODES.indexOf(h.status);
+    this.durationMs[i] = h.durationMs;
+    this.timeMs[i] = h.timeMs;
+    this.dueMs[i] = h.dueMs;
+    this.traceId[i] = h.traceId;
+    this.spanId[i] = h.spanId;
+    this.service[i] = h.service;
+    this.tool[i] = h.tool;
+    this.entry[i] = h.entry;
+    this.length++;
+  }
+
+  /** The due time of the oldest; undefined when empty. */
+  firstDue(): number | undefined {
+    return this.length === 0 ? undefined : this.dueMs[this.start];
+  }
+
+  /** Removes the oldest and returns it as an object (short-lived: released or moved to the waiting list). */
+  shift(): HeldExecution {
+    const i = this.start;
+    const h: HeldExecution = {
+      source: SOURCE_CODES[this.source[i]!]!,
+      traceId: this.traceId[i]!,
+      spanId: this.spanId[i]!,
+      service: this.service[i]!,
+      tool: this.tool[i]!,
+      status: STATUS_CODES[this.status[i]!]!,
+      durationMs: this.durationMs[i]!,
+      timeMs: this.timeMs[i]!,
+      entry: this.entry[i],
+      dueMs: this.dueMs[i]!,
+    };
+    // Let go of what the slot references.
+    this.entry[i] = undefined;
+    this.start = (this.start + 1) % this.cap;
+    this.length--;
+    return h;
+  }
+
+  private grow(): void {
+    const cap = Math.max(FIRST_CAPACITY, this.cap * 2);
+    const order = (n: number) => Array.from({ length: this.length }, (_, k) => (this.start + k) % n);
+    const idx = this.cap ? order(this.cap) : [];
+    const u8 = (a: Uint8Array) => {
+      const b = new Uint8Array(cap);
+      idx.forEach((from, k) => (b[k] = a[from]!));
+      return b;
+    };
+    const f64 = (a: Float64Array) => {
+      const b = new Float64Array(cap);
+      idx.forEach((from, k) => (b[k] = a[from]!));
+      return b;
+    };
+    const arr = <T>(a: T[]): T[] => idx.map((from) => a[from]!);
+    this.source = u8(this.source);
+    this.status = u8(this.status);
+    this.durationMs = f64(this.durationMs);
+    this.timeMs = f64(this.timeMs);
+    this.dueMs = f64(this.dueMs);
+    this.traceId = arr(this.traceId);
+    this.spanId = arr(this.spanId);
+    this.service = arr(this.service);
+    this.tool = arr(this.tool);
+    this.entry = arr(this.entry);
+    this.start = 0;
+    this.cap = cap;
+  }
+}
+
+/**
+ * Held executions wait in arrival order in a ring (no key, no index: most traffic has no failing child
+ * at all). Failing children go to a small map by (trace, parent span), looked up when their parent is
+ * added and again when it is released; so the cost of finding a parent is paid only while there are
+ * failing children.
  */
 export class ExecutionHold {
-  private queue: HeldExecution[] = [];
-  private head = 0;
+  private readonly queue = new HeldRing();
   /** Past their status grace, still waiting for their call to be counted. */
   private waiting: HeldExecution[] = [];
   /** Failing children by parent key, oldest first. */
@@ -86,7 +183,7 @@ export class ExecutionHold {
   constructor(private readonly opts: HoldOptions) {}
 
   get size(): number {
-    return this.queue.length - this.head + this.waiting.length;
+    return this.queue.length + this.waiting.length;
   }
 
   get waitingChildren(): number {
@@ -94,8 +191,8 @@ export class ExecutionHold {
   }
 
   /**
-   * Holds a committed batch's execution (taken as it is: its `dueMs` is set here); a failing child that
-   * came first sets its status now.
+   * Holds a committed batch's execution (copied into the ring; its `dueMs` is set here); a failing
+   * child that came first sets its status now.
    */
   add(h: HeldExecution, nowMs: number): void {
     if (this.children.size > 0) {
@@ -136,25 +233,12 @@ export class ExecutionHold {
       if (ready(h)) out.push(this.release(h));
       else stillWaiting.push(h);
     }
-    const q = this.queue;
-    let i = this.head;
-    for (; i < q.length; i++) {
-      const h = q[i]!;
-      if (!all && h.dueMs > nowMs) break;
+    for (let due = this.queue.firstDue(); due !== undefined && (all || due <= nowMs); due = this.queue.firstDue()) {
+      const h = this.queue.shift();
       if (ready(h)) out.push(this.release(h));
       else stillWaiting.push(h);
     }
     this.waiting = stillWaiting;
-    if (i >= q.length) {
-      this.queue = [];
-      this.head = 0;
-    } else if (i > 1024 && i > q.length / 2) {
-      this.queue = q.slice(i);
-      this.head = 0;
-    } else {
-      for (let k = this.head; k < i; k++) q[k] = undefined as unknown as HeldExecution;
-      this.head = i;
-    }
     this.forgetChildren(nowMs);
     return out;
   }
