@@ -90,6 +90,12 @@ function most(first: string | undefined, n: number, others: Others | undefined):
  * The traces in flight, one slot each, as columns (typed arrays for the numbers, plain arrays for the
  * strings) rather than an object per trace: tens of thousands of traces add no object to the heap the
  * garbage collector has to walk, only the map from trace id to slot.
+ *
+ * The map is in queue order (when a trace was queued: created, or given a second chance), not in
+ * recency order, so touching a trace costs one lookup and no reordering. Finding idle traces walks the
+ * whole map (a few milliseconds at the bound, once a settle round); making room evicts from the front,
+ * with a second chance at the back for a trace touched since it was queued (the CLOCK approximation of
+ * least-recently-used).
  */
 export class TrajectoryTracker {
   private readonly slots = new Map<string, number>();
@@ -106,6 +112,7 @@ export class TrajectoryTracker {
   private firstMs = new Float64Array(0);
   private lastMs = new Float64Array(0);
   private touchedMs = new Float64Array(0);
+  private queuedMs = new Float64Array(0);
   private tokens = new Float64Array(0);
   private steps = new Int32Array(0);
   private callCount = new Int32Array(0);
@@ -118,7 +125,6 @@ export class TrajectoryTracker {
   private ids = new Int32Array(0);
   /** Pushed out by the bound before going idle: handed out with the next idle ones. */
   private evicted: CompletedTrajectory[] = [];
-  private newest: string | undefined;
 
   constructor(
     private readonly opts: TrajectoryOptions,
@@ -187,13 +193,13 @@ export class TrajectoryTracker {
   takeIdle(nowMs: number, all = false): CompletedTrajectory[] {
     const out = this.evicted;
     this.evicted = [];
+    const idle = this.opts.idleMs;
     for (const [id, slot] of this.slots) {
-      if (!all && nowMs - this.touchedMs[slot]! < this.opts.idleMs) break;
+      if (!all && nowMs - this.touchedMs[slot]! < idle) continue;
       this.slots.delete(id);
       const done = this.release(slot);
       if (done) out.push(done);
     }
-    if (this.newest !== undefined && !this.slots.has(this.newest)) this.newest = undefined;
     return out;
   }
 
@@ -287,16 +293,10 @@ export class TrajectoryTracker {
     return done;
   }
 
-  /** The trace's slot, taken if new (and the trace moved to the back of the recency order). */
+  /** The trace's slot (taken if new), touched at nowMs. */
   private trace(traceId: string, nowMs: number): number {
     const known = this.slots.get(traceId);
     if (known !== undefined) {
-      // Map order is recency order: move to the back unless it is there already.
-      if (this.newest !== traceId) {
-        this.slots.delete(traceId);
-        this.slots.set(traceId, known);
-        this.newest = traceId;
-      }
       // Calls and executions counted after their grace period touch the trace as of when they were due.
       if (nowMs > this.touchedMs[known]!) this.touchedMs[known] = nowMs;
       return known;
@@ -304,6 +304,12 @@ export class TrajectoryTracker {
     while (this.slots.size >= this.opts.maxTraces) {
       const [oldId, old] = this.slots.entries().next().value!;
       this.slots.delete(oldId);
+      if (this.touchedMs[old]! > this.queuedMs[old]!) {
+        // Touched since it was queued: a second chance at the back.
+        this.queuedMs[old] = nowMs;
+        this.slots.set(oldId, old);
+        continue;
+      }
       const done = this.release(old);
       if (done) this.evicted.push(done);
     }
@@ -312,6 +318,7 @@ export class TrajectoryTracker {
     this.firstMs[slot] = Number.POSITIVE_INFINITY;
     this.lastMs[slot] = 0;
     this.touchedMs[slot] = nowMs;
+    this.queuedMs[slot] = nowMs;
     this.tokens[slot] = 0;
     this.steps[slot] = 0;
     this.callCount[slot] = 0;
@@ -321,7 +328,6 @@ export class TrajectoryTracker {
     this.idCount[slot] = 0;
     this.hasTokens[slot] = 0;
     this.slots.set(traceId, slot);
-    this.newest = traceId;
     return slot;
   }
 
@@ -342,6 +348,7 @@ export class TrajectoryTracker {
       this.firstMs = f64(this.firstMs);
       this.lastMs = f64(this.lastMs);
       this.touchedMs = f64(this.touchedMs);
+      this.queuedMs = f64(this.queuedMs);
       this.tokens = f64(this.tokens);
       this.steps = i32(this.steps);
       this.callCount = i32(this.callCount);

@@ -256,7 +256,18 @@ export class ExecutionHold {
         model: r.model,
       };
       const { source, traceId, service, tool, status, durationMs, timeMs } = r;
-      this.waiting.push({ source, traceId, spanId: '', service, tool, status, durationMs, timeMs, entry, dueMs: nowMs });
+      this.waiting.push({
+        source,
+        traceId,
+        spanId: '',
+        service,
+        tool,
+        status,
+        durationMs,
+        timeMs,
+        entry,
+        dueMs: nowMs,
+      });
     }
   }
 

@@ -291,6 +291,40 @@ describe('trajectories', () => {
   });
 });
 
+describe('the trajectory memory (unit)', () => {
+  const call = (traceId: string) =>
+    ({ traceId, outcome: { outcome: 'valid' } }) as unknown as Parameters<TrajectoryTracker['calls']>[0][number];
+  const label = { service: 's', model: 'm' };
+
+  it('makes room by evicting the oldest untouched trace; one touched since gets a second chance', () => {
+    const t = new TrajectoryTracker({ idleMs: 60_000, maxTraces: 2 }, (m) => m);
+    t.calls([call('a'), call('b')], [label, label], 1_000);
+    t.calls([call('a')], [label], 2_000); // a touched again
+    t.calls([call('c')], [label], 3_000); // full: b goes, a moves to the back
+    expect(t.takeIdle(3_000).map((x) => [x.traceId, x.toolCalls])).toEqual([['b', 1]]);
+    t.calls([call('d')], [label], 4_000); // full again: a (untouched since its second chance, last at 2 s) goes
+    expect(t.takeIdle(4_000).map((x) => x.traceId)).toEqual(['a']);
+    t.calls([call('c')], [label], 5_000);
+    expect(t.takeIdle(64_000).map((x) => x.traceId)).toEqual(['d']); // idle since 4 s; c since 5 s
+    expect(t.takeIdle(65_000).map((x) => [x.traceId, x.toolCalls])).toEqual([['c', 2]]);
+    expect(t.size).toBe(0);
+  });
+
+  it('reuses freed slots and grows past its first capacity', () => {
+    const t = new TrajectoryTracker({ idleMs: 1_000, maxTraces: 5_000 }, (m) => m);
+    for (let round = 0; round < 3; round++) {
+      const ids = Array.from({ length: 3_000 }, (_, i) => `${round}-${i}`);
+      t.calls(
+        ids.map(call),
+        ids.map(() => label),
+        round * 10_000,
+      );
+      const done = t.takeIdle(round * 10_000 + 1_000);
+      expect([done.length, new Set(done.map((d) => d.traceId)).size, t.size]).toEqual([3_000, 3_000, 0]);
+    }
+  });
+});
+
 describe('value buckets', () => {
   it.each([
     [0, 0],
