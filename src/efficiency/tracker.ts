@@ -56,7 +56,7 @@ function idHash(spanId: string): number {
 }
 
 /** Model spans of a trace whose ids fit the fixed area of its slot; more go to an overflow array. */
-const IDS_PER_SLOT = 8;
+const IDS_PER_SLOT = 4;
 const FIRST_CAPACITY = 1024;
 
 /** [model, count, …] beyond a trace's first model (made only when a second one appears). */

@@ -115,6 +115,37 @@ class HeldRing {
     return this.length === 0 ? undefined : this.dueMs[this.start];
   }
 
+  /** The oldest's call entry. */
+  firstEntry(): CallEntry | undefined {
+    return this.entry[this.start];
+  }
+
+  /** Removes the oldest and returns it counted, its status made worse by `child` (a late child's). */
+  release(child: (traceId: string, spanId: string) => ExecutionStatus | undefined): ReleasedExecution {
+    const i = this.start;
+    const entry = this.entry[i];
+    const traceId = this.traceId[i]!;
+    let status = STATUS_CODES[this.status[i]!]!;
+    const late = child(traceId, this.spanId[i]!);
+    if (late) status = worse(status, late);
+    const r: ReleasedExecution = {
+      source: SOURCE_CODES[this.source[i]!]!,
+      traceId,
+      service: this.service[i]!,
+      model: entry?.model ?? '',
+      tool: this.tool[i]!,
+      status,
+      callOutcome: entry?.outcome ?? 'unknown',
+      durationMs: this.durationMs[i]!,
+      timeMs: this.timeMs[i]!,
+      dueMs: this.dueMs[i]!,
+    };
+    this.entry[i] = undefined;
+    this.start = (this.start + 1) % this.cap;
+    this.length--;
+    return r;
+  }
+
   /** Removes the oldest and returns it as an object (short-lived: released or moved to the waiting list). */
   shift(): HeldExecution {
     const i = this.start;
@@ -233,10 +264,13 @@ export class ExecutionHold {
       if (ready(h)) out.push(this.release(h));
       else stillWaiting.push(h);
     }
-    for (let due = this.queue.firstDue(); due !== undefined && (all || due <= nowMs); due = this.queue.firstDue()) {
-      const h = this.queue.shift();
-      if (ready(h)) out.push(this.release(h));
-      else stillWaiting.push(h);
+    const q = this.queue;
+    const lateChild = (traceId: string, spanId: string) => this.takeChild(traceId, spanId);
+    for (let due = q.firstDue(); due !== undefined && (all || due <= nowMs); due = q.firstDue()) {
+      const entry = q.firstEntry();
+      if (all || !entry || entry.outcome !== undefined || due + this.opts.callWaitMs <= nowMs)
+        out.push(q.release(lateChild));
+      else stillWaiting.push(q.shift());
     }
     this.waiting = stillWaiting;
     this.forgetChildren(nowMs);
@@ -271,17 +305,20 @@ export class ExecutionHold {
     }
   }
 
+  /** The status of the children that came for this span while it was held (removed); undefined when none. */
+  private takeChild(traceId: string, spanId: string): ExecutionStatus | undefined {
+    if (this.children.size === 0 || spanId === '') return undefined;
+    const key = keyOf(traceId, spanId);
+    const child = this.children.get(key);
+    if (!child) return undefined;
+    this.children.delete(key);
+    return child.status;
+  }
+
   /** Its children that came while it was held set its final status. */
   private release(h: HeldExecution): ReleasedExecution {
-    let status = h.status;
-    if (this.children.size > 0 && h.spanId !== '') {
-      const key = keyOf(h.traceId, h.spanId);
-      const child = this.children.get(key);
-      if (child) {
-        status = worse(status, child.status);
-        this.children.delete(key);
-      }
-    }
+    const late = this.takeChild(h.traceId, h.spanId);
+    const status = late ? worse(h.status, late) : h.status;
     const outcome = h.entry?.outcome;
     return {
       source: h.source,

@@ -310,6 +310,35 @@ describe('the trajectory memory (unit)', () => {
     expect(t.size).toBe(0);
   });
 
+  it('remembers the model spans of a long trajectory past the fixed area of its slot', () => {
+    const t = new TrajectoryTracker({ idleMs: 1_000, maxTraces: 10 }, (m) => m);
+    const model = (spanId: string, parent = '', tokens = 10) =>
+      ({
+        traceId: 'x',
+        spanId,
+        parentSpanId: parent,
+        role: 'model',
+        model: 'm',
+        proposals: [],
+        startTimeMs: 1,
+        endTimeMs: 2,
+        inputTokens: tokens,
+      }) as unknown as Parameters<TrajectoryTracker['spans']>[0][number];
+    // Six steps, the last nested in the fifth (one step), then every span again (a resend): 5 steps, 50 tokens.
+    const spans = [
+      '0000000000000001',
+      '0000000000000002',
+      '0000000000000003',
+      '0000000000000004',
+      '0000000000000005',
+    ].map((id) => model(id));
+    spans.push(model('0000000000000006', '0000000000000005'));
+    t.spans(spans, 0);
+    t.spans(spans, 0);
+    t.calls([call('x')], [label], 0);
+    expect(t.takeIdle(5_000).map((d) => [d.steps, d.tokens])).toEqual([[5, 50]]);
+  });
+
   it('reuses freed slots and grows past its first capacity', () => {
     const t = new TrajectoryTracker({ idleMs: 1_000, maxTraces: 5_000 }, (m) => m);
     for (let round = 0; round < 3; round++) {
