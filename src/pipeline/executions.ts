@@ -258,8 +258,9 @@ export class ExecutionHold {
   takeDue(nowMs: number, all = false): ReleasedExecution[] {
     const out: ReleasedExecution[] = [];
     const stillWaiting: HeldExecution[] = [];
+    // A put-back execution (spanId '': its write failed) was ready before: it is ready again.
     const ready = (h: HeldExecution) =>
-      all || !h.entry || h.entry.outcome !== undefined || h.dueMs + this.opts.callWaitMs <= nowMs;
+      all || !h.entry || h.spanId === '' || h.entry.outcome !== undefined || h.dueMs + this.opts.callWaitMs <= nowMs;
     for (const h of this.waiting) {
       if (ready(h)) out.push(this.release(h));
       else stillWaiting.push(h);

@@ -390,3 +390,22 @@ describe('value buckets', () => {
     expect([quantile(b, 0.5), quantile(b, 0.8), quantile(b, 0.9), quantile(new Map(), 0.5)]).toEqual([1, 2, 8, null]);
   });
 });
+
+describe('a store that refuses the settle write', () => {
+  it('keeps the executions and counts them, once, when it takes writes again', async () => {
+    const s = setup();
+    await s.ingest([tool('b1', 'c1'), http('d1', 'b1', 404)]); // tool span only: its call waits
+    s.clock.now += 10_000;
+    const write = s.store.write.bind(s.store);
+    let refuse = true;
+    s.store.write = (b) => (refuse && b.executionAggregates.length ? Promise.reject(new Error('disk full')) : write(b));
+    await expect(s.pipeline.settle()).rejects.toThrow('disk full');
+    expect(await s.executions()).toEqual([]);
+    expect(s.pipeline.executions.size).toBe(1);
+    refuse = false;
+    await s.pipeline.settle();
+    expect(await s.executions()).toEqual(['client_error/unvalidated=1']);
+    expect(await s.stored()).toEqual([':client_error/unvalidated=1']);
+    await s.store.close();
+  });
+});
