@@ -174,12 +174,12 @@ class HeldRing {
     const idx = this.cap ? order(this.cap) : [];
     const u8 = (a: Uint8Array) => {
       const b = new Uint8Array(cap);
-      idx.forEach((from, k) => (b[k] = a[from]!));
+      for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
       return b;
     };
     const f64 = (a: Float64Array) => {
       const b = new Float64Array(cap);
-      idx.forEach((from, k) => (b[k] = a[from]!));
+      for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
       return b;
     };
     const arr = <T>(a: T[]): T[] => idx.map((from) => a[from]!);
