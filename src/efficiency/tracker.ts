@@ -91,11 +91,11 @@ function most(first: string | undefined, n: number, others: Others | undefined):
  * strings) rather than an object per trace: tens of thousands of traces add no object to the heap the
  * garbage collector has to walk, only the map from trace id to slot.
  *
- * The map is in queue order (when a trace was queued: created, or given a second chance), not in
- * recency order, so touching a trace costs one lookup and no reordering. Finding idle traces walks the
- * whole map (a few milliseconds at the bound, once a settle round); making room evicts from the front,
- * with a second chance at the back for a trace touched since it was queued (the CLOCK approximation of
- * least-recently-used).
+ * Touching a trace costs one map lookup and no reordering. Finding idle traces walks the whole map (a
+ * few milliseconds at the bound, once a settle round). Making room evicts the trace queued longest ago
+ * — its own ring of slots in queue order, since taking the first key of a map that had many keys
+ * deleted from its front costs time in proportion to those deletions —, with a second chance at the
+ * back for a trace touched since it was queued (the CLOCK approximation of least-recently-used).
  */
 export class TrajectoryTracker {
   private readonly slots = new Map<string, number>();
@@ -120,6 +120,13 @@ export class TrajectoryTracker {
   private stepModelN = new Int32Array(0);
   private callModelN = new Int32Array(0);
   private idCount = new Int32Array(0);
+  /** Bumped when a slot is freed: a ring entry of an older generation is stale. */
+  private gen = new Int32Array(0);
+  /** Slots (and their generation) in queue order: a ring from ringHead, ringLength long. */
+  private ringSlot = new Int32Array(0);
+  private ringGen = new Int32Array(0);
+  private ringHead = 0;
+  private ringLength = 0;
   private hasTokens = new Uint8Array(0);
   /** IDS_PER_SLOT × [span id hash, parent id hash (-1 for none), 1 if its tokens were counted] per slot. */
   private ids = new Int32Array(0);
@@ -289,6 +296,7 @@ export class TrajectoryTracker {
     this.stepOthers[slot] = undefined;
     this.callOthers[slot] = undefined;
     this.idOverflow[slot] = undefined;
+    this.gen[slot]!++;
     this.free.push(slot);
     return done;
   }
@@ -302,14 +310,15 @@ export class TrajectoryTracker {
       return known;
     }
     while (this.slots.size >= this.opts.maxTraces) {
-      const [oldId, old] = this.slots.entries().next().value!;
-      this.slots.delete(oldId);
+      const old = this.ringShift();
+      if (old < 0) break;
       if (this.touchedMs[old]! > this.queuedMs[old]!) {
         // Touched since it was queued: a second chance at the back.
         this.queuedMs[old] = nowMs;
-        this.slots.set(oldId, old);
+        this.ringPush(old);
         continue;
       }
+      this.slots.delete(this.traceId[old]!);
       const done = this.release(old);
       if (done) this.evicted.push(done);
     }
@@ -328,7 +337,49 @@ export class TrajectoryTracker {
     this.idCount[slot] = 0;
     this.hasTokens[slot] = 0;
     this.slots.set(traceId, slot);
+    this.ringPush(slot);
     return slot;
+  }
+
+  private ringPush(slot: number): void {
+    if (this.ringLength === this.ringSlot.length) this.ringCompact();
+    const at = (this.ringHead + this.ringLength) % this.ringSlot.length;
+    this.ringSlot[at] = slot;
+    this.ringGen[at] = this.gen[slot]!;
+    this.ringLength++;
+  }
+
+  /** The slot queued longest ago that is still in use (stale entries skipped); -1 when none. */
+  private ringShift(): number {
+    while (this.ringLength > 0) {
+      const at = this.ringHead;
+      this.ringHead = (at + 1) % this.ringSlot.length;
+      this.ringLength--;
+      const slot = this.ringSlot[at]!;
+      if (this.ringGen[at] === this.gen[slot] && this.traceId[slot] !== undefined) return slot;
+    }
+    return -1;
+  }
+
+  /** Drops stale entries (slots freed since they were queued) and makes room for at least as many again. */
+  private ringCompact(): void {
+    const live: number[] = [];
+    const gens: number[] = [];
+    for (let k = 0; k < this.ringLength; k++) {
+      const at = (this.ringHead + k) % this.ringSlot.length;
+      const slot = this.ringSlot[at]!;
+      if (this.ringGen[at] === this.gen[slot] && this.traceId[slot] !== undefined) {
+        live.push(slot);
+        gens.push(this.ringGen[at]!);
+      }
+    }
+    const size = Math.max(FIRST_CAPACITY, live.length * 2, this.ringSlot.length);
+    this.ringSlot = new Int32Array(size);
+    this.ringGen = new Int32Array(size);
+    this.ringSlot.set(live);
+    this.ringGen.set(gens);
+    this.ringHead = 0;
+    this.ringLength = live.length;
   }
 
   /** A slot never used before; the numeric columns doubled when full (up to maxTraces). */
@@ -356,6 +407,7 @@ export class TrajectoryTracker {
       this.stepModelN = i32(this.stepModelN);
       this.callModelN = i32(this.callModelN);
       this.idCount = i32(this.idCount);
+      this.gen = i32(this.gen);
       this.ids = i32(this.ids, IDS_PER_SLOT * 3);
       const u8 = new Uint8Array(cap);
       u8.set(this.hasTokens);
