@@ -39,22 +39,18 @@ const measureValue = (t: CompletedTrajectory, m: Measure): number | null =>
           ? t.tokens
           : t.durationMs;
 
-const byKey = (a: { k: string }, b: { k: string }) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0);
-
 /** The rows of completed trajectories, for a store write's transaction; undefined when there are none. */
 export function trajectoryExtension(items: readonly CompletedTrajectory[]): BatchExtension | undefined {
   if (items.length === 0) return undefined;
-  const sums = new Map<string, Sums>();
-  const buckets = new Map<
-    string,
-    { minute: number; service: string; model: string; measure: Measure; bucket: number; count: number }
-  >();
+  // Per (minute, service, model): the sums, and per measure a map of bucket → count (numeric keys).
+  const groups = new Map<string, { sums: Sums; counts: Map<number, number>[] }>();
+  let last: { k: string; g: { sums: Sums; counts: Map<number, number>[] } } | undefined;
   for (const t of items) {
     const minute = minuteOf(t.endMs);
     const k = `${minute}\u0000${t.service}\u0000${t.model}`;
-    let s = sums.get(k);
-    if (!s) {
-      s = {
+    let g = last?.k === k ? last.g : groups.get(k);
+    if (!g) {
+      const sums: Sums = {
         minute,
         service: t.service,
         model: t.model,
@@ -66,32 +62,50 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
         withTokens: 0,
         durationMs: 0,
       };
-      sums.set(k, s);
+      g = { sums, counts: MEASURES.map(() => new Map<number, number>()) };
+      groups.set(k, g);
     }
+    last = { k, g };
+    const s = g.sums;
     s.trajectories++;
     s.steps += t.steps;
     s.toolCalls += t.toolCalls;
     s.failedCalls += t.failedCalls;
     if (t.tokens !== null) (s.tokens += t.tokens), s.withTokens++;
     s.durationMs += Math.round(t.durationMs);
-    for (const measure of MEASURES) {
-      const v = measureValue(t, measure);
+    for (let m = 0; m < MEASURES.length; m++) {
+      const v = measureValue(t, MEASURES[m]!);
       if (v === null) continue;
       const bucket = bucketOf(v);
-      const bk = `${k}\u0000${measure}\u0000${bucket}`;
-      const b = buckets.get(bk);
-      if (b) b.count++;
-      else buckets.set(bk, { minute, service: t.service, model: t.model, measure, bucket, count: 1 });
+      const counts = g.counts[m]!;
+      counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
     }
   }
-  const sumRows = [...sums]
-    .map(([k, v]) => ({ k, v }))
-    .sort(byKey)
-    .map((e) => e.v);
-  const bucketRows = [...buckets]
-    .map(([k, v]) => ({ k, v }))
-    .sort(byKey)
-    .map((e) => e.v);
+  const keys = [...groups.keys()].sort();
+  const sumRows = keys.map((k) => groups.get(k)!.sums);
+  const bucketRows: {
+    minute: number;
+    service: string;
+    model: string;
+    measure: Measure;
+    bucket: number;
+    count: number;
+  }[] = [];
+  for (const k of keys) {
+    const { sums, counts } = groups.get(k)!;
+    MEASURES.forEach((measure, m) => {
+      for (const bucket of [...counts[m]!.keys()].sort((a, b) => a - b)) {
+        bucketRows.push({
+          minute: sums.minute,
+          service: sums.service,
+          model: sums.model,
+          measure,
+          bucket,
+          count: counts[m]!.get(bucket)!,
+        });
+      }
+    });
+  }
   return (tx) => {
     for (let i = 0; i < sumRows.length; i += ROWS_PER_STATEMENT) {
       const chunk = sumRows.slice(i, i + ROWS_PER_STATEMENT);
