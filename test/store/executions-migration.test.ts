@@ -1,5 +1,5 @@
 /**
- * Migration 008 on both engines: execution rows written before it keep their counts (status `ok` and
+ * Migration 9 on both engines: execution rows written before it keep their counts (status `ok` and
  * `error` — "failed, nobody said how" — stay what they were), gain the call's model ('') and outcome
  * (`unknown`), and the new key takes the new rows beside them; the trajectory tables exist.
  */
@@ -15,7 +15,7 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 import { emptyBatch, type Store } from '../../src/store/store.js';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
 
-const BEFORE = migrations.filter((m) => m.version < 8);
+const BEFORE = migrations.filter((m) => m.version < 9);
 const ROWS = [
   `INSERT INTO execution_minutes (minute, source, service, tool, status, count) VALUES (60000, 'otlp', 'shop', 'pay', 'ok', 7)`,
   `INSERT INTO execution_minutes (minute, source, service, tool, status, count) VALUES (60000, 'otlp', 'shop', 'pay', 'error', 2)`,
@@ -60,7 +60,7 @@ async function check(store: Store): Promise<void> {
   ]);
 }
 
-describe('migration 008 (execution classes, call outcome, trajectories)', () => {
+describe('migration 9 (execution classes, call outcome, trajectories)', () => {
   it('SQLite: rebuilds execution_minutes, keeping every count', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-mig8-'));
     const file = path.join(dir, 'db');

@@ -9,7 +9,7 @@ import { langfuse } from './004-langfuse.js';
 import { outbox } from './005-outbox.js';
 import { redaction } from './006-redaction.js';
 import { feedbackReplay } from './007-feedback-replay.js';
-import { executionsEfficiency } from './008-executions-efficiency.js';
+import { executionsEfficiency } from './009-executions-efficiency.js';
 
 export interface Migration {
   version: number;

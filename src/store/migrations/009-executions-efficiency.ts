@@ -1,6 +1,6 @@
 import type { Migration } from './index.js';
 
-// Issue 12, second part:
+// Issue 12, second part (version 9: version 8 is issue 8's exactly-once tables, on another branch):
 // - execution_minutes: the status is now ok | client_error | server_error | error (rows written before
 //   keep `ok` and `error`, which stays the "failed, nobody said how" class), plus the model of the
 //   execution's call and that call's structural outcome (`call_outcome`: valid, InvalidJson,
@@ -27,18 +27,18 @@ const trajectories = (t: { bigint: string }) => `
 `;
 
 export const executionsEfficiency: Migration = {
-  version: 8,
+  version: 9,
   name: 'execution status classes, call outcome and model per execution; trajectory efficiency per minute',
   sqlite: `
-    CREATE TABLE execution_minutes_v8 (
+    CREATE TABLE execution_minutes_v9 (
       minute INTEGER NOT NULL, source TEXT NOT NULL, service TEXT NOT NULL, model TEXT NOT NULL,
       tool TEXT NOT NULL, status TEXT NOT NULL, call_outcome TEXT NOT NULL, count INTEGER NOT NULL,
       PRIMARY KEY (minute, source, service, model, tool, status, call_outcome)
     ) WITHOUT ROWID;
-    INSERT INTO execution_minutes_v8 (minute, source, service, model, tool, status, call_outcome, count)
+    INSERT INTO execution_minutes_v9 (minute, source, service, model, tool, status, call_outcome, count)
       SELECT minute, source, service, '', tool, status, 'unknown', count FROM execution_minutes;
     DROP TABLE execution_minutes;
-    ALTER TABLE execution_minutes_v8 RENAME TO execution_minutes;
+    ALTER TABLE execution_minutes_v9 RENAME TO execution_minutes;
     ${trajectories({ bigint: 'INTEGER' })}
   `,
   postgres: `
