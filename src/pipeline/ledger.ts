@@ -53,8 +53,9 @@ interface TraceState {
   unsettled?: Map<string, LedgerTxn> | undefined;
 }
 
-/** A call's state as a journal record keeps it. */
-export type RecordedCall = Pick<CallEntry, 'name' | 'hasId' | 'executed' | 'fromExecution'> & { summary?: true };
+/** A call's state as a journal record keeps it (its outcome and model once it was counted). */
+export type RecordedCall = Pick<CallEntry, 'name' | 'hasId' | 'executed' | 'fromExecution'> &
+  Partial<Pick<CallEntry, 'outcome' | 'model'>> & { summary?: true };
 
 /** What one batch took in one trace: the spans it claimed, the calls it added or changed (their state after it). */
 export interface TakenInTrace {

@@ -26,7 +26,7 @@ import type { CallEntry, Ledger, PendingCall } from './ledger.js';
 import { childStatuses, ExecutionHold, type ChildStatus, type ReleasedExecution } from './executions.js';
 import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
 import { decodePending, encodePending, storedPendingKey } from './pending-payload.js';
-import { journalRecord } from './ledger-journal.js';
+import { journalRecord, type CountedAs } from './ledger-journal.js';
 import {
   buildWrite,
   callLabels,
@@ -269,7 +269,7 @@ export class Pipeline {
         pendingAdd: merged.deferred.map((p) => encodePending(p, this.owner)),
         pendingRemove: merged.cancelled.map((c) => storedPendingKey(c.traceId, c.key)),
         // What the batch took, for the next process (ledger-journal.ts).
-        ledger: journalRecord(txn.taken(), now),
+        ledger: journalRecord(txn.taken(), now, countedAs(merged.entries, calls, labels)),
         extensions: [
           ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })),
           ...(extend?.(calls) ?? []),
@@ -572,6 +572,16 @@ export class Pipeline {
     for (const [what, n] of Object.entries(plan.redactionFailures)) if (n) m.redactionFailures.inc({ what }, n);
     if (duplicates) m.duplicateSpans.inc(duplicates);
   }
+}
+
+/** The outcome and model label each call of a batch is counted with, by its ledger entry (for the journal). */
+function countedAs(entries: readonly CallEntry[], calls: readonly CheckedCall[], labels: readonly CallLabels[]): CountedAs {
+  const index = new Map<CallEntry, number>();
+  for (let i = 0; i < entries.length; i++) index.set(entries[i]!, i);
+  return (e) => {
+    const i = index.get(e);
+    return i === undefined ? undefined : [calls[i]!.outcome.outcome, labels[i]!.model];
+  };
 }
 
 /** The `ingest batch` span's attributes (README, Self-telemetry): sizes and the calls by outcome. */
