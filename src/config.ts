@@ -66,7 +66,10 @@ export interface Config {
     traceTtlMs: number;
     executionGraceMs: number;
     pendingLeaseMs: number;
+    statusGraceMs: number;
   };
+  /** Every trace followed to its end for the efficiency statistics (src/efficiency/). */
+  trajectories: { idleMs: number; maxTraces: number };
   metrics: { maxLabelValues: number };
   store: {
     failuresPerToolPerMinute: number;
@@ -143,6 +146,16 @@ export const fileSchema = {
         trace_ttl: { ...duration, default: '1h' },
         execution_grace: { ...duration, default: '10s' },
         pending_lease: { ...duration, default: '30s' },
+        status_grace: { ...duration, default: '2s' },
+      },
+    },
+    trajectories: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        idle: { ...duration, default: '1m' },
+        max_traces: { ...posInt, default: 20_000 },
       },
     },
     metrics: {
@@ -328,6 +341,16 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
   if (ok('dedupe') && durationMs(f.dedupe.pending_lease) < 1000) {
     problems.push('dedupe.pending_lease: must be at least 1s');
   }
+  if (ok('dedupe') && ok('trajectories')) {
+    // A trajectory must not complete while a call or execution of it still waits out its grace period.
+    const waits = durationMs(f.dedupe.execution_grace) + durationMs(f.dedupe.status_grace);
+    if (durationMs(f.trajectories.idle) <= waits) {
+      problems.push(
+        'trajectories.idle: must be longer than dedupe.execution_grace + dedupe.status_grace ' +
+          `(${f.dedupe.execution_grace} + ${f.dedupe.status_grace})`,
+      );
+    }
+  }
   if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !auth || !telemetry) return undefined;
   return {
     configPath: ph.configPath,
@@ -355,7 +378,9 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       traceTtlMs: durationMs(f.dedupe.trace_ttl),
       executionGraceMs: durationMs(f.dedupe.execution_grace),
       pendingLeaseMs: durationMs(f.dedupe.pending_lease),
+      statusGraceMs: durationMs(f.dedupe.status_grace),
     },
+    trajectories: { idleMs: durationMs(f.trajectories.idle), maxTraces: f.trajectories.max_traces },
     metrics: { maxLabelValues: f.metrics.max_label_values },
     store: {
       failuresPerToolPerMinute: f.store.failures_per_tool_per_minute,

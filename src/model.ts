@@ -73,12 +73,21 @@ export interface CallSighting {
   result?: string;
 }
 
+/**
+ * How a tool's execution ended (src/normalize/exec-status.ts): `client_error` — the downstream refused
+ * the call as wrong (4xx); `server_error` — the tool was down or slow (5xx, timeouts); `error` — it
+ * failed, nobody said how.
+ */
+export type ExecutionStatus = 'ok' | 'client_error' | 'server_error' | 'error';
+export const EXECUTION_STATUSES: readonly ExecutionStatus[] = ['ok', 'client_error', 'server_error', 'error'];
+export const FAILED_EXECUTION_STATUSES: readonly ExecutionStatus[] = ['client_error', 'server_error', 'error'];
+
 /** A tool span: the execution of a call. */
 export interface ToolExecution {
   callId?: string;
   name: string;
   args: ToolArgs;
-  status: 'ok' | 'error';
+  status: ExecutionStatus;
   errorType?: string;
   result?: string;
   durationMs: number;

@@ -29,6 +29,9 @@ import type { CoverageSource } from './queries/instrumentation.js';
 import type { Tracer } from './telemetry/tracing.js';
 import { Feedback } from './feedback/service.js';
 import { failureContextExtension, pruneFailureContexts } from './replay/context.js';
+import { TrajectoryTracker } from './efficiency/tracker.js';
+import { pruneTrajectories } from './efficiency/store.js';
+import { modelLabel } from './pipeline/write-batch.js';
 
 export interface Services {
   config: Config;
@@ -97,9 +100,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     }));
   let ledger: Ledger | undefined;
   let langfuse: LangfuseRuntime | undefined;
+  let trajectories: TrajectoryTracker | undefined;
   const metrics = createMetrics({
     pendingBatches: () => store.pendingWrites(),
     dedupeTraces: () => ledger?.size ?? 0,
+    trajectories: () => trajectories?.size ?? 0,
     sourceLag: (): Record<string, number> => {
       const lag = langfuse?.lagSeconds();
       return lag === undefined ? {} : { langfuse: lag };
@@ -107,6 +112,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   });
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
   const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }));
+  trajectories = new TrajectoryTracker(config.trajectories, (model) => modelLabel(model, labels));
   // What start-up built so far, stopped in reverse order if a later part fails.
   // A refused start leaves no database file of its own behind (an existing one is kept).
   const built: (() => unknown)[] = [undoCreate, () => store.close()];
@@ -149,6 +155,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     redactor,
     executionGraceMs: config.dedupe.executionGraceMs,
     owner: owner.id,
+    statusGraceMs: config.dedupe.statusGraceMs,
+    trajectories,
     now,
     sinks: judge.sink ? [judge.sink] : [],
     coverage: coverage.tracker,
@@ -183,7 +191,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   built.push(() => owner.release().catch(() => undefined));
   const scheduler = new Scheduler(log);
   built.push(() => scheduler.stop());
-  scheduler.interval('settle-pending-calls', Math.min(1000, Math.max(50, config.dedupe.executionGraceMs / 4)), () => pipeline.settle());
+  // The shorter of the two graces sets the round (a status grace of 0 holds nothing).
+  const graces = Math.min(config.dedupe.executionGraceMs, config.dedupe.statusGraceMs || Number.POSITIVE_INFINITY);
+  scheduler.interval('settle-pending-calls', Math.min(1000, Math.max(50, graces / 4)), () => pipeline.settle());
   // Renew this process's lease and take over the waiting calls of processes gone.
   scheduler.interval('pending-calls-lease', owner.renewEveryMs, async () => {
     const n = await adopt(await owner.renew());
@@ -192,7 +202,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const pruneJournal = () => store.runExclusive('dedupe-journal-prune', () => journal.prune());
   scheduler.interval('dedupe-journal-prune', 1_000, pruneJournal);
   scheduler.every('retention', '17 * * * *', async () => {
-    const removed = await store.prune(now() - config.store.retentionDays * 86_400_000);
+    const cutoff = now() - config.store.retentionDays * 86_400_000;
+    const removed = (await store.prune(cutoff)) + (await pruneTrajectories(store.sql, cutoff));
     log.info({ removed }, 'retention: old rows removed');
   });
   scheduler.every('feedback-retention', '29 * * * *', async () => {
@@ -272,6 +283,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       await owner.release().catch((err: unknown) => {
         log.warn({ err }, 'pending calls: not released; another process takes them over when the lease ends');
       });
+      // Held executions and trajectories in flight are counted as they stand (a crash loses them).
+      await pipeline
+        .drain()
+        .catch((err: unknown) => log.error({ err }, 'shutdown: held executions and trajectories not written'));
       await store.close();
     },
   };

@@ -6,13 +6,15 @@
  */
 import type { FeedbackRuleSource } from '../feedback/alert-kind.js';
 import type { JudgeRuleSource } from '../judge/alert-kind.js';
-import type { CallCountQuery, CallCountRow } from '../store/store.js';
+import type { CallCountQuery, CallCountRow, ExecutionCountRow } from '../store/store.js';
 import { MINUTE_MS, minuteOf } from '../store/store.js';
 import { parseDuration } from '../util/duration.js';
 
 /** What a rule may read. The evaluator passes the store (and the judge, when it runs); tests pass plain functions. */
 export interface RuleIO {
   callCounts(q: CallCountQuery): Promise<CallCountRow[]>;
+  /** Tool executions by status and call outcome (execution_error_rate, error_rate with include_execution). */
+  executionCounts?(q: CallCountQuery): Promise<ExecutionCountRow[]>;
   /** The judge's verdicts and calibration (judge_goal_rate, judge_unnecessary_calls read them). */
   judge?: JudgeRuleSource;
   /** User feedback per trace (negative_feedback_rate reads it). */
@@ -87,9 +89,12 @@ export async function loadCallWindows(params: { window?: string; baseline?: stri
 export type GroupLabel = 'service' | 'tool' | 'model';
 export const GROUP_LABELS: readonly GroupLabel[] = ['service', 'tool', 'model'];
 
-/** Sums rows per group of the `by` labels. */
-export function groupRows(rows: readonly CallCountRow[], by: readonly GroupLabel[]): Map<string, { labels: Record<string, string>; rows: CallCountRow[] }> {
-  const out = new Map<string, { labels: Record<string, string>; rows: CallCountRow[] }>();
+/** Sums rows per group of the `by` labels (call counts or execution counts alike). */
+export function groupRows<R extends Record<GroupLabel, string>>(
+  rows: readonly R[],
+  by: readonly GroupLabel[],
+): Map<string, { labels: Record<string, string>; rows: R[] }> {
+  const out = new Map<string, { labels: Record<string, string>; rows: R[] }>();
   for (const r of rows) {
     const labels = Object.fromEntries(by.map((l) => [l, r[l]]));
     const key = groupKey(labels);

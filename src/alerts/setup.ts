@@ -82,6 +82,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
             rules,
             io: {
               callCounts: (q) => deps.store.callCounts(q),
+              executionCounts: (q) => deps.store.executionCounts(q),
               ...(deps.judge ? { judge: deps.judge } : {}),
               ...(deps.feedback ? { feedback: deps.feedback } : {}),
             },

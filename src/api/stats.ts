@@ -1,24 +1,65 @@
-/** GET /api/stats?window=1h — per service and tool: counts by outcome and the structural error rate. */
+/**
+ * GET /api/stats?window=1h[&service=S][&by=tool|model]
+ * - by=tool (default): per service and tool, counts by outcome, the structural error rate and the
+ *   executions by status; and `trajectories`: the efficiency of the trajectories completed in the
+ *   window, per service and per service and model (median, p90, mean).
+ * - by=model: models side by side (src/queries/models.ts) and the moments a service's model changed.
+ */
 import type { FastifyInstance } from 'fastify';
+import { efficiency } from '../queries/efficiency.js';
+import { modelComparison } from '../queries/models.js';
 import type { ReaderFor } from '../queries/reader.js';
 import { toolStats } from '../queries/stats.js';
-import { durationMs, durationSchema } from '../util/duration.js';
+import { durationMs, durationSchema, formatDuration } from '../util/duration.js';
 
 export async function statsRoutes(app: FastifyInstance, opts: { read: ReaderFor; now: () => number }): Promise<void> {
-  app.get<{ Querystring: { window?: string; service?: string } }>(
+  app.get<{ Querystring: { window?: string; service?: string; by?: 'tool' | 'model' } }>(
     '/api/stats',
     {
       schema: {
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { window: { ...durationSchema, default: '1h' }, service: { type: 'string', maxLength: 200 } },
+          properties: {
+            window: { ...durationSchema, default: '1h' },
+            service: { type: 'string', maxLength: 200 },
+            by: { enum: ['tool', 'model'], default: 'tool' },
+          },
         },
       },
     },
     async (req) => {
-      const { window, sinceMs, tools } = await toolStats(opts.read(req), { windowMs: durationMs(req.query.window ?? '1h'), nowMs: opts.now(), ...(req.query.service ? { service: req.query.service } : {}) });
-      return { window, since: new Date(sinceMs).toISOString(), tools };
+      const read = opts.read(req);
+      const q = {
+        windowMs: durationMs(req.query.window ?? '1h'),
+        nowMs: opts.now(),
+        ...(req.query.service ? { service: req.query.service } : {}),
+      };
+      if (req.query.by === 'model') {
+        const m = await modelComparison(read, q);
+        return {
+          window: formatDuration(m.window.untilMs - m.window.sinceMs),
+          since: new Date(m.window.sinceMs).toISOString(),
+          by: 'model',
+          models: m.models,
+          modelChanges: m.modelChanges.map((c) => ({
+            service: c.service,
+            model: c.model,
+            at: new Date(c.minute).toISOString(),
+            before: c.before,
+          })),
+        };
+      }
+      const [{ window, sinceMs, tools }, eff] = await Promise.all([toolStats(read, q), efficiency(read, q)]);
+      return {
+        window,
+        since: new Date(sinceMs).toISOString(),
+        tools,
+        trajectories: {
+          services: eff.services.map((s) => ({ service: s.service, ...s.stats })),
+          models: eff.models.map((m) => ({ service: m.service, model: m.model, ...m.stats })),
+        },
+      };
     },
   );
 }

@@ -25,6 +25,8 @@ export interface TrajectoryWrite {
 export interface VerdictPoint {
   traceId: string;
   service: string;
+  /** The judged agent's model (its trajectory's). */
+  model?: string;
   runId: number;
   reachedGoal: boolean;
   unnecessaryCalls: number;
@@ -293,12 +295,14 @@ export class JudgeStore {
       args.push(...q.runIds);
     }
     const rows = await this.sql.all<Row>(
-      `SELECT trace_id, service, run_id, reached_goal, unnecessary_calls, dangerous_calls, weight, agent_tokens FROM judge_verdicts WHERE ${where.join(' AND ')} ORDER BY id`,
+      `SELECT trace_id, service, model, run_id, reached_goal, unnecessary_calls, dangerous_calls, weight, agent_tokens
+       FROM judge_verdicts WHERE ${where.join(' AND ')} ORDER BY id`,
       args,
     );
     return rows.map((r) => ({
       traceId: String(r.trace_id),
       service: String(r.service),
+      model: String(r.model),
       runId: num(r.run_id),
       reachedGoal: num(r.reached_goal) === 1,
       unnecessaryCalls: num(r.unnecessary_calls),

@@ -112,10 +112,21 @@ export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>)
   if (f.execution) {
     const e = f.execution;
     const counted = outcomes.get(callKey(f.spanId, e.callId, e.name));
-    const s: ToolStep = { kind: 'tool', spanId: f.spanId, startMs: f.startTimeMs, endMs: f.endTimeMs, name: e.name, status: e.status };
+    const status = e.status === 'ok' ? 'ok' : 'error';
+    const s: ToolStep = {
+      kind: 'tool',
+      spanId: f.spanId,
+      startMs: f.startTimeMs,
+      endMs: f.endTimeMs,
+      name: e.name,
+      status,
+    };
     if (e.callId) s.callId = e.callId;
     if (e.args.kind !== 'none') s.arguments = clip(e.args.raw, MAX_ARGS);
-    if (e.errorType) s.errorType = clip(e.errorType, 1000);
+    // The step keeps ok/error; how it failed (client_error, server_error) goes with the error's text.
+    const how = e.status === 'client_error' || e.status === 'server_error' ? e.status : undefined;
+    const what = e.errorType ?? how;
+    if (what) s.errorType = clip(how && e.errorType ? `${how}: ${e.errorType}` : what, 1000);
     if (e.result !== undefined) s.result = clip(e.result, MAX_TEXT);
     if (counted) s.outcome = counted.outcome.outcome;
     return s;

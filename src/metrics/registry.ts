@@ -24,6 +24,7 @@ export type IngestRejectReason = (typeof INGEST_REJECT_REASONS)[number];
 export interface MetricProbes {
   pendingBatches?: () => number;
   dedupeTraces?: () => number;
+  trajectories?: () => number;
   /** Seconds each pulled source is behind (source → lag); sources without a watermark are absent. */
   sourceLag?: () => Record<string, number>;
 }
@@ -50,9 +51,62 @@ export function createMetrics(probes: MetricProbes = {}) {
     }),
     toolExecutions: new client.Counter({
       name: 'toolwatch_tool_executions_total',
-      help: 'Tool executions seen in tool spans, by status (ok | error); separate from the structural outcomes.',
-      labelNames: ['service', 'tool', 'status'] as const,
+      help:
+        'Tool executions seen in tool spans, by status: ok, client_error (4xx: the call was wrong), server_error ' +
+        '(5xx, timeouts: the tool was down), error (failed, nobody said how); and by call_outcome, the structural ' +
+        'outcome of the executed call (valid, InvalidJson, UnknownName, SchemaMismatch, unvalidated, unknown).',
+      labelNames: ['service', 'tool', 'status', 'call_outcome'] as const,
       registers: r,
+    }),
+    toolExecutionDuration: new client.Histogram({
+      name: 'toolwatch_tool_execution_duration_seconds',
+      help: 'How long tool executions took (tool span start to end), every status.',
+      labelNames: ['service', 'tool'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers: r,
+    }),
+    trajectoryToolCalls: new client.Histogram({
+      name: 'toolwatch_trajectory_tool_calls',
+      help: 'Tool calls per trajectory (a trace with tool calls, observed once it went idle).',
+      labelNames: ['service'] as const,
+      buckets: [1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50, 100],
+      registers: r,
+    }),
+    trajectorySteps: new client.Histogram({
+      name: 'toolwatch_trajectory_steps',
+      help: 'Model steps (model requests) per trajectory.',
+      labelNames: ['service'] as const,
+      buckets: [1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50, 100],
+      registers: r,
+    }),
+    trajectoryTokens: new client.Histogram({
+      name: 'toolwatch_trajectory_tokens',
+      help: 'Model tokens (input + output) per trajectory, for trajectories whose model spans reported tokens.',
+      labelNames: ['service'] as const,
+      buckets: [500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000],
+      registers: r,
+    }),
+    trajectoryFailedCalls: new client.Histogram({
+      name: 'toolwatch_trajectory_failed_calls',
+      help: 'Calls per trajectory that failed their structural check or their execution (each call once).',
+      labelNames: ['service'] as const,
+      buckets: [0, 1, 2, 3, 5, 10, 20],
+      registers: r,
+    }),
+    trajectoryDuration: new client.Histogram({
+      name: 'toolwatch_trajectory_duration_seconds',
+      help: 'Wall time per trajectory: first span start to last span end.',
+      labelNames: ['service'] as const,
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800],
+      registers: r,
+    }),
+    trajectoriesInFlight: new client.Gauge({
+      name: 'toolwatch_trajectories_in_flight',
+      help: 'Traces whose trajectory is being followed in memory (not yet idle).',
+      registers: r,
+      collect() {
+        if (probes.trajectories) this.set(probes.trajectories());
+      },
     }),
     spansReceived: new client.Counter({
       name: 'toolwatch_spans_received_total',

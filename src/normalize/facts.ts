@@ -1,5 +1,6 @@
 /** The parts of SpanFacts every reader fills the same way. */
 import type { Span, SpanFacts, ToolExecution } from '../model.js';
+import { spanStatus } from './exec-status.js';
 import { str, toToolArgs, resultText } from './values.js';
 
 export function baseFacts(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
@@ -19,21 +20,20 @@ export function baseFacts(span: Span, dialect: string, role: SpanFacts['role']):
   return f;
 }
 
-/** A tool execution; status error on span status ERROR or an `error.type`, whichever the emitter set. */
+/**
+ * A tool execution; failed on span status ERROR, an `error.type` or a failing HTTP/gRPC status on the
+ * span, classified by exec-status.ts (HTTP client children are added later, in the pipeline).
+ */
 export function execution(span: Span, name: string, callId: string | undefined, args: unknown, result: unknown): ToolExecution {
-  const errorType = str(span.attributes, 'error.type');
-  const failed = span.statusCode === 2 || errorType !== undefined;
+  const s = spanStatus(span);
   const e: ToolExecution = {
     name,
     args: toToolArgs(args),
-    status: failed ? 'error' : 'ok',
+    status: s.status,
     durationMs: Math.max(0, span.endTimeMs - span.startTimeMs),
   };
   if (callId !== undefined) e.callId = callId;
-  if (failed) {
-    const t = errorType ?? (span.statusMessage || undefined);
-    if (t !== undefined) e.errorType = t;
-  }
+  if (s.errorType !== undefined) e.errorType = s.errorType;
   const r = resultText(result);
   if (r !== undefined) e.result = r;
   return e;

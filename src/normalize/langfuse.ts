@@ -9,6 +9,7 @@
  * used as they are: stable across re-reads, which is what one-call-one-count needs.
  */
 import type { SpanFacts, ToolExecution } from '../model.js';
+import { textStatus } from './exec-status.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf, type Msg } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
 import { isRecord, jsonValue, resultText, toToolArgs, type Rec } from './values.js';
@@ -198,10 +199,13 @@ function toolExecution(o: LangfuseObservation, metadata: unknown, input: unknown
     const key = ARG_KEYS.find((k) => input[k] !== undefined);
     args = key === undefined ? undefined : input[key];
   }
-  const e: ToolExecution = { name: o.name ?? '', args: toToolArgs(args), status: o.level === 'ERROR' ? 'error' : 'ok', durationMs };
-  if (callId !== undefined) e.callId = callId;
-  if (o.level === 'ERROR') e.errorType = o.statusMessage || 'error';
   const r = resultText(output);
+  // level ERROR + statusMessage is all Langfuse keeps of a failure: the message (else the output) may say how.
+  const failed = o.level === 'ERROR';
+  const status = failed ? (textStatus(o.statusMessage ?? undefined) ?? textStatus(r) ?? 'error') : 'ok';
+  const e: ToolExecution = { name: o.name ?? '', args: toToolArgs(args), status, durationMs };
+  if (callId !== undefined) e.callId = callId;
+  if (failed) e.errorType = o.statusMessage || 'error';
   if (r !== undefined) e.result = r;
   return e;
 }

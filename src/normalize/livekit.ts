@@ -17,6 +17,7 @@
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
+import { textStatus } from './exec-status.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { genaiReader } from './genai.js';
 import { genaiLegacyReader } from './genai-legacy.js';
@@ -73,8 +74,9 @@ function readTool(span: Span): SpanFacts {
   const name = str(a, 'lk.function_tool.name') ?? '';
   const id = str(a, 'lk.function_tool.id');
   const e = execution(span, name, id, either(a, 'function_tool.arguments'), either(a, 'function_tool.output'));
+  // LiveKit puts the tool's exception text in its output and flags it: the text may say how it failed.
   if (a['lk.function_tool.is_error'] === true && e.status === 'ok') {
-    e.status = 'error';
+    e.status = textStatus(e.result) ?? 'error';
     e.errorType = 'tool error';
   }
   f.execution = e;

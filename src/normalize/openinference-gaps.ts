@@ -36,6 +36,8 @@ export interface ToolSpanReading {
   args: unknown;
   /** The tool's definition, when `tool.parameters` really is a schema. */
   definition?: ToolDef;
+  /** BeeAI's `error` event span: the execution failed, whatever the span's status says. */
+  failed?: true;
 }
 
 /** `{args: [], kwargs: {…}}` of a wrapped Python call (LlamaIndex `FunctionTool.call`) → its keyword arguments. */
@@ -82,6 +84,7 @@ export function readToolSpan(span: Span): ToolSpanReading {
     name,
     args: unwrapBoundArguments(args),
   };
+  if (isBeeaiEvent && beeaiEvent === 'error') reading.failed = true;
   const callId = str(a, 'tool_call.id') ?? str(a, 'tool.id') ?? str(a, 'gen_ai.tool.call.id');
   if (callId !== undefined && callId !== '<not specified>') reading.callId = callId;
   if (paramsAreSchema) {

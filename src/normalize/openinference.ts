@@ -4,6 +4,7 @@
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
+import { textStatus } from './exec-status.js';
 import { baseFacts, execution } from './facts.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import { assistantText, emptyMsg, firstUserText, proposalsOf, replaysOf, type Msg } from './messages.js';
@@ -87,7 +88,9 @@ function readTool(span: Span, f: SpanFacts): void {
     return;
   }
   if (t.definition) f.offered = [t.definition];
-  f.execution = execution(span, t.name, t.callId, t.args, span.attributes['output.value']);
+  const e = execution(span, t.name, t.callId, t.args, span.attributes['output.value']);
+  if (t.failed && e.status === 'ok') e.status = textStatus(e.result) ?? 'error';
+  f.execution = e;
 }
 
 export const openinferenceReader: DialectReader = {

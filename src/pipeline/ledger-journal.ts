@@ -10,35 +10,60 @@
  * than `trace_ttl` before the newest record (the time a process was down does not age the memory);
  * the table is pruned to the same age and to about twice `max_traces` traces.
  *
- * A record is compact JSON: `[1, [traceId, [spanId…], [key, name, flags, …]], …]`, flags as bits
- * (1 the call has an id, 2 executed, 4 known from its tool span alone, 8 from a summary).
+ * A record is compact JSON: `[2, [model…], [traceId, [spanId…], [key, name, flags, …]], …]`, flags as
+ * bits (1 the call has an id, 2 executed, 4 known from its tool span alone, 8 from a summary; bits 4–6
+ * the outcome it was counted with, 1 + its index in OUTCOMES, 0 not counted yet; from bit 7 on the
+ * index of its model label in the record's model list). The outcome and model let an execution whose
+ * call an earlier process counted be counted with them at once (executions.ts). Version 1 records
+ * (no model list, no outcome) are still read.
  */
+import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { LedgerRecord, Sql } from '../store/store.js';
 import { num } from '../store/rows.js';
-import type { Ledger, RecordedCall, TakenInTrace } from './ledger.js';
+import type { CallEntry, Ledger, RecordedCall, TakenInTrace } from './ledger.js';
 
-const VERSION = 1;
+const VERSION = 2;
 const HAS_ID = 1;
 const EXECUTED = 2;
 const FROM_EXECUTION = 4;
 const SUMMARY = 8;
+const OUTCOME_SHIFT = 4;
+const OUTCOME_MASK = 7;
+const MODEL_SHIFT = 7;
 
-/** One batch's record; undefined when it took nothing (no tool-bearing span, no call). */
-export function journalRecord(taken: Iterable<TakenInTrace>, timeMs: number): LedgerRecord | undefined {
-  const out: unknown[] = [VERSION];
+/** The outcome and model label a call of this batch is counted with (not yet on its entry: that waits for the commit). */
+export type CountedAs = (entry: CallEntry) => readonly [OutcomeName, string] | undefined;
+
+/**
+ * One batch's record; undefined when it took nothing (no tool-bearing span, no call). A call's outcome
+ * and model come from `counted` (the calls this batch counts) or from its entry (counted before).
+ */
+export function journalRecord(
+  taken: Iterable<TakenInTrace>,
+  timeMs: number,
+  counted?: CountedAs,
+): LedgerRecord | undefined {
+  const models: string[] = [];
+  const out: unknown[] = [VERSION, models];
   for (const t of taken) {
     const calls: (string | number)[] = [];
     for (const [key, e] of t.calls) {
-      const flags =
+      let flags =
         (e.hasId ? HAS_ID : 0) |
         (e.executed ? EXECUTED : 0) |
         (e.fromExecution ? FROM_EXECUTION : 0) |
         (e.summary ? SUMMARY : 0);
+      const as = counted?.(e) ?? (e.outcome !== undefined ? ([e.outcome, e.model ?? ''] as const) : undefined);
+      if (as) {
+        let m = models.indexOf(as[1]);
+        if (m < 0) m = models.push(as[1]) - 1;
+        flags += ((OUTCOMES.indexOf(as[0]) + 1) << OUTCOME_SHIFT) + m * 2 ** MODEL_SHIFT;
+      }
       calls.push(key, e.name, flags);
     }
     out.push([t.traceId, t.spans, calls]);
   }
-  return out.length > 1 ? { timeMs, traces: out.length - 1, body: JSON.stringify(out) } : undefined;
+  return out.length > 2 ? { timeMs, traces: out.length - 2, body: JSON.stringify(out) } : undefined;
 }
 
 interface DecodedTrace {
@@ -57,9 +82,12 @@ export function decodeRecord(body: string): DecodedTrace[] | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(doc) || doc[0] !== VERSION) return undefined;
+  if (!Array.isArray(doc) || (doc[0] !== 1 && doc[0] !== VERSION)) return undefined;
+  // Version 2 has the record's model labels second; version 1 has no outcomes.
+  const models: unknown = doc[0] === VERSION ? doc[1] : [];
+  if (!Array.isArray(models) || !models.every(isStr)) return undefined;
   const out: DecodedTrace[] = [];
-  for (let i = 1; i < doc.length; i++) {
+  for (let i = doc[0] === VERSION ? 2 : 1; i < doc.length; i++) {
     const t: unknown = doc[i];
     if (!Array.isArray(t) || !isStr(t[0]) || !Array.isArray(t[1]) || !Array.isArray(t[2]) || !t[1].every(isStr))
       return undefined;
@@ -68,14 +96,23 @@ export function decodeRecord(body: string): DecodedTrace[] | undefined {
     const calls: [string, RecordedCall][] = [];
     for (let k = 0; k < flat.length; k += 3) {
       const [key, name, flags] = [flat[k], flat[k + 1], flat[k + 2]];
-      if (!isStr(key) || !isStr(name) || typeof flags !== 'number') return undefined;
+      if (!isStr(key) || !isStr(name) || !Number.isSafeInteger(flags) || (flags as number) < 0) return undefined;
+      const f = flags as number;
       const c: RecordedCall = {
         name,
-        hasId: (flags & HAS_ID) !== 0,
-        executed: (flags & EXECUTED) !== 0,
-        fromExecution: (flags & FROM_EXECUTION) !== 0,
+        hasId: (f & HAS_ID) !== 0,
+        executed: (f & EXECUTED) !== 0,
+        fromExecution: (f & FROM_EXECUTION) !== 0,
       };
-      if (flags & SUMMARY) c.summary = true;
+      if (f & SUMMARY) c.summary = true;
+      const outcome = (f >> OUTCOME_SHIFT) & OUTCOME_MASK;
+      if (outcome > 0) {
+        const o = OUTCOMES[outcome - 1];
+        const model = models[Math.floor(f / 2 ** MODEL_SHIFT)];
+        if (o === undefined || model === undefined) return undefined;
+        c.outcome = o;
+        c.model = model;
+      }
       calls.push([key, c]);
     }
     out.push({ traceId: t[0], spans: t[1] as string[], calls });

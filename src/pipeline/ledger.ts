@@ -6,7 +6,7 @@
  * undone, so a batch the store refused (503) is counted in full when the client sends it again.
  */
 import { canonicalJson } from '../check/schema-cache.js';
-import type { SourceName } from '../model.js';
+import type { OutcomeName, SourceName } from '../model.js';
 import type { CallToCount } from './merge.js';
 
 export interface CallEntry {
@@ -21,6 +21,9 @@ export interface CallEntry {
   pending?: PendingCall;
   /** Known from an agent span's summary of its calls (SpanFacts.summaryCalls), not from a tool span. */
   summary?: true;
+  /** Set once the call is counted (after its batch committed): what its execution is counted with. */
+  outcome?: OutcomeName;
+  model?: string;
 }
 
 /**
@@ -34,6 +37,8 @@ export interface PendingCall {
   key: string;
   dueMs: number;
   call: CallToCount;
+  /** The call's entry in the ledger (never persisted): its outcome is set when the call is counted. */
+  entry?: CallEntry;
 }
 
 interface TraceState {
@@ -48,8 +53,9 @@ interface TraceState {
   unsettled?: Map<string, LedgerTxn> | undefined;
 }
 
-/** A call's state as a journal record keeps it. */
-export type RecordedCall = Pick<CallEntry, 'name' | 'hasId' | 'executed' | 'fromExecution'> & { summary?: true };
+/** A call's state as a journal record keeps it (its outcome and model once it was counted). */
+export type RecordedCall = Pick<CallEntry, 'name' | 'hasId' | 'executed' | 'fromExecution'> &
+  Partial<Pick<CallEntry, 'outcome' | 'model'>> & { summary?: true };
 
 /** What one batch took in one trace: the spans it claimed, the calls it added or changed (their state after it). */
 export interface TakenInTrace {
@@ -126,6 +132,7 @@ export class Ledger {
         continue;
       }
       entry.pending = p;
+      p.entry = entry;
       this.pending.set(pendingKey(p.traceId, p.key), { entry, p });
     }
     // Keep due order after a put-back.
@@ -303,6 +310,7 @@ export class LedgerTxn {
   /** Holds a tool-span-only call until its grace period ends. */
   defer(entry: CallEntry, p: PendingCall): void {
     entry.pending = p;
+    p.entry = entry;
     const k = pendingKey(p.traceId, p.key);
     this.ledger.pending.set(k, { entry, p });
     this.undoLog.push(() => {

@@ -28,11 +28,15 @@ export interface ExecutionToRecord {
   service: string;
   execution: ToolExecution;
   timeMs: number;
+  /** The ledger entry of the call it executes (undefined past the per-trace cap). */
+  entry?: CallEntry;
 }
 
 export interface Merged {
   /** Calls to classify and count now (proposals). */
   calls: CallToCount[];
+  /** The ledger entry of each of `calls`, by index (its outcome is set once counted). */
+  entries: CallEntry[];
   /** Tool-span-only calls held for their grace period (persisted with the batch). */
   deferred: PendingCall[];
   /** Held calls whose proposal arrived in this batch: counted from the proposal instead. */
@@ -80,7 +84,7 @@ export function unsettledOwners(facts: readonly SpanFacts[], ledger: Ledger): Pr
 }
 
 export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: MergeContext): Merged {
-  const out: Merged = { calls: [], deferred: [], cancelled: [], executions: [], duplicateSpans: 0 };
+  const out: Merged = { calls: [], entries: [], deferred: [], cancelled: [], executions: [], duplicateSpans: 0 };
   const relevant = facts.filter((f) => f.proposals.length > 0 || f.execution || f.summaryCalls);
   relevant.sort(order);
   for (const f of relevant) {
@@ -145,14 +149,16 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
   // Seen before: by id, or as an id-less tool span (OpenInference TOOL) with this name and arguments.
   // A proposal without an id pairs with a tool span that has one (Google ADK assigns ids after the model call).
   const fromToolSpan = p.callId ? (e: CallEntry) => e.fromExecution && !e.hasId : (e: CallEntry) => e.fromExecution;
-  const seen = txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, fromToolSpan);
-  if (seen) {
-    if (!seen.pending) return; // already counted
-    out.cancelled.push({ traceId: seen.pending.traceId, key: seen.pending.key });
-    txn.claimOrphan(seen);
+  let entry = txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, fromToolSpan);
+  if (entry) {
+    if (!entry.pending) return; // already counted
+    out.cancelled.push({ traceId: entry.pending.traceId, key: entry.pending.key });
+    txn.claimOrphan(entry);
   } else {
-    txn.add(f.traceId, key, { name: p.name, argsRaw, hasId: Boolean(p.callId), executed: false, fromExecution: false });
+    entry = { name: p.name, argsRaw, hasId: Boolean(p.callId), executed: false, fromExecution: false };
+    txn.add(f.traceId, key, entry);
   }
+  out.entries.push(entry);
   out.calls.push({
     traceId: f.traceId,
     spanId: f.spanId,
@@ -169,7 +175,9 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
 }
 
 function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merged, ctx: MergeContext): void {
-  out.executions.push({ traceId: f.traceId, spanId: f.spanId, service: f.service, execution: e, timeMs: f.endTimeMs || f.startTimeMs });
+  const timeMs = f.endTimeMs || f.startTimeMs;
+  const exec: ExecutionToRecord = { traceId: f.traceId, spanId: f.spanId, service: f.service, execution: e, timeMs };
+  out.executions.push(exec);
   const argsRaw = rawOf(e.args);
   const key = e.callId ? `id:${e.callId}` : `exec:${f.spanId}`;
   // A call is seen once more by its id; an id-less one by name and arguments (never by an empty name).
@@ -181,9 +189,11 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
     : unpaired((c) => !c.executed && (!c.fromExecution || c.summary === true));
   if (known) {
     txn.markExecuted(known);
+    exec.entry = known;
     return;
   }
   const entry: CallEntry = { name: e.name, argsRaw, hasId: Boolean(e.callId), executed: true, fromExecution: true };
+  exec.entry = entry;
   txn.add(f.traceId, key, entry);
   const pending: PendingCall = {
     source: ctx.source,

@@ -19,10 +19,14 @@ import type { Dialects } from '../normalize/registry.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingKey, PendingRow, Store, WriteBatch } from '../store/store.js';
-import type { Ledger, PendingCall } from './ledger.js';
+import { emptyBatch } from '../store/store.js';
+import type { TrajectoryTracker } from '../efficiency/tracker.js';
+import { trajectoryExtension } from '../efficiency/store.js';
+import type { CallEntry, Ledger, PendingCall } from './ledger.js';
+import { childStatuses, ExecutionHold, type ChildStatus, type ReleasedExecution } from './executions.js';
 import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
 import { decodePending, encodePending, storedPendingKey } from './pending-payload.js';
-import { journalRecord } from './ledger-journal.js';
+import { journalRecord, type CountedAs } from './ledger-journal.js';
 import {
   buildWrite,
   callLabels,
@@ -65,6 +69,8 @@ interface BatchHooks {
   after?: (() => Promise<void> | undefined) | undefined;
   /** Asked once nothing is recorded yet (after any wait for an unsettled original); true skips the batch (BatchCancelled). */
   cancelled?: (() => boolean) | undefined;
+  /** The batch's failing HTTP/RPC client spans (for their parent tool spans' status). */
+  children?: readonly ChildStatus[] | undefined;
 }
 
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
@@ -94,6 +100,10 @@ export interface PipelineDeps {
   executionGraceMs: number;
   /** The id this process holds its waiting calls under (pending-owner.ts); default 'local'. */
   owner?: string;
+  /** How long an execution waits for child spans that come after its tool span (executions.ts); default 0. */
+  statusGraceMs?: number;
+  /** Follows every trace to its end for the trajectory statistics (src/efficiency/); none = off. */
+  trajectories?: TrajectoryTracker;
   now: () => number;
   sinks?: BatchSink[];
   /**
@@ -132,13 +142,29 @@ export class BatchCancelled extends Error {
   }
 }
 
+/** Failing children wait this long (and at most this many parents) for their tool span. */
+const CHILD_TTL_MS = 10 * 60_000;
+const MAX_CHILDREN = 10_000;
+/** Past its grace, an execution waits at most this much longer for its call to be counted (a store refusing writes). */
+const CALL_WAIT_SLACK_MS = 60_000;
+
 export class Pipeline {
   private readonly failureCap: FailureCap;
   private readonly owner: string;
+  /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
+  readonly executions: ExecutionHold;
+  private readonly durations = new Map<string, { observe(v: number): void }>();
+  private readonly trajectoryChildren = new Map<string, Record<'toolCalls' | 'steps' | 'failedCalls' | 'duration' | 'tokens', { observe(v: number): void }>>();
 
   constructor(private readonly deps: PipelineDeps) {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
     this.owner = deps.owner ?? LOCAL_OWNER;
+    this.executions = new ExecutionHold({
+      statusGraceMs: deps.statusGraceMs ?? 0,
+      callWaitMs: deps.executionGraceMs + CALL_WAIT_SLACK_MS,
+      maxChildren: MAX_CHILDREN,
+      childTtlMs: CHILD_TTL_MS,
+    });
   }
 
   /**
@@ -155,7 +181,10 @@ export class Pipeline {
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
     const after = taps?.length ? () => this.runTaps(taps, spans, source) : undefined;
-    if (!coverage) return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after, cancelled });
+    const children = childStatuses(spans);
+    if (!coverage) {
+      return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after, cancelled, children });
+    }
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
     const facts: SpanFacts[] = [];
@@ -168,6 +197,7 @@ export class Pipeline {
       committed: () => this.observeSpans(coverage, spans, perSpan),
       after,
       cancelled,
+      children,
     });
   }
 
@@ -203,7 +233,7 @@ export class Pipeline {
     spanCount: number,
     hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
-    const { extend, committed, after, cancelled } = hooks;
+    const { extend, committed, after, cancelled, children } = hooks;
     const { deps } = this;
     const started = process.hrtime.bigint();
     try {
@@ -231,14 +261,15 @@ export class Pipeline {
       calls = merged.calls.map((c) => this.check(c, source, now));
       labels = calls.map((c) => callLabels(c, deps.labels));
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
-      plan = buildWrite(source, calls, labels, merged.executions, execLabels, this.failureCap, now, deps.redactor);
+      // Executions are counted a little later, with their settled status (executions.ts): none in this write.
+      plan = buildWrite(source, calls, labels, [], this.failureCap, now, deps.redactor);
       context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
       const batch: WriteBatch = {
         ...plan.rows,
         pendingAdd: merged.deferred.map((p) => encodePending(p, this.owner)),
         pendingRemove: merged.cancelled.map((c) => storedPendingKey(c.traceId, c.key)),
         // What the batch took, for the next process (ledger-journal.ts).
-        ledger: journalRecord(txn.taken(), now),
+        ledger: journalRecord(txn.taken(), now, countedAs(merged.entries, calls, labels)),
         extensions: [
           ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })),
           ...(extend?.(calls) ?? []),
@@ -258,7 +289,16 @@ export class Pipeline {
     plan.commitCaps();
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, labels, execLabels, plan, merged.duplicateSpans);
+    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, now);
+    for (let i = 0; i < merged.executions.length; i++) {
+      const e = merged.executions[i]!;
+      const { service, tool } = execLabels[i]!;
+      const { status, durationMs } = e.execution;
+      const { traceId, spanId, timeMs, entry } = e;
+      this.executions.add({ source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0 }, now);
+    }
+    if (children) for (const c of children) this.executions.child(c, now);
+    deps.trajectories?.spans(facts, now);
     if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
@@ -285,11 +325,26 @@ export class Pipeline {
   }
 
   /**
-   * Counts the tool-span-only calls whose grace period ended by nowMs without a proposal, those whose
-   * rows this process still holds (another may have taken them over: pending-owner.ts); returns how
-   * many it counted. Runs on a timer; on a store error they stay pending and the next run tries again.
+   * Counts what waited: the tool-span-only calls whose grace period ended by nowMs without a proposal
+   * (those whose rows this process still holds: pending-owner.ts), then the executions whose status
+   * grace ended (and whose call is counted), then the trajectories that went idle; returns how many
+   * calls it counted. Runs on a timer; on a store error everything stays waiting and the next run
+   * tries again.
    */
   async settle(nowMs = this.deps.now()): Promise<number> {
+    const settled = await this.settleCalls(nowMs);
+    await this.countExecutions(this.executions.takeDue(nowMs), nowMs);
+    await this.countTrajectories(nowMs, false);
+    return settled;
+  }
+
+  /** At shutdown: every held execution and every trajectory in flight is counted as it stands. */
+  async drain(nowMs = this.deps.now()): Promise<void> {
+    await this.countExecutions(this.executions.takeDue(nowMs, true), nowMs);
+    await this.countTrajectories(nowMs, true);
+  }
+
+  private async settleCalls(nowMs: number): Promise<number> {
     const { deps } = this;
     const due = deps.ledger.takeDue(nowMs);
     if (due.length === 0) return 0;
@@ -302,6 +357,7 @@ export class Pipeline {
       const labels = calls.map((c) => callLabels(c, deps.labels));
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
+      let heldEntries: (CallEntry | undefined)[] = [];
       let plan: WritePlan | undefined;
       try {
         await deps.store.settlePending(this.owner, keys, (taken) => {
@@ -309,7 +365,8 @@ export class Pipeline {
           const mine = keys.flatMap((k, i) => (still.has(`${k.traceId}\u0000${k.callKey}`) ? [i] : []));
           held = mine.map((i) => calls[i]!);
           heldLabels = mine.map((i) => labels[i]!);
-          plan = buildWrite(source, held, heldLabels, [], [], this.failureCap, nowMs, deps.redactor);
+          heldEntries = mine.map((i) => items[i]!.entry);
+          plan = buildWrite(source, held, heldLabels, [], this.failureCap, nowMs, deps.redactor);
           return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: [] };
         });
       } catch (err) {
@@ -320,10 +377,80 @@ export class Pipeline {
       deps.writeHealth?.succeeded();
       if (!plan) continue;
       plan.commitCaps();
-      this.count(source, held, heldLabels, [], plan, 0);
+      // Counted now, but due when their grace ended: the trajectory's idle clock runs from then.
+      const dueMs = Math.min(nowMs, items.reduce((m, p) => Math.max(m, p.dueMs), 0));
+      this.count(source, held, heldLabels, heldEntries, plan, 0, dueMs);
       counted += held.length;
     }
     return counted;
+  }
+
+  /** Writes released executions (their minute aggregates), then moves their metrics; put back on a store error. */
+  private async countExecutions(released: readonly ReleasedExecution[], nowMs: number): Promise<void> {
+    if (released.length === 0) return;
+    const { deps } = this;
+    const batch = emptyBatch();
+    const bySource = new Map<SourceName, ReleasedExecution[]>();
+    for (const e of released) {
+      const list = bySource.get(e.source);
+      if (list) list.push(e);
+      else bySource.set(e.source, [e]);
+    }
+    for (const [source, items] of bySource) {
+      const plan = buildWrite(source, [], [], items, this.failureCap, nowMs, deps.redactor);
+      for (const row of plan.rows.executionAggregates) batch.executionAggregates.push(row);
+    }
+    try {
+      await deps.store.write(batch);
+    } catch (err) {
+      this.executions.restore(released, nowMs);
+      throw err;
+    }
+    // The counter moves by the rows just written (one inc per row, not per execution); the histogram per execution.
+    const m = deps.metrics;
+    for (const r of batch.executionAggregates) {
+      m.toolExecutions.inc({ service: r.service, tool: r.tool, status: r.status, call_outcome: r.callOutcome }, r.count);
+    }
+    let dueMs = 0;
+    for (const e of released) {
+      this.durationOf(e.service, e.tool).observe(e.durationMs / 1000);
+      if (e.dueMs > dueMs) dueMs = e.dueMs;
+    }
+    deps.trajectories?.executions(released, Math.min(nowMs, dueMs));
+  }
+
+  /** The latency histogram's child for a service and tool, looked up once (prom-client hashes the labels on every call). */
+  private durationOf(service: string, tool: string): { observe(v: number): void } {
+    const key = `${service}\u0000${tool}`;
+    let child = this.durations.get(key);
+    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.labels({ service, tool })));
+    return child;
+  }
+
+  /** Writes the trajectories that went idle (all: every one in flight), then observes their histograms. */
+  private async countTrajectories(nowMs: number, all: boolean): Promise<void> {
+    const tracker = this.deps.trajectories;
+    if (!tracker) return;
+    const done = tracker.takeIdle(nowMs, all);
+    const extension = trajectoryExtension(done);
+    if (!extension) return;
+    try {
+      await this.deps.store.write({ ...emptyBatch(), extensions: [extension] });
+    } catch (err) {
+      tracker.restore(done);
+      throw err;
+    }
+    const m = this.deps.metrics;
+    let last: string | undefined;
+    let h: ReturnType<Pipeline['trajectoryHistograms']> | undefined;
+    for (const t of done) {
+      if (t.service !== last || !h) (h = this.trajectoryHistograms(t.service, m)), (last = t.service);
+      h.toolCalls.observe(t.toolCalls);
+      h.steps.observe(t.steps);
+      h.failedCalls.observe(t.failedCalls);
+      h.duration.observe(t.durationMs / 1000);
+      if (t.tokens !== null) h.tokens.observe(t.tokens);
+    }
   }
 
   /**
@@ -390,14 +517,35 @@ export class Pipeline {
     for (const [scope, n] of unrecognized) metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels) }, n);
   }
 
-  /** Moves the metrics of a committed batch, under the labels its rows were stored with. */
+  /** The trajectory histograms' children of a service (cached like durationOf). */
+  private trajectoryHistograms(service: string, m: Metrics) {
+    let c = this.trajectoryChildren.get(service);
+    if (!c) {
+      const l = { service };
+      c = {
+        toolCalls: m.trajectoryToolCalls.labels(l),
+        steps: m.trajectorySteps.labels(l),
+        failedCalls: m.trajectoryFailedCalls.labels(l),
+        duration: m.trajectoryDuration.labels(l),
+        tokens: m.trajectoryTokens.labels(l),
+      };
+      this.trajectoryChildren.set(service, c);
+    }
+    return c;
+  }
+
+  /**
+   * Moves the metrics of a committed batch, under the labels its rows were stored with, and tells each
+   * call's ledger entry its outcome and model (what its execution is counted with).
+   */
   private count(
     source: SourceName,
     calls: readonly CheckedCall[],
     labels: readonly CallLabels[],
-    execLabels: readonly ExecutionLabels[],
+    entries: readonly (CallEntry | undefined)[],
     plan: Pick<WritePlan, 'dropped' | 'redactionFailures'>,
     duplicates: number,
+    nowMs: number,
   ): void {
     const m = this.deps.metrics;
     for (let i = 0; i < calls.length; i++) {
@@ -405,8 +553,13 @@ export class Pipeline {
       const { service, model, tool } = labels[i]!;
       m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
       if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
+      const entry = entries[i];
+      if (entry) {
+        entry.outcome = o.outcome;
+        entry.model = model;
+      }
     }
-    for (const l of execLabels) m.toolExecutions.inc(l);
+    this.deps.trajectories?.calls(calls, labels, nowMs);
     const coverage = this.deps.coverage;
     if (coverage) {
       // Calls read from a span, wherever they were counted (a held call settled later keeps its scope).
@@ -419,6 +572,16 @@ export class Pipeline {
     for (const [what, n] of Object.entries(plan.redactionFailures)) if (n) m.redactionFailures.inc({ what }, n);
     if (duplicates) m.duplicateSpans.inc(duplicates);
   }
+}
+
+/** The outcome and model label each call of a batch is counted with, by its ledger entry (for the journal). */
+function countedAs(entries: readonly CallEntry[], calls: readonly CheckedCall[], labels: readonly CallLabels[]): CountedAs {
+  const index = new Map<CallEntry, number>();
+  for (let i = 0; i < entries.length; i++) index.set(entries[i]!, i);
+  return (e) => {
+    const i = index.get(e);
+    return i === undefined ? undefined : [calls[i]!.outcome.outcome, labels[i]!.model];
+  };
 }
 
 /** The `ingest batch` span's attributes (README, Self-telemetry): sizes and the calls by outcome. */

@@ -10,6 +10,7 @@ import type { StoreRedactor } from '../redact/stored.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
 import { minuteOf } from '../store/store.js';
 import { storableText } from '../store/storable-text.js';
+import type { ReleasedExecution } from './executions.js';
 import type { ExecutionToRecord } from './merge.js';
 
 const MAX_TEXT = 200;
@@ -30,10 +31,10 @@ export interface CallLabels {
   tool: string;
 }
 
+/** An execution's label values, fixed when its tool span arrives (its status is settled later: executions.ts). */
 export interface ExecutionLabels {
   service: string;
   tool: string;
-  status: 'ok' | 'error';
 }
 
 /**
@@ -52,7 +53,12 @@ export function callLabels(c: CheckedCall, cap: LabelCap): CallLabels {
 
 export function executionLabels(e: ExecutionToRecord, cap: LabelCap): ExecutionLabels {
   const tool = toolLabel(e.execution.name === '' ? UNNAMED_TOOL : e.execution.name, cap);
-  return { service: cap.value('service', clip(e.service)), tool, status: e.execution.status };
+  return { service: cap.value('service', clip(e.service)), tool };
+}
+
+/** A model name as the `model` label: clipped and capped as in callLabels. */
+export function modelLabel(model: string, cap: LabelCap): string {
+  return cap.value('model', clip(model));
 }
 
 /** The `scope` label of toolwatch_spans_unrecognized_total: the scope name, clipped and capped. */
@@ -102,13 +108,12 @@ export interface WritePlan {
   commitCaps(): void;
 }
 
-/** `labels[i]` are the labels of `calls[i]`, `execLabels[i]` of `executions[i]`. */
+/** `labels[i]` are the labels of `calls[i]`; executions come counted (executions.ts), labels and all. */
 export function buildWrite(
   source: SourceName,
   calls: readonly CheckedCall[],
   labels: readonly CallLabels[],
-  executions: readonly ExecutionToRecord[],
-  execLabels: readonly ExecutionLabels[],
+  executions: readonly ReleasedExecution[],
   cap: FailureCap,
   nowMs: number,
   redactor: StoreRedactor,
@@ -174,14 +179,13 @@ export function buildWrite(
   }
 
   const execAggs = new Map<string, ExecutionAggregate>();
-  for (let i = 0; i < executions.length; i++) {
-    const e = executions[i]!;
-    const { service, tool } = execLabels[i]!;
+  for (const e of executions) {
+    const { service, model, tool, status, callOutcome } = e;
     const minute = minuteOf(e.timeMs || nowMs);
-    const key = `${minute}\u0000${service}\u0000${tool}\u0000${e.execution.status}`;
+    const key = `${minute}\u0000${service}\u0000${model}\u0000${tool}\u0000${status}\u0000${callOutcome}`;
     const agg = execAggs.get(key);
     if (agg) agg.count++;
-    else execAggs.set(key, { minute, source, service, tool, status: e.execution.status, count: 1 });
+    else execAggs.set(key, { minute, source, service, model, tool, status, callOutcome, count: 1 });
   }
 
   return {

@@ -27,8 +27,12 @@ export interface DriftView {
   baseline: string;
   minDistance: number;
   pValue: number;
+  /** The rule's groups: its `by` (service, model or both). */
+  by: string[];
   services: {
     service: string;
+    /** Set when the rule compares per model (`by` includes model). */
+    model?: string;
     /** The rule's condition holds now (it fires after its `for`). */
     active: boolean;
     /** Enough calls in both windows to compare (min_calls, min_baseline_calls). */
@@ -122,18 +126,27 @@ async function driftViews(
   const out: DriftView[] = [];
   for (const rule of rules) {
     if (rule.config.kind !== 'drift') continue;
-    const p = rule.params as { window: string; baseline: string; p_value: number; min_distance: number; service?: string };
+    const p = rule.params as {
+      window: string;
+      baseline: string;
+      p_value: number;
+      min_distance: number;
+      service?: string;
+      by?: ('service' | 'model')[];
+    };
+    const by = p.by ?? ['service'];
     if (service && p.service && p.service !== service) continue;
     const data = (await loadCallWindows({ ...p, ...(service ? { service } : {}) }, { callCounts: (c) => store.callCounts(services ? { ...c, services } : c) }, nowMs)) as CallWindows;
     const observations = rule.kind.evaluate(rule.params, data, nowMs);
-    const current = groupRows(data.current, ['service']);
-    const base = groupRows(data.baseline, ['service']);
+    const current = groupRows(data.current, by);
+    const base = groupRows(data.baseline, by);
     out.push({
       rule: rule.config.name,
       window: p.window,
       baseline: p.baseline,
       minDistance: p.min_distance,
       pValue: p.p_value,
+      by: [...by],
       services: observations.map((o) => {
         const svc = o.labels.service ?? '';
         const now = perTool(current.get(groupKey(o.labels))?.rows ?? []);
@@ -144,7 +157,10 @@ async function driftViews(
           .map((tool) => ({ tool, before: baselineTotal ? (then.get(tool) ?? 0) / baselineTotal : 0, after: total ? (now.get(tool) ?? 0) / total : 0 }))
           .sort((a, b) => b.after - a.after || b.before - a.before || a.tool.localeCompare(b.tool));
         const d = o.details as { pValue?: number; distance?: number };
-        return { service: svc, active: o.active, enough: total >= Number(rule.params.min_calls) && baselineTotal >= Number(rule.params.min_baseline_calls), distance: d.distance ?? o.value, pValue: d.pValue ?? 1, total, baselineTotal, tools };
+        const model = o.labels.model !== undefined ? { model: o.labels.model } : {};
+        const enough = total >= Number(rule.params.min_calls) && baselineTotal >= Number(rule.params.min_baseline_calls);
+        const distance = d.distance ?? o.value;
+        return { service: svc, ...model, active: o.active, enough, distance, pValue: d.pValue ?? 1, total, baselineTotal, tools };
       }),
     });
   }

@@ -16,6 +16,7 @@ import { withResolvedCommit, xactCommitted } from './pg-in-doubt.js';
 import { withTransaction } from './pg-transaction.js';
 import { migrations } from './migrations/index.js';
 import { selectCallSeries } from './call-series.js';
+import { selectExecutionCounts } from './execution-counts.js';
 import { PgSql } from './pg-sql.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, toPg, type Sql } from './sql.js';
@@ -26,6 +27,7 @@ import type {
   CallSeriesQuery,
   CallSeriesRow,
   ExecutionAggregate,
+  ExecutionCountRow,
   FailureDrop,
   FailureQuery,
   PendingKey,
@@ -249,6 +251,10 @@ export class PostgresStore implements Store {
     return selectCallSeries(this.sql, q);
   }
 
+  executionCounts(q: CallCountQuery): Promise<ExecutionCountRow[]> {
+    return selectExecutionCounts(this.sql, q);
+  }
+
   async prune(beforeMs: number): Promise<number> {
     return this.transaction(async (c) => {
       let removed = 0;
@@ -339,7 +345,7 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
   );
   const execs = mergeSorted(
     batches.flatMap((b) => b.executionAggregates),
-    (r: ExecutionAggregate) => [r.minute, r.source, r.service, r.tool, r.status],
+    (r: ExecutionAggregate) => [r.minute, r.source, r.service, r.model, r.tool, r.status, r.callOutcome],
     'count',
   );
   const drops = mergeSorted(
@@ -370,16 +376,19 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
   }
   if (execs.length > 0) {
     await c.query(
-      `INSERT INTO execution_minutes (minute, source, service, tool, status, count)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
-       ON CONFLICT (minute, source, service, tool, status)
+      `INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::bigint[])
+       ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
        DO UPDATE SET count = execution_minutes.count + excluded.count`,
       [
         execs.map((r) => r.minute),
         execs.map((r) => r.source),
         execs.map((r) => r.service),
+        execs.map((r) => r.model),
         execs.map((r) => r.tool),
         execs.map((r) => r.status),
+        execs.map((r) => r.callOutcome),
         execs.map((r) => r.count),
       ],
     );

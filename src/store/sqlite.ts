@@ -11,11 +11,13 @@ import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
 import { selectCallSeries } from './call-series.js';
+import { selectExecutionCounts } from './execution-counts.js';
 import type {
   CallCountQuery,
   CallCountRow,
   CallSeriesQuery,
   CallSeriesRow,
+  ExecutionCountRow,
   FailureQuery,
   PendingKey,
   PendingRow,
@@ -64,9 +66,10 @@ export class SqliteStore implements Store {
          ON CONFLICT (minute, source, service, model, tool, outcome, reason) DO UPDATE SET count = count + excluded.count`,
       ),
       exec: this.db.prepare(
-        `INSERT INTO execution_minutes (minute, source, service, tool, status, count)
-         VALUES (@minute, @source, @service, @tool, @status, @count)
-         ON CONFLICT (minute, source, service, tool, status) DO UPDATE SET count = count + excluded.count`,
+        `INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
+         VALUES (@minute, @source, @service, @model, @tool, @status, @callOutcome, @count)
+         ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
+         DO UPDATE SET count = count + excluded.count`,
       ),
       failure: this.db.prepare(
         `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
@@ -209,6 +212,10 @@ export class SqliteStore implements Store {
 
   callSeries(q: CallSeriesQuery): Promise<CallSeriesRow[]> {
     return selectCallSeries(this.sql, q);
+  }
+
+  executionCounts(q: CallCountQuery): Promise<ExecutionCountRow[]> {
+    return selectExecutionCounts(this.sql, q);
   }
 
   async prune(beforeMs: number): Promise<number> {

@@ -2,7 +2,7 @@
  * The store port. SQLite (embedded default) and PostgreSQL (replicated) implement it; everything
  * else talks to this interface only.
  */
-import type { OutcomeName, SourceName, ValidationError } from '../model.js';
+import type { ExecutionStatus, OutcomeName, SourceName, ValidationError } from '../model.js';
 import type { BatchExtension, Sql } from './sql.js';
 
 export type { BatchExtension, BatchTx, Sql } from './sql.js';
@@ -21,12 +21,18 @@ export interface CallAggregate {
   count: number;
 }
 
+/** The structural outcome of an executed call, as far as it was known when the execution was counted. */
+export type CallOutcomeLabel = OutcomeName | 'unknown';
+
 export interface ExecutionAggregate {
   minute: number;
   source: SourceName;
   service: string;
+  /** The model of the execution's call ('' when the call came from a tool span alone). */
+  model: string;
   tool: string;
-  status: 'ok' | 'error';
+  status: ExecutionStatus;
+  callOutcome: CallOutcomeLabel;
   count: number;
 }
 
@@ -151,6 +157,15 @@ export interface CallSeriesRow {
   firstMinute: number;
 }
 
+export interface ExecutionCountRow {
+  service: string;
+  model: string;
+  tool: string;
+  status: ExecutionStatus;
+  callOutcome: CallOutcomeLabel;
+  count: number;
+}
+
 export interface CallCountQuery {
   sinceMs: number;
   untilMs?: number;
@@ -169,6 +184,8 @@ export interface Store {
   pendingWrites(): number;
   failures(q: FailureQuery): Promise<StoredFailure[]>;
   callCounts(q: CallCountQuery): Promise<CallCountRow[]>;
+  /** Executions per service, model, tool, status and call outcome over a window (src/store/execution-counts.ts). */
+  executionCounts(q: CallCountQuery): Promise<ExecutionCountRow[]>;
   /** The minute aggregates per time bucket, grouped by the given dimensions and outcome (src/store/call-series.ts). */
   callSeries(q: CallSeriesQuery): Promise<CallSeriesRow[]>;
   /** Every pending call, in due order, whoever holds it (processes take theirs through pipeline/pending-owner.ts). */

@@ -1,8 +1,8 @@
 /**
  * What the built-in page shows, read through the same query modules the JSON API calls (src/queries/):
  * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts),
- * judgeSummary (GET /api/judge), instrumentationReport (GET /api/instrumentation) and pageTrends (the
- * call series). No query logic of its own.
+ * judgeSummary (GET /api/judge), instrumentationReport (GET /api/instrumentation), pageTrends (the
+ * call series) and modelComparison (GET /api/stats?by=model). No query logic of its own.
  */
 import { alertsSnapshot } from '../queries/alerts.js';
 import { failuresPage } from '../queries/failures.js';
@@ -11,6 +11,7 @@ import { instrumentationReport, type InstrumentationReport } from '../queries/in
 import type { Reader } from '../queries/reader.js';
 import { finish, toolStats, type ToolStats } from '../queries/stats.js';
 import { pageTrends, type Trends } from '../queries/trends.js';
+import { modelComparison, type ModelComparison } from '../queries/models.js';
 import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { StoredFailure } from '../store/store.js';
 
@@ -43,6 +44,8 @@ export interface PageData {
   instrumentation: InstrumentationReport;
   /** Calls over the window: per service, tool and model, the outcome mix, model changes, drift. */
   trends: Trends;
+  /** Models side by side (as GET /api/stats?by=model). */
+  models: ModelComparison;
 }
 
 const byConcern = (a: ToolStats, b: ToolStats): number =>
@@ -53,11 +56,12 @@ export async function loadPageData(src: Reader, q: { window: string; windowMs: n
   const service = q.service || undefined;
   const judgeOn = src.judge?.config.enabled ? src.judge : undefined;
   // Not filtered by `service`, so the service list stays complete; the filter applies below (a handful of rows).
-  const [stats, trends, alerts, judge] = await Promise.all([
+  const [stats, trends, alerts, judge, models] = await Promise.all([
     toolStats(src, { windowMs: q.windowMs, nowMs }),
     pageTrends(src, { nowMs, windowMs: q.windowMs, ...(service ? { service } : {}) }),
     src.alerting ? alertsSnapshot(src) : Promise.resolve(undefined),
     judgeOn ? judgeSummary({ ...src, judge: judgeOn }, { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) }) : Promise.resolve(undefined),
+    modelComparison(src, { windowMs: q.windowMs, nowMs, ...(service ? { service } : {}) }),
   ]);
   const failures = (await failuresPage(src, { sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) })).items;
   // Failures are already of the reader's services; their trajectories are too.
@@ -78,5 +82,6 @@ export async function loadPageData(src: Reader, q: { window: string; windowMs: n
     judge,
     instrumentation: instrumentationReport(src, service ? { service } : {}),
     trends,
+    models,
   };
 }

@@ -12,6 +12,7 @@ import { PAGE_FAILURES, type PageData } from './data.js';
 import { href, html, raw, truncate, type SafeHtml } from './html.js';
 import { trendsSection } from './trends.js';
 import { isoTime } from '../util/iso-time.js';
+import { modelsSection } from './models.js';
 
 /** Windows offered as links (any `?window=` duration works). */
 export const WINDOWS = ['15m', '1h', '24h'] as const;
@@ -115,9 +116,25 @@ function toolRow(d: PageData, t: ToolStats, spark: SafeHtml): SafeHtml {
   ${OUTCOMES.map((o) => html`<td class="n${t.counts[o] === 0 ? ' zero' : ''}">${fmtInt(t.counts[o])}</td>`)}
   <td class="n">${fmtInt(t.checked)}</td>
   <td class="n">${rateCell(t.errorRate)}</td>
+  ${executionsCell(t)}
   <td class="trend">${spark}</td>
   <td class="nowrap">${failed > 0 ? html`<a href="${link}">failures</a>` : ''}</td>
 </tr>`;
+}
+
+/** A tool's executions and how many failed, by class (what /api/stats has under `executions`). */
+function executionsCell(t: ToolStats): SafeHtml {
+  const e = t.executions;
+  if (!e) return html`<td class="n zero">—</td>`;
+  const b = e.byStatus;
+  const parts = [
+    b.client_error ? `${fmtInt(b.client_error)} refused` : '',
+    b.server_error ? `${fmtInt(b.server_error)} down` : '',
+    b.error ? `${fmtInt(b.error)} failed` : '',
+  ].filter((x) => x !== '');
+  const more = parts.length ? html`<div class="muted">${parts.join(' · ')}</div>` : '';
+  return html`<td class="n" data-executions="${e.total}" data-client-errors="${b.client_error}"
+ data-server-errors="${b.server_error}" data-errors="${b.error}">${fmtInt(e.total)}${more}</td>`;
 }
 
 function toolsSection(d: PageData): SafeHtml {
@@ -125,7 +142,7 @@ function toolsSection(d: PageData): SafeHtml {
   const spark = (t: ToolStats) => sparkline(series.get(`${t.service}\u0000${t.tool}`), d.trends.buckets, `${t.service} · ${t.tool}`);
   const body = d.tools.length
     ? html`<div class="scroll"><table>
-<thead><tr><th>service</th><th>tool</th>${OUTCOMES.map((o) => html`<th class="n"><span class="dot o-${o}"></span>${o}</th>`)}<th class="n">checked</th><th class="n">error rate</th><th>calls over time</th><th></th></tr></thead>
+<thead><tr><th>service</th><th>tool</th>${OUTCOMES.map((o) => html`<th class="n"><span class="dot o-${o}"></span>${o}</th>`)}<th class="n">checked</th><th class="n">error rate</th><th class="n" title="tool spans: all, and those that failed: refused by the downstream (4xx), the tool down (5xx, timeouts), failed otherwise">executions</th><th>calls over time</th><th></th></tr></thead>
 <tbody id="tools">${d.tools.map((t) => toolRow(d, t, spark(t)))}</tbody>
 </table></div>`
     : html`<div class="empty">No tool calls in the last ${d.window}${d.service ? html` for <b>${d.service}</b>` : ''}.</div>`;
@@ -316,6 +333,7 @@ ${header(d)}
 ${summaryCards(d)}
 ${alertsSection(d)}
 ${trendsSection(d)}
+${modelsSection(d)}
 ${toolsSection(d)}
 ${failuresSection(d)}
 ${instrumentationSection(d)}

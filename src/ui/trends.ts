@@ -60,9 +60,9 @@ function driftCards(t: Trends): SafeHtml | '' {
 <div class="charts">${
       d.services.length
         ? d.services.map(
-            (s) => html`<figure class="chart-card${s.active ? ' drifting' : ''}" data-chart-card="drift" data-rule="${d.rule}" data-service="${s.service}"><figcaption><b>${s.service}</b><span>${
+            (s) => html`<figure class="chart-card${s.active ? ' drifting' : ''}" data-chart-card="drift" data-rule="${d.rule}" data-service="${s.service}"${s.model !== undefined ? html` data-model="${s.model}"` : ''}><figcaption><b>${s.service}</b>${s.model !== undefined ? html` · <code>${s.model || '(no model)'}</code>` : ''}<span>${
               s.enough ? html`JS distance ${s.distance.toFixed(3)} · p ${s.pValue < 0.0001 ? s.pValue.toExponential(1) : s.pValue.toFixed(4)}${s.active ? html` · <b class="hot">drifting</b>` : ''}` : html`not enough calls (${s.total} now, ${s.baselineTotal} in the baseline)`
-            }</span></figcaption>${driftChart(s, `${s.service}: tool shares, baseline against now`)}${legend([
+            }</span></figcaption>${driftChart(s, `${s.service}${s.model !== undefined ? ` · ${s.model}` : ''}: tool shares, baseline against now`)}${legend([
               { key: `baseline (${s.baselineTotal})`, cls: 'd-before' },
               { key: `now (${s.total})`, cls: 'd-after' },
             ])}</figure>`,

@@ -174,6 +174,62 @@ describe('error_rate_drift', () => {
   });
 });
 
+describe('by service and model (a model switch)', () => {
+  const hour = 3_600_000;
+
+  it('drift by [service, model]: each model’s tool shares against its own baseline', async () => {
+    const a = setup({ rules: [{ name: 'mix-per-model', kind: 'drift', window: '1h', baseline: '24h', by: ['service', 'model'] }] });
+    await write([
+      // gpt-4o: the same mix before and now
+      agg(NOW - 5 * hour, 'shop', 'search', 'valid', 500, 'gpt-4o'),
+      agg(NOW - 5 * hour, 'shop', 'fetch', 'valid', 500, 'gpt-4o'),
+      agg(NOW, 'shop', 'search', 'valid', 100, 'gpt-4o'),
+      agg(NOW, 'shop', 'fetch', 'valid', 100, 'gpt-4o'),
+      // mini: now calls search nearly always
+      agg(NOW - 5 * hour, 'shop', 'search', 'valid', 500, 'mini'),
+      agg(NOW - 5 * hour, 'shop', 'fetch', 'valid', 500, 'mini'),
+      agg(NOW, 'shop', 'search', 'valid', 190, 'mini'),
+      agg(NOW, 'shop', 'fetch', 'valid', 10, 'mini'),
+    ]);
+    const msgs = await evaluateAndDeliver(a);
+    expect(msgs.map((m) => m.labels)).toEqual([{ service: 'shop', model: 'mini' }]);
+    expect((await a.store.states()).map((s) => [s.labels.model, s.state]).sort()).toEqual([['mini', 'firing']]);
+  });
+
+  it('drift takes `by` of service and model only; execution statuses are failure classes only', () => {
+    const rules = [
+      { name: 'd', kind: 'drift', by: ['tool'] },
+      { name: 'e', kind: 'execution_error_rate', statuses: ['ok'] },
+      { name: 'f', kind: 'error_rate', include_execution: 'yes', statuses: [] },
+    ];
+    expect(() => loadConfig({ cwd: '/tmp', kinds, overrides: { alerts: { rules } } })).toThrow(
+      [
+        'invalid configuration:',
+        '  - alerts.rules.0.by.0: must be one of service, model',
+        '  - alerts.rules.1.statuses.0: must be one of client_error, server_error, error',
+        '  - alerts.rules.2.include_execution: must be boolean',
+        '  - alerts.rules.2.statuses: must NOT have fewer than 1 items',
+      ].join('\n'),
+    );
+  });
+
+  it('error_rate_drift by [service, model]: the new model’s rate against its own past', async () => {
+    const a = setup({ rules: [{ name: 'rate-drift', kind: 'error_rate_drift', window: '1h', baseline: '24h', by: ['service', 'model'], min_calls: 50, min_baseline_calls: 500 }] });
+    await write([
+      agg(NOW - 5 * hour, 'shop', 'search', 'valid', 9_900, 'gpt-4o'),
+      agg(NOW - 5 * hour, 'shop', 'search', 'SchemaMismatch', 100, 'gpt-4o'),
+      agg(NOW, 'shop', 'search', 'valid', 990, 'gpt-4o'),
+      agg(NOW, 'shop', 'search', 'SchemaMismatch', 10, 'gpt-4o'),
+      agg(NOW - 5 * hour, 'shop', 'search', 'valid', 990, 'mini'),
+      agg(NOW - 5 * hour, 'shop', 'search', 'SchemaMismatch', 10, 'mini'),
+      agg(NOW, 'shop', 'search', 'valid', 900, 'mini'),
+      agg(NOW, 'shop', 'search', 'SchemaMismatch', 100, 'mini'),
+    ]);
+    const msgs = await evaluateAndDeliver(a);
+    expect(msgs.map((m) => [m.labels, m.value])).toEqual([[{ service: 'shop', model: 'mini' }, 0.1]]);
+  });
+});
+
 describe('unvalidated_share', () => {
   it('fires when instrumentation stops capturing arguments', async () => {
     const a = setup({ rules: [{ name: 'blind', kind: 'unvalidated_share', threshold: 0.5, window: '5m' }] });

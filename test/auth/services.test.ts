@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentCalls } from '../alerts/helpers.js';
 import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
 import { otelClient } from '../helpers/otel.js';
+import { downstreamTurn } from '../helpers/downstream-agent.js';
 import { chatResourceSpans } from '../helpers/otlp-json.js';
 import { bearer, eventually, tokenConfig, type TestToken } from './tokens.js';
 
@@ -269,5 +270,34 @@ describe('service-restricted tokens', () => {
     const other = (await get(t.teamA!, `/?service=${OTHER}`)).body;
     expect(other).not.toContain(traces[OTHER]);
     expect((await get(t.ops!, '/')).body).toContain(OTHER);
+  });
+
+  it('/api/stats executions, trajectories and by=model, the page’s models section: the token’s services only', async () => {
+    // Tool spans refused downstream and completed trajectories, for a team-A service and team B's.
+    for (const service of ['checkout', OTHER]) {
+      const client = otelClient(tw.url, { service, headers: bearer(t.ops!), batchSize: 64 });
+      await downstreamTurn(client, {
+        model: `model-of-${service}`,
+        t0: Date.now() - 5_000,
+        calls: [{ id: `dl-${service}`, args: '{"id":"1"}', http: { status: 404, order: 'same' }, durationMs: 5 }],
+      });
+      await client.shutdown();
+    }
+    await tw.services.pipeline.settle(Date.now() + 3_600_000);
+    const stats = JSON.parse((await get(t.teamA!, '/api/stats')).body);
+    const withExecutions = stats.tools.filter((x: { executions?: unknown }) => x.executions).map((x: { service: string }) => x.service);
+    expect(withExecutions).toEqual(['checkout']);
+    expect(stats.trajectories.services.map((x: { service: string }) => x.service).sort()).toEqual(['checkout', 'checkout-eu']);
+    expect(stats.trajectories.models.every((x: { service: string }) => x.service !== OTHER)).toBe(true);
+    const byModel = JSON.parse((await get(t.teamA!, '/api/stats?by=model')).body);
+    expect([...new Set(byModel.models.map((x: { service: string }) => x.service))].sort()).toEqual(['checkout', 'checkout-eu']);
+    expect(JSON.parse((await get(t.teamA!, `/api/stats?by=model&service=${OTHER}`)).body).models).toEqual([]);
+    expect(byModel.models.map((x: { model: string }) => x.model)).not.toContain(`model-of-${OTHER}`);
+    const page = (await get(t.teamA!, '/')).body;
+    expect(page).toContain('data-model="model-of-checkout"');
+    expect(page).not.toContain(`model-of-${OTHER}`);
+    // An unrestricted token sees both.
+    const all = JSON.parse((await get(t.ops!, '/api/stats?by=model')).body);
+    expect(all.models.map((x: { model: string }) => x.model)).toEqual(expect.arrayContaining(['model-of-checkout', `model-of-${OTHER}`]));
   });
 });

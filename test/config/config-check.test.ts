@@ -96,7 +96,7 @@ langfuse: {enabled: true}
     expect(eff.store).toEqual({ failures_per_tool_per_minute: 20, retention_days: 14, sqlite_synchronous: 'NORMAL', redact_arguments: 'secrets' });
     // The rule with its kind's defaults, as the evaluator runs it.
     expect(eff.alerts.rules).toEqual([
-      { name: 'drifted', kind: 'drift', service: 'checkout', for: '0s', keep_firing_for: '0s', repeat_interval: '4h', severity: 'warning', window: '1h', baseline: '24h', p_value: 0.001, min_distance: 0.1, min_calls: 50, min_baseline_calls: 200 },
+      { name: 'drifted', kind: 'drift', service: 'checkout', for: '0s', keep_firing_for: '0s', repeat_interval: '4h', severity: 'warning', window: '1h', baseline: '24h', p_value: 0.001, min_distance: 0.1, min_calls: 50, min_baseline_calls: 200, by: ['service'] },
     ]);
     expect(eff.alerts.notifiers.map((n: { url?: string; url_file?: string }) => n.url ?? n.url_file)).toEqual([
       'https://hooks.slack.com/…',
@@ -106,6 +106,8 @@ langfuse: {enabled: true}
     ]);
     expect(eff.judge).toMatchObject({ enabled: true, model: 'gpt-4o-mini', sample_rate: 0.02 });
     expect(eff.telemetry).toEqual({ enabled: false, service_name: 'toolwatch' });
+    expect(eff.dedupe.status_grace).toBe('2s');
+    expect(eff.trajectories).toEqual({ idle: '1m', max_traces: 20000 });
     // Nothing was opened or written.
     expect(existsSync(path.join(dir, 'data'))).toBe(false);
   });

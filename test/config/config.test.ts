@@ -108,6 +108,14 @@ describe('config', () => {
     expect(problems).toHaveLength(9);
   });
 
+  it('a trajectory cannot complete while its calls and executions still wait: idle > execution_grace + status_grace', () => {
+    expect(() => loadConfig({ cwd: '/', env: {}, overrides: { dedupe: { execution_grace: '20s', status_grace: '5s' }, trajectories: { idle: '25s' } } })).toThrow(
+      'trajectories.idle: must be longer than dedupe.execution_grace + dedupe.status_grace (20s + 5s)',
+    );
+    const ok = loadConfig({ cwd: '/', env: {}, overrides: { dedupe: { status_grace: '0s' }, trajectories: { idle: '11s', max_traces: 5 } } });
+    expect([ok.dedupe.statusGraceMs, ok.trajectories]).toEqual([0, { idleMs: 11_000, maxTraces: 5 }]);
+  });
+
   it('a YAML syntax error is reported with the file', () => {
     const dir = dirWith('server: [unclosed\n');
     expect(() => loadConfig({ cwd: dir, argv: ['--config', 'toolwatch.yaml'], env: {} })).toThrow(/toolwatch\.yaml/);

@@ -3,7 +3,7 @@
  * OpenTelemetry exporter; Prometheus scraping it with the shipped scrape job and rules; Alertmanager
  * with the shipped route and Slack receiver, posting to a local stand-in for Slack's incoming
  * webhook. Only timings are shortened (scrape and evaluation 1 s, `for` 1 s, group_wait 1 s): the
- * expressions, labels, annotations, routing and message templates are the shipped ones
+ * expressions, labels, annotations, routing, inhibition and message templates are the shipped ones
  * (toolwatch-rules.test.yml covers the real `for`/`keep_firing_for` timing in promtool).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -101,7 +101,7 @@ describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a rising error rate fires ToolwatchToolCallErrorRate in Prometheus and reaches Slack through Alertmanager', async () => {
+  it('a rising error rate fires ToolwatchToolCallErrorRate and the combined rate in Prometheus; Slack gets the combined one, Alertmanager holds back the narrower one', async () => {
     const explain = () => `prometheus:\n${prom!.output()}\nalertmanager:\n${am!.output()}`;
     // A third of checkout's calls fail (InvalidJson, SchemaMismatch), 30 calls a second, until the alert fires.
     let sending = true;
@@ -126,20 +126,48 @@ describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
       expect(Number(firing.value)).toBeLessThan(0.5);
       expect(firing.annotations.summary).toMatch(/^Tool-call error rate of checkout is \d+(\.\d+)?%$/);
       expect(firing.annotations.description).toContain('/api/failures?service=checkout');
+      // No tool spans here, so no executions: the combined rate is the structural one.
+      const combined = await poll(
+        'ToolwatchToolCallCombinedErrorRate firing in Prometheus',
+        async () => {
+          const body = (await (await fetch(`${prom!.url}/api/v1/alerts`)).json()) as { data: { alerts: PromAlert[] } };
+          return body.data.alerts.find((a) => a.labels.alertname === 'ToolwatchToolCallCombinedErrorRate' && a.state === 'firing');
+        },
+        20_000,
+        explain,
+      );
+      expect(combined.labels).toEqual({ alertname: 'ToolwatchToolCallCombinedErrorRate', service: 'checkout', severity: 'warning' });
+      expect(Number(combined.value)).toBeGreaterThan(0.2);
 
-      const message = await poll('the Slack message', async () => slack.received[0], 20_000, explain);
+      const titleOf = (m: (typeof slack.received)[number]) => (m.body as unknown as { attachments: SlackAttachment[] }).attachments[0]!.title;
+      const message = await poll(
+        'the Slack message of the combined rate',
+        async () => slack.received.find((m) => titleOf(m).includes('ToolwatchToolCallCombinedErrorRate')),
+        20_000,
+        explain,
+      );
       expect(message.path).toBe(WEBHOOK_PATH);
       const [attachment] = (message.body as unknown as { attachments: SlackAttachment[] }).attachments;
-      expect(attachment!.title).toBe('[FIRING:1] ToolwatchToolCallErrorRate · checkout');
-      expect(attachment!.text).toContain('*Tool-call error rate of checkout is ');
+      expect(attachment!.title).toBe('[FIRING:1] ToolwatchToolCallCombinedErrorRate · checkout');
+      expect(attachment!.text).toContain('*Combined tool-call error rate of checkout is ');
       expect(attachment!.text).toContain('(warning)');
-      expect(attachment!.text).toContain('See /api/failures?service=checkout.');
+      expect(attachment!.text).toContain('See /api/failures?service=checkout and toolwatch_tool_executions_total.');
 
-      // Alertmanager holds it as an active alert from this Prometheus.
-      type AmAlert = { labels: Record<string, string>; status: { state: string } };
-      const held = (await (await fetch(`${am!.url}/api/v2/alerts`)).json()) as AmAlert[];
-      expect(held.map((a) => [a.labels.alertname, a.labels.service, a.status.state])).toEqual([
-        ['ToolwatchToolCallErrorRate', 'checkout', 'active'],
+      // Alertmanager holds both from this Prometheus; the narrower one is inhibited by the combined one.
+      type AmAlert = { labels: Record<string, string>; status: { state: string; inhibitedBy: string[] } };
+      const held = await poll(
+        'the structural alert inhibited in Alertmanager',
+        async () => {
+          const all = (await (await fetch(`${am!.url}/api/v2/alerts`)).json()) as AmAlert[];
+          const rows = all.map((a) => [a.labels.alertname, a.labels.service, a.status.state]).sort();
+          return rows.length === 2 && rows[1]![2] === 'suppressed' ? rows : undefined;
+        },
+        20_000,
+        explain,
+      );
+      expect(held).toEqual([
+        ['ToolwatchToolCallCombinedErrorRate', 'checkout', 'active'],
+        ['ToolwatchToolCallErrorRate', 'checkout', 'suppressed'],
       ]);
     } finally {
       sending = false;

@@ -39,7 +39,7 @@ describe('Prometheus and Alertmanager configs', () => {
       copyFileSync(path.join(deploy, 'prometheus/toolwatch-rules.yml'), path.join(tmp, 'toolwatch-rules.yml'));
       const r = tool('promtool', ['check', 'config', 'prometheus.yml'], { cwd: tmp });
       expect(r.out).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');
-      expect(r.out).toContain('SUCCESS: 4 rules found');
+      expect(r.out).toContain('SUCCESS: 10 rules found');
       expect(r.status, r.out).toBe(0);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

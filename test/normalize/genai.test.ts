@@ -161,7 +161,8 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       proposals: [],
       replays: [],
       error: 'TimeoutError',
-      execution: { name: 'get_weather', kind: 'none', status: 'error', errorType: 'TimeoutError', durationMs: 250 },
+      // A timeout is the tool being slow or down: server_error (src/normalize/exec-status.ts).
+      execution: { name: 'get_weather', kind: 'none', status: 'server_error', errorType: 'TimeoutError', durationMs: 250 },
     },
   },
   {

@@ -1,6 +1,7 @@
 /** The Langfuse observation normalizer, table-driven over every shape (README: Langfuse, What is read). */
 import { describe, expect, it } from 'vitest';
 import { observationToFacts, type LangfuseObservation } from '../../src/normalize/langfuse.js';
+import type { ExecutionStatus } from '../../src/model.js';
 import { anthropic, langchain, openaiChat, responsesApi } from './langfuse-shapes.js';
 
 const base = { traceId: 'trace-1', startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:01.500Z' };
@@ -104,10 +105,12 @@ describe('observationToFacts: generations', () => {
 
 describe('observationToFacts: tools and others', () => {
   const tool = (extra: Partial<LangfuseObservation>): LangfuseObservation => ({ ...base, id: 't', type: 'TOOL', name: 'get_weather', ...extra });
-  const cases2: [string, LangfuseObservation, { callId?: string; args: string; status: 'ok' | 'error'; result?: string; errorType?: string }][] = [
+  const cases2: [string, LangfuseObservation, { callId?: string; args: string; status: ExecutionStatus; result?: string; errorType?: string }][] = [
     ['call id in metadata, raw input string', tool({ input: '{"city":"Paris"}', output: '"sunny"', metadata: { tool_call_id: 'call_1' } }), { callId: 'call_1', args: '{"city":"Paris"}', status: 'ok', result: 'sunny' }],
     ['call id in an input envelope', tool({ input: { tool_call_id: 'call_2', arguments: { city: 'Rome' } }, output: { temp: 20 } }), { callId: 'call_2', args: '{"city":"Rome"}', status: 'ok', result: '{"temp":20}' }],
-    ['no call id, level ERROR', tool({ input: { city: 'X' }, level: 'ERROR', statusMessage: 'Timeout' }), { args: '{"city":"X"}', status: 'error', errorType: 'Timeout' }],
+    ['no call id, level ERROR', tool({ input: { city: 'X' }, level: 'ERROR', statusMessage: 'Timeout' }), { args: '{"city":"X"}', status: 'server_error', errorType: 'Timeout' }],
+    ['level ERROR, the downstream refused it', tool({ input: { city: 'X' }, level: 'ERROR', statusMessage: 'Request failed with status code 422' }), { args: '{"city":"X"}', status: 'client_error', errorType: 'Request failed with status code 422' }],
+    ['level ERROR, nothing says how', tool({ input: { city: 'X' }, level: 'ERROR', statusMessage: 'boom' }), { args: '{"city":"X"}', status: 'error', errorType: 'boom' }],
     ['double-encoded string arguments stay the string', tool({ input: JSON.stringify('{"city":"Y"}') }), { args: '{"city":"Y"}', status: 'ok' }],
   ];
   it.each(cases2)('TOOL: %s', (_n, obs, want) => {

@@ -73,6 +73,32 @@ describe('dedupe journal records', () => {
     expect(journalRecord(ledger.begin(2).taken(), 2)).toBeUndefined();
   });
 
+  it('keeps the outcome and model a call was counted with: from the batch that counts it, or from its entry', () => {
+    const ledger = new Ledger(opts);
+    const txn = ledger.begin(0);
+    const counted = entry();
+    txn.add('t1', 'id:c1', counted);
+    txn.add('t1', 'id:c2', entry({ name: 'g', executed: true, fromExecution: true })); // waits: not counted yet
+    txn.add('t2', 'id:c3', entry({ name: 'h', outcome: 'valid', model: 'm-1' })); // counted by an earlier batch
+    txn.commit();
+    const rec = journalRecord(txn.taken(), 0, (e) => (e === counted ? ['SchemaMismatch', 'm-2'] : undefined))!;
+    expect(decodeRecord(rec.body)).toEqual([
+      {
+        traceId: 't1',
+        spans: [],
+        calls: [
+          ['id:c1', { name: 'f', hasId: true, executed: false, fromExecution: false, outcome: 'SchemaMismatch', model: 'm-2' }],
+          ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: true }],
+        ],
+      },
+      { traceId: 't2', spans: [], calls: [['id:c3', { name: 'h', hasId: true, executed: false, fromExecution: false, outcome: 'valid', model: 'm-1' }]] },
+    ]);
+    // A version 1 record (written before outcomes were kept) is still read.
+    expect(decodeRecord('[1,["t",["s"],["id:c","f",3]]]')).toEqual([
+      { traceId: 't', spans: ['s'], calls: [['id:c', { name: 'f', hasId: true, executed: true, fromExecution: false }]] },
+    ]);
+  });
+
   it.each([
     '',
     '{',
@@ -81,6 +107,10 @@ describe('dedupe journal records', () => {
     '[1,["t",["s"],["k","n"]]]',
     '[1,["t",[1],[]]]',
     '[1,["t",[],["k",2,0]]]',
+    '[2,[],["t",[],["k","n",16]]]',
+    '[2,["m"],["t",[],["k","n",112]]]',
+    '[2,"m",["t",[],[]]]',
+    '[1,["t",[],["k","n",-1]]]',
   ])('a record this version cannot read is skipped: %s', (body) => expect(decodeRecord(body)).toBeUndefined());
 });
 

@@ -143,7 +143,13 @@ describe.each(engines)('the dedupe memory across a restart on $name', ({ name, s
       otlp('pairs', [tool(TRACE2, 'b000000000000002', 'search', 'k1'), tool(TRACE2, 'b000000000000003', 'fetch')]),
     );
     await new Promise((r) => setTimeout(r, 400)); // past the grace period: nothing waits
-    await b.services.pipeline.settle(Date.now() + 60_000);
+    // Past the status grace only: the executions do not wait for their calls (counted before the restart,
+    // their outcome kept in the journal), so they are counted with that outcome, not `unknown` a minute later.
+    await b.services.pipeline.settle(Date.now() + 2_500);
     expect(await stored(b)).toEqual({ calls: { search: 1, fetch: 1 }, executions: 2 });
+    const outcomes = await b.services.store.sql.all<{ call_outcome: string }>(
+      'SELECT DISTINCT call_outcome FROM execution_minutes',
+    );
+    expect(outcomes.map((r) => r.call_outcome)).toEqual(['unvalidated']);
   });
 });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
-import { audit, countedPerTool, runSender } from './sender.js';
+import { audit, auditExecutions, countedPerTool, executionsPerTool, runSender } from './sender.js';
 import { freePort, startServer, writeConfig, type ServerProcess } from './server-process.js';
 
 const dirs: string[] = [];
@@ -29,6 +29,11 @@ function configFile(databaseUrl: string): string {
   writeConfig(file, databaseUrl || path.join(dir, 'toolwatch.db'), extra);
   return file;
 }
+
+/** dedupe.status_grace (the default): how long an execution is held in memory before it is counted. */
+const STATUS_GRACE_MS = 2_000;
+/** On top: a settle round, the execution's write, and a batch's attempt starting before it is recorded. */
+const LOSS_SLACK_MS = 1_000;
 
 interface Scenario {
   signal: 'SIGKILL' | 'SIGTERM';
@@ -50,11 +55,14 @@ async function underLoad(databaseUrl: string, { signal, interruptions }: Scenari
     toolOnlyEvery: 5,
   });
   const exits: { code: number | null; signal: NodeJS.Signals | null; ms: number }[] = [];
+  // Where a kill -9 may lose executions (held in memory): batches recorded within the status grace before it.
+  const lossWindows: [number, number][] = [];
   let maxRss = 0;
   for (let i = 0; i < interruptions; i++) {
     await new Promise((r) => setTimeout(r, 1_200));
     maxRss = Math.max(maxRss, server.rssMiB());
     const t0 = Date.now();
+    if (signal === 'SIGKILL') lossWindows.push([t0 - STATUS_GRACE_MS - LOSS_SLACK_MS, t0]);
     server.kill(signal);
     const exit = await server.exited;
     exits.push({ ...exit, ms: Date.now() - t0 });
@@ -63,17 +71,24 @@ async function underLoad(databaseUrl: string, { signal, interruptions }: Scenari
   const result = await sending;
   // Tool-span-only calls are counted after the grace period (after a kill on PostgreSQL, once the
   // dead process's lease ran out); then long enough for a second count to show.
+  // Executions are counted after the status grace; those a kill may have lost are not waited for.
   const complete = (c: Map<string, number>) => result.batches.every((b) => !b.acked || (c.get(b.tool) ?? 0) >= b.calls);
   const deadline = Date.now() + 15_000;
-  while (!complete(await countedPerTool(server.url, service)) && Date.now() < deadline) {
+  for (;;) {
+    const calls = await countedPerTool(server.url, service);
+    const executions = await executionsPerTool(server.url, service);
+    if (complete(calls) && auditExecutions(result.batches, executions, lossWindows).lostOutside === 0) break;
+    if (Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   await new Promise((r) => setTimeout(r, 1_500));
   const counted = await countedPerTool(server.url, service);
+  const executed = await executionsPerTool(server.url, service);
   maxRss = Math.max(maxRss, server.rssMiB());
   server.kill('SIGTERM');
   const last = await server.exited;
-  return { result, a: audit(result.batches, counted), exits, last, maxRss, stderr: server.stderr() };
+  const e = auditExecutions(result.batches, executed, lossWindows);
+  return { result, a: audit(result.batches, counted), e, exits, last, maxRss, stderr: server.stderr() };
 }
 
 const engines = [
@@ -95,39 +110,46 @@ describe.each(engines)('process faults under load on $name', ({ skip, url }) => 
   it.skipIf(skip)(
     'kill -9 ×2 under load: nothing acknowledged lost, nothing counted twice (also a batch unanswered at a kill)',
     async () => {
-      const { result, a, exits, maxRss } = await underLoad(await db(), { signal: 'SIGKILL', interruptions: 2 });
+      const { result, a, e, exits, maxRss } = await underLoad(await db(), { signal: 'SIGKILL', interruptions: 2 });
       console.info(
         `[reliability] kill -9: ${result.batches.length} batches, ` +
           `${a.acked} acknowledged (${a.ackedCalls} calls), lost ${a.lost}, ` +
           `unanswered at a kill ${result.batches.filter((b) => b.unanswered).length}, ` +
           `doubled ${a.doubled} (after a kill ${a.doubledAfterUnanswered}), ` +
           `statuses ${JSON.stringify([...result.statuses])}, connection errors ${result.connectionErrors}, ` +
-          `max RSS ${maxRss.toFixed(0)} MiB`,
+          `max RSS ${maxRss.toFixed(0)} MiB; executions: ${e.acked} batches, once ${e.once}, ` +
+          `lost within the status grace before a kill ${e.lost - e.lostOutside}, lost elsewhere ${e.lostOutside}, doubled ${e.doubled}`,
       );
-      expect(exits.every((e) => e.signal === 'SIGKILL')).toBe(true);
+      expect(exits.every((x) => x.signal === 'SIGKILL')).toBe(true);
       expect(a.acked).toBe(result.batches.length);
       expect(a.acked).toBeGreaterThan(50);
       expect(a.lost).toBe(0);
       expect(a.stray).toBe(0);
       expect(a.doubled).toBe(0);
+      expect(e.acked).toBeGreaterThan(10);
+      expect(e.lostOutside).toBe(0);
+      expect(e.doubled).toBe(0);
       expect([...result.statuses.keys()].every((s) => s === 200 || s === 503)).toBe(true);
       expect(maxRss).toBeLessThan(400);
     },
   );
 
   it.skipIf(skip)('SIGTERM ×2 under load: drains in time (exit 0), nothing lost, nothing counted twice', async () => {
-    const { result, a, exits, last, maxRss } = await underLoad(await db(), { signal: 'SIGTERM', interruptions: 2 });
+    const { result, a, e, exits, last, maxRss } = await underLoad(await db(), { signal: 'SIGTERM', interruptions: 2 });
     console.info(
       `[reliability] SIGTERM: ${result.batches.length} batches, ${a.acked} acknowledged, lost ${a.lost}, ` +
         `doubled ${a.doubled}, drain ${exits.map((e) => e.ms).join('/')} ms, ` +
         `statuses ${JSON.stringify([...result.statuses])}, connection errors ${result.connectionErrors}`,
     );
-    for (const e of [...exits, last]) expect(e.code).toBe(0);
-    for (const e of exits) expect(e.ms).toBeLessThan(5_000);
+    for (const x of [...exits, last]) expect(x.code).toBe(0);
+    for (const x of exits) expect(x.ms).toBeLessThan(5_000);
     expect(a.acked).toBe(result.batches.length);
     expect(a.lost).toBe(0);
     expect(a.doubled).toBe(0);
     expect(a.stray).toBe(0);
+    // A drain counts the held executions before it exits: every one, exactly once.
+    expect(e.once).toBe(e.acked);
+    expect(e.doubled).toBe(0);
     expect([...result.statuses.keys()].every((s) => s === 200 || s === 503)).toBe(true);
     expect(maxRss).toBeLessThan(400);
   });

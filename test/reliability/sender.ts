@@ -13,7 +13,9 @@ export interface SentBatch {
   /** Sent at least once without an answer (the connection broke): it may have been recorded. */
   unanswered: boolean;
   attempts: number;
-  /** Tool spans only: counted after the grace period. */
+  /** When each attempt started (ms). */
+  attemptsAt: number[];
+  /** Tool spans only: counted after the grace period; one execution per call. */
   toolOnly: boolean;
 }
 
@@ -97,6 +99,7 @@ export async function runSender(o: SenderOptions): Promise<SenderResult> {
         acked: false,
         unanswered: false,
         attempts: 0,
+        attemptsAt: [],
         toolOnly: false,
       };
       b.tool = `t${b.id}`;
@@ -106,6 +109,7 @@ export async function runSender(o: SenderOptions): Promise<SenderResult> {
       const traceId = traceIdOf(b.id);
       while (!b.acked && Date.now() - started < o.giveUpMs) {
         b.attempts++;
+        b.attemptsAt.push(Date.now());
         let wait = 50;
         try {
           const res = await fetch(`${o.route ? o.route(traceId) : o.url()}/v1/traces`, {
@@ -133,12 +137,66 @@ export async function runSender(o: SenderOptions): Promise<SenderResult> {
   return { batches, statuses, connectionErrors };
 }
 
-/** Per tool, the calls the store counted for this service (/api/stats over the last day). */
-export async function countedPerTool(url: string, service: string): Promise<Map<string, number>> {
+interface StatsTool {
+  tool: string;
+  total: number;
+  executions?: { total: number };
+}
+
+async function statsTools(url: string, service: string): Promise<StatsTool[]> {
   const res = await fetch(`${url}/api/stats?window=1d&service=${encodeURIComponent(service)}`);
   if (!res.ok) throw new Error(`/api/stats: ${res.status}`);
-  const body = (await res.json()) as { tools: { tool: string; total: number }[] };
-  return new Map(body.tools.map((t) => [t.tool, t.total]));
+  return ((await res.json()) as { tools: StatsTool[] }).tools;
+}
+
+/** Per tool, the calls the store counted for this service (/api/stats over the last day). */
+export async function countedPerTool(url: string, service: string): Promise<Map<string, number>> {
+  return new Map((await statsTools(url, service)).map((t) => [t.tool, t.total]));
+}
+
+/** Per tool, the executions the store counted for this service. */
+export async function executionsPerTool(url: string, service: string): Promise<Map<string, number>> {
+  return new Map((await statsTools(url, service)).map((t) => [t.tool, t.executions?.total ?? 0]));
+}
+
+export interface ExecutionAudit {
+  /** Acknowledged batches of tool spans (one execution per call). */
+  acked: number;
+  /** Of those, with every execution counted exactly once. */
+  once: number;
+  /** With fewer executions counted than sent. */
+  lost: number;
+  /** Lost although no attempt of the batch started inside a loss window: must be 0. */
+  lostOutside: number;
+  /** With more executions counted than sent: must be 0. */
+  doubled: number;
+}
+
+/**
+ * Executions are held in memory for `dedupe.status_grace` before they are counted (README, Downstream
+ * and execution errors): a kill -9 may lose those of batches recorded shortly before it — `windows`,
+ * [from, to] in ms — and nothing else; none is ever counted twice.
+ */
+export function auditExecutions(
+  batches: readonly SentBatch[],
+  executed: ReadonlyMap<string, number>,
+  windows: readonly (readonly [number, number])[] = [],
+): ExecutionAudit {
+  const a: ExecutionAudit = { acked: 0, once: 0, lost: 0, lostOutside: 0, doubled: 0 };
+  const inWindow = (b: SentBatch) => b.attemptsAt.some((t) => windows.some(([from, to]) => t >= from && t <= to));
+  for (const b of batches) {
+    if (!b.toolOnly) continue;
+    const n = executed.get(b.tool) ?? 0;
+    if (n > b.calls) a.doubled++;
+    if (!b.acked) continue;
+    a.acked++;
+    if (n === b.calls) a.once++;
+    else if (n < b.calls) {
+      a.lost++;
+      if (!inWindow(b)) a.lostOutside++;
+    }
+  }
+  return a;
 }
 
 export interface Audit {

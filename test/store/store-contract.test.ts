@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pruneTrajectories, trajectoryExtension, trajectoryStats } from '../../src/efficiency/store.js';
+import type { CompletedTrajectory } from '../../src/efficiency/tracker.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
@@ -108,7 +110,7 @@ function call(over: Partial<CallAggregate> = {}): CallAggregate {
   return { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 1, ...over };
 }
 function exec(over: Partial<ExecutionAggregate> = {}): ExecutionAggregate {
-  return { minute: T0, source: 'otlp', service: 'svc', tool: 'search', status: 'ok', count: 1, ...over };
+  return { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', callOutcome: 'valid', count: 1, ...over };
 }
 function drop(over: Partial<FailureDrop> = {}): FailureDrop {
   return { minute: T0, service: 'svc', tool: 'search', dropped: 1, ...over };
@@ -166,7 +168,11 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       await store.write(
         batch({
           callAggregates: [call({ count: 2 }), call({ outcome: 'UnknownName', tool: '_unknown', count: 1 }), call({ count: 1 })],
-          executionAggregates: [exec({ count: 4 }), exec({ status: 'error', count: 1 })],
+          executionAggregates: [
+            exec({ count: 4 }),
+            exec({ status: 'client_error', count: 1 }),
+            exec({ status: 'client_error', callOutcome: 'SchemaMismatch', count: 2 }),
+          ],
           failureDrops: [drop({ dropped: 3 })],
         }),
       );
@@ -183,10 +189,18 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
         { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 6 },
         { minute: T0 + MINUTE_MS, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 7 },
       ]);
-      expect(await target.rows(store, 'execution_minutes', 'status')).toEqual([
-        { minute: T0, source: 'otlp', service: 'svc', tool: 'search', status: 'error', count: 1 },
-        { minute: T0, source: 'otlp', service: 'svc', tool: 'search', status: 'ok', count: 5 },
+      const ex = { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search' };
+      expect(await target.rows(store, 'execution_minutes', 'status, call_outcome')).toEqual([
+        { ...ex, status: 'client_error', call_outcome: 'SchemaMismatch', count: 2 },
+        { ...ex, status: 'client_error', call_outcome: 'valid', count: 1 },
+        { ...ex, status: 'ok', call_outcome: 'valid', count: 5 },
       ]);
+      expect(await store.executionCounts({ sinceMs: T0 })).toEqual([
+        { service: 'svc', model: 'gpt-x', tool: 'search', status: 'client_error', callOutcome: 'SchemaMismatch', count: 2 },
+        { service: 'svc', model: 'gpt-x', tool: 'search', status: 'client_error', callOutcome: 'valid', count: 1 },
+        { service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', callOutcome: 'valid', count: 5 },
+      ]);
+      expect(await store.executionCounts({ sinceMs: T0, services: ['other*'] })).toEqual([]);
       expect(await target.rows(store, 'failure_drops', 'tool')).toEqual([
         { minute: T0, service: 'svc', tool: 'fetch', dropped: 1 },
         { minute: T0, service: 'svc', tool: 'search', dropped: 5 },
@@ -256,7 +270,7 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       expect(counts.find((r) => r.tool === 'search')!.count).toBe(50);
       for (let t = 0; t < 5; t++) expect(counts.find((r) => r.tool === `t${t}`)!.count).toBe(20);
       expect(await target.rows(store, 'execution_minutes', 'status')).toEqual([
-        { minute: T0, source: 'otlp', service: 'svc', tool: 'search', status: 'ok', count: 150 },
+        { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', call_outcome: 'valid', count: 150 },
       ]);
       expect(await target.rows(store, 'failure_drops', 'tool')).toEqual([{ minute: T0, service: 'svc', tool: 'search', dropped: 50 }]);
       const stored = await store.failures({ limit: 100 });
@@ -485,6 +499,30 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
         [9, 'z', 'valid', 64],
       ]);
       await expect(store.callSeries({ ...q, stepMs: 90_000, by: [] })).rejects.toThrow(/whole number of minutes/);
+    });
+
+    it('trajectories: two replicas add to the same minute rows; medians, p90 and means per service and model', async () => {
+      const t = (over: Partial<CompletedTrajectory>): CompletedTrajectory => ({
+        traceId: 't', service: 'svc', model: 'gpt-x', endMs: T0 + 5_000, steps: 2, toolCalls: 3, failedCalls: 0, tokens: 1000, durationMs: 4_000, ...over,
+      });
+      const other = await another();
+      await Promise.all([
+        store.write(batch({ extensions: [trajectoryExtension([t({}), t({ toolCalls: 12, failedCalls: 2, tokens: null })])!] })),
+        other.write(batch({ extensions: [trajectoryExtension([t({ toolCalls: 3 }), t({ model: 'mini', toolCalls: 1, steps: 1 })])!] })),
+      ]);
+      await store.write(batch({ extensions: [trajectoryExtension([t({ endMs: T0 + 10 * MINUTE_MS, toolCalls: 94 })])!] }));
+      const got = await trajectoryStats(store.sql, { sinceMs: T0, untilMs: T0 + MINUTE_MS });
+      expect(got.models.map((g) => [g.model, g.stats.trajectories, g.stats.toolCalls, g.stats.failedCalls.mean, g.stats.tokens])).toEqual([
+        ['gpt-x', 3, { median: 3, p90: 12, mean: 6 }, 2 / 3, { median: 1000, p90: 1000, mean: 1000, trajectories: 2 }],
+        ['mini', 1, { median: 1, p90: 1, mean: 1 }, 0, { median: 1000, p90: 1000, mean: 1000, trajectories: 1 }],
+      ]);
+      expect(got.services.map((g) => [g.service, g.stats.trajectories, g.stats.steps, g.stats.durationSeconds])).toEqual([
+        // 4000 ms lies in the bucket up to 4200 ms: the median is that bucket's upper bound, the mean exact.
+        ['svc', 4, { median: 2, p90: 2, mean: 1.75 }, { median: 4.2, p90: 4.2, mean: 4 }],
+      ]);
+      expect((await trajectoryStats(store.sql, { sinceMs: T0, untilMs: T0 + MINUTE_MS, services: ['other'] })).models).toEqual([]);
+      expect(await pruneTrajectories(store.sql, T0 + MINUTE_MS)).toBeGreaterThan(0);
+      expect((await trajectoryStats(store.sql, { sinceMs: 0, untilMs: T0 + 60 * MINUTE_MS })).services.map((g) => g.stats.toolCalls.median)).toEqual([94]);
     });
 
     it('prune() removes rows older than the cutoff from every table and counts them', async () => {

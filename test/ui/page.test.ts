@@ -231,12 +231,13 @@ describe.skipIf(SKIP_BROWSER)('GET / in headless Chromium', () => {
     expect(await page.title()).toBe('toolwatch · 1h');
 
     const tools = await rows('#tools');
-    //                  service, tool, valid, InvalidJson, UnknownName, SchemaMismatch, unvalidated, checked, error rate, trend (svg), link
-    expect(tools).toContainEqual(['svc-a', 'lookup', '6', '0', '0', '2', '0', '8', '25.0%', '', 'failures']);
-    expect(tools).toContainEqual(['svc-a', 'search', '3', '0', '0', '0', '0', '3', '0%', '', '']);
-    expect(tools).toContainEqual(['svc-b', EVIL_TOOL, '1', '0', '0', '1', '0', '2', '50.0%', '', 'failures']);
-    expect(tools).toContainEqual(['svc-b', '_unknownnames not offered', '0', '0', '1', '0', '0', '1', '100%', '', 'failures']);
-    expect(tools).toContainEqual([EVIL_SERVICE, 'search', '1', '0', '0', '0', '0', '1', '0%', '', '']);
+    //                  service, tool, valid, InvalidJson, UnknownName, SchemaMismatch, unvalidated, checked, error rate,
+    //                  executions (none here: no tool spans), trend (svg), link
+    expect(tools).toContainEqual(['svc-a', 'lookup', '6', '0', '0', '2', '0', '8', '25.0%', '—', '', 'failures']);
+    expect(tools).toContainEqual(['svc-a', 'search', '3', '0', '0', '0', '0', '3', '0%', '—', '', '']);
+    expect(tools).toContainEqual(['svc-b', EVIL_TOOL, '1', '0', '0', '1', '0', '2', '50.0%', '—', '', 'failures']);
+    expect(tools).toContainEqual(['svc-b', '_unknownnames not offered', '0', '0', '1', '0', '0', '1', '100%', '—', '', 'failures']);
+    expect(tools).toContainEqual([EVIL_SERVICE, 'search', '1', '0', '0', '0', '0', '1', '0%', '—', '', '']);
     // Worst first.
     expect(tools.map((r) => r[8])).toEqual(['100%', '100%', '50.0%', '25.0%', '0%', '0%']);
     // The 25 % row is highlighted red (≥ 20 %).

@@ -6,8 +6,11 @@
  * - the shift is material: Jensen–Shannon distance ≥ min_distance.
  * With heavy traffic the test alone flags trivial shifts; with light traffic the distance alone
  * flags noise. Together they say "real and large enough to look at".
+ *
+ * `by: [service, model]` compares the tool shares of each model of a service on its own (a model
+ * switch changes the mix of its calls; per model, drift is what is left once the mix is set apart).
  */
-import { groupRows, type CallWindows, type Observation, type RuleKind } from '../rules.js';
+import { groupRows, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
 import { durationSchema } from '../../util/duration.js';
 import { chiSquareHomogeneity, jensenShannonDistance } from '../stats.js';
 import { perTool } from './counts.js';
@@ -19,8 +22,19 @@ export interface DriftParams {
   min_distance: number;
   min_calls: number;
   min_baseline_calls: number;
+  /** Groups compared on their own: service, model or both (never tool: the shares are of tools). */
+  by: Exclude<GroupLabel, 'tool'>[];
   service?: string;
 }
+
+/** The groups drift compares; `by` defaults to the service. */
+export const driftBySchema = {
+  type: 'array',
+  items: { enum: ['service', 'model'] },
+  minItems: 1,
+  uniqueItems: true,
+  default: ['service'],
+} as const;
 
 export const drift: RuleKind<DriftParams, CallWindows> = {
   schema: {
@@ -33,13 +47,15 @@ export const drift: RuleKind<DriftParams, CallWindows> = {
       min_distance: { type: 'number', minimum: 0, maximum: 1, default: 0.1 },
       min_calls: { type: 'integer', minimum: 1, default: 50 },
       min_baseline_calls: { type: 'integer', minimum: 1, default: 200 },
+      by: driftBySchema,
       service: { type: 'string', minLength: 1 },
     },
   },
   evaluate(p, data) {
     const out: Observation[] = [];
-    const before = groupRows(data.baseline, ['service']);
-    for (const [key, g] of groupRows(data.current, ['service'])) {
+    const by = p.by ?? ['service'];
+    const before = groupRows(data.baseline, by);
+    for (const [key, g] of groupRows(data.current, by)) {
       const cur = perTool(g.rows);
       const base = perTool(before.get(key)?.rows ?? []);
       const tools = [...new Set([...cur.keys(), ...base.keys()])].sort();

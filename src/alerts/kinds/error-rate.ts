@@ -1,10 +1,26 @@
 /**
  * error_rate: the structural error rate (InvalidJson + UnknownName + SchemaMismatch over every
  * checked call) of each group over `window`, above `threshold`, once `min_calls` were checked.
+ *
+ * With `include_execution: true` it follows seed 001's combined tool-call error rate instead: a call
+ * also fails when its execution failed with one of `statuses` (default client_error) — each call once,
+ * see combinedTally in counts.ts for exactly what the numerator and the denominator count.
  */
-import { bySchema, groupRows, pct, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
-import { durationSchema } from '../../util/duration.js';
-import { tally, topFailingTools } from './counts.js';
+import type { ExecutionStatus } from '../../model.js';
+import type { ExecutionCountRow } from '../../store/store.js';
+import { durationMs, durationSchema } from '../../util/duration.js';
+import {
+  bySchema,
+  currentWindow,
+  groupRows,
+  loadCallWindows,
+  pct,
+  type CallWindows,
+  type GroupLabel,
+  type Observation,
+  type RuleKind,
+} from '../rules.js';
+import { combinedTally, statusesSchema, tally, topFailingTools } from './counts.js';
 
 export interface ErrorRateParams {
   window: string;
@@ -12,9 +28,16 @@ export interface ErrorRateParams {
   min_calls: number;
   by: GroupLabel[];
   service?: string;
+  include_execution: boolean;
+  statuses: Exclude<ExecutionStatus, 'ok'>[];
 }
 
-export const errorRate: RuleKind<ErrorRateParams, CallWindows> = {
+export interface ErrorRateData extends CallWindows {
+  /** Only with include_execution. */
+  executions?: ExecutionCountRow[];
+}
+
+export const errorRate: RuleKind<ErrorRateParams, ErrorRateData> = {
   schema: {
     type: 'object',
     additionalProperties: false,
@@ -24,25 +47,79 @@ export const errorRate: RuleKind<ErrorRateParams, CallWindows> = {
       min_calls: { type: 'integer', minimum: 1, default: 20 },
       by: bySchema,
       service: { type: 'string', minLength: 1 },
+      include_execution: { type: 'boolean', default: false },
+      statuses: statusesSchema,
     },
   },
+  async load(p, io, now) {
+    const calls = await loadCallWindows(p, io, now);
+    if (!p.include_execution || !io.executionCounts) return calls;
+    const svc = p.service ? { service: p.service } : {};
+    return { ...calls, executions: await io.executionCounts({ ...currentWindow(now, durationMs(p.window)), ...svc }) };
+  },
   evaluate(p, data) {
-    const out: Observation[] = [];
-    for (const g of groupRows(data.current, p.by).values()) {
-      const t = tally(g.rows);
-      const rate = t.checked > 0 ? t.failed / t.checked : 0;
-      const enough = t.checked >= p.min_calls;
-      out.push({
-        labels: g.labels,
-        active: enough && rate > p.threshold,
-        value: rate,
-        threshold: p.threshold,
-        summary: enough
-          ? `error rate ${pct(rate)} ${rate > p.threshold ? '>' : '≤'} ${pct(p.threshold)} (${t.failed} of ${t.checked} checked calls failed, ${p.window})`
-          : `only ${t.checked} checked calls in ${p.window} (min_calls ${p.min_calls})`,
-        details: { window: p.window, checked: t.checked, failed: t.failed, total: t.total, topTools: topFailingTools(g.rows) },
-      });
-    }
-    return out;
+    return p.include_execution ? combined(p, data) : structural(p, data);
   },
 };
+
+function structural(p: ErrorRateParams, data: ErrorRateData): Observation[] {
+  const out: Observation[] = [];
+  for (const g of groupRows(data.current, p.by).values()) {
+    const t = tally(g.rows);
+    const rate = t.checked > 0 ? t.failed / t.checked : 0;
+    const enough = t.checked >= p.min_calls;
+    out.push({
+      labels: g.labels,
+      active: enough && rate > p.threshold,
+      value: rate,
+      threshold: p.threshold,
+      summary: enough
+        ? `error rate ${pct(rate)} ${rate > p.threshold ? '>' : '≤'} ${pct(p.threshold)} (${t.failed} of ${t.checked} checked calls failed, ${p.window})`
+        : `only ${t.checked} checked calls in ${p.window} (min_calls ${p.min_calls})`,
+      details: {
+        window: p.window,
+        checked: t.checked,
+        failed: t.failed,
+        total: t.total,
+        topTools: topFailingTools(g.rows),
+      },
+    });
+  }
+  return out;
+}
+
+function combined(p: ErrorRateParams, data: ErrorRateData): Observation[] {
+  const out: Observation[] = [];
+  const calls = groupRows(data.current, p.by);
+  const executions = groupRows(data.executions ?? [], p.by);
+  const keys = [...new Set([...calls.keys(), ...executions.keys()])];
+  const which = p.statuses.join(' or ');
+  for (const key of keys) {
+    const c = calls.get(key);
+    const e = executions.get(key);
+    const labels = (c ?? e)!.labels;
+    const t = combinedTally(c?.rows ?? [], e?.rows ?? [], p.statuses);
+    const rate = t.denominator > 0 ? t.failed / t.denominator : 0;
+    const enough = t.denominator >= p.min_calls;
+    out.push({
+      labels,
+      active: enough && rate > p.threshold,
+      value: rate,
+      threshold: p.threshold,
+      summary: enough
+        ? `tool-call error rate ${pct(rate)} ${rate > p.threshold ? '>' : '≤'} ${pct(p.threshold)} (${t.failed} of ${t.denominator} calls: ` +
+          `${t.structural} failed the check, ${t.downstream} more ${which} downstream, ${p.window})`
+        : `only ${t.denominator} calls in ${p.window} (min_calls ${p.min_calls})`,
+      details: {
+        window: p.window,
+        checked: t.denominator,
+        failed: t.structural,
+        downstreamFailed: t.downstream,
+        statuses: p.statuses,
+        total: tally(c?.rows ?? []).total,
+        topTools: topFailingTools(c?.rows ?? []),
+      },
+    });
+  }
+  return out;
+}

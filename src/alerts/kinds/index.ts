@@ -4,6 +4,7 @@ import type { RuleKind } from '../rules.js';
 import { drift } from './drift.js';
 import { errorRateDrift } from './error-rate-drift.js';
 import { errorRate } from './error-rate.js';
+import { executionErrorRate } from './execution-error-rate.js';
 import { unvalidatedShare } from './unvalidated-share.js';
 
 export class RuleKinds extends Registry<RuleKind> {
@@ -23,5 +24,6 @@ export function builtinRuleKinds(): RuleKinds {
     .register('error_rate', errorRate)
     .register('drift', drift)
     .register('error_rate_drift', errorRateDrift)
-    .register('unvalidated_share', unvalidatedShare);
+    .register('unvalidated_share', unvalidatedShare)
+    .register('execution_error_rate', executionErrorRate);
 }

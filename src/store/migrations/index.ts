@@ -10,6 +10,7 @@ import { outbox } from './005-outbox.js';
 import { redaction } from './006-redaction.js';
 import { feedbackReplay } from './007-feedback-replay.js';
 import { exactlyOnce } from './008-exactly-once.js';
+import { executionsEfficiency } from './009-executions-efficiency.js';
 
 export interface Migration {
   version: number;
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   redaction,
   feedbackReplay,
   exactlyOnce,
+  executionsEfficiency,
 ];

@@ -93,6 +93,8 @@ describe('Langfuse source over the v2 API', () => {
     // Retry-After honoured as sent (2 s), then backoff for the 500 and the timeout.
     expect(waits).toEqual([2000, 2000, 4000]);
     await expectCounts(h, EXPECTED);
+    // Executions are counted once their status grace ended (dedupe.status_grace).
+    await h.services.pipeline.settle(Date.now() + 60_000);
     let text = await h.metrics();
     expect(metricValue(text, 'toolwatch_spans_received_total', { source: 'langfuse' })).toBe(fake.observations.length);
     expect(metricValue(text, 'toolwatch_langfuse_observations_total')).toBe(fake.observations.length);

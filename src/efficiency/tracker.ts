@@ -1,0 +1,419 @@
+/**
+ * Per trajectory (a trace), while it is in flight: model steps, tool calls, failed calls, tokens and
+ * wall time — for every trace, not only the judge's sample. A trace is complete when nothing of it
+ * arrived for `idle` (spans, and calls or executions counted after their grace period); only traces
+ * with at least one tool call become a trajectory.
+ *
+ * Bounded: at most `maxTraces` traces in memory, least recently touched completed first — a trace
+ * pushed out before it went idle (more traces in flight than the bound) is observed as it stood, and
+ * its later spans start a new trajectory; so does anything of a trace that arrives after its
+ * trajectory was observed. Kept apart from the dedupe ledger: that one remembers only traces with
+ * tool-bearing spans, for an hour; this one also counts the model steps without a call (the final
+ * answer) and lets a trace go after a minute.
+ *
+ * Counting rules:
+ * - a model step is a span read as a model request; a model span directly inside another one (an
+ *   instrumentation wrapping another: LangChain over the OpenAI SDK, LiveKit's llm_request inside its
+ *   llm_node) is the same step, and its tokens are counted once (the first of the two that reported
+ *   any); a span seen again (a resent batch) is not counted again;
+ * - tool calls are the calls counted (each once, as in toolwatch_tool_calls_total);
+ * - failed calls are the calls that failed their structural check, plus those whose execution failed
+ *   (any status but ok) without a structural failure — each call once;
+ * - tokens are input + output tokens of the steps; a trajectory none of whose steps reported tokens
+ *   has none (left out of the token statistics);
+ * - wall time is the first start to the last end of its spans read by a dialect reader.
+ * The trajectory's model is the one most of its steps used (the first of them on a tie), else the
+ * model most of its calls came from.
+ */
+import { isFailure, type CheckedCall, type SpanFacts } from '../model.js';
+import type { ReleasedExecution } from '../pipeline/executions.js';
+
+export interface TrajectoryOptions {
+  idleMs: number;
+  maxTraces: number;
+}
+
+export interface CompletedTrajectory {
+  traceId: string;
+  /** The service label of its calls. */
+  service: string;
+  /** Its model, as the model label of the calls (capped), '' when none was reported. */
+  model: string;
+  /** The end of its last span (ms): the minute it is stored under. */
+  endMs: number;
+  steps: number;
+  toolCalls: number;
+  failedCalls: number;
+  /** null when no step reported tokens. */
+  tokens: number | null;
+  durationMs: number;
+}
+
+/** 28 bits of a hex span id: a small integer, so the ids of a trace cost no object each. */
+function idHash(spanId: string): number {
+  const h = Number.parseInt(spanId.slice(-7), 16);
+  return Number.isFinite(h) ? h : -2;
+}
+
+/** Model spans of a trace whose ids fit the fixed area of its slot; more go to an overflow array. */
+const IDS_PER_SLOT = 4;
+const FIRST_CAPACITY = 1024;
+
+/** [model, count, …] beyond a trace's first model (made only when a second one appears). */
+type Others = (string | number)[];
+
+function bumpOther(list: Others, key: string): void {
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i] === key) {
+      (list[i + 1] as number)++;
+      return;
+    }
+  }
+  list.push(key, 1);
+}
+
+/** The model counted most often (the first seen on a tie). */
+function most(first: string | undefined, n: number, others: Others | undefined): string | undefined {
+  let best = first;
+  let top = n;
+  const rest = others ?? [];
+  for (let i = 0; i < rest.length; i += 2) {
+    if ((rest[i + 1] as number) > top) {
+      best = rest[i] as string;
+      top = rest[i + 1] as number;
+    }
+  }
+  return best;
+}
+
+/**
+ * The traces in flight, one slot each, as columns (typed arrays for the numbers, plain arrays for the
+ * strings) rather than an object per trace: tens of thousands of traces add no object to the heap the
+ * garbage collector has to walk, only the map from trace id to slot.
+ *
+ * Touching a trace costs one map lookup and no reordering. Finding idle traces walks the whole map (a
+ * few milliseconds at the bound, once a settle round). Making room evicts the trace queued longest ago
+ * — its own ring of slots in queue order, since taking the first key of a map that had many keys
+ * deleted from its front costs time in proportion to those deletions —, with a second chance at the
+ * back for a trace touched since it was queued (the CLOCK approximation of least-recently-used).
+ */
+export class TrajectoryTracker {
+  private readonly slots = new Map<string, number>();
+  private readonly free: number[] = [];
+  private capacity = 0;
+  private used = 0;
+  private readonly traceId: (string | undefined)[] = [];
+  private readonly service: (string | undefined)[] = [];
+  private readonly stepModel: (string | undefined)[] = [];
+  private readonly callModel: (string | undefined)[] = [];
+  private readonly stepOthers: (Others | undefined)[] = [];
+  private readonly callOthers: (Others | undefined)[] = [];
+  private readonly idOverflow: (number[] | undefined)[] = [];
+  private firstMs = new Float64Array(0);
+  private lastMs = new Float64Array(0);
+  private touchedMs = new Float64Array(0);
+  private queuedMs = new Float64Array(0);
+  private tokens = new Float64Array(0);
+  private steps = new Int32Array(0);
+  private callCount = new Int32Array(0);
+  private failed = new Int32Array(0);
+  private stepModelN = new Int32Array(0);
+  private callModelN = new Int32Array(0);
+  private idCount = new Int32Array(0);
+  /** Bumped when a slot is freed: a ring entry of an older generation is stale. */
+  private gen = new Int32Array(0);
+  /** Slots (and their generation) in queue order: a ring from ringHead, ringLength long. */
+  private ringSlot = new Int32Array(0);
+  private ringGen = new Int32Array(0);
+  private ringHead = 0;
+  private ringLength = 0;
+  private hasTokens = new Uint8Array(0);
+  /** IDS_PER_SLOT × [span id hash, parent id hash (-1 for none), 1 if its tokens were counted] per slot. */
+  private ids = new Int32Array(0);
+  /** Pushed out by the bound before going idle: handed out with the next idle ones. */
+  private evicted: CompletedTrajectory[] = [];
+
+  constructor(
+    private readonly opts: TrajectoryOptions,
+    /** The model label a step's model is counted under (the calls' label cap). */
+    private readonly modelLabel: (model: string) => string,
+  ) {}
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /** A committed batch's spans: model steps, tokens, the trace's time range. */
+  spans(facts: readonly SpanFacts[], nowMs: number): void {
+    // A batch holds a trace's spans mostly side by side: one lookup per run of them.
+    let id: string | undefined;
+    let slot = -1;
+    for (const f of facts) {
+      if (f.role !== 'model' && !f.execution && f.proposals.length === 0 && f.role !== 'agent') continue;
+      if (id !== f.traceId) {
+        slot = this.trace(f.traceId, nowMs);
+        id = f.traceId;
+      }
+      if (f.startTimeMs && f.startTimeMs < this.firstMs[slot]!) this.firstMs[slot] = f.startTimeMs;
+      if (f.endTimeMs > this.lastMs[slot]!) this.lastMs[slot] = f.endTimeMs;
+      if (f.role === 'model') this.step(slot, f);
+    }
+  }
+
+  /** Calls counted (each once), with their labels. */
+  calls(calls: readonly CheckedCall[], labels: readonly { service: string; model: string }[], nowMs: number): void {
+    let id: string | undefined;
+    let slot = -1;
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i]!;
+      const l = labels[i]!;
+      if (id !== c.traceId) {
+        slot = this.trace(c.traceId, nowMs);
+        id = c.traceId;
+      }
+      this.service[slot] ??= l.service;
+      this.callCount[slot]!++;
+      const first = this.callModel[slot];
+      if (first === undefined || first === l.model) {
+        this.callModel[slot] = l.model;
+        this.callModelN[slot]!++;
+      } else bumpOther((this.callOthers[slot] ??= []), l.model);
+      if (isFailure(c.outcome.outcome)) this.failed[slot]!++;
+    }
+  }
+
+  /** Executions counted: a failed one adds a failed call unless its call already failed its check. */
+  executions(items: readonly ReleasedExecution[], nowMs: number): void {
+    for (const e of items) {
+      if (e.status === 'ok') continue;
+      const o = e.callOutcome;
+      if (o === 'InvalidJson' || o === 'UnknownName' || o === 'SchemaMismatch') continue;
+      this.failed[this.trace(e.traceId, nowMs)]!++;
+    }
+  }
+
+  /**
+   * Removes and returns the trajectories complete at nowMs (idle for `idle`), and those the bound
+   * pushed out since the last call; `all`: every trace in flight (shutdown). Traces without a call
+   * are dropped, not returned.
+   */
+  takeIdle(nowMs: number, all = false): CompletedTrajectory[] {
+    const out = this.evicted;
+    this.evicted = [];
+    const idle = this.opts.idleMs;
+    for (const [id, slot] of this.slots) {
+      if (!all && nowMs - this.touchedMs[slot]! < idle) continue;
+      this.slots.delete(id);
+      const done = this.release(slot);
+      if (done) out.push(done);
+    }
+    return out;
+  }
+
+  /** Puts completed trajectories back after their write failed (at most maxTraces wait; older ones are dropped). */
+  restore(items: readonly CompletedTrajectory[]): void {
+    this.evicted = [...items, ...this.evicted].slice(-this.opts.maxTraces);
+  }
+
+  private step(slot: number, f: SpanFacts): void {
+    const id = idHash(f.spanId);
+    const parent = f.parentSpanId ? idHash(f.parentSpanId) : -1;
+    let nested = false;
+    let tokensNearby = false;
+    const n = this.idCount[slot]!;
+    const base = slot * IDS_PER_SLOT * 3;
+    const ids = this.ids;
+    for (let i = 0, fixed = Math.min(n, IDS_PER_SLOT); i < fixed; i++) {
+      const at = base + i * 3;
+      if (ids[at] === id) return; // seen before (a resent batch)
+      if (ids[at] === parent || ids[at + 1] === id) {
+        nested = true;
+        if (ids[at + 2] === 1) tokensNearby = true;
+      }
+    }
+    const more = this.idOverflow[slot];
+    if (more) {
+      for (let i = 0; i < more.length; i += 3) {
+        if (more[i] === id) return;
+        if (more[i] === parent || more[i + 1] === id) {
+          nested = true;
+          if (more[i + 2] === 1) tokensNearby = true;
+        }
+      }
+    }
+    const reported = f.inputTokens !== undefined || f.outputTokens !== undefined;
+    const countTokens = reported && !tokensNearby;
+    if (n < IDS_PER_SLOT) {
+      const at = base + n * 3;
+      ids[at] = id;
+      ids[at + 1] = parent;
+      ids[at + 2] = countTokens ? 1 : 0;
+    } else (this.idOverflow[slot] ??= []).push(id, parent, countTokens ? 1 : 0);
+    this.idCount[slot] = n + 1;
+    if (countTokens) {
+      this.tokens[slot]! += (f.inputTokens ?? 0) + (f.outputTokens ?? 0);
+      this.hasTokens[slot] = 1;
+    }
+    if (nested) return;
+    this.steps[slot]!++;
+    const model = f.model ?? '';
+    const first = this.stepModel[slot];
+    if (first === undefined || first === model) {
+      this.stepModel[slot] = model;
+      this.stepModelN[slot]!++;
+    } else bumpOther((this.stepOthers[slot] ??= []), model);
+  }
+
+  /** Frees the slot; the trajectory it held, if it made any call. */
+  private release(slot: number): CompletedTrajectory | undefined {
+    const service = this.service[slot];
+    const calls = this.callCount[slot]!;
+    let done: CompletedTrajectory | undefined;
+    if (calls > 0 && service !== undefined) {
+      const stepModel = most(this.stepModel[slot], this.stepModelN[slot]!, this.stepOthers[slot]);
+      const model =
+        stepModel !== undefined && stepModel !== ''
+          ? this.modelLabel(stepModel)
+          : (most(this.callModel[slot], this.callModelN[slot]!, this.callOthers[slot]) ?? '');
+      const first = this.firstMs[slot]!;
+      const last = this.lastMs[slot]!;
+      done = {
+        traceId: this.traceId[slot]!,
+        service,
+        model,
+        endMs: last || this.touchedMs[slot]!,
+        steps: this.steps[slot]!,
+        toolCalls: calls,
+        failedCalls: this.failed[slot]!,
+        tokens: this.hasTokens[slot] ? this.tokens[slot]! : null,
+        durationMs: last > 0 && first < Number.POSITIVE_INFINITY ? Math.max(0, last - first) : 0,
+      };
+    }
+    this.traceId[slot] = undefined;
+    this.service[slot] = undefined;
+    this.stepModel[slot] = undefined;
+    this.callModel[slot] = undefined;
+    this.stepOthers[slot] = undefined;
+    this.callOthers[slot] = undefined;
+    this.idOverflow[slot] = undefined;
+    this.gen[slot]!++;
+    this.free.push(slot);
+    return done;
+  }
+
+  /** The trace's slot (taken if new), touched at nowMs. */
+  private trace(traceId: string, nowMs: number): number {
+    const known = this.slots.get(traceId);
+    if (known !== undefined) {
+      // Calls and executions counted after their grace period touch the trace as of when they were due.
+      if (nowMs > this.touchedMs[known]!) this.touchedMs[known] = nowMs;
+      return known;
+    }
+    while (this.slots.size >= this.opts.maxTraces) {
+      const old = this.ringShift();
+      if (old < 0) break;
+      if (this.touchedMs[old]! > this.queuedMs[old]!) {
+        // Touched since it was queued: a second chance at the back.
+        this.queuedMs[old] = nowMs;
+        this.ringPush(old);
+        continue;
+      }
+      this.slots.delete(this.traceId[old]!);
+      const done = this.release(old);
+      if (done) this.evicted.push(done);
+    }
+    const slot = this.free.pop() ?? this.grow();
+    this.traceId[slot] = traceId;
+    this.firstMs[slot] = Number.POSITIVE_INFINITY;
+    this.lastMs[slot] = 0;
+    this.touchedMs[slot] = nowMs;
+    this.queuedMs[slot] = nowMs;
+    this.tokens[slot] = 0;
+    this.steps[slot] = 0;
+    this.callCount[slot] = 0;
+    this.failed[slot] = 0;
+    this.stepModelN[slot] = 0;
+    this.callModelN[slot] = 0;
+    this.idCount[slot] = 0;
+    this.hasTokens[slot] = 0;
+    this.slots.set(traceId, slot);
+    this.ringPush(slot);
+    return slot;
+  }
+
+  private ringPush(slot: number): void {
+    if (this.ringLength === this.ringSlot.length) this.ringCompact();
+    const at = (this.ringHead + this.ringLength) % this.ringSlot.length;
+    this.ringSlot[at] = slot;
+    this.ringGen[at] = this.gen[slot]!;
+    this.ringLength++;
+  }
+
+  /** The slot queued longest ago that is still in use (stale entries skipped); -1 when none. */
+  private ringShift(): number {
+    while (this.ringLength > 0) {
+      const at = this.ringHead;
+      this.ringHead = (at + 1) % this.ringSlot.length;
+      this.ringLength--;
+      const slot = this.ringSlot[at]!;
+      if (this.ringGen[at] === this.gen[slot] && this.traceId[slot] !== undefined) return slot;
+    }
+    return -1;
+  }
+
+  /** Drops stale entries (slots freed since they were queued) and makes room for at least as many again. */
+  private ringCompact(): void {
+    const live: number[] = [];
+    const gens: number[] = [];
+    for (let k = 0; k < this.ringLength; k++) {
+      const at = (this.ringHead + k) % this.ringSlot.length;
+      const slot = this.ringSlot[at]!;
+      if (this.ringGen[at] === this.gen[slot] && this.traceId[slot] !== undefined) {
+        live.push(slot);
+        gens.push(this.ringGen[at]!);
+      }
+    }
+    const size = Math.max(FIRST_CAPACITY, live.length * 2, this.ringSlot.length);
+    this.ringSlot = new Int32Array(size);
+    this.ringGen = new Int32Array(size);
+    this.ringSlot.set(live);
+    this.ringGen.set(gens);
+    this.ringHead = 0;
+    this.ringLength = live.length;
+  }
+
+  /** A slot never used before; the numeric columns doubled when full (up to maxTraces). */
+  private grow(): number {
+    if (this.used === this.capacity) {
+      const cap = Math.min(Math.max(FIRST_CAPACITY, this.capacity * 2), this.opts.maxTraces);
+      const f64 = (a: Float64Array) => {
+        const b = new Float64Array(cap);
+        b.set(a);
+        return b;
+      };
+      const i32 = (a: Int32Array, per = 1) => {
+        const b = new Int32Array(cap * per);
+        b.set(a);
+        return b;
+      };
+      this.firstMs = f64(this.firstMs);
+      this.lastMs = f64(this.lastMs);
+      this.touchedMs = f64(this.touchedMs);
+      this.queuedMs = f64(this.queuedMs);
+      this.tokens = f64(this.tokens);
+      this.steps = i32(this.steps);
+      this.callCount = i32(this.callCount);
+      this.failed = i32(this.failed);
+      this.stepModelN = i32(this.stepModelN);
+      this.callModelN = i32(this.callModelN);
+      this.idCount = i32(this.idCount);
+      this.gen = i32(this.gen);
+      this.ids = i32(this.ids, IDS_PER_SLOT * 3);
+      const u8 = new Uint8Array(cap);
+      u8.set(this.hasTokens);
+      this.hasTokens = u8;
+      this.capacity = cap;
+    }
+    return this.used++;
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * How a tool's execution ended, read from what the span (or a child's span) says about it:
+ *
+ * - `client_error` — the tool's downstream refused the call as wrong: HTTP 4xx (but 408 and 429),
+ *   gRPC codes that mean a bad request (INVALID_ARGUMENT, NOT_FOUND, …), Pydantic AI's ModelRetry /
+ *   ToolRetryError (the tool asked the model to correct its call);
+ * - `server_error` — the tool was down or slow: HTTP 5xx, 408, 429, gRPC UNAVAILABLE and friends,
+ *   timeouts and refused or reset connections;
+ * - `error` — the span says it failed, but not how;
+ * - `ok` — nothing says it failed.
+ *
+ * Sources, in order: an HTTP status (`http.response.status_code`, older `http.status_code`) or gRPC
+ * status (`rpc.grpc.status_code`) on the span; `error.type` when it is a status code, a timeout or a
+ * connection failure; the span's status message, its exception events (`exception.type`,
+ * `exception.message`). A status code in a message is only taken in the phrasings HTTP clients use
+ * ("status code 404", "HTTP 503", "404 Client Error", "Client error '404 …'"), so that an arbitrary
+ * number in a message is not read as a status. Pure; every text it reads is cut to 500 characters
+ * first, and every pattern is linear.
+ */
+import type { AttrObject, ExecutionStatus, Span } from '../model.js';
+import { num, str } from './values.js';
+
+const TEXT_READ = 500;
+
+/** When two signals disagree, the more specific one wins: a refusal says most about the call. */
+const RANK: Record<ExecutionStatus, number> = { ok: 0, error: 1, server_error: 2, client_error: 3 };
+
+/** The more telling of two statuses (commutative and idempotent, so the order signals arrive in does not matter). */
+export function worse(a: ExecutionStatus, b: ExecutionStatus): ExecutionStatus {
+  return RANK[b] > RANK[a] ? b : a;
+}
+
+/** An HTTP status code's class; undefined below 400 (not a failure) or outside 100–599. */
+export function httpStatusClass(code: number): ExecutionStatus | undefined {
+  if (!Number.isInteger(code) || code < 400 || code > 599) return undefined;
+  if (code === 408 || code === 429) return 'server_error';
+  return code < 500 ? 'client_error' : 'server_error';
+}
+
+/**
+ * gRPC status codes (numeric or by name) by the HTTP status the gRPC–HTTP mapping gives them
+ * (google.rpc.Code): a bad request is a client error, an unavailable or overloaded server a server
+ * error. CANCELLED and UNKNOWN say nothing about whose fault it was.
+ */
+const GRPC: readonly (ExecutionStatus | undefined)[] = [
+  undefined, // 0 OK
+  'error', // 1 CANCELLED
+  'error', // 2 UNKNOWN
+  'client_error', // 3 INVALID_ARGUMENT
+  'server_error', // 4 DEADLINE_EXCEEDED
+  'client_error', // 5 NOT_FOUND
+  'client_error', // 6 ALREADY_EXISTS
+  'client_error', // 7 PERMISSION_DENIED
+  'server_error', // 8 RESOURCE_EXHAUSTED
+  'client_error', // 9 FAILED_PRECONDITION
+  'client_error', // 10 ABORTED
+  'client_error', // 11 OUT_OF_RANGE
+  'server_error', // 12 UNIMPLEMENTED
+  'server_error', // 13 INTERNAL
+  'server_error', // 14 UNAVAILABLE
+  'server_error', // 15 DATA_LOSS
+  'client_error', // 16 UNAUTHENTICATED
+];
+const GRPC_NAMES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+];
+
+export function grpcStatusClass(code: number | string): ExecutionStatus | undefined {
+  const n = typeof code === 'number' ? code : GRPC_NAMES.indexOf(code.toUpperCase());
+  return Number.isInteger(n) && n >= 0 ? GRPC[n] : undefined;
+}
+
+// Linear patterns (no nested quantifiers), over at most TEXT_READ characters.
+const CODE_PHRASES: readonly RegExp[] = [
+  /\bstatus(?:[ _]?code)?\s*[:=]?\s*([1-5]\d\d)\b/i, // axios "…with status code 404", "status: 422", "status_code=500"
+  /\bHTTP(?:\/\d(?:\.\d)?)?\s*[:=]?\s*([1-5]\d\d)\b/i, // "HTTP 503", "HTTP/1.1 404", "HTTP: 429"
+  /\b([45]\d\d) (?:Client|Server) Error\b/i, // python-requests raise_for_status
+  /\b(?:Client|Server) error '([45]\d\d)\b/i, // httpx raise_for_status
+];
+const TIMEOUT = /time[ds]?[ _-]?out|deadline[ _]exceeded|ETIMEDOUT|ESOCKETTIMEDOUT/i;
+const CONNECTION = new RegExp(
+  [
+    'ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|EPIPE',
+    'connection (?:refused|reset|aborted)|service unavailable|bad gateway|socket hang up',
+  ].join('|'),
+  'i',
+);
+/** Pydantic AI: the tool raised ModelRetry (ToolRetryError when recorded on the span): the call was wrong. */
+const RETRY_ASKED = /\b(?:ModelRetry|ToolRetryError)\b/;
+
+/** What a free text (an error type, a status message, an exception) says; undefined when nothing. */
+export function textStatus(text: string | undefined): ExecutionStatus | undefined {
+  if (text === undefined || text === '') return undefined;
+  const t = text.length > TEXT_READ ? text.slice(0, TEXT_READ) : text;
+  // A bare status code ("404", as `error.type` carries it for HTTP clients).
+  if (/^\d{3}$/.test(t)) return httpStatusClass(Number(t));
+  for (const re of CODE_PHRASES) {
+    const m = re.exec(t);
+    const cls = m ? httpStatusClass(Number(m[1])) : undefined;
+    if (cls) return cls;
+  }
+  if (RETRY_ASKED.test(t)) return 'client_error';
+  if (TIMEOUT.test(t) || CONNECTION.test(t)) return 'server_error';
+  return undefined;
+}
+
+/** The HTTP or gRPC status an attribute map carries, as a class; undefined when none says failure. */
+function protocolStatus(a: AttrObject): ExecutionStatus | undefined {
+  const http = num(a, 'http.response.status_code') ?? num(a, 'http.status_code');
+  if (http !== undefined) return httpStatusClass(http);
+  const grpc = a['rpc.grpc.status_code'];
+  if (typeof grpc === 'number') return grpcStatusClass(grpc);
+  if (typeof grpc === 'string' && grpc !== '') return grpcStatusClass(/^\d+$/.test(grpc) ? Number(grpc) : grpc);
+  return undefined;
+}
+
+/** The exception events' type and message, read as text. */
+function exceptionStatus(span: Span): ExecutionStatus | undefined {
+  let out: ExecutionStatus | undefined;
+  for (const e of span.events) {
+    if (e.name !== 'exception') continue;
+    const s = textStatus(str(e.attributes, 'exception.type')) ?? textStatus(str(e.attributes, 'exception.message'));
+    if (s) out = out ? worse(out, s) : s;
+  }
+  return out;
+}
+
+export interface SpanStatusReading {
+  status: ExecutionStatus;
+  /** `error.type`, else the status message: what the span says went wrong (undefined when ok). */
+  errorType?: string;
+}
+
+/**
+ * How the span's own operation ended. A span that does not say it failed (status not ERROR, no
+ * `error.type`) is `ok` unless its protocol status is a failure (a tool wrapper that sets
+ * `http.response.status_code` 404 but leaves the status unset).
+ */
+export function spanStatus(span: Span): SpanStatusReading {
+  const a = span.attributes;
+  const errorType = str(a, 'error.type');
+  const proto = protocolStatus(a);
+  const failed = span.statusCode === 2 || errorType !== undefined || proto !== undefined;
+  if (!failed) return { status: 'ok' };
+  const status = proto ?? textStatus(errorType) ?? textStatus(span.statusMessage) ?? exceptionStatus(span) ?? 'error';
+  const what = errorType ?? (span.statusMessage || undefined);
+  return what === undefined ? { status } : { status, errorType: what };
+}
+
+/**
+ * An HTTP or RPC client span (a tool's call to its downstream): kind CLIENT with an HTTP or RPC
+ * attribute. Its failure status, or undefined when it did not fail or is no such span.
+ */
+export function downstreamStatus(span: Span): Exclude<ExecutionStatus, 'ok'> | undefined {
+  if (span.kind !== 3 || span.parentSpanId === '') return undefined;
+  const a = span.attributes;
+  const isCall =
+    a['http.request.method'] !== undefined ||
+    a['http.method'] !== undefined ||
+    a['http.response.status_code'] !== undefined ||
+    a['http.status_code'] !== undefined ||
+    a['rpc.system'] !== undefined;
+  if (!isCall) return undefined;
+  const s = spanStatus(span).status;
+  return s === 'ok' ? undefined : s;
+}

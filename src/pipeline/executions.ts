@@ -1,0 +1,355 @@
+/**
+ * A tool execution is counted a little after its tool span arrives, not at once, for two things that
+ * may still be on their way:
+ *
+ * - its HTTP/RPC client child spans (the tool's calls to its downstream, linked by parentSpanId). A
+ *   child usually ends, and is exported, before its parent, so most arrive first: a failing child
+ *   whose parent is not here yet is remembered (bounded) and applied when the parent comes. One that
+ *   comes after its parent still counts while the parent is held (`status_grace`). Statuses combine
+ *   by `worse` (exec-status.ts), which does not depend on arrival order.
+ * - the structural outcome and model of the execution's call: known at once when the call's proposal
+ *   was counted first (the usual order); when only the tool span was seen so far, the execution waits
+ *   until its call is counted (at most `execution_grace`), so the combined error rate knows whether the
+ *   call already failed its check (and does not count it twice).
+ *
+ * Held executions live in memory only (bounded by traffic × grace): a crash loses the ones held at
+ * that moment; a clean shutdown counts them. Children are remembered for at most `maxChildren` parent
+ * spans, oldest forgotten first, and for at most `childTtlMs`.
+ */
+import type { ExecutionStatus, SourceName, Span } from '../model.js';
+import type { CallOutcomeLabel } from '../store/store.js';
+import { downstreamStatus, worse } from '../normalize/exec-status.js';
+import type { CallEntry } from './ledger.js';
+
+export interface HoldOptions {
+  /** How long an execution waits for child spans after its tool span arrived. */
+  statusGraceMs: number;
+  /** The longest an execution waits for its call to be counted, past statusGraceMs (then `unknown`). */
+  callWaitMs: number;
+  maxChildren: number;
+  childTtlMs: number;
+}
+
+/** An execution as it waits: labels already capped, status still open to its children. */
+export interface HeldExecution {
+  source: SourceName;
+  traceId: string;
+  spanId: string;
+  service: string;
+  tool: string;
+  status: ExecutionStatus;
+  durationMs: number;
+  timeMs: number;
+  /** The ledger entry of its call (its outcome and model are set once the call is counted). */
+  entry?: CallEntry | undefined;
+  dueMs: number;
+}
+
+/** An execution counted now, with everything its rows and metrics need. */
+export interface ReleasedExecution {
+  source: SourceName;
+  traceId: string;
+  service: string;
+  model: string;
+  tool: string;
+  status: ExecutionStatus;
+  callOutcome: CallOutcomeLabel;
+  durationMs: number;
+  timeMs: number;
+  /** When its status grace ended: the moment it counts as having arrived, for the trajectory's idle clock. */
+  dueMs: number;
+}
+
+/** A failing HTTP/RPC client span, waiting for (or applied to) its parent tool span. */
+export interface ChildStatus {
+  traceId: string;
+  parentSpanId: string;
+  status: Exclude<ExecutionStatus, 'ok'>;
+}
+
+const keyOf = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
+
+const STATUS_CODES: readonly ExecutionStatus[] = ['ok', 'client_error', 'server_error', 'error'];
+const SOURCE_CODES: readonly SourceName[] = ['otlp', 'langfuse'];
+const FIRST_CAPACITY = 1024;
+
+/**
+ * The executions in their status grace, in arrival order (which is due order: the grace is constant),
+ * as a ring of columns — typed arrays for numbers and codes, plain arrays for the strings and entries —
+ * rather than an object each: at tens of thousands of executions a second, each held for seconds, that
+ * keeps them out of the garbage collector's work.
+ */
+class HeldRing {
+  private cap = 0;
+  private start = 0;
+  length = 0;
+  private source = new Uint8Array(0);
+  private status = new Uint8Array(0);
+  private durationMs = new Float64Array(0);
+  private timeMs = new Float64Array(0);
+  private dueMs = new Float64Array(0);
+  private traceId: string[] = [];
+  private spanId: string[] = [];
+  private service: string[] = [];
+  private tool: string[] = [];
+  private entry: (CallEntry | undefined)[] = [];
+
+  push(h: HeldExecution): void {
+    if (this.length === this.cap) this.grow();
+    const i = (this.start + this.length) % this.cap;
+    this.source[i] = SOURCE_CODES.indexOf(h.source);
+    this.status[i] = STATUS_CODES.indexOf(h.status);
+    this.durationMs[i] = h.durationMs;
+    this.timeMs[i] = h.timeMs;
+    this.dueMs[i] = h.dueMs;
+    this.traceId[i] = h.traceId;
+    this.spanId[i] = h.spanId;
+    this.service[i] = h.service;
+    this.tool[i] = h.tool;
+    this.entry[i] = h.entry;
+    this.length++;
+  }
+
+  /** The due time of the oldest; undefined when empty. */
+  firstDue(): number | undefined {
+    return this.length === 0 ? undefined : this.dueMs[this.start];
+  }
+
+  /** The oldest's call entry. */
+  firstEntry(): CallEntry | undefined {
+    return this.entry[this.start];
+  }
+
+  /** Removes the oldest and returns it counted, its status made worse by `child` (a late child's). */
+  release(child: (traceId: string, spanId: string) => ExecutionStatus | undefined): ReleasedExecution {
+    const i = this.start;
+    const entry = this.entry[i];
+    const traceId = this.traceId[i]!;
+    let status = STATUS_CODES[this.status[i]!]!;
+    const late = child(traceId, this.spanId[i]!);
+    if (late) status = worse(status, late);
+    const r: ReleasedExecution = {
+      source: SOURCE_CODES[this.source[i]!]!,
+      traceId,
+      service: this.service[i]!,
+      model: entry?.model ?? '',
+      tool: this.tool[i]!,
+      status,
+      callOutcome: entry?.outcome ?? 'unknown',
+      durationMs: this.durationMs[i]!,
+      timeMs: this.timeMs[i]!,
+      dueMs: this.dueMs[i]!,
+    };
+    this.entry[i] = undefined;
+    this.start = (this.start + 1) % this.cap;
+    this.length--;
+    return r;
+  }
+
+  /** Removes the oldest and returns it as an object (short-lived: released or moved to the waiting list). */
+  shift(): HeldExecution {
+    const i = this.start;
+    const h: HeldExecution = {
+      source: SOURCE_CODES[this.source[i]!]!,
+      traceId: this.traceId[i]!,
+      spanId: this.spanId[i]!,
+      service: this.service[i]!,
+      tool: this.tool[i]!,
+      status: STATUS_CODES[this.status[i]!]!,
+      durationMs: this.durationMs[i]!,
+      timeMs: this.timeMs[i]!,
+      entry: this.entry[i],
+      dueMs: this.dueMs[i]!,
+    };
+    // Let go of what the slot references.
+    this.entry[i] = undefined;
+    this.start = (this.start + 1) % this.cap;
+    this.length--;
+    return h;
+  }
+
+  private grow(): void {
+    const cap = Math.max(FIRST_CAPACITY, this.cap * 2);
+    const order = (n: number) => Array.from({ length: this.length }, (_, k) => (this.start + k) % n);
+    const idx = this.cap ? order(this.cap) : [];
+    const u8 = (a: Uint8Array) => {
+      const b = new Uint8Array(cap);
+      for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
+      return b;
+    };
+    const f64 = (a: Float64Array) => {
+      const b = new Float64Array(cap);
+      for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
+      return b;
+    };
+    const arr = <T>(a: T[]): T[] => idx.map((from) => a[from]!);
+    this.source = u8(this.source);
+    this.status = u8(this.status);
+    this.durationMs = f64(this.durationMs);
+    this.timeMs = f64(this.timeMs);
+    this.dueMs = f64(this.dueMs);
+    this.traceId = arr(this.traceId);
+    this.spanId = arr(this.spanId);
+    this.service = arr(this.service);
+    this.tool = arr(this.tool);
+    this.entry = arr(this.entry);
+    this.start = 0;
+    this.cap = cap;
+  }
+}
+
+/**
+ * Held executions wait in arrival order in a ring (no key, no index: most traffic has no failing child
+ * at all). Failing children go to a small map by (trace, parent span), looked up when their parent is
+ * added and again when it is released; so the cost of finding a parent is paid only while there are
+ * failing children.
+ */
+export class ExecutionHold {
+  private readonly queue = new HeldRing();
+  /** Past their status grace, still waiting for their call to be counted. */
+  private waiting: HeldExecution[] = [];
+  /** Failing children by parent key, oldest first. */
+  private readonly children = new Map<string, { status: ExecutionStatus; atMs: number }>();
+
+  constructor(private readonly opts: HoldOptions) {}
+
+  get size(): number {
+    return this.queue.length + this.waiting.length;
+  }
+
+  get waitingChildren(): number {
+    return this.children.size;
+  }
+
+  /**
+   * Holds a committed batch's execution (copied into the ring; its `dueMs` is set here); a failing
+   * child that came first sets its status now.
+   */
+  add(h: HeldExecution, nowMs: number): void {
+    if (this.children.size > 0) {
+      const key = keyOf(h.traceId, h.spanId);
+      const child = this.children.get(key);
+      if (child) {
+        h.status = worse(h.status, child.status);
+        this.children.delete(key);
+      }
+    }
+    h.dueMs = nowMs + this.opts.statusGraceMs;
+    this.queue.push(h);
+  }
+
+  /** A committed batch's failing client span: remembered for its parent, held or still to come. */
+  child(c: ChildStatus, nowMs: number): void {
+    const key = keyOf(c.traceId, c.parentSpanId);
+    const known = this.children.get(key);
+    if (known) {
+      known.status = worse(known.status, c.status);
+      return;
+    }
+    this.forgetChildren(nowMs);
+    while (this.children.size >= this.opts.maxChildren) this.children.delete(this.children.keys().next().value!);
+    this.children.set(key, { status: c.status, atMs: nowMs });
+  }
+
+  /**
+   * Removes and returns the executions to count at nowMs: past their status grace and with their call
+   * counted (or, a `callWaitMs` later, with an `unknown` call outcome). `all`: every one (shutdown).
+   */
+  takeDue(nowMs: number, all = false): ReleasedExecution[] {
+    const out: ReleasedExecution[] = [];
+    const stillWaiting: HeldExecution[] = [];
+    // A put-back execution (spanId '': its write failed) was ready before: it is ready again.
+    const ready = (h: HeldExecution) =>
+      all || !h.entry || h.spanId === '' || h.entry.outcome !== undefined || h.dueMs + this.opts.callWaitMs <= nowMs;
+    for (const h of this.waiting) {
+      if (ready(h)) out.push(this.release(h));
+      else stillWaiting.push(h);
+    }
+    const q = this.queue;
+    const lateChild = (traceId: string, spanId: string) => this.takeChild(traceId, spanId);
+    for (let due = q.firstDue(); due !== undefined && (all || due <= nowMs); due = q.firstDue()) {
+      const entry = q.firstEntry();
+      if (all || !entry || entry.outcome !== undefined || due + this.opts.callWaitMs <= nowMs)
+        out.push(q.release(lateChild));
+      else stillWaiting.push(q.shift());
+    }
+    this.waiting = stillWaiting;
+    this.forgetChildren(nowMs);
+    return out;
+  }
+
+  /** Puts executions back after their write failed: the next round counts them (their children were applied). */
+  restore(items: readonly ReleasedExecution[], nowMs: number): void {
+    for (const r of items) {
+      const entry: CallEntry = {
+        name: r.tool,
+        argsRaw: undefined,
+        hasId: false,
+        executed: true,
+        fromExecution: false,
+        ...(r.callOutcome !== 'unknown' ? { outcome: r.callOutcome } : {}),
+        model: r.model,
+      };
+      const { source, traceId, service, tool, status, durationMs, timeMs } = r;
+      this.waiting.push({
+        source,
+        traceId,
+        spanId: '',
+        service,
+        tool,
+        status,
+        durationMs,
+        timeMs,
+        entry,
+        dueMs: nowMs,
+      });
+    }
+  }
+
+  /** The status of the children that came for this span while it was held (removed); undefined when none. */
+  private takeChild(traceId: string, spanId: string): ExecutionStatus | undefined {
+    if (this.children.size === 0 || spanId === '') return undefined;
+    const key = keyOf(traceId, spanId);
+    const child = this.children.get(key);
+    if (!child) return undefined;
+    this.children.delete(key);
+    return child.status;
+  }
+
+  /** Its children that came while it was held set its final status. */
+  private release(h: HeldExecution): ReleasedExecution {
+    const late = this.takeChild(h.traceId, h.spanId);
+    const status = late ? worse(h.status, late) : h.status;
+    const outcome = h.entry?.outcome;
+    return {
+      source: h.source,
+      traceId: h.traceId,
+      service: h.service,
+      model: h.entry?.model ?? '',
+      tool: h.tool,
+      status,
+      callOutcome: outcome ?? 'unknown',
+      durationMs: h.durationMs,
+      timeMs: h.timeMs,
+      dueMs: h.dueMs,
+    };
+  }
+
+  private forgetChildren(nowMs: number): void {
+    for (const [key, c] of this.children) {
+      if (nowMs - c.atMs <= this.opts.childTtlMs) break;
+      this.children.delete(key);
+    }
+  }
+}
+
+/** The failing HTTP/RPC client spans of a batch (a kind and a lookup or two per span); undefined when none. */
+export function childStatuses(spans: readonly Span[]): ChildStatus[] | undefined {
+  let out: ChildStatus[] | undefined;
+  for (const s of spans) {
+    if (s.kind !== 3) continue;
+    const status = downstreamStatus(s);
+    if (status) (out ??= []).push({ traceId: s.traceId, parentSpanId: s.parentSpanId, status });
+  }
+  return out;
+}
