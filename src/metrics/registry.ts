@@ -3,6 +3,7 @@
  * of the contract — users write PromQL and alert rules against them.
  */
 import client from 'prom-client';
+import { BoundHistogram } from './bound-histogram.js';
 
 /** The `reason` label values of toolwatch_ingest_rejected_total (README, Metrics). */
 export const INGEST_REJECT_REASONS = [
@@ -58,42 +59,42 @@ export function createMetrics(probes: MetricProbes = {}) {
       labelNames: ['service', 'tool', 'status', 'call_outcome'] as const,
       registers: r,
     }),
-    toolExecutionDuration: new client.Histogram({
+    toolExecutionDuration: new BoundHistogram({
       name: 'toolwatch_tool_execution_duration_seconds',
       help: 'How long tool executions took (tool span start to end), every status.',
       labelNames: ['service', 'tool'] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers: r,
     }),
-    trajectoryToolCalls: new client.Histogram({
+    trajectoryToolCalls: new BoundHistogram({
       name: 'toolwatch_trajectory_tool_calls',
       help: 'Tool calls per trajectory (a trace with tool calls, observed once it went idle).',
       labelNames: ['service'] as const,
       buckets: [1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50, 100],
       registers: r,
     }),
-    trajectorySteps: new client.Histogram({
+    trajectorySteps: new BoundHistogram({
       name: 'toolwatch_trajectory_steps',
       help: 'Model steps (model requests) per trajectory.',
       labelNames: ['service'] as const,
       buckets: [1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50, 100],
       registers: r,
     }),
-    trajectoryTokens: new client.Histogram({
+    trajectoryTokens: new BoundHistogram({
       name: 'toolwatch_trajectory_tokens',
       help: 'Model tokens (input + output) per trajectory, for trajectories whose model spans reported tokens.',
       labelNames: ['service'] as const,
       buckets: [500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000],
       registers: r,
     }),
-    trajectoryFailedCalls: new client.Histogram({
+    trajectoryFailedCalls: new BoundHistogram({
       name: 'toolwatch_trajectory_failed_calls',
       help: 'Calls per trajectory that failed their structural check or their execution (each call once).',
       labelNames: ['service'] as const,
       buckets: [0, 1, 2, 3, 5, 10, 20],
       registers: r,
     }),
-    trajectoryDuration: new client.Histogram({
+    trajectoryDuration: new BoundHistogram({
       name: 'toolwatch_trajectory_duration_seconds',
       help: 'Wall time per trajectory: first span start to last span end.',
       labelNames: ['service'] as const,

@@ -419,11 +419,11 @@ export class Pipeline {
     deps.trajectories?.executions(released, Math.min(nowMs, dueMs));
   }
 
-  /** The latency histogram's child for a service and tool, looked up once (prom-client hashes the labels on every call). */
+  /** The latency histogram's child for a service and tool, bound once (metrics/bound-histogram.ts). */
   private durationOf(service: string, tool: string): { observe(v: number): void } {
     const key = `${service}\u0000${tool}`;
     let child = this.durations.get(key);
-    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.labels({ service, tool })));
+    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.bind({ service, tool })));
     return child;
   }
 
@@ -517,17 +517,17 @@ export class Pipeline {
     for (const [scope, n] of unrecognized) metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels) }, n);
   }
 
-  /** The trajectory histograms' children of a service (cached like durationOf). */
+  /** The trajectory histograms' children of a service (bound once, like durationOf). */
   private trajectoryHistograms(service: string, m: Metrics) {
     let c = this.trajectoryChildren.get(service);
     if (!c) {
       const l = { service };
       c = {
-        toolCalls: m.trajectoryToolCalls.labels(l),
-        steps: m.trajectorySteps.labels(l),
-        failedCalls: m.trajectoryFailedCalls.labels(l),
-        duration: m.trajectoryDuration.labels(l),
-        tokens: m.trajectoryTokens.labels(l),
+        toolCalls: m.trajectoryToolCalls.bind(l),
+        steps: m.trajectorySteps.bind(l),
+        failedCalls: m.trajectoryFailedCalls.bind(l),
+        duration: m.trajectoryDuration.bind(l),
+        tokens: m.trajectoryTokens.bind(l),
       };
       this.trajectoryChildren.set(service, c);
     }
