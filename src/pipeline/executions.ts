@@ -19,7 +19,7 @@
 import type { ExecutionStatus, SourceName, Span } from '../model.js';
 import type { CallOutcomeLabel } from '../store/store.js';
 import { downstreamStatus, worse } from '../normalize/exec-status.js';
-import type { CallEntry } from './ledger.js';
+import { callEntry, type CallEntry } from './ledger.js';
 
 export interface HoldOptions {
   /** How long an execution waits for child spans after its tool span arrived. */
@@ -281,15 +281,9 @@ export class ExecutionHold {
   /** Puts executions back after their write failed: the next round counts them (their children were applied). */
   restore(items: readonly ReleasedExecution[], nowMs: number): void {
     for (const r of items) {
-      const entry: CallEntry = {
-        name: r.tool,
-        argsRaw: undefined,
-        hasId: false,
-        executed: true,
-        fromExecution: false,
-        ...(r.callOutcome !== 'unknown' ? { outcome: r.callOutcome } : {}),
-        model: r.model,
-      };
+      const entry = callEntry(r.tool, undefined, false, true, false);
+      if (r.callOutcome !== 'unknown') entry.outcome = r.callOutcome;
+      entry.model = r.model;
       const { source, traceId, service, tool, status, durationMs, timeMs } = r;
       this.waiting.push({
         source,

@@ -27,6 +27,22 @@ export interface CallEntry {
 }
 
 /**
+ * A call entry with every field present from the start: hundreds of thousands of them live in a full
+ * ledger, and one shape for all (fields set later, never added or deleted) keeps each in V8's compact
+ * in-object layout — properties added after creation cost every entry an extra backing store.
+ */
+export function callEntry(
+  name: string,
+  argsRaw: string | undefined,
+  hasId: boolean,
+  executed: boolean,
+  fromExecution: boolean,
+  summary?: true,
+): CallEntry {
+  return { name, argsRaw, hasId, executed, fromExecution, pending: undefined, summary, outcome: undefined, model: undefined };
+}
+
+/**
  * A call known only from its tool span, not yet counted: export batches arrive concurrently and
  * out of order, so the proposal (which carries the offered tools and is what gets classified) may
  * still be on its way. Counted from the tool span when `dueMs` passes without one.
@@ -107,7 +123,7 @@ export class Ledger {
     for (const [k, { entry, p }] of this.pending) {
       if (p.dueMs > nowMs) break;
       this.pending.delete(k);
-      delete entry.pending;
+      entry.pending = undefined;
       due.push(p);
     }
     return due;
@@ -129,8 +145,8 @@ export class Ledger {
         const argsRaw = c.args.kind === 'none' ? undefined : c.args.raw;
         // Only a summary's waiting call is not from an execution (merge: takeSummary); its tool span may still come.
         entry = c.fromExecution
-          ? { name: c.name, argsRaw, hasId: Boolean(c.callId), executed: true, fromExecution: true }
-          : { name: c.name, argsRaw, hasId: Boolean(c.callId), executed: false, fromExecution: true, summary: true };
+          ? callEntry(c.name, argsRaw, Boolean(c.callId), true, true)
+          : callEntry(c.name, argsRaw, Boolean(c.callId), false, true, true);
         t.calls.set(p.key, entry);
       } else if (!entry.fromExecution) {
         superseded.push(p);
@@ -201,7 +217,9 @@ export class Ledger {
     for (const [key, c] of calls) {
       const e = t.calls.get(key);
       if (e) Object.assign(e, c);
-      else if (t.calls.size < this.opts.maxCallsPerTrace) t.calls.set(key, { ...c, argsRaw: undefined });
+      else if (t.calls.size < this.opts.maxCallsPerTrace) {
+        t.calls.set(key, Object.assign(callEntry(c.name, undefined, c.hasId, c.executed, c.fromExecution, c.summary), c));
+      }
     }
   }
 
@@ -322,7 +340,7 @@ export class LedgerTxn {
       const k = pendingKey(p.traceId, p.key);
       const held = this.ledger.pending.get(k);
       this.ledger.pending.delete(k);
-      delete entry.pending;
+      entry.pending = undefined;
       this.undoLog.push(() => {
         entry.pending = p;
         if (held) this.ledger.restore([p], this.nowMs);
@@ -337,7 +355,7 @@ export class LedgerTxn {
     const k = pendingKey(p.traceId, p.key);
     this.ledger.pending.set(k, { entry, p });
     this.undoLog.push(() => {
-      delete entry.pending;
+      entry.pending = undefined;
       this.ledger.pending.delete(k);
     });
   }

@@ -4,7 +4,7 @@
  * its sightings arrive in different, concurrent, out-of-order export batches.
  */
 import type { CallSighting, SourceName, SpanFacts, ToolArgs, ToolDef, ToolExecution } from '../model.js';
-import type { CallEntry, Ledger, LedgerTxn, PendingCall } from './ledger.js';
+import { callEntry, type CallEntry, type Ledger, type LedgerTxn, type PendingCall } from './ledger.js';
 
 export interface CallToCount {
   traceId: string;
@@ -118,7 +118,7 @@ function takeSummary(
   const known = s.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, s.name, argsRaw, () => true);
   if (known) return;
   const hasId = Boolean(s.callId);
-  const entry: CallEntry = { name: s.name, argsRaw, hasId, executed: false, fromExecution: true, summary: true };
+  const entry = callEntry(s.name, argsRaw, hasId, false, true, true);
   txn.add(f.traceId, key, entry);
   const pending: PendingCall = {
     source: ctx.source,
@@ -155,7 +155,7 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
     out.cancelled.push({ traceId: entry.pending.traceId, key: entry.pending.key });
     txn.claimOrphan(entry);
   } else {
-    entry = { name: p.name, argsRaw, hasId: Boolean(p.callId), executed: false, fromExecution: false };
+    entry = callEntry(p.name, argsRaw, Boolean(p.callId), false, false);
     txn.add(f.traceId, key, entry);
   }
   out.entries.push(entry);
@@ -192,7 +192,7 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
     exec.entry = known;
     return;
   }
-  const entry: CallEntry = { name: e.name, argsRaw, hasId: Boolean(e.callId), executed: true, fromExecution: true };
+  const entry = callEntry(e.name, argsRaw, Boolean(e.callId), true, true);
   exec.entry = entry;
   txn.add(f.traceId, key, entry);
   const pending: PendingCall = {
