@@ -97,8 +97,17 @@ const TOOLS = {
       required: ['order_id'],
       additionalProperties: false,
     },
-    valid: (r) => ({ order_id: `ORD-${r.int(100000, 999999)}`, ...(r.chance(0.5) ? { include_items: r.chance(0.5) } : {}) }),
-    result: (r, a) => ({ order_id: a.order_id, status: r.pick(['shipped', 'processing', 'delivered', 'returned']), items: r.int(1, 5), carrier: r.pick(['UPS', 'DHL', 'FedEx']), events: [r.words(6), r.words(5)] }),
+    valid: (r) => ({
+      order_id: `ORD-${r.int(100000, 999999)}`,
+      ...(r.chance(0.5) ? { include_items: r.chance(0.5) } : {}),
+    }),
+    result: (r, a) => ({
+      order_id: a.order_id,
+      status: r.pick(['shipped', 'processing', 'delivered', 'returned']),
+      items: r.int(1, 5),
+      carrier: r.pick(['UPS', 'DHL', 'FedEx']),
+      events: [r.words(6), r.words(5)],
+    }),
   },
   refund_order: {
     description: 'Refund all or part of an order. Amount in the order currency.',
@@ -113,7 +122,12 @@ const TOOLS = {
       required: ['order_id', 'amount', 'reason'],
       additionalProperties: false,
     },
-    valid: (r) => ({ order_id: `ORD-${r.int(100000, 999999)}`, amount: r.int(100, 50000) / 100, reason: r.pick(['damaged', 'late', 'wrong_item', 'other']), ...(r.chance(0.6) ? { note: r.words(r.int(4, 14)) } : {}) }),
+    valid: (r) => ({
+      order_id: `ORD-${r.int(100000, 999999)}`,
+      amount: r.int(100, 50000) / 100,
+      reason: r.pick(['damaged', 'late', 'wrong_item', 'other']),
+      ...(r.chance(0.6) ? { note: r.words(r.int(4, 14)) } : {}),
+    }),
     result: (r) => ({ refund_id: `RF-${r.alnum(10)}`, status: 'approved', eta_days: r.int(2, 10) }),
   },
   search_kb: {
@@ -135,8 +149,21 @@ const TOOLS = {
       required: ['query'],
       additionalProperties: false,
     },
-    valid: (r) => ({ query: r.words(r.int(3, 9)), top_k: r.int(1, 10), ...(r.chance(0.4) ? { filters: { product: r.pick(['pro', 'basic', 'team']), locale: r.pick(['en', 'en-US', 'fr-FR', 'de']) } } : {}) }),
-    result: (r) => ({ hits: [1, 2, 3].map((_i) => ({ id: `kb-${r.int(1000, 9999)}`, title: r.words(5), score: r.int(50, 99) / 100, snippet: r.words(18) })) }),
+    valid: (r) => ({
+      query: r.words(r.int(3, 9)),
+      top_k: r.int(1, 10),
+      ...(r.chance(0.4)
+        ? { filters: { product: r.pick(['pro', 'basic', 'team']), locale: r.pick(['en', 'en-US', 'fr-FR', 'de']) } }
+        : {}),
+    }),
+    result: (r) => ({
+      hits: [1, 2, 3].map((_i) => ({
+        id: `kb-${r.int(1000, 9999)}`,
+        title: r.words(5),
+        score: r.int(50, 99) / 100,
+        snippet: r.words(18),
+      })),
+    }),
   },
   escalate_ticket: {
     description: 'Hand the conversation to a human agent.',
@@ -150,7 +177,11 @@ const TOOLS = {
       required: ['ticket_id', 'priority', 'summary'],
       additionalProperties: false,
     },
-    valid: (r) => ({ ticket_id: `T-${r.int(10000, 99999)}`, priority: r.pick(['low', 'normal', 'high', 'urgent']), summary: r.words(r.int(8, 20)) }),
+    valid: (r) => ({
+      ticket_id: `T-${r.int(10000, 99999)}`,
+      priority: r.pick(['low', 'normal', 'high', 'urgent']),
+      summary: r.words(r.int(8, 20)),
+    }),
     result: (r) => ({ queued: true, position: r.int(1, 30) }),
   },
   get_weather: {
@@ -165,8 +196,16 @@ const TOOLS = {
       required: ['location'],
       additionalProperties: false,
     },
-    valid: (r) => ({ location: r.pick(CITIES), unit: r.pick(['c', 'f']), ...(r.chance(0.5) ? { date: r.date() } : {}) }),
-    result: (r) => ({ temperature: r.int(-5, 35), condition: r.pick(['sunny', 'cloudy', 'rain', 'snow']), humidity: r.int(20, 95) }),
+    valid: (r) => ({
+      location: r.pick(CITIES),
+      unit: r.pick(['c', 'f']),
+      ...(r.chance(0.5) ? { date: r.date() } : {}),
+    }),
+    result: (r) => ({
+      temperature: r.int(-5, 35),
+      condition: r.pick(['sunny', 'cloudy', 'rain', 'snow']),
+      humidity: r.int(20, 95),
+    }),
   },
   search_flights: {
     description: 'Search flights between two airports.',
@@ -183,8 +222,21 @@ const TOOLS = {
       required: ['origin', 'destination', 'depart_date'],
       additionalProperties: false,
     },
-    valid: (r) => ({ origin: r.pick(IATA), destination: r.pick(IATA), depart_date: r.date(), ...(r.chance(0.5) ? { return_date: r.date() } : {}), passengers: r.int(1, 4), cabin: r.pick(['economy', 'premium', 'business']) }),
-    result: (r) => ({ offers: [1, 2, 3].map(() => ({ flight: `${r.pick(['AF', 'LH', 'NH', 'TP'])}${r.int(100, 999)}`, price: r.int(90, 1400), stops: r.int(0, 2) })) }),
+    valid: (r) => ({
+      origin: r.pick(IATA),
+      destination: r.pick(IATA),
+      depart_date: r.date(),
+      ...(r.chance(0.5) ? { return_date: r.date() } : {}),
+      passengers: r.int(1, 4),
+      cabin: r.pick(['economy', 'premium', 'business']),
+    }),
+    result: (r) => ({
+      offers: [1, 2, 3].map(() => ({
+        flight: `${r.pick(['AF', 'LH', 'NH', 'TP'])}${r.int(100, 999)}`,
+        price: r.int(90, 1400),
+        stops: r.int(0, 2),
+      })),
+    }),
   },
   book_hotel: {
     description: 'Book a hotel room.',
@@ -196,13 +248,28 @@ const TOOLS = {
         check_out: { type: 'string', format: 'date' },
         guests: { type: 'integer', minimum: 1, maximum: 8 },
         max_price: { type: 'number', minimum: 0 },
-        amenities: { type: 'array', items: { type: 'string', enum: ['wifi', 'breakfast', 'parking', 'pool', 'gym'] }, uniqueItems: true },
+        amenities: {
+          type: 'array',
+          items: { type: 'string', enum: ['wifi', 'breakfast', 'parking', 'pool', 'gym'] },
+          uniqueItems: true,
+        },
       },
       required: ['city', 'check_in', 'check_out', 'guests'],
       additionalProperties: false,
     },
-    valid: (r) => ({ city: r.pick(CITIES), check_in: r.date(), check_out: r.date(), guests: r.int(1, 4), ...(r.chance(0.5) ? { max_price: r.int(60, 400) } : {}), ...(r.chance(0.4) ? { amenities: ['wifi', 'breakfast'] } : {}) }),
-    result: (r) => ({ booking_id: `H-${r.alnum(8)}`, hotel: `${r.pick(['Grand', 'Park', 'Central'])} ${r.pick(CITIES)}`, total: r.int(120, 1600) }),
+    valid: (r) => ({
+      city: r.pick(CITIES),
+      check_in: r.date(),
+      check_out: r.date(),
+      guests: r.int(1, 4),
+      ...(r.chance(0.5) ? { max_price: r.int(60, 400) } : {}),
+      ...(r.chance(0.4) ? { amenities: ['wifi', 'breakfast'] } : {}),
+    }),
+    result: (r) => ({
+      booking_id: `H-${r.alnum(8)}`,
+      hotel: `${r.pick(['Grand', 'Park', 'Central'])} ${r.pick(CITIES)}`,
+      total: r.int(120, 1600),
+    }),
   },
   web_search: {
     description: 'Search the web and return the top results.',
@@ -215,14 +282,27 @@ const TOOLS = {
       },
       required: ['query'],
     },
-    valid: (r) => ({ query: r.words(r.int(3, 8)), num_results: r.int(3, 10), ...(r.chance(0.3) ? { recency_days: r.int(1, 365) } : {}) }),
-    result: (r) => ({ results: [1, 2, 3, 4].map(() => ({ url: `https://example.org/${r.alnum(8)}`, title: r.words(6), snippet: r.words(16) })) }),
+    valid: (r) => ({
+      query: r.words(r.int(3, 8)),
+      num_results: r.int(3, 10),
+      ...(r.chance(0.3) ? { recency_days: r.int(1, 365) } : {}),
+    }),
+    result: (r) => ({
+      results: [1, 2, 3, 4].map(() => ({
+        url: `https://example.org/${r.alnum(8)}`,
+        title: r.words(6),
+        snippet: r.words(16),
+      })),
+    }),
   },
   fetch_url: {
     description: 'Fetch a web page and return its text.',
     parameters: {
       type: 'object',
-      properties: { url: { type: 'string', format: 'uri' }, max_chars: { type: 'integer', minimum: 100, maximum: 100000 } },
+      properties: {
+        url: { type: 'string', format: 'uri' },
+        max_chars: { type: 'integer', minimum: 100, maximum: 100000 },
+      },
       required: ['url'],
       additionalProperties: false,
     },
@@ -237,7 +317,10 @@ const TOOLS = {
       required: ['code'],
       additionalProperties: false,
     },
-    valid: (r) => ({ code: `import statistics\nxs = [${[1, 2, 3, 4, 5].map(() => r.int(1, 99)).join(', ')}]\nprint(statistics.mean(xs), statistics.stdev(xs))`, timeout_s: r.int(5, 30) }),
+    valid: (r) => ({
+      code: `import statistics\nxs = [${[1, 2, 3, 4, 5].map(() => r.int(1, 99)).join(', ')}]\nprint(statistics.mean(xs), statistics.stdev(xs))`,
+      timeout_s: r.int(5, 30),
+    }),
     result: (r) => ({ stdout: `${r.int(10, 90)}.${r.int(0, 9)} ${r.int(1, 30)}.${r.int(100, 999)}\n`, exit_code: 0 }),
   },
   save_note: {
@@ -252,7 +335,11 @@ const TOOLS = {
       required: ['title', 'body'],
       additionalProperties: false,
     },
-    valid: (r) => ({ title: r.words(4), body: r.words(r.int(15, 40)), ...(r.chance(0.5) ? { tags: ['research', r.pick(['q3', 'draft', 'todo'])] } : {}) }),
+    valid: (r) => ({
+      title: r.words(4),
+      body: r.words(r.int(15, 40)),
+      ...(r.chance(0.5) ? { tags: ['research', r.pick(['q3', 'draft', 'todo'])] } : {}),
+    }),
     result: (r) => ({ note_id: `n_${r.alnum(12)}`, saved: true }),
   },
 };
@@ -372,8 +459,10 @@ function makeCall(r, svc, failRate) {
   const id = svc.idPrefix + r.alnum(24);
   let outcome = 'valid';
   if (r.chance(failRate)) outcome = OUTCOMES[r.int(1, 3)];
-  if (outcome === 'InvalidJson') return { id, name, argsText: invalidJson(r, JSON.stringify(args)), args: undefined, outcome, tool };
-  if (outcome === 'UnknownName') return { id, name: r.pick(TYPOS[name]), argsText: JSON.stringify(args), args, outcome, tool };
+  if (outcome === 'InvalidJson')
+    return { id, name, argsText: invalidJson(r, JSON.stringify(args)), args: undefined, outcome, tool };
+  if (outcome === 'UnknownName')
+    return { id, name: r.pick(TYPOS[name]), argsText: JSON.stringify(args), args, outcome, tool };
   if (outcome === 'SchemaMismatch') {
     const bad = mismatch(r, tool, args);
     return { id, name, argsText: JSON.stringify(bad), args: bad, outcome, tool };
@@ -417,14 +506,29 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
   if (r.chance(0.5)) {
     server = start('POST /v1/chat', {
       kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': 'POST', 'url.path': '/v1/chat', 'url.scheme': 'https', 'http.route': '/v1/chat', 'server.address': `${svc.agent}.acme.internal`, 'user_agent.original': 'acme-web/3.2.1', 'client.address': `10.0.${r.int(0, 255)}.${r.int(1, 254)}` },
+      attributes: {
+        'http.request.method': 'POST',
+        'url.path': '/v1/chat',
+        'url.scheme': 'https',
+        'http.route': '/v1/chat',
+        'server.address': `${svc.agent}.acme.internal`,
+        'user_agent.original': 'acme-web/3.2.1',
+        'client.address': `10.0.${r.int(0, 255)}.${r.int(1, 254)}`,
+      },
     });
     rootCtx = trace.setSpan(ROOT_CONTEXT, server);
   }
   const conversation = `conv_${r.alnum(16)}`;
   const agent = start(`invoke_agent ${svc.agent}`, {
     kind: SpanKind.INTERNAL,
-    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': svc.agent, 'gen_ai.agent.id': `asst_${svc.agent}_01`, 'gen_ai.provider.name': svc.provider, 'gen_ai.request.model': svc.model, 'gen_ai.conversation.id': conversation },
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': svc.agent,
+      'gen_ai.agent.id': `asst_${svc.agent}_01`,
+      'gen_ai.provider.name': svc.provider,
+      'gen_ai.request.model': svc.model,
+      'gen_ai.conversation.id': conversation,
+    },
   });
   const agentCtx = trace.setSpan(rootCtx, agent);
 
@@ -439,7 +543,9 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
     const proposed = [];
     let output;
     if (final) {
-      output = [{ role: 'assistant', parts: [{ type: 'text', content: `${r.words(r.int(20, 60))}.` }], finish_reason: 'stop' }];
+      output = [
+        { role: 'assistant', parts: [{ type: 'text', content: `${r.words(r.int(20, 60))}.` }], finish_reason: 'stop' },
+      ];
     } else {
       const n = r.pick([1, 1, 1, 2, 2, 3]);
       for (let i = 0; i < n; i++) proposed.push(makeCall(r, svc, failRate));
@@ -471,10 +577,21 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
     const llmMs = r.int(300, 2500);
     if (r.chance(0.6)) {
       // The instrumented HTTP call to the provider underneath the model span.
-      const http = start('POST', {
-        kind: SpanKind.CLIENT,
-        attributes: { 'http.request.method': 'POST', 'url.full': `https://${svc.server}/v1/${svc.provider === 'anthropic' ? 'messages' : 'chat/completions'}`, 'server.address': svc.server, 'server.port': 443, 'network.protocol.version': '1.1', 'http.response.status_code': 200 },
-      }, modelCtx);
+      const http = start(
+        'POST',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'http.request.method': 'POST',
+            'url.full': `https://${svc.server}/v1/${svc.provider === 'anthropic' ? 'messages' : 'chat/completions'}`,
+            'server.address': svc.server,
+            'server.port': 443,
+            'network.protocol.version': '1.1',
+            'http.response.status_code': 200,
+          },
+        },
+        modelCtx,
+      );
       http.end(t + llmMs - 2);
     }
     t += llmMs;
@@ -483,7 +600,10 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
     if (final) break;
 
     // The assistant turn and the tool results join the history the next model span replays.
-    history.push({ role: 'assistant', parts: proposed.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.args ?? c.argsText })) });
+    history.push({
+      role: 'assistant',
+      parts: proposed.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.args ?? c.argsText })),
+    });
     const results = [];
     for (const c of proposed) {
       let response;
@@ -493,7 +613,13 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
       } else {
         const failed = c.outcome !== 'valid';
         const toolSpan = start(`execute_tool ${c.name}`, { kind: SpanKind.INTERNAL }, agentCtx);
-        const attrs = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': c.name, 'gen_ai.tool.call.id': c.id, 'gen_ai.tool.type': 'function', 'gen_ai.tool.description': c.tool.description };
+        const attrs = {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': c.name,
+          'gen_ai.tool.call.id': c.id,
+          'gen_ai.tool.type': 'function',
+          'gen_ai.tool.description': c.tool.description,
+        };
         response = failed ? `Error: invalid arguments for ${c.name}` : JSON.stringify(c.tool.result(r, c.args));
         if (r.chance(0.5)) {
           attrs['gen_ai.tool.call.arguments'] = c.argsText;
@@ -503,10 +629,20 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
         toolSpan.setAttributes(attrs);
         const toolMs = r.int(5, 400);
         if (!failed && r.chance(0.4)) {
-          const http = start(r.pick(['GET', 'POST']), {
-            kind: SpanKind.CLIENT,
-            attributes: { 'http.request.method': 'GET', 'url.full': `https://${svc.backend}/api/v2/${c.name}?q=${r.alnum(6)}`, 'server.address': svc.backend, 'server.port': 443, 'http.response.status_code': 200 },
-          }, trace.setSpan(agentCtx, toolSpan));
+          const http = start(
+            r.pick(['GET', 'POST']),
+            {
+              kind: SpanKind.CLIENT,
+              attributes: {
+                'http.request.method': 'GET',
+                'url.full': `https://${svc.backend}/api/v2/${c.name}?q=${r.alnum(6)}`,
+                'server.address': svc.backend,
+                'server.port': 443,
+                'http.response.status_code': 200,
+              },
+            },
+            trace.setSpan(agentCtx, toolSpan),
+          );
           http.end(t + toolMs - 1);
         }
         if (failed) toolSpan.setStatus({ code: SpanStatusCode.ERROR, message: 'arguments did not validate' });
@@ -528,10 +664,33 @@ function agentTrace(r, tracer, ids, svc, t0, failRate) {
 /** A trace of `n` plain spans (health checks, DB queries): no GenAI attributes at all. */
 function fillerTrace(_r, tracer, ids, n, t0) {
   ids.nextTrace = ids.r.hex(16);
-  const root = tracer.startSpan('GET /healthz', { kind: SpanKind.SERVER, startTime: t0, attributes: { 'http.request.method': 'GET', 'http.route': '/healthz', 'url.path': '/healthz', 'http.response.status_code': 200 } });
+  const root = tracer.startSpan('GET /healthz', {
+    kind: SpanKind.SERVER,
+    startTime: t0,
+    attributes: {
+      'http.request.method': 'GET',
+      'http.route': '/healthz',
+      'url.path': '/healthz',
+      'http.response.status_code': 200,
+    },
+  });
   const ctx = trace.setSpan(ROOT_CONTEXT, root);
   for (let i = 1; i < n; i++) {
-    const db = tracer.startSpan('SELECT orders', { kind: SpanKind.CLIENT, startTime: t0 + i, attributes: { 'db.system.name': 'postgresql', 'db.namespace': 'shop', 'db.operation.name': 'SELECT', 'db.query.text': 'SELECT id, status FROM orders WHERE id = $1', 'server.address': 'db.internal' } }, ctx);
+    const db = tracer.startSpan(
+      'SELECT orders',
+      {
+        kind: SpanKind.CLIENT,
+        startTime: t0 + i,
+        attributes: {
+          'db.system.name': 'postgresql',
+          'db.namespace': 'shop',
+          'db.operation.name': 'SELECT',
+          'db.query.text': 'SELECT id, status FROM orders WHERE id = $1',
+          'server.address': 'db.internal',
+        },
+      },
+      ctx,
+    );
     db.end(t0 + i + 1);
   }
   root.end(t0 + n + 2);
@@ -547,7 +706,15 @@ export function generateFixtures({ bodies: nBodies = 200, spansPerBody = 100, fa
   const perService = SERVICES.map((svc) => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': svc.name, 'service.version': '1.8.2', 'deployment.environment.name': 'production', 'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.name': 'opentelemetry', 'telemetry.sdk.version': '2.12.1', 'host.name': `${svc.agent}-7f9c${r.alnum(5).toLowerCase()}` }),
+      resource: resourceFromAttributes({
+        'service.name': svc.name,
+        'service.version': '1.8.2',
+        'deployment.environment.name': 'production',
+        'telemetry.sdk.language': 'nodejs',
+        'telemetry.sdk.name': 'opentelemetry',
+        'telemetry.sdk.version': '2.12.1',
+        'host.name': `${svc.agent}-7f9c${r.alnum(5).toLowerCase()}`,
+      }),
       idGenerator: ids,
       spanLimits: { attributeValueLengthLimit: Infinity },
       spanProcessors: [new SimpleSpanProcessor(exporter)],
@@ -569,7 +736,8 @@ export function generateFixtures({ bodies: nBodies = 200, spansPerBody = 100, fa
       const tr = agentTrace(r, tracer, ids, svc, t0, failRate);
       t0 += 7;
       const traceSpans = exporter.getFinishedSpans().slice();
-      if (traceSpans.length !== tr.spans) throw new Error(`trace built ${traceSpans.length} spans, counted ${tr.spans}`);
+      if (traceSpans.length !== tr.spans)
+        throw new Error(`trace built ${traceSpans.length} spans, counted ${tr.spans}`);
       if (kept.length + traceSpans.length <= spansPerBody) {
         kept.push(...traceSpans);
         calls.push(...tr.calls);
@@ -583,19 +751,39 @@ export function generateFixtures({ bodies: nBodies = 200, spansPerBody = 100, fa
       break;
     }
     const finished = kept;
-    if (finished.length !== spansPerBody) throw new Error(`fixture body ${b}: ${finished.length} spans, expected ${spansPerBody}`);
+    if (finished.length !== spansPerBody)
+      throw new Error(`fixture body ${b}: ${finished.length} spans, expected ${spansPerBody}`);
     const bytes = serializer.serializeRequest(finished);
     if (!bytes) throw new Error('ProtobufTraceSerializer returned nothing');
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const traceIdOffsets = findTraceIds(body, finished.map((s) => s.spanContext().traceId));
+    const traceIdOffsets = findTraceIds(
+      body,
+      finished.map((s) => s.spanContext().traceId),
+    );
     const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
     for (const c of calls) outcomes[c.outcome]++;
     bodies.push(body);
     const traces = new Set(finished.map((s) => s.spanContext().traceId)).size;
-    meta.push({ service: svc.name, spans: spansPerBody, traces, toolTraces, calls: calls.length, outcomes, traceIdOffsets });
+    meta.push({
+      service: svc.name,
+      spans: spansPerBody,
+      traces,
+      toolTraces,
+      calls: calls.length,
+      outcomes,
+      traceIdOffsets,
+    });
   }
 
-  const totals = { bodies: nBodies, spans: 0, traces: 0, toolTraces: 0, calls: 0, bytes: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) };
+  const totals = {
+    bodies: nBodies,
+    spans: 0,
+    traces: 0,
+    toolTraces: 0,
+    calls: 0,
+    bytes: 0,
+    outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])),
+  };
   for (let i = 0; i < nBodies; i++) {
     totals.spans += meta[i].spans;
     totals.traces += meta[i].traces;

@@ -64,7 +64,12 @@ function nextBody() {
 
 // ---------------------------------------------------------------- HTTP
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections, maxFreeSockets: opts.connections, scheduling: 'fifo' });
+const agent = new http.Agent({
+  keepAlive: true,
+  maxSockets: opts.connections,
+  maxFreeSockets: opts.connections,
+  scheduling: 'fifo',
+});
 
 /** Sends one body; resolves with the status (0 = transport error). Never rejects. */
 function post(buf) {
@@ -150,7 +155,10 @@ async function runMax() {
   };
   await Promise.all(Array.from({ length: opts.connections }, worker));
   // With a request budget the run may end before the window does.
-  const measuredSeconds = Math.min(opts.duration, Math.max(0.001, (Math.min(nowMs(), measureEnd) - measureStart) / 1000));
+  const measuredSeconds = Math.min(
+    opts.duration,
+    Math.max(0.001, (Math.min(nowMs(), measureEnd) - measureStart) / 1000),
+  );
   return { measuredSeconds };
 }
 
@@ -195,7 +203,12 @@ async function runRate() {
     };
     const timer = setInterval(tick, 1);
   });
-  return { measuredSeconds: opts.duration, scheduledInWindow: Math.max(0, i - Math.ceil((opts.warmup * 1000) / intervalMs)), maxOutstanding, fellBehind: behind };
+  return {
+    measuredSeconds: opts.duration,
+    scheduledInWindow: Math.max(0, i - Math.ceil((opts.warmup * 1000) / intervalMs)),
+    maxOutstanding,
+    fellBehind: behind,
+  };
 }
 
 function percentile(sorted, p) {

@@ -30,8 +30,12 @@ prof.samples.forEach((s, i) => {
   if (at >= skipMs) counts.set(s, (counts.get(s) ?? 0) + 1);
 });
 const total = [...counts.values()].reduce((a, b) => a + b, 0);
-const short = (url) => (url.includes('/node_modules/') ? url.replace(/^.*\/node_modules\//, 'nm/') : url.replace(/^file:\/\//, '').replace(/^.*\/dist\//, 'dist/'));
-const keyOf = (n) => `${n.callFrame.functionName || '(anonymous)'}  ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+const short = (url) =>
+  url.includes('/node_modules/')
+    ? url.replace(/^.*\/node_modules\//, 'nm/')
+    : url.replace(/^file:\/\//, '').replace(/^.*\/dist\//, 'dist/');
+const keyOf = (n) =>
+  `${n.callFrame.functionName || '(anonymous)'}  ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 for (const [id, c] of counts) {
   const k = keyOf(byId.get(id));
   self.set(k, (self.get(k) ?? 0) + c);
@@ -57,7 +61,10 @@ console.log(`${total} samples, ${idle} idle; percentages are of the ${busy} busy
 /** Where a frame belongs, by file. */
 const AREAS = [
   ['OTLP decode', /dist\/sources\/otlp\/decode|protobufjs/],
-  ['HTTP + body read (fastify, node:http, streams)', /fastify|avvio|find-my-way|light-my-request|node:_http|node:net|node:internal\/streams|node:events|node:buffer|dist\/sources\/otlp\/(body|route)|^writev|^utf8Slice|^\(program\)|^runMicrotasks|processTicksAndRejections|node:internal\/process|^writeBuffer|^writeUtf8String|node:stream/],
+  [
+    'HTTP + body read (fastify, node:http, streams)',
+    /fastify|avvio|find-my-way|light-my-request|node:_http|node:net|node:internal\/streams|node:events|node:buffer|dist\/sources\/otlp\/(body|route)|^writev|^utf8Slice|^\(program\)|^runMicrotasks|processTicksAndRejections|node:internal\/process|^writeBuffer|^writeUtf8String|node:stream/,
+  ],
   ['normalize (dialect readers, JSON.parse of messages)', /dist\/normalize\//],
   ['check (classify + Ajv validators)', /dist\/check\/|nm\/ajv|^validate\d* {2}:|^\(anonymous\) {2}:0/],
   ['pipeline (merge, ledger, write plan)', /dist\/pipeline\//],
@@ -74,10 +81,22 @@ for (const [k, c] of self) {
 console.log('--- self time by area');
 for (const [a, c] of [...areas].sort((x, y) => y[1] - x[1])) console.log(pct(c), a);
 console.log('--- self time');
-for (const [k, c] of [...self].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, N)) console.log(pct(c), k);
+for (const [k, c] of [...self]
+  .filter(([k]) => !k.startsWith('(idle)'))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, N))
+  console.log(pct(c), k);
 console.log('--- inclusive time (dist/ frames and a few libraries)');
-for (const [k, c] of [...incl].sort((a, b) => b[1] - a[1]).filter(([k]) => FOCUS.test(k)).slice(0, N)) console.log(pct(c), k);
+for (const [k, c] of [...incl]
+  .sort((a, b) => b[1] - a[1])
+  .filter(([k]) => FOCUS.test(k))
+  .slice(0, N))
+  console.log(pct(c), k);
 if (process.env.SHOW_OTHER) {
   console.log('--- "other" frames');
-  for (const [k, c] of [...self].filter(([k]) => !k.startsWith('(idle)') && !AREAS.some(([, re]) => re.test(k))).sort((a, b) => b[1] - a[1]).slice(0, N)) console.log(pct(c), k);
+  for (const [k, c] of [...self]
+    .filter(([k]) => !k.startsWith('(idle)') && !AREAS.some(([, re]) => re.test(k)))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, N))
+    console.log(pct(c), k);
 }

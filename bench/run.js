@@ -87,14 +87,15 @@ main().then(
     process.exit(code);
   },
   (err) => {
-    process.stderr.write(`bench: ${err instanceof BenchError ? err.message : err.stack ?? err}\n`);
+    process.stderr.write(`bench: ${err instanceof BenchError ? err.message : (err.stack ?? err)}\n`);
     cleanup();
     process.exit(1);
   },
 );
 
 async function main() {
-  if (!existsSync(path.join(DIST, 'main.js'))) throw new BenchError(`${path.join(DIST, 'main.js')} is missing: run \`npm run build\` first (npm run bench does)`);
+  if (!existsSync(path.join(DIST, 'main.js')))
+    throw new BenchError(`${path.join(DIST, 'main.js')} is missing: run \`npm run build\` first (npm run bench does)`);
   const started = Date.now();
   const cpus = pickCpus();
   tmp = mkdtempSync(path.join(os.tmpdir(), 'toolwatch-bench-'));
@@ -106,7 +107,14 @@ async function main() {
   mkdirSync(fixturesDir);
   let start = 0;
   const metaBodies = fx.meta.map((m, i) => {
-    const entry = { start, length: fx.bodies[i].length, spans: m.spans, calls: m.calls, outcomes: m.outcomes, traceIdOffsets: m.traceIdOffsets };
+    const entry = {
+      start,
+      length: fx.bodies[i].length,
+      spans: m.spans,
+      calls: m.calls,
+      outcomes: m.outcomes,
+      traceIdOffsets: m.traceIdOffsets,
+    };
     start += fx.bodies[i].length;
     return entry;
   });
@@ -116,20 +124,32 @@ async function main() {
   log(
     `fixtures: ${fx.totals.bodies} bodies × 100 spans, ${(fx.totals.bytes / fx.totals.bodies / 1024).toFixed(0)} KiB/body on average, ` +
       `${(fx.totals.calls / fx.totals.bodies).toFixed(1)} tool calls/body, ${((100 * failing) / fx.totals.calls).toFixed(1)}% failing ` +
-      `(${OUTCOMES.filter((o) => o !== 'valid').map((o) => `${o} ${fx.totals.outcomes[o]}`).join(', ')}) — built in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      `(${OUTCOMES.filter((o) => o !== 'valid')
+        .map((o) => `${o} ${fx.totals.outcomes[o]}`)
+        .join(', ')}) — built in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
   const spansPerBody = 100;
   /** Runs one load phase and records what the server process and its core did meanwhile. */
   const load = async (server, mode, extra) => {
     const before = cpuSnapshot(server.child.pid, cpus.server);
-    const r = await runLoad(cpus, { fixtures: fixturesDir, port: server.port, mode, connections: CONNECTIONS, warmup: WARMUP, duration: DURATION, ...extra });
+    const r = await runLoad(cpus, {
+      fixtures: fixturesDir,
+      port: server.port,
+      mode,
+      connections: CONNECTIONS,
+      warmup: WARMUP,
+      duration: DURATION,
+      ...extra,
+    });
     const after = cpuSnapshot(server.child.pid, cpus.server);
     r.server = cpuDelta(before, after, r.total.requests);
     return r;
   };
 
   // ------------------------------------------------------------ baseline
-  log(`baseline: decode-only receiver on CPU ${cpus.server ?? '(unpinned)'}, load on CPU ${cpus.load ?? '(unpinned)'}, ${CONNECTIONS} connections, ${WARMUP}+${DURATION} s`);
+  log(
+    `baseline: decode-only receiver on CPU ${cpus.server ?? '(unpinned)'}, load on CPU ${cpus.load ?? '(unpinned)'}, ${CONNECTIONS} connections, ${WARMUP}+${DURATION} s`,
+  );
   const base = await startBaseline(cpus);
   const baseMax = await load(base, 'max', { runId: 1 });
   await stopChild(base.child);
@@ -138,12 +158,17 @@ async function main() {
 
   // ------------------------------------------------------------ toolwatch
   const tw = await startToolwatch(cpus);
-  log(`toolwatch: node ${path.relative(ROOT, path.join(DIST, 'main.js'))} (pid ${tw.child.pid}) on CPU ${cpus.server ?? '(unpinned)'}, SQLite in ${tw.dir}`);
+  log(
+    `toolwatch: node ${path.relative(ROOT, path.join(DIST, 'main.js'))} (pid ${tw.child.pid}) on CPU ${cpus.server ?? '(unpinned)'}, SQLite in ${tw.dir}`,
+  );
   const twCheck = (name, r) => {
     try {
       checkLoad(name, r);
     } catch (err) {
-      const state = tw.child.exitCode !== null || tw.child.signalCode !== null ? `toolwatch exited (${tw.child.exitCode ?? tw.child.signalCode})` : 'toolwatch is still running';
+      const state =
+        tw.child.exitCode !== null || tw.child.signalCode !== null
+          ? `toolwatch exited (${tw.child.exitCode ?? tw.child.signalCode})`
+          : 'toolwatch is still running';
       throw new BenchError(`${err.message}\n${state}; its stderr:\n${tw.stderr() || '(empty)'}`);
     }
   };
@@ -156,8 +181,13 @@ async function main() {
     const fillRequests = Math.ceil((DEDUPE_CAP * 1.1) / tracesPerBody);
     twFill = await load(tw, 'max', { runId: 2, warmup: 0, duration: 60, requests: fillRequests });
     twCheck('toolwatch while filling its dedupe memory', twFill);
-    const traces = sumMetric(await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text(), 'toolwatch_dedupe_traces').total;
-    log(`  filled the dedupe memory: ${fmtInt(fillRequests)} batches (${fmtInt(fillRequests * tracesPerBody)} traces with tool calls) at ${fmtInt(twFill.spansPerS)} spans/s; it holds ${fmtInt(traces)} traces now`);
+    const traces = sumMetric(
+      await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text(),
+      'toolwatch_dedupe_traces',
+    ).total;
+    log(
+      `  filled the dedupe memory: ${fmtInt(fillRequests)} batches (${fmtInt(fillRequests * tracesPerBody)} traces with tool calls) at ${fmtInt(twFill.spansPerS)} spans/s; it holds ${fmtInt(traces)} traces now`,
+    );
   }
   const twMax = await load(tw, 'max', { runId: 3 });
   twCheck('toolwatch max', twMax);
@@ -210,11 +240,16 @@ async function main() {
 
   const problems = [];
   const byOutcome = OUTCOMES.map((o) => ({ o, sent: sent.outcomes[o], counted: counted.by[o] ?? 0 }));
-  if (counted.total !== sent.calls) problems.push(`toolwatch_tool_calls_total is ${counted.total}, the load generator sent ${sent.calls} calls`);
-  for (const r of byOutcome) if (r.sent !== r.counted) problems.push(`outcome ${r.o}: counted ${r.counted}, sent ${r.sent}`);
-  if ((counted.by.unvalidated ?? 0) !== 0) problems.push(`${counted.by.unvalidated} calls counted unvalidated, expected 0`);
-  if (spansCounted !== sent.spans) problems.push(`toolwatch_spans_received_total is ${spansCounted}, sent ${sent.spans}`);
-  if (dupes !== 0) problems.push(`toolwatch_duplicate_spans_total is ${dupes}, expected 0 (every send has fresh trace ids)`);
+  if (counted.total !== sent.calls)
+    problems.push(`toolwatch_tool_calls_total is ${counted.total}, the load generator sent ${sent.calls} calls`);
+  for (const r of byOutcome)
+    if (r.sent !== r.counted) problems.push(`outcome ${r.o}: counted ${r.counted}, sent ${r.sent}`);
+  if ((counted.by.unvalidated ?? 0) !== 0)
+    problems.push(`${counted.by.unvalidated} calls counted unvalidated, expected 0`);
+  if (spansCounted !== sent.spans)
+    problems.push(`toolwatch_spans_received_total is ${spansCounted}, sent ${sent.spans}`);
+  if (dupes !== 0)
+    problems.push(`toolwatch_duplicate_spans_total is ${dupes}, expected 0 (every send has fresh trace ids)`);
 
   // ------------------------------------------------------------ report
   const ratio = twMax.spansPerS / baseMax.spansPerS;
@@ -228,39 +263,85 @@ async function main() {
   ];
   const out = [];
   out.push('');
-  out.push(`toolwatch ingest benchmark — ${new Date().toISOString()}, node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}`);
+  out.push(
+    `toolwatch ingest benchmark — ${new Date().toISOString()}, node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}`,
+  );
   out.push(
     `${fx.totals.bodies} distinct OTLP/protobuf bodies × 100 spans (${(fx.totals.bytes / fx.totals.bodies / 1024).toFixed(0)} KiB avg, ` +
       `${(fx.totals.calls / fx.totals.bodies).toFixed(1)} tool calls each, ${((100 * failing) / fx.totals.calls).toFixed(1)}% failing); ` +
       `server on CPU ${cpus.server ?? '-'}, load generator on CPU ${cpus.load ?? '-'}, ${CONNECTIONS} keep-alive connections`,
   );
   out.push('');
-  out.push(table(
-    ['phase', 'spans/s', 'tool calls/s', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'non-200', 'server CPU', 'CPU ms/batch'],
-    rows.map(([name, r]) => [
-      name,
-      fmtInt(r.spansPerS),
-      r === baseMax || r === baseHalf ? '(not checked)' : fmtInt(r.callsPerS),
-      fmtInt(r.requestsPerS),
-      fmt(r.latencyMs.p50),
-      fmt(r.latencyMs.p99),
-      fmt(r.latencyMs.max),
-      String(r.non200),
-      r.server ? `${Math.round(r.server.serverShare * 100)}%` : '-',
-      r.server ? r.server.cpuMsPerRequest.toFixed(2) : '-',
-    ]),
-  ));
+  out.push(
+    table(
+      [
+        'phase',
+        'spans/s',
+        'tool calls/s',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'non-200',
+        'server CPU',
+        'CPU ms/batch',
+      ],
+      rows.map(([name, r]) => [
+        name,
+        fmtInt(r.spansPerS),
+        r === baseMax || r === baseHalf ? '(not checked)' : fmtInt(r.callsPerS),
+        fmtInt(r.requestsPerS),
+        fmt(r.latencyMs.p50),
+        fmt(r.latencyMs.p99),
+        fmt(r.latencyMs.max),
+        String(r.non200),
+        r.server ? `${Math.round(r.server.serverShare * 100)}%` : '-',
+        r.server ? r.server.cpuMsPerRequest.toFixed(2) : '-',
+      ]),
+    ),
+  );
   out.push('');
   const verdict = (ok) => (ok ? 'PASS' : 'MISS');
   const targetRows = [
     ['throughput: toolwatch / baseline', ratio.toFixed(2), `≥ ${TARGET_RATIO}`, verdict(ratio >= TARGET_RATIO)],
     ...(baseMax.server && twMax.server
-      ? [['  (same, from server CPU per batch)', (baseMax.server.cpuMsPerRequest / twMax.server.cpuMsPerRequest).toFixed(2), `≥ ${TARGET_RATIO}`, verdict(baseMax.server.cpuMsPerRequest / twMax.server.cpuMsPerRequest >= TARGET_RATIO)]]
+      ? [
+          [
+            '  (same, from server CPU per batch)',
+            (baseMax.server.cpuMsPerRequest / twMax.server.cpuMsPerRequest).toFixed(2),
+            `≥ ${TARGET_RATIO}`,
+            verdict(baseMax.server.cpuMsPerRequest / twMax.server.cpuMsPerRequest >= TARGET_RATIO),
+          ],
+        ]
       : []),
-    ['  (toolwatch vs the 85k spans/s aim)', `${fmtInt(twMax.spansPerS)}`, `≥ ${fmtInt(AIM_SPANS)}`, verdict(twMax.spansPerS >= AIM_SPANS)],
-    ['p99, 100-span batch, at ½ its max', `${fmt(twHalf.latencyMs.p99)} ms`, `< ${TARGET_P99_MS} ms`, verdict(twHalf.latencyMs.p99 < TARGET_P99_MS)],
-    ...(twAim ? [[`p99, 100-span batch, at ${fmtInt(AIM_SPANS / 2)} spans/s`, `${fmt(twAim.latencyMs.p99)} ms`, `< ${TARGET_P99_MS} ms`, verdict(twAim.latencyMs.p99 < TARGET_P99_MS)]] : []),
-    ['peak RSS of toolwatch (VmHWM)', rss ? `${rss.hwmMb.toFixed(0)} MB` : 'n/a', `< ${TARGET_RSS_MB} MB`, rss ? verdict(rss.hwmMb < TARGET_RSS_MB) : '-'],
+    [
+      '  (toolwatch vs the 85k spans/s aim)',
+      `${fmtInt(twMax.spansPerS)}`,
+      `≥ ${fmtInt(AIM_SPANS)}`,
+      verdict(twMax.spansPerS >= AIM_SPANS),
+    ],
+    [
+      'p99, 100-span batch, at ½ its max',
+      `${fmt(twHalf.latencyMs.p99)} ms`,
+      `< ${TARGET_P99_MS} ms`,
+      verdict(twHalf.latencyMs.p99 < TARGET_P99_MS),
+    ],
+    ...(twAim
+      ? [
+          [
+            `p99, 100-span batch, at ${fmtInt(AIM_SPANS / 2)} spans/s`,
+            `${fmt(twAim.latencyMs.p99)} ms`,
+            `< ${TARGET_P99_MS} ms`,
+            verdict(twAim.latencyMs.p99 < TARGET_P99_MS),
+          ],
+        ]
+      : []),
+    [
+      'peak RSS of toolwatch (VmHWM)',
+      rss ? `${rss.hwmMb.toFixed(0)} MB` : 'n/a',
+      `< ${TARGET_RSS_MB} MB`,
+      rss ? verdict(rss.hwmMb < TARGET_RSS_MB) : '-',
+    ],
   ];
   out.push(table(['target', 'measured', 'target', 'result'], targetRows));
   out.push('');
@@ -283,7 +364,10 @@ async function main() {
     );
   }
   for (const [name, r] of rows) {
-    if (r.generatorCpu >= 0.9 && r.mode === 'max') out.push(`note: the load generator used ${Math.round(r.generatorCpu * 100)}% of its core during "${name}": it may be the limit there`);
+    if (r.generatorCpu >= 0.9 && r.mode === 'max')
+      out.push(
+        `note: the load generator used ${Math.round(r.generatorCpu * 100)}% of its core during "${name}": it may be the limit there`,
+      );
     if (r.fellBehind) out.push(`note: "${name}" fell behind its schedule (more than ${5000} requests outstanding)`);
   }
   for (const [name, r] of rows) {
@@ -300,11 +384,39 @@ async function main() {
       );
     }
   }
-  if (!twAim) out.push(`note: the fixed ${fmtInt(AIM_SPANS / 2)} spans/s phase (half the 85k aim) was skipped: it is above 90% of toolwatch's measured max here`);
-  if (!cpus.pinned) out.push('note: processes were NOT pinned to cores (see the warning above): numbers are not comparable across machines');
+  if (!twAim)
+    out.push(
+      `note: the fixed ${fmtInt(AIM_SPANS / 2)} spans/s phase (half the 85k aim) was skipped: it is above 90% of toolwatch's measured max here`,
+    );
+  if (!cpus.pinned)
+    out.push(
+      'note: processes were NOT pinned to cores (see the warning above): numbers are not comparable across machines',
+    );
   out.push(`total time ${((Date.now() - started) / 1000).toFixed(0)} s`);
   process.stdout.write(out.join('\n') + '\n');
-  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify({ fixtures: fx.totals, baseMax, baseHalf, twFill, twMax, twHalf, twAim, rss, mem, threads, counted, sent, ratio }, null, 2));
+  if (args.json)
+    writeFileSync(
+      path.resolve(args.json),
+      JSON.stringify(
+        {
+          fixtures: fx.totals,
+          baseMax,
+          baseHalf,
+          twFill,
+          twMax,
+          twHalf,
+          twAim,
+          rss,
+          mem,
+          threads,
+          counted,
+          sent,
+          ratio,
+        },
+        null,
+        2,
+      ),
+    );
 
   if (problems.length) {
     process.stderr.write(`bench: counters disagree with what was sent:\n  - ${problems.join('\n  - ')}\n`);
@@ -322,11 +434,15 @@ function pickCpus() {
     const out = execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8' });
     allowed = parseCpuList(out.slice(out.lastIndexOf(':') + 1).trim());
   } catch {
-    process.stderr.write('bench: WARNING: `taskset` (util-linux) is not available: processes run unpinned and compete for cores\n');
+    process.stderr.write(
+      'bench: WARNING: `taskset` (util-linux) is not available: processes run unpinned and compete for cores\n',
+    );
     return { pinned: false };
   }
   if (allowed.length < 2) {
-    process.stderr.write(`bench: WARNING: only ${allowed.length} CPU available (${allowed.join(',')}): server and load generator share it, numbers are pessimistic\n`);
+    process.stderr.write(
+      `bench: WARNING: only ${allowed.length} CPU available (${allowed.join(',')}): server and load generator share it, numbers are pessimistic\n`,
+    );
     return { pinned: false };
   }
   const [server, load] = allowed;
@@ -383,30 +499,47 @@ async function startToolwatch(cpus) {
   // Every setting at its default (independent of config/toolwatch.yaml edits).
   writeFileSync(configFile, '# toolwatch benchmark: every setting at its default\n');
   const port = await freePort();
-  const nodeArgs = [...startFlags(), ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...(args['node-flags'] ? String(args['node-flags']).split(' ').filter(Boolean) : [])];
+  const nodeArgs = [
+    ...startFlags(),
+    ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
+    ...(args['node-flags'] ? String(args['node-flags']).split(' ').filter(Boolean) : []),
+  ];
   const child = spawnPinned(cpus.server, [process.execPath, ...nodeArgs, path.join(DIST, 'main.js')], {
     cwd: ROOT,
-    env: { ...process.env, TOOLWATCH_CONFIG: configFile, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: path.join(dir, 'toolwatch.db'), LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      TOOLWATCH_CONFIG: configFile,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: path.join(dir, 'toolwatch.db'),
+      LOG_LEVEL: 'warn',
+    },
   });
   const stderr = collect(child.stderr, args['keep-stderr'] ? 64 << 20 : 65536);
   const stdout = collect(child.stdout, args['keep-stderr'] ? 64 << 20 : 65536);
   const deadline = Date.now() + 20_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new BenchError(`toolwatch exited during start-up (code ${child.exitCode ?? child.signalCode}):\n${stderr()}${stdout()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new BenchError(
+        `toolwatch exited during start-up (code ${child.exitCode ?? child.signalCode}):\n${stderr()}${stdout()}`,
+      );
     try {
       const res = await fetch(`http://127.0.0.1:${port}/readyz`);
       if (res.status === 200) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new BenchError(`toolwatch did not become ready on port ${port} within 20 s:\n${stderr()}${stdout()}`);
+    if (Date.now() > deadline)
+      throw new BenchError(`toolwatch did not become ready on port ${port} within 20 s:\n${stderr()}${stdout()}`);
     await sleep(100);
   }
   return { child, port, dir, stderr, stdout };
 }
 
 async function runLoad(cpus, opts) {
-  const child = spawnPinned(cpus.load, [process.execPath, path.join(ROOT, 'bench/load.js'), JSON.stringify(opts)], { cwd: ROOT });
+  const child = spawnPinned(cpus.load, [process.execPath, path.join(ROOT, 'bench/load.js'), JSON.stringify(opts)], {
+    cwd: ROOT,
+  });
   const stdout = collect(child.stdout);
   const stderr = collect(child.stderr);
   const code = await new Promise((resolve) => child.once('exit', (c, s) => resolve(c ?? s)));
@@ -420,7 +553,9 @@ async function runLoad(cpus, opts) {
 
 function checkLoad(name, r) {
   if (r.non200 > 0 || r.errors > 0) {
-    throw new BenchError(`${name}: ${r.non200} of ${r.total.requests} requests did not get 200 (status counts ${JSON.stringify(r.statusCounts)}${r.firstError ? `, first error: ${r.firstError}` : ''})`);
+    throw new BenchError(
+      `${name}: ${r.non200} of ${r.total.requests} requests did not get 200 (status counts ${JSON.stringify(r.statusCounts)}${r.firstError ? `, first error: ${r.firstError}` : ''})`,
+    );
   }
   if (r.completed === 0) throw new BenchError(`${name}: no request completed in the measured window`);
 }
@@ -453,7 +588,9 @@ function cpuSnapshot(pid, cpu) {
     // no procfs
   }
   try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu ?? ''} `));
+    const line = readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`cpu${cpu ?? ''} `));
     const v = line.trim().split(/\s+/).slice(1).map(Number);
     snap.all = v.slice(0, 8).reduce((a, b) => a + b, 0);
     snap.busy = snap.all - v[3] - v[4]; // minus idle, iowait
@@ -478,7 +615,9 @@ function cpuDelta(a, b, requests) {
 }
 
 function cpuNote(r) {
-  return r.server ? ` (server used ${Math.round(r.server.serverShare * 100)}% of its core, other work ${Math.round(r.server.othersShare * 100)}%; ${r.server.cpuMsPerRequest.toFixed(2)} CPU ms per batch)` : '';
+  return r.server
+    ? ` (server used ${Math.round(r.server.serverShare * 100)}% of its core, other work ${Math.round(r.server.othersShare * 100)}%; ${r.server.cpuMsPerRequest.toFixed(2)} CPU ms per batch)`
+    : '';
 }
 
 /** CPU time per thread name (main thread = the process name), from /proc/PID/task/*. */
@@ -487,12 +626,21 @@ function threadCpu(pid) {
     const by = new Map();
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = String(tid) === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '').trim();
+      const name =
+        String(tid) === String(pid)
+          ? 'main'
+          : stat
+              .slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+              .replace(/\d+$/, '')
+              .trim();
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ms = ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
       by.set(name, (by.get(name) ?? 0) + ms);
     }
-    return [...by].map(([name, ms]) => ({ name, ms })).filter((t) => t.ms > 0).sort((a, b) => b.ms - a.ms);
+    return [...by]
+      .map(([name, ms]) => ({ name, ms }))
+      .filter((t) => t.ms > 0)
+      .sort((a, b) => b.ms - a.ms);
   } catch {
     return undefined;
   }
@@ -575,7 +723,8 @@ function sumMetric(text, name, byLabel) {
 function table(head, rows) {
   const all = [head, ...rows];
   const widths = head.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
-  const line = (r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  const line = (r) =>
+    r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 

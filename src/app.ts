@@ -57,7 +57,10 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'request failed');
-    return reply.code(status).send({ error: status === 500 ? 'Internal Server Error' : err.name, message: status === 500 ? 'internal error' : err.message });
+    return reply.code(status).send({
+      error: status === 500 ? 'Internal Server Error' : err.name,
+      message: status === 500 ? 'internal error' : err.message,
+    });
   });
 
   const cors = new CorsPolicy(config.server.corsOrigins);

@@ -63,11 +63,14 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
       io.err(`toolwatch eval export: ${args.problems.join('\n  ')}\n${EXPORT_USAGE}\n`);
       return 2;
     }
-    return withStore(rest.slice(1), env, io, (config, store) => runExport(args.value, { sql: store.sql, redact: config.judge.redact }, io));
+    return withStore(rest.slice(1), env, io, (config, store) =>
+      runExport(args.value, { sql: store.sql, redact: config.judge.redact }, io),
+    );
   }
   // Offline evaluation needs no config file or store: a suite folder and a model endpoint.
   if (cmd === 'eval') return runEvalCli(rest, env, io);
-  if (cmd === 'judge' && rest.includes('--once')) return withStore(rest, env, io, (config, store) => judgeOnce(config, store, io));
+  if (cmd === 'judge' && rest.includes('--once'))
+    return withStore(rest, env, io, (config, store) => judgeOnce(config, store, io));
   if (cmd === 'config' && rest[0] === 'check') return configCheck(rest.slice(1), env, io);
   if (cmd === 'labels' && rest[0] === 'import' && rest[1] && !rest[1].startsWith('--')) {
     const file = path.resolve(rest[1]);
@@ -96,7 +99,12 @@ function configCheck(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo)
   }
 }
 
-async function withStore(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo, fn: (config: Config, store: Store) => Promise<number>): Promise<number> {
+async function withStore(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: CliIo,
+  fn: (config: Config, store: Store) => Promise<number>,
+): Promise<number> {
   let config: Config;
   try {
     config = loadConfig({ argv, env });
@@ -175,11 +183,23 @@ async function importLabels(file: string, config: Config, store: Store, io: CliI
     else problems.push(`line ${i + 1}: ${c.error}`);
   });
   if (problems.length) {
-    io.err(`toolwatch: ${file}: ${problems.length} invalid line(s), nothing imported:\n  ${problems.slice(0, 50).join('\n  ')}\n`);
+    io.err(
+      `toolwatch: ${file}: ${problems.length} invalid line(s), nothing imported:\n  ${problems.slice(0, 50).join('\n  ')}\n`,
+    );
     return 2;
   }
-  const wiring = { store, metrics: createMetrics(), labels: new LabelCap(1), log: createLogger(config.logLevel), now: Date.now };
-  const judge = createJudge(config.judge, { ...wiring, redactor: storeRedactor(config.store.redactArguments) }, { requireEnabled: true });
+  const wiring = {
+    store,
+    metrics: createMetrics(),
+    labels: new LabelCap(1),
+    log: createLogger(config.logLevel),
+    now: Date.now,
+  };
+  const judge = createJudge(
+    config.judge,
+    { ...wiring, redactor: storeRedactor(config.store.redactArguments) },
+    { requireEnabled: true },
+  );
   const stored = await judge.store.upsertLabels(labels, Date.now());
   const c = await judge.calibration();
   io.out(`${JSON.stringify({ imported: stored, calibration: c })}\n`);

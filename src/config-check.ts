@@ -37,7 +37,8 @@ function redact(value: unknown, path: readonly string[]): unknown {
     return maskCredentials(value);
   }
   if (Array.isArray(value)) return value.map((v, i) => redact(v, [...path, String(i)]));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, [...path, k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, [...path, k])]));
   return value;
 }
 
@@ -47,7 +48,8 @@ function effectiveFile(loaded: LoadedConfig): Record<string, unknown> {
   const alerts = file.alerts as { rules?: Record<string, unknown>[]; notifiers?: unknown[] } | undefined;
   if (alerts?.rules) alerts.rules = alerts.rules.map((r, i) => ({ ...r, ...loaded.config.alerts.rules[i]?.params }));
   // Without any, one `log` notifier runs: show it.
-  if (alerts && !alerts.notifiers) alerts.notifiers = loaded.config.alerts.notifiers.map((n) => ({ name: n.name, kind: n.kind }));
+  if (alerts && !alerts.notifiers)
+    alerts.notifiers = loaded.config.alerts.notifiers.map((n) => ({ name: n.name, kind: n.kind }));
   return file;
 }
 

@@ -19,7 +19,12 @@ import { checkJudgeConfig, judgeFileSchema, toJudgeConfig, type JudgeConfig } fr
 import { builtinKinds, type Kinds } from './kinds.js';
 import type { StoredRedaction } from './redact/stored.js';
 import { readTls, tlsFileSchema, toTlsConfig, type TlsConfig } from './server/tls.js';
-import { applyLangfuseEnv, langfuseFileSchema, toLangfuseConfig, type LangfuseConfig } from './sources/langfuse/config.js';
+import {
+  applyLangfuseEnv,
+  langfuseFileSchema,
+  toLangfuseConfig,
+  type LangfuseConfig,
+} from './sources/langfuse/config.js';
 import { telemetryFileSchema, toTelemetryConfig, type TelemetryConfig } from './telemetry/config.js';
 import { deepFreeze } from './util/deep-freeze.js';
 import { durationMs, durationSchema as duration } from './util/duration.js';
@@ -261,7 +266,11 @@ export function loadConfigDetailed(opts: LoadOptions = {}): LoadedConfig {
   // A section whose shape is wrong cannot be checked further; every other section still is.
   const broken = new Set(errors.map((e) => e.instancePath.split('/')[1] ?? ''));
   const file = structuredClone(raw);
-  const cfg = toConfig(raw as FileShape, { configPath, cwd, env, kinds: opts.kinds ?? builtinKinds(), broken }, problems);
+  const cfg = toConfig(
+    raw as FileShape,
+    { configPath, cwd, env, kinds: opts.kinds ?? builtinKinds(), broken },
+    problems,
+  );
   if (problems.length || !cfg) throw new ConfigError(problems);
   return { config: deepFreeze(cfg), file };
 }
@@ -282,11 +291,12 @@ function pickConfigPath(argv: readonly string[], env: LoadOptions['env'] & objec
 
 /** Env variables override the file; they are checked by the same schema, named by their variable. */
 function applyEnv(raw: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>, problems: string[]) {
-  const server = ((raw.server ??= {}) as Record<string, unknown>);
+  const server = (raw.server ??= {}) as Record<string, unknown>;
   if (env.HOST) server.host = env.HOST;
   if (env.PORT !== undefined && env.PORT !== '') {
     const port = Number(env.PORT);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT: must be an integer from 0 to 65535, got ${JSON.stringify(env.PORT)}`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      problems.push(`PORT: must be an integer from 0 to 65535, got ${JSON.stringify(env.PORT)}`);
     else server.port = port;
   }
   if (env.DATABASE_URL) raw.database_url = env.DATABASE_URL;
@@ -297,7 +307,8 @@ function applyEnv(raw: Record<string, unknown>, env: Readonly<Record<string, str
 
 function describe(e: ErrorObject): string {
   const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(top level)';
-  if (e.keyword === 'additionalProperties') return `${where === '(top level)' ? '' : where + '.'}${String(e.params.additionalProperty)}: unknown key`;
+  if (e.keyword === 'additionalProperties')
+    return `${where === '(top level)' ? '' : where + '.'}${String(e.params.additionalProperty)}: unknown key`;
   return `${where}: ${schemaProblem(e)}`;
 }
 
@@ -316,20 +327,37 @@ interface Phase {
 function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefined {
   const base = ph.configPath ? path.dirname(ph.configPath) : ph.cwd;
   const ok = (section: string) => !ph.broken.has(section);
-  const tools = ok('tools') ? f.tools.map((t) => ({ ...(t.service ? { service: t.service } : {}), path: path.resolve(base, t.path) })) : [];
+  const tools = ok('tools')
+    ? f.tools.map((t) => ({ ...(t.service ? { service: t.service } : {}), path: path.resolve(base, t.path) }))
+    : [];
   // The files are read here so a bad one is reported with everything else; the services read them again.
   if (ok('tools')) {
     const loaded = loadToolRegistry(tools);
     if (!loaded.ok) problems.push(...loaded.problems);
   }
   // Secrets come from the environment only, never from the file.
-  const judge = ok('judge') ? { ...toJudgeConfig(f.judge), ...(ph.env.JUDGE_API_KEY ? { apiKey: ph.env.JUDGE_API_KEY } : {}) } : undefined;
+  const judge = ok('judge')
+    ? { ...toJudgeConfig(f.judge), ...(ph.env.JUDGE_API_KEY ? { apiKey: ph.env.JUDGE_API_KEY } : {}) }
+    : undefined;
   if (judge) problems.push(...checkJudgeConfig(judge));
-  const alerts = ok('alerts') ? toAlertsConfig(f.alerts, { baseDir: base, rules: ph.kinds.rules, notifiers: ph.kinds.notifiers }, problems) : undefined;
-  const langfuse = ok('langfuse') ? toLangfuseConfig(f.langfuse, { publicKey: ph.env.LANGFUSE_PUBLIC_KEY, secretKey: ph.env.LANGFUSE_SECRET_KEY }, problems) : undefined;
+  const alerts = ok('alerts')
+    ? toAlertsConfig(f.alerts, { baseDir: base, rules: ph.kinds.rules, notifiers: ph.kinds.notifiers }, problems)
+    : undefined;
+  const langfuse = ok('langfuse')
+    ? toLangfuseConfig(
+        f.langfuse,
+        { publicKey: ph.env.LANGFUSE_PUBLIC_KEY, secretKey: ph.env.LANGFUSE_SECRET_KEY },
+        problems,
+      )
+    : undefined;
   const auth = ok('auth') ? toAuthConfig(f.auth, { baseDir: base, env: ph.env }, problems) : undefined;
   if (auth && ok('server')) {
-    problems.push(...checkExposure(f.server.host, { tokens: f.auth.tokens.length, allowUnauthenticated: auth.allowUnauthenticated }));
+    problems.push(
+      ...checkExposure(f.server.host, {
+        tokens: f.auth.tokens.length,
+        allowUnauthenticated: auth.allowUnauthenticated,
+      }),
+    );
   }
   const tls = ok('server') && f.server.tls ? toTlsConfig(f.server.tls, base) : undefined;
   if (tls) {

@@ -43,7 +43,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     });
   process.on('SIGHUP', reload);
   log.info({ tokens: services.tokens.names, tls: Boolean(tls), cors: config.server.corsOrigins }, 'security');
-  log.info({ store: services.store.kind, config: config.configPath ?? '(defaults)', tools: services.registry.size }, 'toolwatch is listening');
+  log.info(
+    { store: services.store.kind, config: config.configPath ?? '(defaults)', tools: services.registry.size },
+    'toolwatch is listening',
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

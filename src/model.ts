@@ -161,7 +161,13 @@ export type Outcome =
   | { outcome: 'SchemaMismatch'; errors: ValidationError[] }
   | { outcome: 'unvalidated'; reason: UnvalidatedReason; message?: string };
 
-export const OUTCOMES: readonly OutcomeName[] = ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated'];
+export const OUTCOMES: readonly OutcomeName[] = [
+  'valid',
+  'InvalidJson',
+  'UnknownName',
+  'SchemaMismatch',
+  'unvalidated',
+];
 export const FAILURE_OUTCOMES: readonly OutcomeName[] = ['InvalidJson', 'UnknownName', 'SchemaMismatch'];
 
 export function isFailure(o: OutcomeName): boolean {

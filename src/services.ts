@@ -85,7 +85,8 @@ export interface ServiceOverrides {
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
   const loaded = loadToolRegistry(config.tools);
   // loadConfig read these files already; failing now means they changed under us.
-  if (!loaded.ok) throw new Error(`tool registry files changed since the config was checked: ${loaded.problems.join('; ')}`);
+  if (!loaded.ok)
+    throw new Error(`tool registry files changed since the config was checked: ${loaded.problems.join('; ')}`);
   const kinds = overrides.kinds ?? builtinKinds();
   // Before the store opens: a token file that vanished since the config phase stops start-up here.
   const tokens = new TokenSet(config.auth);
@@ -124,13 +125,20 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   let judge: Judge;
   try {
     judge = createJudge(config.judge, {
-      store, metrics, labels, log, now, redactor,
+      store,
+      metrics,
+      labels,
+      log,
+      now,
+      redactor,
       negativeFeedback: (ids) => feedback.store.negativeTraces(ids),
       ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
       ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
       ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
       // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
-      ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores ? { onVerdict: (v: VerdictRecord) => langfuse?.onJudgeVerdict(v) } : {}),
+      ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores
+        ? { onVerdict: (v: VerdictRecord) => langfuse?.onJudgeVerdict(v) }
+        : {}),
     });
   } catch (err) {
     return abandon(err);
@@ -219,7 +227,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     // trace's, with feedback_rate 1) are kept for about judge.idle + 1 minute, not up to an hour more.
     const completeEveryMs = overrides.judgeCompleteEveryMs ?? 60_000;
     if (completeEveryMs > 0) scheduler.interval('judge-complete', completeEveryMs, () => judgeJob.complete());
-    scheduler.every('judge-retention', '23 * * * *', () => judgeStore.prune(now() - config.store.retentionDays * 86_400_000));
+    scheduler.every('judge-retention', '23 * * * *', () =>
+      judgeStore.prune(now() - config.store.retentionDays * 86_400_000),
+    );
   }
   let alerting: Alerting;
   try {

@@ -42,7 +42,9 @@ function pgRun(bin: string, args: string[]): void {
   const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', exe, ...args]] : [exe, args];
   const res = spawnSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
   if (res.status !== 0) {
-    throw new Error(`${bin} ${args.join(' ')} failed (${res.status ?? res.signal}): ${res.stderr || res.stdout || res.error?.message}`);
+    throw new Error(
+      `${bin} ${args.join(' ')} failed (${res.status ?? res.signal}): ${res.stderr || res.stdout || res.error?.message}`,
+    );
   }
 }
 

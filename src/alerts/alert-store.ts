@@ -38,7 +38,9 @@ export class AlertStore {
   }
 
   async states(): Promise<AlertInstance[]> {
-    const rows = await this.sql.all(`SELECT instance FROM alert_states ORDER BY ${byteOrder(this.sql, 'rule')}, ${byteOrder(this.sql, 'group_key')}`);
+    const rows = await this.sql.all(
+      `SELECT instance FROM alert_states ORDER BY ${byteOrder(this.sql, 'rule')}, ${byteOrder(this.sql, 'group_key')}`,
+    );
     return rows.map((r) => JSON.parse(String(r.instance)) as AlertInstance);
   }
 
@@ -52,9 +54,15 @@ export class AlertStore {
           [s.rule, s.groupKey, s.state, c.nowMs, JSON.stringify(s)],
         );
       }
-      for (const r of c.remove) await tx.run('DELETE FROM alert_states WHERE rule = ? AND group_key = ?', [r.rule, r.groupKey]);
+      for (const r of c.remove)
+        await tx.run('DELETE FROM alert_states WHERE rule = ? AND group_key = ?', [r.rule, r.groupKey]);
       for (const m of c.enqueue) {
-        for (const [text, params] of enqueueStatements(alertDestination(m.notifier), [{ payload: JSON.stringify(m.message), ...(m.key ? { key: m.key } : {}) }], c.nowMs)) await tx.run(text, params);
+        for (const [text, params] of enqueueStatements(
+          alertDestination(m.notifier),
+          [{ payload: JSON.stringify(m.message), ...(m.key ? { key: m.key } : {}) }],
+          c.nowMs,
+        ))
+          await tx.run(text, params);
       }
     });
   }
@@ -66,12 +74,20 @@ export class AlertStore {
   }
 
   /** Records an attempt before it is made (see Outbox.markAttempt). */
-  markAttempt(id: number, notifier: string, nowMs: number, retryAtMs: number, notifierReadyAtMs: number): Promise<void> {
+  markAttempt(
+    id: number,
+    notifier: string,
+    nowMs: number,
+    retryAtMs: number,
+    notifierReadyAtMs: number,
+  ): Promise<void> {
     return this.outbox.markAttempt(id, alertDestination(notifier), nowMs, retryAtMs, notifierReadyAtMs);
   }
 
   /** Counts by status, and the most recent permanently failed messages. */
-  async outboxSummary(failedLimit: number): Promise<{ pending: number; sent: number; failed: number; recentFailures: OutboxRow[] }> {
+  async outboxSummary(
+    failedLimit: number,
+  ): Promise<{ pending: number; sent: number; failed: number; recentFailures: OutboxRow[] }> {
     const s = await this.outbox.summary(PREFIX, failedLimit);
     return { ...s, recentFailures: s.recentFailures.map(toOutboxRow) };
   }
@@ -79,6 +95,8 @@ export class AlertStore {
   /** Deletes delivered / failed messages and resolved states older than the cutoff. */
   async prune(beforeMs: number): Promise<number> {
     const removed = await this.outbox.prune(PREFIX, beforeMs);
-    return removed + (await this.sql.run(`DELETE FROM alert_states WHERE state = 'resolved' AND updated_ms < ?`, [beforeMs]));
+    return (
+      removed + (await this.sql.run(`DELETE FROM alert_states WHERE state = 'resolved' AND updated_ms < ?`, [beforeMs]))
+    );
   }
 }

@@ -112,7 +112,14 @@ export interface AlertsConfig {
   rules: AlertRuleConfig[];
   /** Default when none are configured: one `log` notifier. */
   notifiers: NotifierConfig[];
-  delivery: { timeoutMs: number; minIntervalMs: number; minBackoffMs: number; maxBackoffMs: number; giveUpAfterMs: number; pollMs: number };
+  delivery: {
+    timeoutMs: number;
+    minIntervalMs: number;
+    minBackoffMs: number;
+    maxBackoffMs: number;
+    giveUpAfterMs: number;
+    pollMs: number;
+  };
 }
 
 export interface AlertsContext {
@@ -133,7 +140,10 @@ const COMMON_RULE_KEYS = new Set(['name', 'kind', 'for', 'keep_firing_for', 'rep
 export function applyAlertsEnv(raw: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): void {
   const url = env.SLACK_WEBHOOK_URL;
   if (!url) return;
-  const alerts = raw.alerts && typeof raw.alerts === 'object' && !Array.isArray(raw.alerts) ? (raw.alerts as Record<string, unknown>) : ((raw.alerts = {}) as Record<string, unknown>);
+  const alerts =
+    raw.alerts && typeof raw.alerts === 'object' && !Array.isArray(raw.alerts)
+      ? (raw.alerts as Record<string, unknown>)
+      : ((raw.alerts = {}) as Record<string, unknown>);
   if (alerts.notifiers !== undefined && !Array.isArray(alerts.notifiers)) return; // the schema reports it
   const list = ((alerts.notifiers as Record<string, unknown>[] | undefined) ?? []).map((n) => ({ ...n }));
   const slack = list.filter((n) => n && n.kind === 'slack');
@@ -144,9 +154,9 @@ export function applyAlertsEnv(raw: Record<string, unknown>, env: Readonly<Recor
 
 /** The typed section; every problem a schema cannot see is added to `problems`, by its path. */
 export function toAlertsConfig(f: AlertsFileShape, ctx: AlertsContext, problems: string[]): AlertsConfig {
-  const notifiers = (f.notifiers ?? [{ name: 'log', kind: 'log', allow_any_url: false, allow_private_addresses: false }]).map((n, i) =>
-    toNotifier(n, i, ctx, problems),
-  );
+  const notifiers = (
+    f.notifiers ?? [{ name: 'log', kind: 'log', allow_any_url: false, allow_private_addresses: false }]
+  ).map((n, i) => toNotifier(n, i, ctx, problems));
   const names = new Set<string>();
   notifiers.forEach((n, i) => {
     if (names.has(n.name)) problems.push(`alerts.notifiers.${i}.name: duplicate notifier name ${n.name}`);
@@ -161,7 +171,10 @@ export function toAlertsConfig(f: AlertsFileShape, ctx: AlertsContext, problems:
     for (const n of r.notify ?? []) if (!names.has(n)) problems.push(`${where}.notify: no notifier named ${n}`);
     const params = structuredClone(Object.fromEntries(Object.entries(r).filter(([k]) => !COMMON_RULE_KEYS.has(k))));
     const kind = ctx.rules.get(r.kind);
-    if (!kind) problems.push(`${where}.kind: unknown rule kind ${JSON.stringify(r.kind)} (known: ${[...ctx.rules.list()].sort().join(', ')})`);
+    if (!kind)
+      problems.push(
+        `${where}.kind: unknown rule kind ${JSON.stringify(r.kind)} (known: ${[...ctx.rules.list()].sort().join(', ')})`,
+      );
     else {
       const validate = ajv.compile(kind.schema);
       if (!validate(params)) for (const e of validate.errors ?? []) problems.push(describe(where, e));
@@ -229,10 +242,13 @@ function toNotifier(n: NotifierFile, i: number, ctx: AlertsContext, problems: st
     return cfg;
   }
   for (const key of ['resend_interval', 'labels'] as const) {
-    if (n[key] !== undefined && !kind.keys?.includes(key)) problems.push(`${where}.${key}: not a setting of kind ${n.kind}`);
+    if (n[key] !== undefined && !kind.keys?.includes(key))
+      problems.push(`${where}.${key}: not a setting of kind ${n.kind}`);
   }
   for (const p of kind.check(notifierSettings(cfg))) {
-    problems.push(typeof p === 'string' ? `${where}.${n.url_file ? 'url_file' : 'url'}: ${p}` : `${where}.${p.key}: ${p.problem}`);
+    problems.push(
+      typeof p === 'string' ? `${where}.${n.url_file ? 'url_file' : 'url'}: ${p}` : `${where}.${p.key}: ${p.problem}`,
+    );
   }
   return cfg;
 }
@@ -251,6 +267,7 @@ export function notifierSettings(n: NotifierConfig): NotifierSettings {
 
 function describe(where: string, e: ErrorObject): string {
   const at = e.instancePath ? `${where}.${e.instancePath.slice(1).replace(/\//g, '.')}` : where;
-  if (e.keyword === 'additionalProperties') return `${where}.${String(e.params.additionalProperty)}: unknown key for this rule kind`;
+  if (e.keyword === 'additionalProperties')
+    return `${where}.${String(e.params.additionalProperty)}: unknown key for this rule kind`;
   return `${at}: ${schemaProblem(e)}`;
 }

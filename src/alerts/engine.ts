@@ -55,9 +55,17 @@ export interface Transition {
  * One evaluation of one group. `obs` is null when the group produced no reading this time (no
  * calls at all in the window): that counts as inactive, as an absent series does in Prometheus.
  */
-export function step(prev: AlertInstance | null, obs: Observation | null, t: Timing, now: number, id: { rule: string; groupKey: string }): Transition {
+export function step(
+  prev: AlertInstance | null,
+  obs: Observation | null,
+  t: Timing,
+  now: number,
+  id: { rule: string; groupKey: string },
+): Transition {
   const active = obs?.active === true;
-  const reading = obs ? { labels: obs.labels, value: obs.value, threshold: obs.threshold, summary: obs.summary, details: obs.details } : {};
+  const reading = obs
+    ? { labels: obs.labels, value: obs.value, threshold: obs.threshold, summary: obs.summary, details: obs.details }
+    : {};
   const none: Transition = { next: null, send: null, repeat: false };
 
   if (active) {
@@ -79,12 +87,20 @@ export function step(prev: AlertInstance | null, obs: Observation | null, t: Tim
         details: obs!.details,
       };
       if (t.forMs > 0) return { next: pending, send: null, repeat: false };
-      return { next: { ...pending, state: 'firing', firingSince: now, lastNotifiedAt: now }, send: 'firing', repeat: false };
+      return {
+        next: { ...pending, state: 'firing', firingSince: now, lastNotifiedAt: now },
+        send: 'firing',
+        repeat: false,
+      };
     }
     const cur = { ...prev, ...reading, lastActiveAt: now, evaluatedAt: now };
     if (prev.state === 'pending') {
       if (now - prev.activeSince < t.forMs) return { next: cur, send: null, repeat: false };
-      return { next: { ...cur, state: 'firing', firingSince: now, lastNotifiedAt: now }, send: 'firing', repeat: false };
+      return {
+        next: { ...cur, state: 'firing', firingSince: now, lastNotifiedAt: now },
+        send: 'firing',
+        repeat: false,
+      };
     }
     return repeatIfDue(cur, t, now);
   }

@@ -63,7 +63,9 @@ export async function evaluateRound(deps: EvaluatorDeps, now: number): Promise<R
     const prior = byRule.get(name) ?? [];
     let observations: Observation[];
     try {
-      const data = rule.kind.load ? await rule.kind.load(rule.params, deps.io, now) : await loadCallWindows(rule.params, deps.io, now);
+      const data = rule.kind.load
+        ? await rule.kind.load(rule.params, deps.io, now)
+        : await loadCallWindows(rule.params, deps.io, now);
       observations = rule.kind.evaluate(rule.params, data, now);
     } catch (err) {
       // One broken rule must not stop the others; its states stay as they were.
@@ -75,7 +77,11 @@ export async function evaluateRound(deps: EvaluatorDeps, now: number): Promise<R
     const obsByKey = new Map(observations.map((o) => [groupKey(o.labels), o]));
     const priorByKey = new Map(prior.map((s) => [s.groupKey, s]));
     const keys = [...new Set([...obsByKey.keys(), ...priorByKey.keys()])].sort();
-    const timing = { forMs: rule.config.forMs, keepFiringForMs: rule.config.keepFiringForMs, repeatIntervalMs: rule.config.repeatIntervalMs };
+    const timing = {
+      forMs: rule.config.forMs,
+      keepFiringForMs: rule.config.keepFiringForMs,
+      repeatIntervalMs: rule.config.repeatIntervalMs,
+    };
     for (const key of keys) {
       const prev = priorByKey.get(key) ?? null;
       const t = step(prev, obsByKey.get(key) ?? null, timing, now, { rule: name, groupKey: key });
@@ -83,7 +89,12 @@ export async function evaluateRound(deps: EvaluatorDeps, now: number): Promise<R
       if (t.send && next) {
         const message = await buildMessage(deps, rule, next, t.send, t.repeat, now);
         for (const notifier of rule.notifiers) commit.enqueue.push({ notifier, message });
-        if (t.send === 'firing') markResent(next, rule.notifiers.filter((n) => deps.resendMs?.has(n)), now);
+        if (t.send === 'firing')
+          markResent(
+            next,
+            rule.notifiers.filter((n) => deps.resendMs?.has(n)),
+            now,
+          );
         result.sent.push({ rule: name, labels: next.labels, status: t.send, repeat: t.repeat });
       } else if (next?.state === 'firing') {
         const due = resendsDue(next, rule.notifiers, deps.resendMs, now);
@@ -109,7 +120,12 @@ export async function evaluateRound(deps: EvaluatorDeps, now: number): Promise<R
 }
 
 /** The notifiers of a firing alert whose resend interval has passed since they were last sent it. */
-export function resendsDue(a: AlertInstance, notifiers: readonly string[], resendMs: ReadonlyMap<string, number> | undefined, now: number): string[] {
+export function resendsDue(
+  a: AlertInstance,
+  notifiers: readonly string[],
+  resendMs: ReadonlyMap<string, number> | undefined,
+  now: number,
+): string[] {
   if (!resendMs || a.state !== 'firing') return [];
   return notifiers.filter((n) => {
     const every = resendMs.get(n);
@@ -137,7 +153,12 @@ async function buildMessage(
   const details: AlertDetails = { ...a.details };
   if (status === 'firing' && opts.example && deps.failures && (details.failed ?? 0) > 0) {
     try {
-      const [f] = await deps.failures({ ...(a.labels.service ? { service: a.labels.service } : {}), ...(a.labels.tool ? { tool: a.labels.tool } : {}), sinceMs: since, limit: 1 });
+      const [f] = await deps.failures({
+        ...(a.labels.service ? { service: a.labels.service } : {}),
+        ...(a.labels.tool ? { tool: a.labels.tool } : {}),
+        sinceMs: since,
+        limit: 1,
+      });
       if (f) {
         const e = f.errors[0];
         details.example = {

@@ -36,23 +36,40 @@ export function alertLabels(m: AlertMessage): Record<string, string> {
 
 /** The annotations both Alertmanager formats share: summary, value, threshold, kind, window. */
 export function alertAnnotations(m: AlertMessage): Record<string, string> {
-  const a: Record<string, string> = { summary: m.summary, value: String(m.value), threshold: String(m.threshold), kind: m.kind };
+  const a: Record<string, string> = {
+    summary: m.summary,
+    value: String(m.value),
+    threshold: String(m.threshold),
+    kind: m.kind,
+  };
   if (m.details.window) a.window = String(m.details.window);
   return a;
 }
 
 /** Plain text for people: what fired, the numbers, the tools involved, one example failure. */
 export function describeAlert(m: AlertMessage): string {
-  const group = Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).join(', ') || 'all calls';
+  const group =
+    Object.entries(m.labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ') || 'all calls';
   const cmp = m.kind === 'error_rate_drift' ? 'baseline' : 'threshold';
   const lines = [`${m.rule} (${m.kind}, ${m.severity}) for ${group}: ${m.summary}.`];
-  lines.push(`Value ${formatValue(m.kind, m.value)} vs ${cmp} ${formatValue(m.kind, m.threshold)}${m.details.window ? ` over ${m.details.window}` : ''}.`);
+  lines.push(
+    `Value ${formatValue(m.kind, m.value)} vs ${cmp} ${formatValue(m.kind, m.threshold)}${m.details.window ? ` over ${m.details.window}` : ''}.`,
+  );
   const top = m.details.topTools ?? [];
-  if (top.length) lines.push(`Top tools: ${top.map((t) => (t.checked ? `${t.tool} ${t.failed} failed of ${t.checked}` : `${t.tool} ${t.failed}`)).join('; ')}.`);
+  if (top.length)
+    lines.push(
+      `Top tools: ${top.map((t) => (t.checked ? `${t.tool} ${t.failed} failed of ${t.checked}` : `${t.tool} ${t.failed}`)).join('; ')}.`,
+    );
   const shifts = m.details.shifts ?? [];
-  if (shifts.length) lines.push(`Share moved most: ${shifts.map((s) => `${s.tool} ${pct(s.before)} → ${pct(s.after)}`).join('; ')}.`);
+  if (shifts.length)
+    lines.push(`Share moved most: ${shifts.map((s) => `${s.tool} ${pct(s.before)} → ${pct(s.after)}`).join('; ')}.`);
   const ex = m.details.example;
-  if (ex) lines.push(`Example: ${ex.outcome} in ${ex.name}${ex.path ? ` at ${ex.path}` : ''}: ${ex.message} (trace ${ex.traceId}).`);
+  if (ex)
+    lines.push(
+      `Example: ${ex.outcome} in ${ex.name}${ex.path ? ` at ${ex.path}` : ''}: ${ex.message} (trace ${ex.traceId}).`,
+    );
   lines.push(`Failures: ${m.link}`);
   return lines.join('\n');
 }

@@ -13,7 +13,12 @@
  *   interruption too: the receiver may have taken the message before we gave up waiting).
  */
 import type { Logger } from 'pino';
-import { MAX_RETRY_AFTER_MS, type DeliveryPolicy, type DeliveryStatus, type OutboxMessage } from '../delivery/outbox.js';
+import {
+  MAX_RETRY_AFTER_MS,
+  type DeliveryPolicy,
+  type DeliveryStatus,
+  type OutboxMessage,
+} from '../delivery/outbox.js';
 import { alertDestination, toOutboxRow, type AlertStore } from './alert-store.js';
 import type { AlertsConfig } from './config.js';
 import type { Notifier } from './notifiers/registry.js';
@@ -113,7 +118,15 @@ export class OutboxWorker {
     const counted = status === 'expired' ? 'failed' : status;
     this.deps.onResult?.(n.name, counted);
     const { message } = toOutboxRow(m);
-    const ctx = { notifier: n.name, kind: n.kind, target: n.target, outbox: m.id, rule: message.rule, status: message.status, attempt: m.attempts };
+    const ctx = {
+      notifier: n.name,
+      kind: n.kind,
+      target: n.target,
+      outbox: m.id,
+      rule: message.rule,
+      status: message.status,
+      attempt: m.attempts,
+    };
     if (counted === 'sent') this.deps.log.info(ctx, 'alert notification sent');
     else if (counted === 'retried') this.deps.log.warn({ ...ctx, error }, 'alert notification failed; will retry');
     else this.deps.log.error({ ...ctx, error }, 'alert notification failed permanently; not retried');

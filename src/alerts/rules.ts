@@ -33,7 +33,15 @@ export interface AlertDetails {
   distance?: number;
   baseline?: number;
   /** Filled by the evaluator when a firing message is sent: one stored failure of the group. */
-  example?: { tool: string; name: string; outcome: string; path: string; message: string; traceId: string; time: string };
+  example?: {
+    tool: string;
+    name: string;
+    outcome: string;
+    path: string;
+    message: string;
+    traceId: string;
+    time: string;
+  };
   [key: string]: unknown;
 }
 
@@ -66,7 +74,11 @@ export function currentWindow(now: number, windowMs: number): { sinceMs: number;
 }
 
 /** The trailing baseline just before the current window (never overlapping it). */
-export function baselineWindow(now: number, windowMs: number, baselineMs: number): { sinceMs: number; untilMs: number } {
+export function baselineWindow(
+  now: number,
+  windowMs: number,
+  baselineMs: number,
+): { sinceMs: number; untilMs: number } {
   const cur = currentWindow(now, windowMs);
   return { sinceMs: cur.sinceMs - baselineMs, untilMs: cur.sinceMs };
 }
@@ -77,7 +89,11 @@ export interface CallWindows {
 }
 
 /** The default loader: `window` (+ `baseline`) of call counts, optionally for one `service`. */
-export async function loadCallWindows(params: { window?: string; baseline?: string; service?: string }, io: RuleIO, now: number): Promise<CallWindows> {
+export async function loadCallWindows(
+  params: { window?: string; baseline?: string; service?: string },
+  io: RuleIO,
+  now: number,
+): Promise<CallWindows> {
   const windowMs = parseDuration(params.window ?? '5m') ?? 5 * MINUTE_MS;
   const svc = params.service ? { service: params.service } : {};
   const current = await io.callCounts({ ...currentWindow(now, windowMs), ...svc });
@@ -107,7 +123,11 @@ export function groupRows<R extends Record<GroupLabel, string>>(
 
 /** A stable key for a label set (sorted, JSON), used for alert identity. */
 export function groupKey(labels: Record<string, string>): string {
-  return JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+  return JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, labels[k]]),
+  );
 }
 
 export function pct(x: number): string {
@@ -117,4 +137,9 @@ export function pct(x: number): string {
 }
 
 /** The `by` key most kinds share, as a schema fragment. */
-export const bySchema = { type: 'array', items: { enum: [...GROUP_LABELS] }, uniqueItems: true, default: ['service'] } as const;
+export const bySchema = {
+  type: 'array',
+  items: { enum: [...GROUP_LABELS] },
+  uniqueItems: true,
+  default: ['service'],
+} as const;

@@ -54,9 +54,21 @@ export interface AlertingDeps {
 /** Builds alerting from a config the config phase checked against the same kinds. */
 export function createAlerting(deps: AlertingDeps): Alerting {
   const { config, log } = deps;
-  const notifiers = config.notifiers.map((n) => kindOf(deps.kinds.notifiers, n.kind).create(notifierSettings(n), { timeoutMs: config.delivery.timeoutMs, evaluationIntervalMs: config.intervalMs, log, now: deps.now }));
+  const notifiers = config.notifiers.map((n) =>
+    kindOf(deps.kinds.notifiers, n.kind).create(notifierSettings(n), {
+      timeoutMs: config.delivery.timeoutMs,
+      evaluationIntervalMs: config.intervalMs,
+      log,
+      now: deps.now,
+    }),
+  );
   const all = notifiers.map((n) => n.name);
-  const rules: CompiledRule[] = config.rules.map((r) => ({ config: r, kind: kindOf(deps.kinds.rules, r.kind), params: r.params, notifiers: r.notify ? [...r.notify] : all }));
+  const rules: CompiledRule[] = config.rules.map((r) => ({
+    config: r,
+    kind: kindOf(deps.kinds.rules, r.kind),
+    params: r.params,
+    notifiers: r.notify ? [...r.notify] : all,
+  }));
   const alertStore = new AlertStore(deps.store.sql);
   const resendMs = new Map(notifiers.flatMap((n) => (n.resendMs ? [[n.name, n.resendMs] as const] : [])));
   const outbox = new OutboxWorker({
@@ -128,7 +140,8 @@ export function createAlerting(deps: AlertingDeps): Alerting {
   if (deps.scheduler && rules.length) {
     deps.scheduler.interval('alerts', config.intervalMs, () => alerting.evaluate());
     // Its own job per notifier: the scheduler skips only that notifier's ticks while its pass runs.
-    for (const n of notifiers) deps.scheduler.interval(`alerts-outbox:${n.name}`, config.delivery.pollMs, () => deliverTo(n));
+    for (const n of notifiers)
+      deps.scheduler.interval(`alerts-outbox:${n.name}`, config.delivery.pollMs, () => deliverTo(n));
     const days = deps.retentionDays ?? 14;
     deps.scheduler.every('alerts-retention', '23 * * * *', () => alertStore.prune(deps.now() - days * 86_400_000));
   }

@@ -14,7 +14,10 @@ interface Query {
 }
 
 /** GET /api/failures — recent failed calls with their (redacted) arguments and validation errors, newest first. */
-export async function failuresRoutes(app: FastifyInstance, opts: { read: ReaderFor; now: () => number }): Promise<void> {
+export async function failuresRoutes(
+  app: FastifyInstance,
+  opts: { read: ReaderFor; now: () => number },
+): Promise<void> {
   app.get<{ Querystring: Query }>(
     '/api/failures',
     {
@@ -38,7 +41,11 @@ export async function failuresRoutes(app: FastifyInstance, opts: { read: ReaderF
       let sinceMs: number | undefined;
       if (q.since !== undefined) {
         sinceMs = parseSince(q.since, opts.now());
-        if (sinceMs === undefined) return reply.code(400).send({ error: 'Bad Request', message: 'querystring/since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds' });
+        if (sinceMs === undefined)
+          return reply.code(400).send({
+            error: 'Bad Request',
+            message: 'querystring/since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds',
+          });
       }
       return failuresPage(opts.read(req), {
         ...(q.service ? { service: q.service } : {}),

@@ -13,7 +13,10 @@ import { durationSchema } from '../util/duration.js';
 
 const MAX_LABELS_PER_REQUEST = 10_000;
 
-export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | undefined; now: () => number; read: ReaderFor }): Promise<void> {
+export async function judgeRoutes(
+  app: FastifyInstance,
+  opts: { judge: Judge | undefined; now: () => number; read: ReaderFor },
+): Promise<void> {
   const unavailable = { error: 'Service Unavailable', message: 'the judge is not available with this store' };
 
   app.post('/api/labels', { config: { auth: 'admin' } }, async (req, reply) => {
@@ -31,7 +34,10 @@ export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | u
       else problems.push({ index, error: c.error });
     });
     // All or nothing: a half-imported file is harder to fix than a rejected one.
-    if (problems.length) return reply.code(400).send({ error: 'Bad Request', message: 'invalid labels', problems: problems.slice(0, 100) });
+    if (problems.length)
+      return reply
+        .code(400)
+        .send({ error: 'Bad Request', message: 'invalid labels', problems: problems.slice(0, 100) });
     const stored = await judge.store.upsertLabels(labels, opts.now());
     const calibration = await judge.refreshKappa();
     return { stored, calibration };
@@ -55,23 +61,38 @@ export async function judgeRoutes(app: FastifyInstance, opts: { judge: Judge | u
     async (req, reply) => {
       const judge = opts.judge;
       if (!judge) return reply.code(503).send(unavailable);
-      return judgeSummary({ ...opts.read(req), judge }, {
-        window: req.query.window ?? '7d',
-        nowMs: opts.now(),
-        runs: req.query.runs ?? 20,
-        ...(req.query.service ? { service: req.query.service } : {}),
-      });
+      return judgeSummary(
+        { ...opts.read(req), judge },
+        {
+          window: req.query.window ?? '7d',
+          nowMs: opts.now(),
+          runs: req.query.runs ?? 20,
+          ...(req.query.service ? { service: req.query.service } : {}),
+        },
+      );
     },
   );
 
   app.get<{ Params: { traceId: string } }>(
     '/api/trajectories/:traceId',
-    { schema: { params: { type: 'object', properties: { traceId: { type: 'string', pattern: '^[0-9a-fA-F]{32}$' } }, required: ['traceId'] } } },
+    {
+      schema: {
+        params: {
+          type: 'object',
+          properties: { traceId: { type: 'string', pattern: '^[0-9a-fA-F]{32}$' } },
+          required: ['traceId'],
+        },
+      },
+    },
     async (req, reply) => {
       const judge = opts.judge;
       if (!judge) return reply.code(503).send(unavailable);
       const t = await trajectoryDetail({ ...opts.read(req), judge }, req.params.traceId.toLowerCase());
-      if (!t) return reply.code(404).send({ error: 'Not Found', message: 'no stored trajectory for this trace (not sampled, not complete yet and dropped, or pruned)' });
+      if (!t)
+        return reply.code(404).send({
+          error: 'Not Found',
+          message: 'no stored trajectory for this trace (not sampled, not complete yet and dropped, or pruned)',
+        });
       return t;
     },
   );

@@ -78,12 +78,17 @@ function parseArguments(args: ToolArgs): Parsed {
     }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { kind: 'invalid', message: `arguments must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}` };
+    return {
+      kind: 'invalid',
+      message: `arguments must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+    };
   }
   return { kind: 'object', value };
 }
 
-function toErrors(errors: readonly { instancePath: string; keyword: string; message?: string; params: object }[] | null | undefined): ValidationError[] {
+function toErrors(
+  errors: readonly { instancePath: string; keyword: string; message?: string; params: object }[] | null | undefined,
+): ValidationError[] {
   return (errors ?? []).slice(0, MAX_ERRORS).map((e) => ({
     instancePath: e.instancePath,
     keyword: e.keyword,

@@ -76,7 +76,10 @@ export function readToolFile(
 }
 
 /** Reads every registry file; a file that cannot be read or holds a bad entry is reported, not skipped. */
-export function loadToolRegistry(sources: readonly ToolSource[], read: (path: string) => string = (p) => readFileSync(p, 'utf8')): RegistryLoad {
+export function loadToolRegistry(
+  sources: readonly ToolSource[],
+  read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): RegistryLoad {
   const registry = new ToolRegistry();
   const problems: string[] = [];
   for (const src of sources) {

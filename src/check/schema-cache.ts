@@ -20,7 +20,8 @@ import { linearRegExp } from './linear-regexp.js';
 const draft6MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as object;
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
-const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).default ?? formatsModule) as unknown as FormatsPlugin;
+const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).default ??
+  formatsModule) as unknown as FormatsPlugin;
 
 export type Compiled = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
 
@@ -94,7 +95,8 @@ export class SchemaCache {
 
   get(schema: unknown): Compiled {
     if (typeof schema === 'boolean') schema = schema ? {} : { not: {} };
-    if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return { ok: false, message: 'schema must be an object' };
+    if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+      return { ok: false, message: 'schema must be an object' };
     const hit = this.byObject.get(schema);
     if (hit) return hit;
     const key = canonicalJson(schema);

@@ -16,6 +16,11 @@ export function backoffDelay(p: BackoffPolicy, retry: number, random: () => numb
 }
 
 /** Wait what the server asked for (Retry-After) when it asked, else back off. */
-export function retryDelay(p: BackoffPolicy, retry: number, retryAfterMs: number | undefined, random?: () => number): number {
+export function retryDelay(
+  p: BackoffPolicy,
+  retry: number,
+  retryAfterMs: number | undefined,
+  random?: () => number,
+): number {
   return retryAfterMs ?? backoffDelay(p, retry, random);
 }

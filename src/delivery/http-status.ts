@@ -27,7 +27,11 @@ export function classifyStatus(status: number, opts: ClassifyOptions = {}): Http
   if (status >= 200 && status < 300) return { kind: 'ok' };
   if (isRetryableStatus(status, opts.alsoRetry)) {
     const after = parseRetryAfter(opts.headers, opts.nowMs ?? Date.now());
-    return { kind: 'retry', ...(after !== undefined ? { retryAfterMs: after } : {}), rateLimited: status === 429 || after !== undefined };
+    return {
+      kind: 'retry',
+      ...(after !== undefined ? { retryAfterMs: after } : {}),
+      rateLimited: status === 429 || after !== undefined,
+    };
   }
   return { kind: 'permanent', redirect: status >= 300 && status < 400 };
 }

@@ -98,7 +98,11 @@ export function fromOutboxRow(r: Row): OutboxMessage {
 }
 
 /** The INSERTs that queue messages (for a transaction or a batch extension): due at once. */
-export function enqueueStatements(destination: string, messages: readonly NewMessage[], nowMs: number): [string, unknown[]][] {
+export function enqueueStatements(
+  destination: string,
+  messages: readonly NewMessage[],
+  nowMs: number,
+): [string, unknown[]][] {
   const out: [string, unknown[]][] = [];
   for (let i = 0; i < messages.length; i += MAX_ROWS_PER_STATEMENT) {
     const chunk = messages.slice(i, i + MAX_ROWS_PER_STATEMENT);
@@ -115,7 +119,12 @@ export class Outbox {
   constructor(private readonly sql: Sql) {}
 
   /** Queues messages on `sql` (pass a transaction's port to queue them with its other writes). */
-  async enqueue(destination: string, messages: readonly NewMessage[], nowMs: number, sql: Sql = this.sql): Promise<void> {
+  async enqueue(
+    destination: string,
+    messages: readonly NewMessage[],
+    nowMs: number,
+    sql: Sql = this.sql,
+  ): Promise<void> {
     for (const [text, params] of enqueueStatements(destination, messages, nowMs)) await sql.run(text, params);
   }
 
@@ -126,7 +135,10 @@ export class Outbox {
 
   /** The oldest pending message of a destination. */
   async head(destination: string): Promise<OutboxMessage | undefined> {
-    const [r] = await this.sql.all(`SELECT * FROM outbox WHERE destination = ? AND status = 'pending' ORDER BY id LIMIT 1`, [destination]);
+    const [r] = await this.sql.all(
+      `SELECT * FROM outbox WHERE destination = ? AND status = 'pending' ORDER BY id LIMIT 1`,
+      [destination],
+    );
     return r ? fromOutboxRow(r) : undefined;
   }
 
@@ -140,9 +152,19 @@ export class Outbox {
    * Records an attempt before it is made: attempts + 1, the time it is retried should the process
    * die mid-send, and the destination's next slot.
    */
-  async markAttempt(id: number, destination: string, nowMs: number, retryAtMs: number, readyAtMs: number): Promise<void> {
+  async markAttempt(
+    id: number,
+    destination: string,
+    nowMs: number,
+    retryAtMs: number,
+    readyAtMs: number,
+  ): Promise<void> {
     await this.sql.tx(async (tx) => {
-      await tx.run('UPDATE outbox SET attempts = attempts + 1, last_attempt_ms = ?, next_attempt_ms = ? WHERE id = ?', [nowMs, retryAtMs, id]);
+      await tx.run('UPDATE outbox SET attempts = attempts + 1, last_attempt_ms = ?, next_attempt_ms = ? WHERE id = ?', [
+        nowMs,
+        retryAtMs,
+        id,
+      ]);
       if (readyAtMs > nowMs) {
         await tx.run(
           `INSERT INTO outbox_destinations (destination, ready_at_ms) VALUES (?, ?)
@@ -177,7 +199,13 @@ export class Outbox {
       readyAt = t0 + policy.minIntervalMs;
       const attempts = m.attempts + 1;
       // Written before the send: should we die now, a restart retries after the backoff.
-      await this.markAttempt(m.id, destination, t0, t0 + retryDelay(policy.backoff, attempts, undefined, o.random), readyAt);
+      await this.markAttempt(
+        m.id,
+        destination,
+        t0,
+        t0 + retryDelay(policy.backoff, attempts, undefined, o.random),
+        readyAt,
+      );
       let outcome: SendOutcome;
       try {
         outcome = await o.send(m);
@@ -196,7 +224,8 @@ export class Outbox {
         await this.finish(tried, 'failed', outcome.error, t1, policy);
         done(tried, 'expired', outcome.error);
       } else {
-        const after = outcome.retryAfterMs === undefined ? undefined : Math.min(outcome.retryAfterMs, policy.maxRetryAfterMs);
+        const after =
+          outcome.retryAfterMs === undefined ? undefined : Math.min(outcome.retryAfterMs, policy.maxRetryAfterMs);
         const retryAt = t1 + Math.max(retryDelay(policy.backoff, attempts, after, o.random), policy.minIntervalMs);
         const hold = outcome.rateLimited === true || after !== undefined;
         await this.retryLater(tried, outcome.error, retryAt, hold);
@@ -215,7 +244,12 @@ export class Outbox {
     return rows.map(fromOutboxRow);
   }
 
-  private async retryLater(m: OutboxMessage, error: string, retryAtMs: number, holdDestination: boolean): Promise<void> {
+  private async retryLater(
+    m: OutboxMessage,
+    error: string,
+    retryAtMs: number,
+    holdDestination: boolean,
+  ): Promise<void> {
     await this.sql.tx(async (tx) => {
       await tx.run('UPDATE outbox SET next_attempt_ms = ?, last_error = ? WHERE id = ?', [retryAtMs, error, m.id]);
       if (!holdDestination) return;
@@ -228,29 +262,60 @@ export class Outbox {
     });
   }
 
-  private async finish(m: OutboxMessage, status: 'sent' | 'failed', error: string | null, nowMs: number, policy: DeliveryPolicy): Promise<void> {
+  private async finish(
+    m: OutboxMessage,
+    status: 'sent' | 'failed',
+    error: string | null,
+    nowMs: number,
+    policy: DeliveryPolicy,
+  ): Promise<void> {
     const keep = typeof policy.keepDone === 'function' ? policy.keepDone(m) : policy.keepDone;
     if (!keep) await this.sql.run('DELETE FROM outbox WHERE id = ?', [m.id]);
-    else await this.sql.run('UPDATE outbox SET status = ?, done_ms = ?, last_error = ? WHERE id = ?', [status, nowMs, error, m.id]);
+    else
+      await this.sql.run('UPDATE outbox SET status = ?, done_ms = ?, last_error = ? WHERE id = ?', [
+        status,
+        nowMs,
+        error,
+        m.id,
+      ]);
   }
 
   /** Pending, sent and failed messages of the destinations whose name starts with `prefix`, and the latest failed ones. */
-  async summary(prefix: string, failedLimit: number): Promise<{ pending: number; sent: number; failed: number; recentFailures: OutboxMessage[] }> {
+  async summary(
+    prefix: string,
+    failedLimit: number,
+  ): Promise<{ pending: number; sent: number; failed: number; recentFailures: OutboxMessage[] }> {
     const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const counts = await this.sql.all(`SELECT status, COUNT(*) AS n FROM outbox WHERE destination LIKE ? ESCAPE '\\' GROUP BY status`, [like]);
+    const counts = await this.sql.all(
+      `SELECT status, COUNT(*) AS n FROM outbox WHERE destination LIKE ? ESCAPE '\\' GROUP BY status`,
+      [like],
+    );
     const by = Object.fromEntries(counts.map((c) => [String(c.status), num(c.n)]));
-    const failed = await this.sql.all(`SELECT * FROM outbox WHERE destination LIKE ? ESCAPE '\\' AND status = 'failed' ORDER BY id DESC LIMIT ?`, [like, failedLimit]);
-    return { pending: by.pending ?? 0, sent: by.sent ?? 0, failed: by.failed ?? 0, recentFailures: failed.map(fromOutboxRow) };
+    const failed = await this.sql.all(
+      `SELECT * FROM outbox WHERE destination LIKE ? ESCAPE '\\' AND status = 'failed' ORDER BY id DESC LIMIT ?`,
+      [like, failedLimit],
+    );
+    return {
+      pending: by.pending ?? 0,
+      sent: by.sent ?? 0,
+      failed: by.failed ?? 0,
+      recentFailures: failed.map(fromOutboxRow),
+    };
   }
 
   async pending(destination: string): Promise<number> {
-    const [r] = await this.sql.all(`SELECT COUNT(*) AS n FROM outbox WHERE destination = ? AND status = 'pending'`, [destination]);
+    const [r] = await this.sql.all(`SELECT COUNT(*) AS n FROM outbox WHERE destination = ? AND status = 'pending'`, [
+      destination,
+    ]);
     return num(r?.n);
   }
 
   /** Deletes delivered and failed messages of these destinations done before the cutoff. */
   async prune(prefix: string, beforeMs: number): Promise<number> {
     const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return this.sql.run(`DELETE FROM outbox WHERE destination LIKE ? ESCAPE '\\' AND status <> 'pending' AND done_ms < ?`, [like, beforeMs]);
+    return this.sql.run(
+      `DELETE FROM outbox WHERE destination LIKE ? ESCAPE '\\' AND status <> 'pending' AND done_ms < ?`,
+      [like, beforeMs],
+    );
   }
 }

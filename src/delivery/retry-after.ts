@@ -14,7 +14,8 @@ const NUMBER = /^\d+(\.\d+)?$/;
 
 function header(headers: HeaderSource, name: string): string | undefined {
   if (!headers) return undefined;
-  if (typeof headers.get === 'function') return (headers as { get(n: string): string | null | undefined }).get(name)?.trim() || undefined;
+  if (typeof headers.get === 'function')
+    return (headers as { get(n: string): string | null | undefined }).get(name)?.trim() || undefined;
   const v = (headers as Readonly<Record<string, string | readonly string[] | undefined>>)[name];
   return (Array.isArray(v) ? v[0] : (v as string | undefined))?.trim() || undefined;
 }

@@ -30,7 +30,11 @@ export interface RetryDeps<E> {
   onWait?(ms: number, e: E, attempt: number): void;
 }
 
-export async function withRetries<T, E>(fn: (attempt: number) => Promise<T>, policy: RetryPolicy, deps: RetryDeps<E>): Promise<T> {
+export async function withRetries<T, E>(
+  fn: (attempt: number) => Promise<T>,
+  policy: RetryPolicy,
+  deps: RetryDeps<E>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn(attempt);
@@ -38,7 +42,8 @@ export async function withRetries<T, E>(fn: (attempt: number) => Promise<T>, pol
       const e = deps.error(err);
       const t = deps.transient(e);
       if (!t.retry || attempt >= policy.attempts) throw e;
-      if (t.retryAfterMs !== undefined && t.retryAfterMs > (policy.maxRetryAfterMs ?? Number.POSITIVE_INFINITY)) throw e;
+      if (t.retryAfterMs !== undefined && t.retryAfterMs > (policy.maxRetryAfterMs ?? Number.POSITIVE_INFINITY))
+        throw e;
       const wait = retryDelay(policy.backoff, attempt, t.retryAfterMs, deps.random);
       deps.onWait?.(wait, e, attempt);
       await deps.sleep(wait);

@@ -31,7 +31,8 @@ export function checkCall(call: CanonicalCall, offered: readonly ToolDef[], sche
   // The same parse as the checker's, for value matching afterwards. A nameless call is `no_name`
   // before its arguments are looked at, so they may still be broken here.
   if (outcome.outcome !== 'InvalidJson') {
-    const value = args.kind === 'string' ? parseOrUndefined(args.raw) : args.kind === 'structured' ? args.value : undefined;
+    const value =
+      args.kind === 'string' ? parseOrUndefined(args.raw) : args.kind === 'structured' ? args.value : undefined;
     if (value && typeof value === 'object' && !Array.isArray(value)) checked.parsed = value as Record<string, unknown>;
   }
   return checked;

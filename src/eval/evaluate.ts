@@ -66,7 +66,12 @@ export interface EvalContext {
 
 /** Calls as a decision label; a call that names no tool shows as `_unnamed`, as on production's metrics. */
 const labelOf = (names: string[]): string =>
-  names.length ? names.map((n) => (n === '' ? UNNAMED_TOOL : n)).sort().join('+') : NONE;
+  names.length
+    ? names
+        .map((n) => (n === '' ? UNNAMED_TOOL : n))
+        .sort()
+        .join('+')
+    : NONE;
 
 export function expectedLabel(c: EvalCase): string {
   return c.expected.kind === 'tool'

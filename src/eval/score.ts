@@ -243,4 +243,3 @@ export function caseStability(evals: readonly Evaluated[]): Rate & { outcomes: R
   const successful = counts.reduce((a, b) => a + b, 0);
   return { ...rate(counts.length ? Math.max(...counts) : 0, successful), outcomes };
 }
-

@@ -18,7 +18,14 @@ export interface CanonicalCall {
  * itself could not build or send the request (e.g. history the protocol cannot carry).
  */
 export type ProviderErrorCode =
-  'auth' | 'rate_limited' | 'rejected' | 'server' | 'timeout' | 'connection' | 'bad_response' | 'harness';
+  | 'auth'
+  | 'rate_limited'
+  | 'rejected'
+  | 'server'
+  | 'timeout'
+  | 'connection'
+  | 'bad_response'
+  | 'harness';
 
 export type CanonicalOutcome =
   | { kind: 'tool_calls'; calls: CanonicalCall[]; text?: string }

@@ -13,7 +13,8 @@ export class Scheduler {
   constructor(private readonly log: Logger) {}
 
   every(name: string, expression: string, run: () => Promise<unknown>): void {
-    if (!cron.validate(expression)) throw new Error(`job ${name}: invalid cron expression ${JSON.stringify(expression)}`);
+    if (!cron.validate(expression))
+      throw new Error(`job ${name}: invalid cron expression ${JSON.stringify(expression)}`);
     const task = cron.schedule(expression, () => void this.runOnce(name, run), { name });
     this.tasks.push(task);
   }

@@ -33,7 +33,8 @@ export interface JudgeRuleSource {
 
 function byService(p: { service?: string }, points: readonly VerdictPoint[]): Map<string, VerdictPoint[]> {
   const out = new Map<string, VerdictPoint[]>();
-  for (const pt of points) if (!p.service || pt.service === p.service) out.set(pt.service, [...(out.get(pt.service) ?? []), pt]);
+  for (const pt of points)
+    if (!p.service || pt.service === p.service) out.set(pt.service, [...(out.get(pt.service) ?? []), pt]);
   return out;
 }
 
@@ -41,7 +42,9 @@ function byService(p: { service?: string }, points: readonly VerdictPoint[]): Ma
 function calibrationNote(data: JudgeGoalRateData, field: KappaField) {
   const kappa = data.calibration?.fields.find((f) => f.field === field);
   const uncalibrated = !data.calibration?.calibrated;
-  const note = uncalibrated ? ` — judge uncalibrated (κ ${kappa?.kappa === null || kappa?.kappa === undefined ? 'n/a' : kappa.kappa.toFixed(2)}, n=${kappa?.n ?? 0})` : '';
+  const note = uncalibrated
+    ? ` — judge uncalibrated (κ ${kappa?.kappa === null || kappa?.kappa === undefined ? 'n/a' : kappa.kappa.toFixed(2)}, n=${kappa?.n ?? 0})`
+    : '';
   return { note, uncalibrated, kappa };
 }
 
@@ -59,7 +62,14 @@ export function evaluateJudgeGoalRate(p: JudgeGoalRateParams, data: JudgeGoalRat
       summary: enough
         ? `judge reached_goal rate ${pct(rate)} ${rate < p.threshold ? '<' : '≥'} ${pct(p.threshold)} (${pts.length} verdicts, last ${p.runs} runs)${note}`
         : `only ${pts.length} judge verdicts in the last ${p.runs} runs (min_verdicts ${p.min_verdicts})${note}`,
-      details: { verdicts: pts.length, effectiveN: r.effectiveN, ci95: r.reachedGoal.ci95, calibrated: !uncalibrated, kappa: kappa?.kappa ?? null, kappaN: kappa?.n ?? 0 },
+      details: {
+        verdicts: pts.length,
+        effectiveN: r.effectiveN,
+        ci95: r.reachedGoal.ci95,
+        calibrated: !uncalibrated,
+        kappa: kappa?.kappa ?? null,
+        kappaN: kappa?.n ?? 0,
+      },
     };
   });
 }
@@ -88,7 +98,13 @@ export function evaluateJudgeUnnecessaryCalls(p: JudgeUnnecessaryCallsParams, da
       summary: enough
         ? `judge: ${fmt(mean)} unnecessary calls per trajectory ${mean > p.threshold ? '>' : '≤'} ${fmt(p.threshold)} (${pts.length} verdicts, last ${p.runs} runs${ci})${note}`
         : `only ${pts.length} judge verdicts in the last ${p.runs} runs (min_verdicts ${p.min_verdicts})${note}`,
-      details: { verdicts: pts.length, ci95: r.ci95, calibrated: !uncalibrated, kappa: kappa?.kappa ?? null, kappaN: kappa?.n ?? 0 },
+      details: {
+        verdicts: pts.length,
+        ci95: r.ci95,
+        calibrated: !uncalibrated,
+        kappa: kappa?.kappa ?? null,
+        kappaN: kappa?.n ?? 0,
+      },
     };
   });
 }
@@ -98,7 +114,10 @@ async function lastRuns(p: { runs: number; service?: string }, io: RuleIO): Prom
   const source = io.judge;
   if (!source) return { points: [], calibration: null };
   const runs = (await source.store.runs(p.runs * 10)).filter((r) => r.judged > 0).slice(0, p.runs);
-  const points = await source.store.verdictPoints({ runIds: runs.map((r) => r.id), ...(p.service ? { service: p.service } : {}) });
+  const points = await source.store.verdictPoints({
+    runIds: runs.map((r) => r.id),
+    ...(p.service ? { service: p.service } : {}),
+  });
   return { points, calibration: await source.calibration() };
 }
 

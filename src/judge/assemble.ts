@@ -17,7 +17,11 @@ export interface TrajectoryHeader {
 /** Steps in start order, then arrival order, then end, then span id: the same trace always reads the same. */
 export function orderSteps(steps: readonly Step[]): Step[] {
   return [...steps].sort(
-    (a, b) => a.startMs - b.startMs || (a.seq ?? 0) - (b.seq ?? 0) || a.endMs - b.endMs || (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
+    (a, b) =>
+      a.startMs - b.startMs ||
+      (a.seq ?? 0) - (b.seq ?? 0) ||
+      a.endMs - b.endMs ||
+      (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
   );
 }
 

@@ -38,7 +38,8 @@ export function cohensKappa(pairs: readonly (readonly [boolean, boolean])[]): nu
   return (po - pe) / (1 - pe);
 }
 
-const asBinary = (field: KappaField, v: LabelPair['judge']): boolean => (field === 'reached_goal' ? v.reached_goal : v[field] > 0);
+const asBinary = (field: KappaField, v: LabelPair['judge']): boolean =>
+  field === 'reached_goal' ? v.reached_goal : v[field] > 0;
 
 export interface FieldCalibration {
   field: KappaField;
@@ -60,7 +61,14 @@ export function calibrate(pairs: readonly LabelPair[], minKappa: number, minLabe
   const fields = KAPPA_FIELDS.map((field): FieldCalibration => {
     const kappa = cohensKappa(pairs.map((p) => [asBinary(field, p.judge), asBinary(field, p.human)] as const));
     const n = pairs.length;
-    const reason = n < minLabels ? 'too_few_labels' : kappa === null ? 'undefined_kappa' : kappa < minKappa ? 'low_kappa' : undefined;
+    const reason =
+      n < minLabels
+        ? 'too_few_labels'
+        : kappa === null
+          ? 'undefined_kappa'
+          : kappa < minKappa
+            ? 'low_kappa'
+            : undefined;
     return { field, n, kappa, calibrated: reason === undefined, ...(reason ? { reason } : {}) };
   });
   return { calibrated: fields.every((f) => f.calibrated), minKappa, minLabels, fields };
@@ -136,7 +144,8 @@ export function verdictRates(points: readonly VerdictPoint[]): VerdictRates {
     sums.dangCount += w * p.dangerousCalls;
   }
   const effectiveN = sw2 > 0 ? (sw * sw) / sw2 : 0;
-  const rate = (s: number): WeightedRate => (sw > 0 ? { rate: s / sw, ci95: wilson(s / sw, effectiveN) } : { rate: null, ci95: null });
+  const rate = (s: number): WeightedRate =>
+    sw > 0 ? { rate: s / sw, ci95: wilson(s / sw, effectiveN) } : { rate: null, ci95: null };
   return {
     n: points.length,
     effectiveN,
@@ -145,9 +154,15 @@ export function verdictRates(points: readonly VerdictPoint[]): VerdictRates {
     withDangerousCalls: rate(sums.dang),
     meanUnnecessaryCalls: sw > 0 ? sums.unnCount / sw : null,
     meanDangerousCalls: sw > 0 ? sums.dangCount / sw : null,
-    unnecessaryCallsPerTrajectory: weightedRatio(points.map((p) => ({ w: weightOfPoint(p), y: p.unnecessaryCalls, x: 1 }))),
+    unnecessaryCallsPerTrajectory: weightedRatio(
+      points.map((p) => ({ w: weightOfPoint(p), y: p.unnecessaryCalls, x: 1 })),
+    ),
     tokensPerSuccess: weightedRatio(
-      points.flatMap((p) => (p.agentTokens === null || p.agentTokens === undefined ? [] : [{ w: weightOfPoint(p), y: p.agentTokens, x: p.reachedGoal ? 1 : 0 }])),
+      points.flatMap((p) =>
+        p.agentTokens === null || p.agentTokens === undefined
+          ? []
+          : [{ w: weightOfPoint(p), y: p.agentTokens, x: p.reachedGoal ? 1 : 0 }],
+      ),
     ),
   };
 }

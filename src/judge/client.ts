@@ -66,7 +66,8 @@ export interface OpenAIJudgeOptions {
   fetch?: typeof fetch;
 }
 
-const TEXT_MODE_INSTRUCTION = 'Reply with only the JSON object described above: no code fence, no text before or after it.';
+const TEXT_MODE_INSTRUCTION =
+  'Reply with only the JSON object described above: no code fence, no text before or after it.';
 
 export class OpenAIJudgeClient implements JudgeClient {
   readonly model: string;
@@ -111,7 +112,10 @@ export class OpenAIJudgeClient implements JudgeClient {
     return { invalid: parsed.error, ...usage, mode: second.mode };
   }
 
-  private async ask(messages: ChatMessage[], usage: { inputTokens: number; outputTokens: number }): Promise<{ text: string; mode: JudgeAnswer['mode'] }> {
+  private async ask(
+    messages: ChatMessage[],
+    usage: { inputTokens: number; outputTokens: number },
+  ): Promise<{ text: string; mode: JudgeAnswer['mode'] }> {
     if (this.jsonSchema !== false) {
       try {
         const text = await this.complete(messages, true, usage);
@@ -119,7 +123,15 @@ export class OpenAIJudgeClient implements JudgeClient {
         return { text, mode: 'json_schema' };
       } catch (err) {
         // 400/422 to a json_schema request from a server never seen to accept it: no structured output there.
-        if (!(err instanceof JudgeTransportError && err.kind === 'rejected' && (err.status === 400 || err.status === 422) && this.jsonSchema === undefined)) throw err;
+        if (
+          !(
+            err instanceof JudgeTransportError &&
+            err.kind === 'rejected' &&
+            (err.status === 400 || err.status === 422) &&
+            this.jsonSchema === undefined
+          )
+        )
+          throw err;
         this.jsonSchema = false;
       }
     }
@@ -127,13 +139,26 @@ export class OpenAIJudgeClient implements JudgeClient {
     return { text: await this.complete(withInstruction, false, usage), mode: 'text' };
   }
 
-  private async complete(messages: ChatMessage[], structured: boolean, usage: { inputTokens: number; outputTokens: number }): Promise<string> {
+  private async complete(
+    messages: ChatMessage[],
+    structured: boolean,
+    usage: { inputTokens: number; outputTokens: number },
+  ): Promise<string> {
     const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
       model: this.model,
       messages,
       temperature: 0,
       ...(structured
-        ? { response_format: { type: 'json_schema', json_schema: { name: 'trajectory_verdict', strict: true, schema: VERDICT_RESPONSE_SCHEMA as unknown as Record<string, unknown> } } }
+        ? {
+            response_format: {
+              type: 'json_schema',
+              json_schema: {
+                name: 'trajectory_verdict',
+                strict: true,
+                schema: VERDICT_RESPONSE_SCHEMA as unknown as Record<string, unknown>,
+              },
+            },
+          }
         : {}),
     };
     const once = async (): Promise<string> => {
@@ -151,7 +176,10 @@ export class OpenAIJudgeClient implements JudgeClient {
       { attempts: this.opts.maxRetries + 1, backoff: this.backoff, maxRetryAfterMs: this.opts.maxRetryWaitMs },
       {
         error: toTransportError,
-        transient: (e) => ({ retry: e.kind !== 'rejected', ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) }),
+        transient: (e) => ({
+          retry: e.kind !== 'rejected',
+          ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}),
+        }),
         sleep: this.sleep,
         random: this.random,
       },
@@ -167,8 +195,10 @@ export function estimateTokens(text: string): number {
 /** An SDK failure as the judge's transport error: 429 rate_limited; 5xx, 408 and 409 server; other statuses rejected. */
 function toTransportError(err: unknown): JudgeTransportError {
   if (err instanceof JudgeTransportError) return err;
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return new JudgeTransportError('timeout', 'the judge did not answer in time');
-  if (err instanceof OpenAI.APIConnectionError) return new JudgeTransportError('connection', `cannot reach the judge: ${err.message}`);
+  if (err instanceof OpenAI.APIConnectionTimeoutError)
+    return new JudgeTransportError('timeout', 'the judge did not answer in time');
+  if (err instanceof OpenAI.APIConnectionError)
+    return new JudgeTransportError('connection', `cannot reach the judge: ${err.message}`);
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const s = err.status;
     const msg = `judge answered HTTP ${s}: ${String(err.message).slice(0, 300)}`;

@@ -114,10 +114,13 @@ export function checkJudgeConfig(cfg: JudgeConfig): string[] {
     try {
       new RegExp(p, 'g');
     } catch (err) {
-      problems.push(`judge.redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`);
+      problems.push(
+        `judge.redact.patterns: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message})`,
+      );
     }
   }
-  if (!cron.validate(cfg.schedule)) problems.push(`judge.schedule: not a cron expression: ${JSON.stringify(cfg.schedule)}`);
+  if (!cron.validate(cfg.schedule))
+    problems.push(`judge.schedule: not a cron expression: ${JSON.stringify(cfg.schedule)}`);
   try {
     loadPrompt();
   } catch (err) {

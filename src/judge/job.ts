@@ -101,12 +101,26 @@ export class JudgeJob {
 
   private async runLocked(): Promise<RunSummary> {
     const d = this.deps;
-    const runSpan = d.tracer ? startChild(d.tracer, 'judge run', undefined, { 'toolwatch.judge.model': d.client.model, 'toolwatch.judge.prompt_version': d.prompt.version }) : undefined;
+    const runSpan = d.tracer
+      ? startChild(d.tracer, 'judge run', undefined, {
+          'toolwatch.judge.model': d.client.model,
+          'toolwatch.judge.prompt_version': d.prompt.version,
+        })
+      : undefined;
     const runId = await d.store.startRun(d.now(), d.prompt.version, d.client.model).catch((err: unknown) => {
       if (runSpan) endSpan(runSpan, err);
       throw err;
     });
-    const s: RunSummary = { status: 'ok', runId, judged: 0, errors: 0, leftPending: 0, inputTokens: 0, outputTokens: 0, cost: 0 };
+    const s: RunSummary = {
+      status: 'ok',
+      runId,
+      judged: 0,
+      errors: 0,
+      leftPending: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: 0,
+    };
     // Reserved for requests in flight plus spent by finished ones, so concurrent workers cannot overshoot together.
     const budget = { tokens: 0, cost: 0 };
     let stop: string | undefined;
@@ -122,11 +136,18 @@ export class JudgeJob {
         let messages: ChatMessage[];
         try {
           // Fail closed: nothing is sent unless every part went through the redactor.
-          messages = buildMessages(d.prompt, redactTrajectory(t, redactor)).map((m) => ({ ...m, content: redactor.text(m.content) }));
+          messages = buildMessages(d.prompt, redactTrajectory(t, redactor)).map((m) => ({
+            ...m,
+            content: redactor.text(m.content),
+          }));
         } catch (err) {
           deferred++;
           d.metrics?.error('redaction');
-          await d.store.recordAttemptFailure(traceId, `redaction failed, nothing sent: ${(err as Error).message}`, d.now());
+          await d.store.recordAttemptFailure(
+            traceId,
+            `redaction failed, nothing sent: ${(err as Error).message}`,
+            d.now(),
+          );
           return;
         }
         const estIn = estimateTokens(messages.map((m) => m.content).join('\n'));
@@ -134,7 +155,11 @@ export class JudgeJob {
         const estCost = this.costOf(estIn, OUTPUT_RESERVE);
         if (estTokens > d.caps.tokens || estCost > d.caps.cost) {
           deferred++;
-          await d.store.recordAttemptFailure(traceId, `larger than one run's token or cost cap (~${estTokens} tokens)`, d.now());
+          await d.store.recordAttemptFailure(
+            traceId,
+            `larger than one run's token or cost cap (~${estTokens} tokens)`,
+            d.now(),
+          );
           return;
         }
         if (budget.tokens + estTokens > d.caps.tokens) return void (stop ??= 'token_cap');
@@ -146,7 +171,14 @@ export class JudgeJob {
         try {
           answer = await d.client.judge(messages);
         } catch (err) {
-          if (reqSpan) endSpan(reqSpan.setAttribute('toolwatch.judge.outcome', err instanceof JudgeTransportError ? err.kind : 'rejected'), err);
+          if (reqSpan)
+            endSpan(
+              reqSpan.setAttribute(
+                'toolwatch.judge.outcome',
+                err instanceof JudgeTransportError ? err.kind : 'rejected',
+              ),
+              err,
+            );
           budget.tokens -= estTokens;
           budget.cost -= estCost;
           deferred++;
@@ -174,7 +206,14 @@ export class JudgeJob {
         s.outputTokens += answer.outputTokens;
         s.cost += cost;
         d.metrics?.usage(answer.inputTokens, answer.outputTokens, cost);
-        await this.record(t, runId, answer.verdict ? { verdict: answer.verdict } : { error: `invalid verdict: ${answer.invalid}` }, answer, cost, s);
+        await this.record(
+          t,
+          runId,
+          answer.verdict ? { verdict: answer.verdict } : { error: `invalid verdict: ${answer.invalid}` },
+          answer,
+          cost,
+          s,
+        );
       };
 
       const worker = async (): Promise<void> => {
@@ -191,7 +230,18 @@ export class JudgeJob {
       d.log?.warn({ err }, 'judge run failed');
     } finally {
       await d.store
-        .finishRun({ id: runId, finishedMs: d.now(), status: s.status, judged: s.judged, errors: s.errors, leftPending: s.leftPending, inputTokens: s.inputTokens, outputTokens: s.outputTokens, cost: s.cost, stopReason: s.stopReason ?? null })
+        .finishRun({
+          id: runId,
+          finishedMs: d.now(),
+          status: s.status,
+          judged: s.judged,
+          errors: s.errors,
+          leftPending: s.leftPending,
+          inputTokens: s.inputTokens,
+          outputTokens: s.outputTokens,
+          cost: s.cost,
+          stopReason: s.stopReason ?? null,
+        })
         .catch((err: unknown) => d.log?.warn({ err }, 'judge: could not record the run'));
       d.metrics?.run(s.status);
       await d.afterRun?.().catch((err: unknown) => d.log?.warn({ err }, 'judge: after-run hook failed'));

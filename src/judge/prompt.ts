@@ -40,7 +40,11 @@ export function redactTrajectory(t: Trajectory, r: Redactor): Trajectory {
           ...(s.outputText !== undefined ? { outputText: r.text(s.outputText) } : {}),
           ...(s.error !== undefined ? { error: r.text(s.error) } : {}),
           offered: undefined,
-          calls: s.calls.map((c) => ({ ...c, name: r.text(c.name), ...(c.arguments !== undefined ? { arguments: r.jsonText(c.arguments) } : {}) })),
+          calls: s.calls.map((c) => ({
+            ...c,
+            name: r.text(c.name),
+            ...(c.arguments !== undefined ? { arguments: r.jsonText(c.arguments) } : {}),
+          })),
         }
       : {
           ...s,
@@ -69,7 +73,10 @@ export function redactTrajectory(t: Trajectory, r: Redactor): Trajectory {
 export function renderTools(t: Trajectory): string {
   if (t.tools.length === 0) return '(no tool definitions were captured)';
   return t.tools
-    .map((d) => `- ${d.name}: ${d.description ?? '(no description)'}\n  parameters: ${d.parameters === undefined ? '(no schema)' : JSON.stringify(d.parameters)}`)
+    .map(
+      (d) =>
+        `- ${d.name}: ${d.description ?? '(no description)'}\n  parameters: ${d.parameters === undefined ? '(no schema)' : JSON.stringify(d.parameters)}`,
+    )
     .join('\n');
 }
 
@@ -77,14 +84,19 @@ function renderStep(s: Step, n: number): string {
   if (s.kind === 'tool') {
     const head = `${n}. TOOL ${s.name}${s.callId ? ` (call ${s.callId})` : ''} arguments: ${s.arguments ?? '(not captured)'}`;
     const outcome = s.outcome && s.outcome !== 'valid' ? ` [structural check: ${s.outcome}]` : '';
-    const tail = s.status === 'error' ? `   → ERROR${s.errorType ? ` ${s.errorType}` : ''}${s.result !== undefined ? `: ${s.result}` : ''}` : `   → result: ${s.result ?? '(not captured)'}`;
+    const tail =
+      s.status === 'error'
+        ? `   → ERROR${s.errorType ? ` ${s.errorType}` : ''}${s.result !== undefined ? `: ${s.result}` : ''}`
+        : `   → result: ${s.result ?? '(not captured)'}`;
     return `${head}${outcome}\n${tail}`;
   }
   const lines = [`${n}. MODEL${s.model ? ` ${s.model}` : ''}${s.error ? ` (failed: ${s.error})` : ''}`];
   if (s.outputText) lines.push(`   says: ${s.outputText}`);
   for (const c of s.calls) {
     const outcome = c.outcome && c.outcome !== 'valid' ? ` [structural check: ${c.outcome}]` : '';
-    lines.push(`   proposes ${c.name}${c.callId ? ` (call ${c.callId})` : ''} arguments: ${c.arguments ?? '(not captured)'}${outcome}`);
+    lines.push(
+      `   proposes ${c.name}${c.callId ? ` (call ${c.callId})` : ''} arguments: ${c.arguments ?? '(not captured)'}${outcome}`,
+    );
   }
   if (!s.outputText && s.calls.length === 0) lines.push('   (no text or calls captured)');
   return lines.join('\n');

@@ -34,7 +34,12 @@ export function baseRate(policy: SamplingPolicy, service: string): number {
  * failed when it has a structural failure; feedback when it got negative user feedback). The trace
  * is kept if any rule keeps it, and since every rule compares the same u, "any" is the largest rate.
  */
-export function inclusionProbability(policy: SamplingPolicy, service: string, hasFailure: boolean, negativeFeedback = false): number {
+export function inclusionProbability(
+  policy: SamplingPolicy,
+  service: string,
+  hasFailure: boolean,
+  negativeFeedback = false,
+): number {
   let p = baseRate(policy, service);
   if (hasFailure && policy.failedRate !== undefined) p = Math.max(p, policy.failedRate);
   if (negativeFeedback && policy.feedbackRate !== undefined) p = Math.max(p, policy.feedbackRate);
@@ -51,7 +56,12 @@ export function isSampled(u: number, probability: number): boolean {
  * it completes, because a later span may still add a failure or reveal its service.
  */
 export function maxProbability(policy: SamplingPolicy): number {
-  return Math.max(policy.sampleRate, policy.failedRate ?? 0, policy.feedbackRate ?? 0, ...Object.values(policy.serviceRates));
+  return Math.max(
+    policy.sampleRate,
+    policy.failedRate ?? 0,
+    policy.feedbackRate ?? 0,
+    ...Object.values(policy.serviceRates),
+  );
 }
 
 /** Inverse-probability weight recorded with each verdict (Horvitz–Thompson). */

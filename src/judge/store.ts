@@ -164,15 +164,23 @@ export class JudgeStore {
 
   async pendingIds(limit: number): Promise<string[]> {
     // Oldest first, so what a capped run left behind goes first next time.
-    const rows = await this.sql.all<Row>(`SELECT trace_id FROM judge_trajectories WHERE status = 'pending' ORDER BY last_seen_ms, trace_id LIMIT ?`, [limit]);
+    const rows = await this.sql.all<Row>(
+      `SELECT trace_id FROM judge_trajectories WHERE status = 'pending' ORDER BY last_seen_ms, trace_id LIMIT ?`,
+      [limit],
+    );
     return rows.map((r) => String(r.trace_id));
   }
 
   /** `services`: only trajectories of services matching these globs (a reader's view). */
   async countByStatus(services?: readonly string[]): Promise<Record<string, number>> {
     const args: unknown[] = [];
-    const where = services ? `WHERE ${servicesMatch(this.sql.dialect, 'service', services, (v) => (args.push(v), '?'))}` : '';
-    const rows = await this.sql.all<Row>(`SELECT status, COUNT(*) AS n FROM judge_trajectories ${where} GROUP BY status`, args);
+    const where = services
+      ? `WHERE ${servicesMatch(this.sql.dialect, 'service', services, (v) => (args.push(v), '?'))}`
+      : '';
+    const rows = await this.sql.all<Row>(
+      `SELECT status, COUNT(*) AS n FROM judge_trajectories ${where} GROUP BY status`,
+      args,
+    );
     return Object.fromEntries(rows.map((r) => [String(r.status), num(r.n)]));
   }
 
@@ -220,47 +228,66 @@ export class JudgeStore {
            prompt_version, judge_model, probability, weight, input_tokens, output_tokens, cost, agent_tokens, agent_tool_calls)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
-          v.traceId, v.runId, v.timeMs, v.service, v.model, v.status,
+          v.traceId,
+          v.runId,
+          v.timeMs,
+          v.service,
+          v.model,
+          v.status,
           v.verdict ? (v.verdict.reached_goal ? 1 : 0) : null,
           v.verdict?.unnecessary_calls ?? null,
           v.verdict?.dangerous_calls ?? null,
           v.verdict?.reasoning ?? null,
           v.error ?? null,
-          v.promptVersion, v.judgeModel, v.probability, v.weight, v.inputTokens, v.outputTokens, v.cost,
-          v.agentTokens ?? null, v.agentToolCalls ?? null,
+          v.promptVersion,
+          v.judgeModel,
+          v.probability,
+          v.weight,
+          v.inputTokens,
+          v.outputTokens,
+          v.cost,
+          v.agentTokens ?? null,
+          v.agentToolCalls ?? null,
         ],
       );
-      await tx.run(`UPDATE judge_trajectories SET status = ?, attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ?`, [
-        v.status === 'ok' ? 'judged' : 'error',
-        v.error ?? null,
-        v.timeMs,
-        v.traceId,
-      ]);
+      await tx.run(
+        `UPDATE judge_trajectories SET status = ?, attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ?`,
+        [v.status === 'ok' ? 'judged' : 'error', v.error ?? null, v.timeMs, v.traceId],
+      );
     });
   }
 
   /** The item could not be judged now (transport, caps, redaction): it stays pending. */
   async recordAttemptFailure(traceId: string, error: string, nowMs: number): Promise<void> {
-    await this.sql.run(`UPDATE judge_trajectories SET attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ? AND status = 'pending'`, [
-      error.slice(0, 2000),
-      nowMs,
-      traceId,
-    ]);
+    await this.sql.run(
+      `UPDATE judge_trajectories SET attempts = attempts + 1, last_error = ?, updated_ms = ? WHERE trace_id = ? AND status = 'pending'`,
+      [error.slice(0, 2000), nowMs, traceId],
+    );
   }
 
   async startRun(startedMs: number, promptVersion: string, judgeModel: string): Promise<number> {
-    const [r] = await this.sql.all<Row>(`INSERT INTO judge_runs (started_ms, status, prompt_version, judge_model) VALUES (?, 'running', ?, ?) RETURNING id`, [
-      startedMs,
-      promptVersion,
-      judgeModel,
-    ]);
+    const [r] = await this.sql.all<Row>(
+      `INSERT INTO judge_runs (started_ms, status, prompt_version, judge_model) VALUES (?, 'running', ?, ?) RETURNING id`,
+      [startedMs, promptVersion, judgeModel],
+    );
     return num(r?.id);
   }
 
   async finishRun(r: Omit<RunRecord, 'startedMs' | 'promptVersion' | 'judgeModel'>): Promise<void> {
     await this.sql.run(
       `UPDATE judge_runs SET finished_ms = ?, status = ?, judged = ?, errors = ?, left_pending = ?, input_tokens = ?, output_tokens = ?, cost = ?, stop_reason = ? WHERE id = ?`,
-      [r.finishedMs, r.status, r.judged, r.errors, r.leftPending, r.inputTokens, r.outputTokens, r.cost, r.stopReason, r.id],
+      [
+        r.finishedMs,
+        r.status,
+        r.judged,
+        r.errors,
+        r.leftPending,
+        r.inputTokens,
+        r.outputTokens,
+        r.cost,
+        r.stopReason,
+        r.id,
+      ],
     );
   }
 
@@ -283,11 +310,16 @@ export class JudgeStore {
     }));
   }
 
-  async verdictPoints(q: { sinceMs?: number; service?: string; services?: readonly string[]; runIds?: number[] }): Promise<VerdictPoint[]> {
+  async verdictPoints(q: {
+    sinceMs?: number;
+    service?: string;
+    services?: readonly string[];
+    runIds?: number[];
+  }): Promise<VerdictPoint[]> {
     const where = ["status = 'ok'"];
     const args: unknown[] = [];
-    if (q.sinceMs !== undefined) (where.push('time_ms >= ?'), args.push(q.sinceMs));
-    if (q.service) (where.push('service = ?'), args.push(q.service));
+    if (q.sinceMs !== undefined) where.push('time_ms >= ?'), args.push(q.sinceMs);
+    if (q.service) where.push('service = ?'), args.push(q.service);
     if (q.services) where.push(servicesMatch(this.sql.dialect, 'service', q.services, (v) => (args.push(v), '?')));
     if (q.runIds) {
       if (q.runIds.length === 0) return [];
@@ -320,10 +352,13 @@ export class JudgeStore {
     services?: readonly string[];
     traceIds?: readonly string[];
   }): Promise<Map<string, LatestVerdict>> {
-    const where = ["v.status = 'ok'", "v.id = (SELECT MAX(w.id) FROM judge_verdicts w WHERE w.trace_id = v.trace_id AND w.status = 'ok')"];
+    const where = [
+      "v.status = 'ok'",
+      "v.id = (SELECT MAX(w.id) FROM judge_verdicts w WHERE w.trace_id = v.trace_id AND w.status = 'ok')",
+    ];
     const args: unknown[] = [];
-    if (q.sinceMs !== undefined) (where.push('v.time_ms >= ?'), args.push(q.sinceMs));
-    if (q.service) (where.push('v.service = ?'), args.push(q.service));
+    if (q.sinceMs !== undefined) where.push('v.time_ms >= ?'), args.push(q.sinceMs);
+    if (q.service) where.push('v.service = ?'), args.push(q.service);
     if (q.services) where.push(servicesMatch(this.sql.dialect, 'v.service', q.services, (v) => (args.push(v), '?')));
     if (q.traceIds) {
       if (q.traceIds.length === 0) return new Map();
@@ -358,7 +393,15 @@ export class JudgeStore {
           `INSERT INTO judge_labels (trace_id, reached_goal, unnecessary_calls, dangerous_calls, labeler, note, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (trace_id) DO UPDATE SET reached_goal = excluded.reached_goal, unnecessary_calls = excluded.unnecessary_calls,
              dangerous_calls = excluded.dangerous_calls, labeler = excluded.labeler, note = excluded.note, time_ms = excluded.time_ms`,
-          [l.trace_id.toLowerCase(), l.reached_goal ? 1 : 0, l.unnecessary_calls, l.dangerous_calls, l.labeler ?? 'human', l.note ?? '', nowMs],
+          [
+            l.trace_id.toLowerCase(),
+            l.reached_goal ? 1 : 0,
+            l.unnecessary_calls,
+            l.dangerous_calls,
+            l.labeler ?? 'human',
+            l.note ?? '',
+            nowMs,
+          ],
         );
       }
       return labels.length;
@@ -379,7 +422,9 @@ export class JudgeStore {
   }
 
   /** Verdicts and the human label of one trace (for the trajectory API). */
-  async judgementsOf(traceId: string): Promise<{ verdicts: Record<string, unknown>[]; label: Record<string, unknown> | null }> {
+  async judgementsOf(
+    traceId: string,
+  ): Promise<{ verdicts: Record<string, unknown>[]; label: Record<string, unknown> | null }> {
     const verdicts = await this.sql.all<Row>('SELECT * FROM judge_verdicts WHERE trace_id = ? ORDER BY id', [traceId]);
     const [label] = await this.sql.all<Row>('SELECT * FROM judge_labels WHERE trace_id = ?', [traceId]);
     const bool = (v: unknown) => (v === null || v === undefined ? null : num(v) === 1);
@@ -404,7 +449,13 @@ export class JudgeStore {
         agentToolCalls: numOrNull(v.agent_tool_calls),
       })),
       label: label
-        ? { reached_goal: bool(label.reached_goal), unnecessary_calls: num(label.unnecessary_calls), dangerous_calls: num(label.dangerous_calls), labeler: label.labeler, note: label.note }
+        ? {
+            reached_goal: bool(label.reached_goal),
+            unnecessary_calls: num(label.unnecessary_calls),
+            dangerous_calls: num(label.dangerous_calls),
+            labeler: label.labeler,
+            note: label.note,
+          }
         : null,
     };
   }
@@ -413,7 +464,10 @@ export class JudgeStore {
     return this.sql.tx(async (tx) => {
       const old = `SELECT trace_id FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`;
       let removed = await tx.run(`DELETE FROM judge_steps WHERE trace_id IN (${old})`, [beforeMs]);
-      removed += await tx.run(`DELETE FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`, [beforeMs]);
+      removed += await tx.run(
+        `DELETE FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`,
+        [beforeMs],
+      );
       return removed;
     });
   }

@@ -54,7 +54,11 @@ export class TrajectorySink implements BatchSink {
     this.threshold = maxProbability(deps.policy);
   }
 
-  collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[] }): readonly BatchExtension[] {
+  collect(input: {
+    source: SourceName;
+    facts: readonly SpanFacts[];
+    calls: readonly CheckedCall[];
+  }): readonly BatchExtension[] {
     if (this.threshold <= 0) return [];
     const byTrace = new Map<string, SpanFacts[]>();
     for (const f of input.facts) {
@@ -77,7 +81,17 @@ export class TrajectorySink implements BatchSink {
         if (step?.omitted) this.deps.onRedactionFailure?.();
         if (step) step.seq = seenMs * 1000 + (this.counter++ % 1000);
         // Columns hold whole ms (BIGINT); the payload keeps the exact, sub-ms times that order the steps.
-        return step ? [{ spanId: f.spanId, startMs: Math.floor(f.startTimeMs), endMs: Math.ceil(f.endTimeMs), kind: step.kind, payload: JSON.stringify(step) }] : [];
+        return step
+          ? [
+              {
+                spanId: f.spanId,
+                startMs: Math.floor(f.startTimeMs),
+                endMs: Math.ceil(f.endTimeMs),
+                kind: step.kind,
+                payload: JSON.stringify(step),
+              },
+            ]
+          : [];
       });
       writes.push({
         traceId,
@@ -105,7 +119,8 @@ export class TrajectorySink implements BatchSink {
   }
 }
 
-const callKey = (spanId: string, callId: string | undefined, name: string): string => `${spanId}\u0000${callId ?? `name:${name}`}`;
+const callKey = (spanId: string, callId: string | undefined, name: string): string =>
+  `${spanId}\u0000${callId ?? `name:${name}`}`;
 
 /** One span's facts as a stored step; agent/other spans only widen the trajectory's time range. */
 export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>): Step | undefined {
@@ -132,7 +147,13 @@ export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>)
     return s;
   }
   if (f.role !== 'model') return undefined;
-  const s: ModelStep = { kind: 'model', spanId: f.spanId, startMs: f.startTimeMs, endMs: f.endTimeMs, calls: f.proposals.map((p) => toCall(f.spanId, p, outcomes)) };
+  const s: ModelStep = {
+    kind: 'model',
+    spanId: f.spanId,
+    startMs: f.startTimeMs,
+    endMs: f.endTimeMs,
+    calls: f.proposals.map((p) => toCall(f.spanId, p, outcomes)),
+  };
   if (f.model) s.model = f.model;
   if (f.userMessage) s.userMessage = clip(f.userMessage, MAX_TEXT);
   if (f.outputText) s.outputText = clip(f.outputText, MAX_TEXT);
@@ -143,7 +164,11 @@ export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>)
   return s;
 }
 
-function toCall(spanId: string, p: SpanFacts['proposals'][number], outcomes: ReadonlyMap<string, CheckedCall>): StepCall {
+function toCall(
+  spanId: string,
+  p: SpanFacts['proposals'][number],
+  outcomes: ReadonlyMap<string, CheckedCall>,
+): StepCall {
   const c: StepCall = { name: clip(p.name, 500) };
   if (p.callId) c.callId = p.callId;
   if (p.args.kind !== 'none') c.arguments = clip(p.args.raw, MAX_ARGS);

@@ -51,7 +51,11 @@ export class BoundHistogram<T extends string> extends client.Histogram<T> {
 
   /** The child for these label values, created once; its observe is a bucket search and three adds. */
   bind(labels: Record<T, string>): BoundChild {
-    const key = JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k as T]]));
+    const key = JSON.stringify(
+      Object.keys(labels)
+        .sort()
+        .map((k) => [k, labels[k as T]]),
+    );
     let child = this.bound.get(key);
     if (!child) {
       const bounds = this.bounds;
@@ -99,9 +103,21 @@ export class BoundHistogram<T extends string> extends client.Histogram<T> {
       let acc = 0;
       for (let i = 0; i < this.bounds.length; i++) {
         acc += c.counts[i]!;
-        out.push({ labels: { le: this.bounds[i]! }, sharedLabels: c.labels, value: acc, metricName: `${this.metricName}_bucket`, exemplar: null });
+        out.push({
+          labels: { le: this.bounds[i]! },
+          sharedLabels: c.labels,
+          value: acc,
+          metricName: `${this.metricName}_bucket`,
+          exemplar: null,
+        });
       }
-      out.push({ labels: { le: '+Inf' }, sharedLabels: c.labels, value: c.count, metricName: `${this.metricName}_bucket`, exemplar: null });
+      out.push({
+        labels: { le: '+Inf' },
+        sharedLabels: c.labels,
+        value: c.count,
+        metricName: `${this.metricName}_bucket`,
+        exemplar: null,
+      });
       out.push({ labels: {}, sharedLabels: c.labels, value: c.sum, metricName: `${this.metricName}_sum` });
       out.push({ labels: {}, sharedLabels: c.labels, value: c.count, metricName: `${this.metricName}_count` });
     }

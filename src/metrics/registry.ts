@@ -34,7 +34,8 @@ export function createMetrics(probes: MetricProbes = {}) {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   // Gauges named *_total break the exposition-format conventions (promtool check metrics flags them).
-  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+    registry.removeSingleMetric(name);
   const r = [registry];
   return {
     registry,
@@ -131,7 +132,7 @@ export function createMetrics(probes: MetricProbes = {}) {
     }),
     redactionFailures: new client.Counter({
       name: 'toolwatch_redaction_failures_total',
-      help: 'Values store.redact_arguments could not redact, so they were not stored (the reason kept instead), by what: arguments, message (failure records), context (a failure record\'s user message), trajectory (a sampled step), comment (a feedback comment).',
+      help: "Values store.redact_arguments could not redact, so they were not stored (the reason kept instead), by what: arguments, message (failure records), context (a failure record's user message), trajectory (a sampled step), comment (a feedback comment).",
       labelNames: ['what'] as const,
       registers: r,
     }),

@@ -24,7 +24,13 @@ export function baseFacts(span: Span, dialect: string, role: SpanFacts['role']):
  * A tool execution; failed on span status ERROR, an `error.type` or a failing HTTP/gRPC status on the
  * span, classified by exec-status.ts (HTTP client children are added later, in the pipeline).
  */
-export function execution(span: Span, name: string, callId: string | undefined, args: unknown, result: unknown): ToolExecution {
+export function execution(
+  span: Span,
+  name: string,
+  callId: string | undefined,
+  args: unknown,
+  result: unknown,
+): ToolExecution {
   const s = spanStatus(span);
   const e: ToolExecution = {
     name,
@@ -46,7 +52,8 @@ export function execution(span: Span, name: string, callId: string | undefined, 
  * Assigning the property replaces the getter with the plain value.
  */
 export function lazyFact<K extends 'replays' | 'userMessage'>(f: SpanFacts, key: K, compute: () => SpanFacts[K]): void {
-  const settle = (value: SpanFacts[K]) => Object.defineProperty(f, key, { value, writable: true, enumerable: true, configurable: true });
+  const settle = (value: SpanFacts[K]) =>
+    Object.defineProperty(f, key, { value, writable: true, enumerable: true, configurable: true });
   Object.defineProperty(f, key, {
     get() {
       const value = compute();

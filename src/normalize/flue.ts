@@ -20,7 +20,13 @@ import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } fr
 import { parseToolDefs } from './tooldefs.js';
 import { argValue, firstAttr, isRecord, jsonValue, str, type Rec } from './values.js';
 
-const MARKERS = ['flue.tool.name', 'flue.turn.output', 'flue.turn.input', 'flue.tool.call.arguments', 'flue.tool.call.result'];
+const MARKERS = [
+  'flue.tool.name',
+  'flue.turn.output',
+  'flue.turn.input',
+  'flue.tool.call.arguments',
+  'flue.tool.call.result',
+];
 
 function isFlueToolSpan(a: AttrObject): boolean {
   return a['flue.tool.name'] !== undefined || a['flue.tool.call_id'] !== undefined;

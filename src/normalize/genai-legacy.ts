@@ -159,7 +159,9 @@ function numberedMessage(g: IndexedGroup): Msg {
     const name = gstr(tc.fields, 'name');
     if (name === undefined) continue;
     const id = gstr(tc.fields, 'id');
-    m.calls.push(id === undefined ? { name, args: tc.fields.get('arguments') } : { id, name, args: tc.fields.get('arguments') });
+    m.calls.push(
+      id === undefined ? { name, args: tc.fields.get('arguments') } : { id, name, args: tc.fields.get('arguments') },
+    );
   }
   // The pre-tools OpenAI functions API.
   const fname = gstr(f, 'function_call.name');
@@ -203,7 +205,11 @@ export function traceloopArgs(v: AttrValue | undefined): unknown {
   return undefined;
 }
 
-function firstNonEmpty<T>(sources: readonly Msg[][], pick: (m: Msg[]) => T | undefined, empty: (t: T) => boolean): T | undefined {
+function firstNonEmpty<T>(
+  sources: readonly Msg[][],
+  pick: (m: Msg[]) => T | undefined,
+  empty: (t: T) => boolean,
+): T | undefined {
   for (const s of sources) {
     if (s.length === 0) continue;
     const v = pick(s);
@@ -214,7 +220,11 @@ function firstNonEmpty<T>(sources: readonly Msg[][], pick: (m: Msg[]) => T | und
 
 function fillModel(span: Span, f: SpanFacts): void {
   const a = span.attributes;
-  const inputs = [wholeMessages(a['gen_ai.prompt'], 'user'), eventMessages(span, false), numberedMessages(a, 'gen_ai.prompt')];
+  const inputs = [
+    wholeMessages(a['gen_ai.prompt'], 'user'),
+    eventMessages(span, false),
+    numberedMessages(a, 'gen_ai.prompt'),
+  ];
   const outputs = [
     wholeMessages(a['gen_ai.completion'], 'assistant'),
     eventMessages(span, true),

@@ -72,10 +72,21 @@ function serviceOf(metadata: unknown, fallback: string): string {
   const m = value(metadata);
   if (!isRecord(m)) return fallback;
   const res = value(m['resourceAttributes']);
-  return nonEmpty(isRecord(res) ? res['service.name'] : undefined) ?? nonEmpty(m['service.name']) ?? nonEmpty(m['service']) ?? fallback;
+  return (
+    nonEmpty(isRecord(res) ? res['service.name'] : undefined) ??
+    nonEmpty(m['service.name']) ??
+    nonEmpty(m['service']) ??
+    fallback
+  );
 }
 
-const LANGCHAIN_ROLES: Record<string, string> = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool', function: 'function' };
+const LANGCHAIN_ROLES: Record<string, string> = {
+  human: 'user',
+  ai: 'assistant',
+  system: 'system',
+  tool: 'tool',
+  function: 'function',
+};
 
 /**
  * A LangChain message ({type|role, content, additional_kwargs.tool_calls, tool_calls[{name,args,id}]})
@@ -93,21 +104,33 @@ function fromLangChain(m: Rec): Rec {
   if (Array.isArray(raw) && raw.length > 0) out['tool_calls'] = raw;
   else if (Array.isArray(parsed)) {
     out['tool_calls'] = parsed.map((tc) =>
-      isRecord(tc) && tc['function'] === undefined && tc['arguments'] === undefined ? { id: tc['id'], function: { name: tc['name'], arguments: tc['args'] } } : tc,
+      isRecord(tc) && tc['function'] === undefined && tc['arguments'] === undefined
+        ? { id: tc['id'], function: { name: tc['name'], arguments: tc['args'] } }
+        : tc,
     );
   }
-  if (kw && isRecord(kw['function_call']) && out['function_call'] === undefined) out['function_call'] = kw['function_call'];
-  if (role === 'tool' && out['tool_call_id'] === undefined && m['tool_call_id'] !== undefined) out['tool_call_id'] = m['tool_call_id'];
+  if (kw && isRecord(kw['function_call']) && out['function_call'] === undefined)
+    out['function_call'] = kw['function_call'];
+  if (role === 'tool' && out['tool_call_id'] === undefined && m['tool_call_id'] !== undefined)
+    out['tool_call_id'] = m['tool_call_id'];
   return out;
 }
 
 /** A list of message-like items: messages, Responses API items, Anthropic blocks, LangChain messages. */
 function messagesOf(list: readonly unknown[]): Msg[] {
   // A bare list of Anthropic content blocks (no role anywhere) is one assistant message.
-  if (list.length > 0 && list.every((x) => isRecord(x) && x['role'] === undefined && (x['type'] === 'text' || x['type'] === 'tool_use'))) {
+  if (
+    list.length > 0 &&
+    list.every((x) => isRecord(x) && x['role'] === undefined && (x['type'] === 'text' || x['type'] === 'tool_use'))
+  ) {
     return readMessages([{ role: 'assistant', content: list }]);
   }
-  const items = list.map((x) => (isRecord(x) && (x['additional_kwargs'] !== undefined || (x['role'] === undefined && LANGCHAIN_ROLES[String(x['type'])])) ? fromLangChain(x) : x));
+  const items = list.map((x) =>
+    isRecord(x) &&
+    (x['additional_kwargs'] !== undefined || (x['role'] === undefined && LANGCHAIN_ROLES[String(x['type'])]))
+      ? fromLangChain(x)
+      : x,
+  );
   return readMessages(items);
 }
 
@@ -158,7 +181,8 @@ export function offeredIn(input: unknown): SpanFacts['offered'] {
   const messages = isRecord(input) ? input['messages'] : undefined;
   const list = Array.isArray(input) ? input : Array.isArray(messages) ? (messages as unknown[]) : undefined;
   if (!isRecord(input)) return list === undefined ? undefined : nonEmptyDefs(definitionMessages(list));
-  const tools = input['tools'] ?? (isRecord(input['invocation_params']) ? (input['invocation_params'] as Rec)['tools'] : undefined);
+  const tools =
+    input['tools'] ?? (isRecord(input['invocation_params']) ? (input['invocation_params'] as Rec)['tools'] : undefined);
   if (tools !== undefined) return parseToolDefs(value(tools));
   return list === undefined ? undefined : nonEmptyDefs(definitionMessages(list));
 }
@@ -190,7 +214,13 @@ function callIdIn(v: unknown): string | undefined {
  * A TOOL observation. The call id is looked up in metadata, then in the input; when the input is an
  * envelope carrying the id, the arguments are its `arguments`/`args`/`input` member.
  */
-function toolExecution(o: LangfuseObservation, metadata: unknown, input: unknown, output: unknown, durationMs: number): ToolExecution {
+function toolExecution(
+  o: LangfuseObservation,
+  metadata: unknown,
+  input: unknown,
+  output: unknown,
+  durationMs: number,
+): ToolExecution {
   const idInInput = callIdIn(input);
   const callId = callIdIn(metadata) ?? idInInput;
   // Parsed: v2 sends the input JSON-encoded, so a string argument arrives double-encoded.
@@ -216,7 +246,14 @@ function toolExecution(o: LangfuseObservation, metadata: unknown, input: unknown
  */
 export function observationToFacts(o: LangfuseObservation, opts: LangfuseNormalizeOptions): SpanFacts | undefined {
   const type = String(o.type ?? '').toUpperCase();
-  const role: SpanFacts['role'] | undefined = type === 'GENERATION' ? 'model' : type === 'TOOL' ? 'tool' : type === 'AGENT' || type === 'CHAIN' ? 'agent' : undefined;
+  const role: SpanFacts['role'] | undefined =
+    type === 'GENERATION'
+      ? 'model'
+      : type === 'TOOL'
+        ? 'tool'
+        : type === 'AGENT' || type === 'CHAIN'
+          ? 'agent'
+          : undefined;
   if (role === undefined || typeof o.id !== 'string' || o.id === '') return undefined;
   const start = timeMs(o.startTime);
   const end = timeMs(o.endTime) || start;

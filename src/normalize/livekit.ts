@@ -98,7 +98,11 @@ export const livekitReader: DialectReader = {
   matches(span) {
     // Each span kind has one key LiveKit always writes (few lookups: this runs for every span).
     const a = span.attributes;
-    return a['lk.function_tools'] !== undefined || a['lk.function_tool.name'] !== undefined || a['lk.llm_metrics'] !== undefined;
+    return (
+      a['lk.function_tools'] !== undefined ||
+      a['lk.function_tool.name'] !== undefined ||
+      a['lk.llm_metrics'] !== undefined
+    );
   },
   read(span) {
     const a = span.attributes;

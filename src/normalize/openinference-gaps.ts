@@ -127,4 +127,3 @@ export function fillAdkArguments(a: AttrObject, f: SpanFacts): void {
     return filled;
   });
 }
-

@@ -118,7 +118,8 @@ export const vercelAiReader: DialectReader = {
     if (model !== undefined) f.model = model;
     const provider = str(a, 'ai.model.provider') ?? str(a, 'gen_ai.system');
     if (provider !== undefined) f.provider = provider;
-    const inTok = num(a, 'ai.usage.inputTokens') ?? num(a, 'ai.usage.promptTokens') ?? num(a, 'gen_ai.usage.input_tokens');
+    const inTok =
+      num(a, 'ai.usage.inputTokens') ?? num(a, 'ai.usage.promptTokens') ?? num(a, 'gen_ai.usage.input_tokens');
     if (inTok !== undefined) f.inputTokens = inTok;
     const outTok =
       num(a, 'ai.usage.outputTokens') ?? num(a, 'ai.usage.completionTokens') ?? num(a, 'gen_ai.usage.output_tokens');

@@ -39,7 +39,17 @@ export function callEntry(
   fromExecution: boolean,
   summary?: true,
 ): CallEntry {
-  return { name, argsRaw, hasId, executed, fromExecution, pending: undefined, summary, outcome: undefined, model: undefined };
+  return {
+    name,
+    argsRaw,
+    hasId,
+    executed,
+    fromExecution,
+    pending: undefined,
+    summary,
+    outcome: undefined,
+    model: undefined,
+  };
 }
 
 /**
@@ -102,7 +112,10 @@ export class Ledger {
    */
   private oldest: TraceState | undefined;
   private newest: TraceState | undefined;
-  /** @internal In due order (the grace period is constant). */ readonly pending = new Map<string, { entry: CallEntry; p: PendingCall }>();
+  /** @internal In due order (the grace period is constant). */ readonly pending = new Map<
+    string,
+    { entry: CallEntry; p: PendingCall }
+  >();
 
   constructor(
     private readonly opts: LedgerOptions,
@@ -218,7 +231,10 @@ export class Ledger {
       const e = t.calls.get(key);
       if (e) Object.assign(e, c);
       else if (t.calls.size < this.opts.maxCallsPerTrace) {
-        t.calls.set(key, Object.assign(callEntry(c.name, undefined, c.hasId, c.executed, c.fromExecution, c.summary), c));
+        t.calls.set(
+          key,
+          Object.assign(callEntry(c.name, undefined, c.hasId, c.executed, c.fromExecution, c.summary), c),
+        );
       }
     }
   }
@@ -374,7 +390,12 @@ export class LedgerTxn {
    * arguments first, else the oldest by name. Pairing by name alone may swap two parallel calls
    * of one tool, but each is still counted exactly once, which is what the numbers need.
    */
-  findUnpaired(traceId: string, name: string, argsRaw: string | undefined, want: (e: CallEntry) => boolean): CallEntry | undefined {
+  findUnpaired(
+    traceId: string,
+    name: string,
+    argsRaw: string | undefined,
+    want: (e: CallEntry) => boolean,
+  ): CallEntry | undefined {
     const t = this.ledger.trace(traceId, this.nowMs, this.undoLog);
     let byName: [string, CallEntry] | undefined;
     for (const kv of t.calls) {

@@ -185,7 +185,7 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
   const unpaired = (want: (c: CallEntry) => boolean) =>
     e.name === '' ? undefined : txn.findUnpaired(f.traceId, e.name, argsRaw, want);
   const known = e.callId
-    ? txn.get(f.traceId, key) ?? unpaired((c) => !c.executed && !c.fromExecution && !c.hasId)
+    ? (txn.get(f.traceId, key) ?? unpaired((c) => !c.executed && !c.fromExecution && !c.hasId))
     : unpaired((c) => !c.executed && (!c.fromExecution || c.summary === true));
   if (known) {
     txn.markExecuted(known);

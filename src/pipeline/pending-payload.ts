@@ -39,10 +39,17 @@ const payloadSchema = {
           oneOf: [
             { type: 'object', required: ['kind'], properties: { kind: { const: 'none' } } },
             { type: 'object', required: ['kind', 'raw'], properties: { kind: { const: 'string' }, raw: str } },
-            { type: 'object', required: ['kind', 'value', 'raw'], properties: { kind: { const: 'structured' }, value: {}, raw: str } },
+            {
+              type: 'object',
+              required: ['kind', 'value', 'raw'],
+              properties: { kind: { const: 'structured' }, value: {}, raw: str },
+            },
           ],
         },
-        offered: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: str, description: str } } },
+        offered: {
+          type: 'array',
+          items: { type: 'object', required: ['name'], properties: { name: str, description: str } },
+        },
         timeMs: { type: 'number' },
         fromExecution: { type: 'boolean' },
         scope: str,
@@ -92,7 +99,10 @@ export function decodePending(r: PendingRow): DecodedPending {
   }
   if (!validate(doc)) {
     const e = validate.errors?.[0];
-    return { ok: false, reason: `unreadable payload: ${e ? `${e.instancePath || '/'} ${e.message ?? ''}`.trim() : 'invalid'}` };
+    return {
+      ok: false,
+      reason: `unreadable payload: ${e ? `${e.instancePath || '/'} ${e.message ?? ''}`.trim() : 'invalid'}`,
+    };
   }
   const key = doc.key ?? r.callKey;
   return { ok: true, call: { source: doc.source, traceId: doc.call.traceId, key, dueMs: r.dueMs, call: doc.call } };

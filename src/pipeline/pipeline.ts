@@ -41,7 +41,11 @@ import type { WriteHealth } from '../store/write-health.js';
 
 /** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
 export interface BatchSink {
-  collect(input: { source: SourceName; facts: readonly SpanFacts[]; calls: readonly CheckedCall[] }): readonly BatchExtension[];
+  collect(input: {
+    source: SourceName;
+    facts: readonly SpanFacts[];
+    calls: readonly CheckedCall[];
+  }): readonly BatchExtension[];
 }
 
 /**
@@ -154,7 +158,10 @@ export class Pipeline {
   /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
   readonly executions: ExecutionHold;
   private readonly durations = new Map<string, { observe(v: number): void }>();
-  private readonly trajectoryChildren = new Map<string, Record<'toolCalls' | 'steps' | 'failedCalls' | 'duration' | 'tokens', { observe(v: number): void }>>();
+  private readonly trajectoryChildren = new Map<
+    string,
+    Record<'toolCalls' | 'steps' | 'failedCalls' | 'duration' | 'tokens', { observe(v: number): void }>
+  >();
 
   constructor(private readonly deps: PipelineDeps) {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
@@ -378,7 +385,10 @@ export class Pipeline {
       if (!plan) continue;
       plan.commitCaps();
       // Counted now, but due when their grace ended: the trajectory's idle clock runs from then.
-      const dueMs = Math.min(nowMs, items.reduce((m, p) => Math.max(m, p.dueMs), 0));
+      const dueMs = Math.min(
+        nowMs,
+        items.reduce((m, p) => Math.max(m, p.dueMs), 0),
+      );
       this.count(source, held, heldLabels, heldEntries, plan, 0, dueMs);
       counted += held.length;
     }
@@ -409,7 +419,10 @@ export class Pipeline {
     // The counter moves by the rows just written (one inc per row, not per execution); the histogram per execution.
     const m = deps.metrics;
     for (const r of batch.executionAggregates) {
-      m.toolExecutions.inc({ service: r.service, tool: r.tool, status: r.status, call_outcome: r.callOutcome }, r.count);
+      m.toolExecutions.inc(
+        { service: r.service, tool: r.tool, status: r.status, call_outcome: r.callOutcome },
+        r.count,
+      );
     }
     let dueMs = 0;
     for (const e of released) {
@@ -575,7 +588,11 @@ export class Pipeline {
 }
 
 /** The outcome and model label each call of a batch is counted with, by its ledger entry (for the journal). */
-function countedAs(entries: readonly CallEntry[], calls: readonly CheckedCall[], labels: readonly CallLabels[]): CountedAs {
+function countedAs(
+  entries: readonly CallEntry[],
+  calls: readonly CheckedCall[],
+  labels: readonly CallLabels[],
+): CountedAs {
   const index = new Map<CallEntry, number>();
   for (let i = 0; i < entries.length; i++) index.set(entries[i]!, i);
   return (e) => {
@@ -585,7 +602,11 @@ function countedAs(entries: readonly CallEntry[], calls: readonly CheckedCall[],
 }
 
 /** The `ingest batch` span's attributes (README, Self-telemetry): sizes and the calls by outcome. */
-function batchAttributes(source: SourceName, s: IngestSummary, calls: readonly CheckedCall[]): Record<string, string | number> {
+function batchAttributes(
+  source: SourceName,
+  s: IngestSummary,
+  calls: readonly CheckedCall[],
+): Record<string, string | number> {
   const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
   for (const c of calls) byOutcome[c.outcome.outcome]++;
   const attrs: Record<string, string | number> = {

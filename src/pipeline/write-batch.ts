@@ -85,7 +85,8 @@ export class FailureCap {
   commit(increments: Map<string, number>, nowMinute: number): void {
     if (nowMinute !== this.minute) {
       this.minute = nowMinute;
-      for (const k of this.kept.keys()) if (Number(k.slice(0, k.indexOf('|'))) < nowMinute - 60_000) this.kept.delete(k);
+      for (const k of this.kept.keys())
+        if (Number(k.slice(0, k.indexOf('|'))) < nowMinute - 60_000) this.kept.delete(k);
     }
     for (const [k, n] of increments) this.kept.set(k, (this.kept.get(k) ?? 0) + n);
   }
@@ -189,7 +190,12 @@ export function buildWrite(
   }
 
   return {
-    rows: { callAggregates: [...aggregates.values()], executionAggregates: [...execAggs.values()], failures, failureDrops: [...drops.values()] },
+    rows: {
+      callAggregates: [...aggregates.values()],
+      executionAggregates: [...execAggs.values()],
+      failures,
+      failureDrops: [...drops.values()],
+    },
     dropped,
     redactionFailures,
     commitCaps: () => cap.commit(capUse, minuteOf(nowMs)),
@@ -202,4 +208,3 @@ function summarize(errors: readonly { instancePath: string; message: string }[])
     .map((e) => `${e.instancePath || '/'} ${e.message}`)
     .join('; ');
 }
-

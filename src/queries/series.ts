@@ -67,7 +67,8 @@ export function stepFor(windowMs: number): number {
   return windowMs <= 3 * HOUR ? MINUTE : windowMs <= 7 * DAY ? HOUR : DAY;
 }
 
-const zeroCounts = (): Record<OutcomeName, number> => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
+const zeroCounts = (): Record<OutcomeName, number> =>
+  Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
 
 export function point(t: number, counts: Record<OutcomeName, number>): SeriesPoint {
   let total = 0;
@@ -80,13 +81,17 @@ export function point(t: number, counts: Record<OutcomeName, number>): SeriesPoi
   return { t, counts, total, checked, failed, errorRate: checked > 0 ? failed / checked : null };
 }
 
-const keyOf = (key: Partial<Record<SeriesDimension, string>>, by: readonly SeriesDimension[]) => JSON.stringify(by.map((d) => key[d] ?? ''));
+const keyOf = (key: Partial<Record<SeriesDimension, string>>, by: readonly SeriesDimension[]) =>
+  JSON.stringify(by.map((d) => key[d] ?? ''));
 
 function build(rows: readonly CallSeriesRow[], q: SeriesQuery, origin: number): CallSeries {
   const buckets: number[] = [];
   for (let t = origin; t < q.untilMs; t += q.stepMs) buckets.push(t);
   const by = [...q.by];
-  const groups = new Map<string, { key: Partial<Record<SeriesDimension, string>>; counts: Record<OutcomeName, number>[]; firstMinute: number }>();
+  const groups = new Map<
+    string,
+    { key: Partial<Record<SeriesDimension, string>>; counts: Record<OutcomeName, number>[]; firstMinute: number }
+  >();
   for (const r of rows) {
     const key = Object.fromEntries(by.map((d) => [d, r[d] ?? ''])) as Partial<Record<SeriesDimension, string>>;
     const k = keyOf(key, by);
@@ -100,7 +105,12 @@ function build(rows: readonly CallSeriesRow[], q: SeriesQuery, origin: number): 
   const series = [...groups.values()].map((g): Series => {
     const sum = zeroCounts();
     for (const c of g.counts) for (const o of OUTCOMES) sum[o] += c[o];
-    return { key: g.key, points: g.counts.map((c, i) => point(buckets[i]!, c)), sum: point(q.sinceMs, sum), firstMinute: g.firstMinute };
+    return {
+      key: g.key,
+      points: g.counts.map((c, i) => point(buckets[i]!, c)),
+      sum: point(q.sinceMs, sum),
+      firstMinute: g.firstMinute,
+    };
   });
   series.sort((a, b) => b.sum.total - a.sum.total || keyOf(a.key, by).localeCompare(keyOf(b.key, by)));
   return { sinceMs: q.sinceMs, untilMs: q.untilMs, stepMs: q.stepMs, buckets, by, series };
@@ -109,7 +119,15 @@ function build(rows: readonly CallSeriesRow[], q: SeriesQuery, origin: number): 
 /** Buckets aligned to the step in UTC (minutes, hours, days), so the same instant always lands in the same bucket. */
 export async function callSeries(store: Pick<Store, 'callSeries'>, q: SeriesQuery): Promise<CallSeries> {
   const origin = Math.floor(q.sinceMs / q.stepMs) * q.stepMs;
-  const rows = await store.callSeries({ sinceMs: q.sinceMs, untilMs: q.untilMs, stepMs: q.stepMs, originMs: origin, by: q.by, ...(q.service !== undefined ? { service: q.service } : {}), ...(q.services ? { services: q.services } : {}) });
+  const rows = await store.callSeries({
+    sinceMs: q.sinceMs,
+    untilMs: q.untilMs,
+    stepMs: q.stepMs,
+    originMs: origin,
+    by: q.by,
+    ...(q.service !== undefined ? { service: q.service } : {}),
+    ...(q.services ? { services: q.services } : {}),
+  });
   return build(rows, q, origin);
 }
 
@@ -124,9 +142,20 @@ export function rollup(cs: CallSeries, by: readonly SeriesDimension[]): CallSeri
       groups.set(k, { ...s, key });
       continue;
     }
-    const add = (a: SeriesPoint, b: SeriesPoint) => point(a.t, Object.fromEntries(OUTCOMES.map((o) => [o, a.counts[o] + b.counts[o]])) as Record<OutcomeName, number>);
-    groups.set(k, { key, points: g.points.map((p, i) => add(p, s.points[i]!)), sum: add(g.sum, s.sum), firstMinute: Math.min(g.firstMinute, s.firstMinute) });
+    const add = (a: SeriesPoint, b: SeriesPoint) =>
+      point(
+        a.t,
+        Object.fromEntries(OUTCOMES.map((o) => [o, a.counts[o] + b.counts[o]])) as Record<OutcomeName, number>,
+      );
+    groups.set(k, {
+      key,
+      points: g.points.map((p, i) => add(p, s.points[i]!)),
+      sum: add(g.sum, s.sum),
+      firstMinute: Math.min(g.firstMinute, s.firstMinute),
+    });
   }
-  const series = [...groups.values()].sort((a, b) => b.sum.total - a.sum.total || keyOf(a.key, by).localeCompare(keyOf(b.key, by)));
+  const series = [...groups.values()].sort(
+    (a, b) => b.sum.total - a.sum.total || keyOf(a.key, by).localeCompare(keyOf(b.key, by)),
+  );
   return { ...cs, by: [...by], series };
 }

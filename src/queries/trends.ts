@@ -64,7 +64,10 @@ export interface Trends {
 }
 
 /** The page's trends as `read` may see them: its view filters every series and drift rule's counts. */
-export async function pageTrends(read: Reader, q: { nowMs: number; windowMs: number; service?: string }): Promise<Trends> {
+export async function pageTrends(
+  read: Reader,
+  q: { nowMs: number; windowMs: number; service?: string },
+): Promise<Trends> {
   const store = read.store;
   const rules = read.alerting?.rules ?? [];
   const range = seriesRange(q.nowMs, q.windowMs);
@@ -75,7 +78,13 @@ export async function pageTrends(read: Reader, q: { nowMs: number; windowMs: num
   const [all, previous] = await Promise.all([
     callSeries(store, { ...range, stepMs, by: ['service', 'model', 'tool'], ...svc }),
     // One bucket: which models each service used in the window before this one.
-    callSeries(store, { sinceMs: range.sinceMs - length, untilMs: range.sinceMs, stepMs: length, by: ['service', 'model'], ...svc }),
+    callSeries(store, {
+      sinceMs: range.sinceMs - length,
+      untilMs: range.sinceMs,
+      stepMs: length,
+      by: ['service', 'model'],
+      ...svc,
+    }),
   ]);
   const models = rollup(all, ['service', 'model']).series;
   return {
@@ -108,7 +117,9 @@ export function modelChanges(models: readonly Series[], previous: readonly Serie
     const model = s.key.model!;
     const prior = before.get(service);
     if (prior?.has(model)) continue;
-    const earlier = models.filter((o) => o.key.service === service && o.key.model !== model && o.firstMinute < s.firstMinute).map((o) => o.key.model!);
+    const earlier = models
+      .filter((o) => o.key.service === service && o.key.model !== model && o.firstMinute < s.firstMinute)
+      .map((o) => o.key.model!);
     const all = [...new Set([...(prior ?? []), ...earlier])].sort();
     if (all.length) out.push({ service, model, minute: s.firstMinute, before: all });
   }
@@ -136,7 +147,11 @@ async function driftViews(
     };
     const by = p.by ?? ['service'];
     if (service && p.service && p.service !== service) continue;
-    const data = (await loadCallWindows({ ...p, ...(service ? { service } : {}) }, { callCounts: (c) => store.callCounts(services ? { ...c, services } : c) }, nowMs)) as CallWindows;
+    const data = (await loadCallWindows(
+      { ...p, ...(service ? { service } : {}) },
+      { callCounts: (c) => store.callCounts(services ? { ...c, services } : c) },
+      nowMs,
+    )) as CallWindows;
     const observations = rule.kind.evaluate(rule.params, data, nowMs);
     const current = groupRows(data.current, by);
     const base = groupRows(data.baseline, by);
@@ -154,13 +169,28 @@ async function driftViews(
         const total = [...now.values()].reduce((a, b) => a + b, 0);
         const baselineTotal = [...then.values()].reduce((a, b) => a + b, 0);
         const tools = [...new Set([...now.keys(), ...then.keys()])]
-          .map((tool) => ({ tool, before: baselineTotal ? (then.get(tool) ?? 0) / baselineTotal : 0, after: total ? (now.get(tool) ?? 0) / total : 0 }))
+          .map((tool) => ({
+            tool,
+            before: baselineTotal ? (then.get(tool) ?? 0) / baselineTotal : 0,
+            after: total ? (now.get(tool) ?? 0) / total : 0,
+          }))
           .sort((a, b) => b.after - a.after || b.before - a.before || a.tool.localeCompare(b.tool));
         const d = o.details as { pValue?: number; distance?: number };
         const model = o.labels.model !== undefined ? { model: o.labels.model } : {};
-        const enough = total >= Number(rule.params.min_calls) && baselineTotal >= Number(rule.params.min_baseline_calls);
+        const enough =
+          total >= Number(rule.params.min_calls) && baselineTotal >= Number(rule.params.min_baseline_calls);
         const distance = d.distance ?? o.value;
-        return { service: svc, ...model, active: o.active, enough, distance, pValue: d.pValue ?? 1, total, baselineTotal, tools };
+        return {
+          service: svc,
+          ...model,
+          active: o.active,
+          enough,
+          distance,
+          pValue: d.pValue ?? 1,
+          total,
+          baselineTotal,
+          tools,
+        };
       }),
     });
   }

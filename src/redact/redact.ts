@@ -156,12 +156,15 @@ export function createRedactor(cfg: RedactionConfig): Redactor {
   };
 
   const fieldMatches = (path: readonly string[]): boolean =>
-    fields.some((f) => f.length <= path.length && f.every((seg, i) => seg === '*' || seg === path[path.length - f.length + i]));
+    fields.some(
+      (f) => f.length <= path.length && f.every((seg, i) => seg === '*' || seg === path[path.length - f.length + i]),
+    );
 
   const walk = (v: unknown, path: string[], byField = true): unknown => {
     if (typeof v === 'string') return text(v);
     // A card number sent as a JSON number is still a card number.
-    if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) >= 1e12) return text(String(v)) === String(v) ? v : '[CARD]';
+    if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) >= 1e12)
+      return text(String(v)) === String(v) ? v : '[CARD]';
     if (Array.isArray(v)) return v.map((x) => walk(x, path, byField));
     if (v && typeof v === 'object') {
       const out: Record<string, unknown> = {};

@@ -12,7 +12,8 @@ import type { CallSeriesQuery, CallSeriesRow, SeriesDimension } from './store.js
 const COLUMNS: readonly SeriesDimension[] = ['service', 'model', 'tool'];
 
 export async function selectCallSeries(sql: Sql, q: CallSeriesQuery): Promise<CallSeriesRow[]> {
-  if (!(q.stepMs > 0) || q.stepMs % 60_000 !== 0) throw new Error(`a series step is a whole number of minutes, got ${q.stepMs} ms`);
+  if (!(q.stepMs > 0) || q.stepMs % 60_000 !== 0)
+    throw new Error(`a series step is a whole number of minutes, got ${q.stepMs} ms`);
   if (q.originMs > q.sinceMs) throw new Error('a series origin lies at or before its start');
   // A fixed order, and only known columns: `by` never reaches the SQL as text of its own.
   const dims = COLUMNS.filter((c) => q.by.includes(c));
@@ -29,7 +30,12 @@ export async function selectCallSeries(sql: Sql, q: CallSeriesQuery): Promise<Ca
     args,
   );
   return rows.map((r) => {
-    const row: CallSeriesRow = { bucket: q.originMs + Math.floor(num(r.b)) * q.stepMs, outcome: String(r.outcome) as OutcomeName, count: num(r.n), firstMinute: num(r.first_minute) };
+    const row: CallSeriesRow = {
+      bucket: q.originMs + Math.floor(num(r.b)) * q.stepMs,
+      outcome: String(r.outcome) as OutcomeName,
+      count: num(r.n),
+      firstMinute: num(r.first_minute),
+    };
     for (const d of dims) row[d] = String(r[d]);
     return row;
   });

@@ -232,12 +232,18 @@ export class PostgresStore implements Store {
 
   async callCounts(q: CallCountQuery): Promise<CallCountRow[]> {
     const args: unknown[] = [q.sinceMs, q.untilMs ?? Number.MAX_SAFE_INTEGER];
-    let sql = 'SELECT service, model, tool, outcome, SUM(count) AS count FROM call_minutes WHERE minute >= $1 AND minute < $2';
-    if (q.service) (args.push(q.service), (sql += ` AND service = $${args.length}`));
-    if (q.services) sql += ` AND ${servicesMatch('postgres', 'service', q.services, (v) => (args.push(v), `$${args.length}`))}`;
+    let sql =
+      'SELECT service, model, tool, outcome, SUM(count) AS count FROM call_minutes WHERE minute >= $1 AND minute < $2';
+    if (q.service) args.push(q.service), (sql += ` AND service = $${args.length}`);
+    if (q.services)
+      sql += ` AND ${servicesMatch('postgres', 'service', q.services, (v) => (args.push(v), `$${args.length}`))}`;
     // COLLATE "C": byte order, as SQLite sorts, whatever locale the cluster was created with.
-    sql += ' GROUP BY service, model, tool, outcome ORDER BY service COLLATE "C", tool COLLATE "C", model COLLATE "C", outcome COLLATE "C"';
-    const res = await this.pool.query<{ service: string; model: string; tool: string; outcome: string; count: string }>(sql, args);
+    sql +=
+      ' GROUP BY service, model, tool, outcome ORDER BY service COLLATE "C", tool COLLATE "C", model COLLATE "C", outcome COLLATE "C"';
+    const res = await this.pool.query<{ service: string; model: string; tool: string; outcome: string; count: string }>(
+      sql,
+      args,
+    );
     return res.rows.map((r) => ({
       service: r.service,
       model: r.model,
@@ -471,8 +477,10 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
 function netPending(batches: WriteBatch[]): { add: PendingRow[]; remove: { traceId: string; callKey: string }[] } {
   const last = new Map<string, { traceId: string; callKey: string; row: PendingRow | null }>();
   for (const b of batches) {
-    for (const p of b.pendingAdd) last.set(JSON.stringify([p.traceId, p.callKey]), { traceId: p.traceId, callKey: p.callKey, row: p });
-    for (const p of b.pendingRemove) last.set(JSON.stringify([p.traceId, p.callKey]), { traceId: p.traceId, callKey: p.callKey, row: null });
+    for (const p of b.pendingAdd)
+      last.set(JSON.stringify([p.traceId, p.callKey]), { traceId: p.traceId, callKey: p.callKey, row: p });
+    for (const p of b.pendingRemove)
+      last.set(JSON.stringify([p.traceId, p.callKey]), { traceId: p.traceId, callKey: p.callKey, row: null });
   }
   const sorted = [...last.values()].sort((a, b) => compareKeys([a.traceId, a.callKey], [b.traceId, b.callKey]));
   return {
@@ -513,14 +521,20 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
   await withTransaction(await pool.connect(), async (client) => {
     // Taken before anything else: concurrent CREATE TABLE IF NOT EXISTS can still collide.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), 0)', [LOCK_NS_MIGRATE]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+    );
     // Read after the lock: under READ COMMITTED this sees what a replica that went first committed.
     const res = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
     const applied = new Set(res.rows.map((r) => Number(r.version)));
     for (const m of migrations) {
       if (applied.has(m.version)) continue;
       await client.query(m.postgres);
-      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        Date.now(),
+      ]);
     }
   });
 }

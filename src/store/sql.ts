@@ -64,6 +64,8 @@ export function servicesMatch(
 ): string {
   if (globs.length === 0) return '1 = 0';
   const one = (g: string) =>
-    dialect === 'postgres' ? `${column} LIKE ${param(likePattern(g))} ESCAPE '\\'` : `${column} GLOB ${param(sqliteGlob(g))}`;
+    dialect === 'postgres'
+      ? `${column} LIKE ${param(likePattern(g))} ESCAPE '\\'`
+      : `${column} GLOB ${param(sqliteGlob(g))}`;
   return `(${globs.map(one).join(' OR ')})`;
 }

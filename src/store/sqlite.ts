@@ -135,8 +135,22 @@ export class SqliteStore implements Store {
     for (const r of b.callAggregates) this.stmts.call.run(r);
     for (const r of b.executionAggregates) this.stmts.exec.run(r);
     for (const f of b.failures) {
-      this.stmts.failure.run(f.timeMs, f.source, f.service, f.model, f.tool, f.name, f.outcome, f.traceId, f.spanId, f.callId ?? null, f.arguments ?? null, JSON.stringify(f.errors), f.message,
-        f.argumentsOmitted ?? null);
+      this.stmts.failure.run(
+        f.timeMs,
+        f.source,
+        f.service,
+        f.model,
+        f.tool,
+        f.name,
+        f.outcome,
+        f.traceId,
+        f.spanId,
+        f.callId ?? null,
+        f.arguments ?? null,
+        JSON.stringify(f.errors),
+        f.message,
+        f.argumentsOmitted ?? null,
+      );
     }
     for (const d of b.failureDrops) this.stmts.drop.run(d);
     for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload, p.owner ?? null);
@@ -190,12 +204,12 @@ export class SqliteStore implements Store {
   async failures(q: FailureQuery): Promise<StoredFailure[]> {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (q.service) (where.push('service = ?'), args.push(q.service));
+    if (q.service) where.push('service = ?'), args.push(q.service);
     if (q.services) where.push(servicesMatch('sqlite', 'service', q.services, (v) => (args.push(v), '?')));
-    if (q.tool) (where.push('(tool = ? OR name = ?)'), args.push(q.tool, q.tool));
-    if (q.outcome) (where.push('outcome = ?'), args.push(q.outcome));
-    if (q.sinceMs !== undefined) (where.push('time_ms >= ?'), args.push(q.sinceMs));
-    if (q.cursor !== undefined) (where.push('id < ?'), args.push(q.cursor));
+    if (q.tool) where.push('(tool = ? OR name = ?)'), args.push(q.tool, q.tool);
+    if (q.outcome) where.push('outcome = ?'), args.push(q.outcome);
+    if (q.sinceMs !== undefined) where.push('time_ms >= ?'), args.push(q.sinceMs);
+    if (q.cursor !== undefined) where.push('id < ?'), args.push(q.cursor);
     const sql = `SELECT * FROM failures ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
     const rows = this.db.prepare(sql).all(...args, q.limit) as Row[];
     return rows.map(fromFailureRow);
@@ -261,13 +275,21 @@ export class SqliteStore implements Store {
 }
 
 export function migrateSqlite(db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+  );
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sqlite);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        Date.now(),
+      );
     })();
   }
 }

@@ -214,7 +214,15 @@ export interface Store {
 }
 
 export function emptyBatch(): WriteBatch {
-  return { callAggregates: [], executionAggregates: [], failures: [], failureDrops: [], pendingAdd: [], pendingRemove: [], extensions: [] };
+  return {
+    callAggregates: [],
+    executionAggregates: [],
+    failures: [],
+    failureDrops: [],
+    pendingAdd: [],
+    pendingRemove: [],
+    extensions: [],
+  };
 }
 
 export const MINUTE_MS = 60_000;

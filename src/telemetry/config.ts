@@ -47,7 +47,11 @@ const list = (v: string | undefined): string[] =>
 
 /** An OTEL_* value as it may be shown: headers masked, credentials and query cut from URLs. */
 export function redactOtelValue(name: string, value: string): string {
-  if (/HEADERS$/.test(name)) return value.split(',').map((kv) => `${kv.split('=')[0]!.trim()}=[redacted]`).join(',');
+  if (/HEADERS$/.test(name))
+    return value
+      .split(',')
+      .map((kv) => `${kv.split('=')[0]!.trim()}=[redacted]`)
+      .join(',');
   if (/ENDPOINT$/.test(name)) {
     try {
       const u = new URL(value);
@@ -60,12 +64,19 @@ export function redactOtelValue(name: string, value: string): string {
   return value;
 }
 
-export function toTelemetryConfig(f: TelemetryFileShape, env: Readonly<Record<string, string | undefined>>, problems: string[]): TelemetryConfig {
+export function toTelemetryConfig(
+  f: TelemetryFileShape,
+  env: Readonly<Record<string, string | undefined>>,
+  problems: string[],
+): TelemetryConfig {
   const exporters = list(env.OTEL_TRACES_EXPORTER);
-  for (const e of exporters) if (!EXPORTERS.includes(e)) problems.push(`OTEL_TRACES_EXPORTER: unknown exporter ${JSON.stringify(e)} (known: ${EXPORTERS.join(', ')})`);
+  for (const e of exporters)
+    if (!EXPORTERS.includes(e))
+      problems.push(`OTEL_TRACES_EXPORTER: unknown exporter ${JSON.stringify(e)} (known: ${EXPORTERS.join(', ')})`);
   for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
     const v = env[name]?.trim();
-    if (v && !PROTOCOLS.includes(v)) problems.push(`${name}: must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(v)}`);
+    if (v && !PROTOCOLS.includes(v))
+      problems.push(`${name}: must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(v)}`);
   }
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
   const none = exporters.length > 0 && exporters.every((e) => e === 'none');
@@ -80,7 +91,8 @@ export function toTelemetryConfig(f: TelemetryFileShape, env: Readonly<Record<st
           ? 'OTEL_TRACES_EXPORTER'
           : 'off';
   const sdkEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (k.startsWith('OTEL_') && !OWN.has(k) && v !== undefined) sdkEnv[k] = redactOtelValue(k, v);
+  for (const [k, v] of Object.entries(env))
+    if (k.startsWith('OTEL_') && !OWN.has(k) && v !== undefined) sdkEnv[k] = redactOtelValue(k, v);
   return {
     enabled: reason === 'telemetry.enabled' || reason === 'OTEL_TRACES_EXPORTER',
     reason,

@@ -55,7 +55,10 @@ export async function startTelemetry(cfg: TelemetryConfig, opts: TelemetryOption
     { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
   );
   sdk.start();
-  opts.log.info({ telemetry: cfg.reason, service: cfg.serviceName, exporters: opts.spanProcessors ? 'given' : cfg.exporters }, 'self-telemetry on');
+  opts.log.info(
+    { telemetry: cfg.reason, service: cfg.serviceName, exporters: opts.spanProcessors ? 'given' : cfg.exporters },
+    'self-telemetry on',
+  );
   const tracer = trace.getTracer(TRACER_NAME, opts.version);
   let stopped = false;
   return {

@@ -3,7 +3,15 @@
  * is off — callers branch on it once and build no span and no attribute (the ingest hot path stays
  * as it was). Span and attribute names are listed in the README (Self-telemetry).
  */
-import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from '@opentelemetry/api';
 
 export type { Attributes, Span, Tracer };
 
@@ -35,7 +43,12 @@ export function endSpan(span: Span, err?: unknown): void {
 }
 
 /** Runs fn in a span when there is a tracer (fn sets its attributes on it); just fn otherwise. */
-export async function traced<T>(tracer: Tracer | undefined, name: string, fn: (span: Span | undefined) => Promise<T>, parent?: Span): Promise<T> {
+export async function traced<T>(
+  tracer: Tracer | undefined,
+  name: string,
+  fn: (span: Span | undefined) => Promise<T>,
+  parent?: Span,
+): Promise<T> {
   if (!tracer) return fn(undefined);
   const span = startChild(tracer, name, parent);
   try {

@@ -50,7 +50,8 @@ function timeAxis(f: Frame, buckets: readonly number[], stepMs: number): SafeHtm
   const y = f.h - 6;
   const last = buckets.length - 1;
   const mid = Math.floor(last / 2);
-  const label = (i: number, anchor: string) => html`<text class="ax" x="${r1(xOf(f, i) + (anchor === 'end' ? slot(f) : 0))}" y="${y}" text-anchor="${anchor}">${bucketLabel(buckets[i]!, stepMs)}</text>`;
+  const label = (i: number, anchor: string) =>
+    html`<text class="ax" x="${r1(xOf(f, i) + (anchor === 'end' ? slot(f) : 0))}" y="${y}" text-anchor="${anchor}">${bucketLabel(buckets[i]!, stepMs)}</text>`;
   return html`${label(0, 'start')}${last > 2 ? label(mid, 'middle') : ''}${last > 0 ? label(last, 'end') : ''}`;
 }
 
@@ -59,7 +60,12 @@ function timeAxis(f: Frame, buckets: readonly number[], stepMs: number): SafeHtm
  * series. Each bucket is a <g class="pt"> with data-t, data-calls, data-failed, data-checked and
  * data-rate, and a <title>.
  */
-export function callsChart(s: Series, buckets: readonly number[], stepMs: number, attrs: { chart: string; label: string }): SafeHtml {
+export function callsChart(
+  s: Series,
+  buckets: readonly number[],
+  stepMs: number,
+  attrs: { chart: string; label: string },
+): SafeHtml {
   const f: Frame = { w: 360, h: 126, left: 30, right: 34, top: 8, bottom: 20, n: buckets.length };
   const maxCalls = Math.max(1, ...s.points.map((p) => p.total));
   const rateMax = rateCeiling(Math.max(0, ...s.points.map((p) => p.errorRate ?? 0)));
@@ -70,7 +76,9 @@ export function callsChart(s: Series, buckets: readonly number[], stepMs: number
     const x = xOf(f, i) + (slot(f) - bw) / 2;
     const title = `${bucketLabel(p.t, stepMs)} UTC · ${p.total} calls · ${p.failed} failed · error rate ${pctText(p.errorRate)}`;
     return html`<g class="pt" data-t="${iso(p.t)}" data-calls="${p.total}" data-failed="${p.failed}" data-checked="${p.checked}" data-rate="${p.errorRate ?? ''}"><title>${title}</title>${
-      p.total > 0 ? html`<rect class="c-calls" x="${r1(x)}" y="${r1(yCalls(p.total))}" width="${r1(bw)}" height="${r1(yCalls(0) - yCalls(p.total))}"></rect>` : ''
+      p.total > 0
+        ? html`<rect class="c-calls" x="${r1(x)}" y="${r1(yCalls(p.total))}" width="${r1(bw)}" height="${r1(yCalls(0) - yCalls(p.total))}"></rect>`
+        : ''
     }${p.failed > 0 ? html`<rect class="c-failed" x="${r1(x)}" y="${r1(yCalls(p.failed))}" width="${r1(bw)}" height="${r1(yCalls(0) - yCalls(p.failed))}"></rect>` : ''}</g>`;
   });
   // The error-rate line, broken where a bucket had nothing checked.
@@ -86,7 +94,9 @@ export function callsChart(s: Series, buckets: readonly number[], stepMs: number
   });
   if (run.length) runs.push(run);
   const lines = runs.map((pts) =>
-    pts.length === 1 ? html`<circle class="l-dot" cx="${pts[0]!.split(',')[0]!}" cy="${pts[0]!.split(',')[1]!}" r="1.8"></circle>` : html`<polyline class="l-rate" points="${pts.join(' ')}"></polyline>`,
+    pts.length === 1
+      ? html`<circle class="l-dot" cx="${pts[0]!.split(',')[0]!}" cy="${pts[0]!.split(',')[1]!}" r="1.8"></circle>`
+      : html`<polyline class="l-rate" points="${pts.join(' ')}"></polyline>`,
   );
   const sum = s.sum;
   return html`<svg class="chart" data-chart="${attrs.chart}" data-total="${sum.total}" data-failed="${sum.failed}" data-checked="${sum.checked}" viewBox="0 0 ${f.w} ${f.h}" role="img" aria-label="${attrs.label}: ${sum.total} calls, ${sum.failed} failed, error rate ${pctText(sum.errorRate)}">
@@ -108,7 +118,9 @@ export function sparkline(s: Series | undefined, buckets: readonly number[], lab
   const step = w / Math.max(1, n);
   const bw = Math.max(0.6, step * (n > 60 ? 1 : 0.8));
   const bar = (i: number, v: number, cls: string) =>
-    v > 0 ? html`<rect class="${cls}" x="${r1(i * step + (step - bw) / 2)}" y="${r1(h - (h * v) / max)}" width="${r1(bw)}" height="${r1((h * v) / max)}"></rect>` : '';
+    v > 0
+      ? html`<rect class="${cls}" x="${r1(i * step + (step - bw) / 2)}" y="${r1(h - (h * v) / max)}" width="${r1(bw)}" height="${r1((h * v) / max)}"></rect>`
+      : '';
   const total = s?.sum.total ?? 0;
   const fail = s?.sum.failed ?? 0;
   return html`<svg class="spark" data-chart="tool" data-total="${total}" data-failed="${fail}" data-calls="${calls.join(',')}" data-failures="${failed.join(',')}" viewBox="0 0 ${w} ${h}" role="img" aria-label="${label}: ${total} calls, ${fail} failed"><title>${label}: ${total} calls, ${fail} failed · peak ${max}/bucket</title><line class="base" x1="0" x2="${w}" y1="${h - 0.5}" y2="${h - 0.5}"></line>${calls.map((v, i) => bar(i, v, 'c-calls'))}${failed.map((v, i) => bar(i, v, 'c-failed'))}</svg>`;

@@ -49,9 +49,15 @@ export interface PageData {
 }
 
 const byConcern = (a: ToolStats, b: ToolStats): number =>
-  (b.errorRate ?? -1) - (a.errorRate ?? -1) || b.total - a.total || a.service.localeCompare(b.service) || a.tool.localeCompare(b.tool);
+  (b.errorRate ?? -1) - (a.errorRate ?? -1) ||
+  b.total - a.total ||
+  a.service.localeCompare(b.service) ||
+  a.tool.localeCompare(b.tool);
 
-export async function loadPageData(src: Reader, q: { window: string; windowMs: number; service?: string }): Promise<PageData> {
+export async function loadPageData(
+  src: Reader,
+  q: { window: string; windowMs: number; service?: string },
+): Promise<PageData> {
   const nowMs = src.now();
   const service = q.service || undefined;
   const judgeOn = src.judge?.config.enabled ? src.judge : undefined;
@@ -60,14 +66,26 @@ export async function loadPageData(src: Reader, q: { window: string; windowMs: n
     toolStats(src, { windowMs: q.windowMs, nowMs }),
     pageTrends(src, { nowMs, windowMs: q.windowMs, ...(service ? { service } : {}) }),
     src.alerting ? alertsSnapshot(src) : Promise.resolve(undefined),
-    judgeOn ? judgeSummary({ ...src, judge: judgeOn }, { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) }) : Promise.resolve(undefined),
+    judgeOn
+      ? judgeSummary(
+          { ...src, judge: judgeOn },
+          { window: JUDGE_WINDOW, nowMs, runs: 1, ...(service ? { service } : {}) },
+        )
+      : Promise.resolve(undefined),
     modelComparison(src, { windowMs: q.windowMs, nowMs, ...(service ? { service } : {}) }),
   ]);
-  const failures = (await failuresPage(src, { sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) })).items;
+  const failures = (
+    await failuresPage(src, { sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) })
+  ).items;
   // Failures are already of the reader's services; their trajectories are too.
-  const trajectories = src.judge ? await src.judge.store.storedTraceIds(failures.map((f) => f.traceId)) : new Set<string>();
+  const trajectories = src.judge
+    ? await src.judge.store.storedTraceIds(failures.map((f) => f.traceId))
+    : new Set<string>();
   const tools = stats.tools.filter((t) => !service || t.service === service).sort(byConcern);
-  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, tools.reduce((n, t) => n + t.counts[o], 0)])) as Record<OutcomeName, number>;
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, tools.reduce((n, t) => n + t.counts[o], 0)])) as Record<
+    OutcomeName,
+    number
+  >;
   return {
     nowMs,
     window: q.window,

@@ -43,7 +43,8 @@ export function fmtRate(r: number | null): string {
   return `${(r * 100).toFixed(r >= 0.995 || r === 0 ? 0 : 1)}%`;
 }
 
-const rateClass = (r: number | null): string => (r === null ? '' : r >= HIGH_RATE ? 'r-high' : r >= WARN_RATE ? 'r-warn' : 'r-ok');
+const rateClass = (r: number | null): string =>
+  r === null ? '' : r >= HIGH_RATE ? 'r-high' : r >= WARN_RATE ? 'r-warn' : 'r-ok';
 
 /** '05-14 09:03:27' (UTC); the full time is in the title. */
 function fmtTime(ms: number): SafeHtml {
@@ -64,8 +65,13 @@ function rateCell(r: number | null): SafeHtml {
 const outcomeBadge = (o: OutcomeName): SafeHtml => html`<span class="badge o-${o}">${o}</span>`;
 
 function header(d: PageData): SafeHtml {
-  const windows = WINDOWS.map((w) => html`<a class="${w === d.window ? 'on' : ''}" href="${href('/', { window: w, service: d.service })}">${w}</a>`);
-  const custom = (WINDOWS as readonly string[]).includes(d.window) ? '' : html`<a class="on" href="${href('/', { window: d.window, service: d.service })}">${d.window}</a>`;
+  const windows = WINDOWS.map(
+    (w) =>
+      html`<a class="${w === d.window ? 'on' : ''}" href="${href('/', { window: w, service: d.service })}">${w}</a>`,
+  );
+  const custom = (WINDOWS as readonly string[]).includes(d.window)
+    ? ''
+    : html`<a class="on" href="${href('/', { window: d.window, service: d.service })}">${d.window}</a>`;
   return html`<header>
   <h1 title="tool calls of LLM agents">toolwatch</h1>
   <nav class="seg" aria-label="window">${windows}${custom}</nav>
@@ -103,7 +109,8 @@ function summaryCards(d: PageData): SafeHtml {
 
 function toolCell(tool: string): SafeHtml {
   if (tool === UNKNOWN_TOOL) return html`<span class="muted">${tool}</span><span class="tag">names not offered</span>`;
-  if (tool === UNNAMED_TOOL) return html`<span class="muted">${tool}</span><span class="tag">no name in the span</span>`;
+  if (tool === UNNAMED_TOOL)
+    return html`<span class="muted">${tool}</span><span class="tag">no name in the span</span>`;
   return html`<code>${tool}</code>`;
 }
 
@@ -139,7 +146,8 @@ function executionsCell(t: ToolStats): SafeHtml {
 
 function toolsSection(d: PageData): SafeHtml {
   const series = new Map(d.trends.tools.map((s) => [`${s.key.service}\u0000${s.key.tool}`, s]));
-  const spark = (t: ToolStats) => sparkline(series.get(`${t.service}\u0000${t.tool}`), d.trends.buckets, `${t.service} · ${t.tool}`);
+  const spark = (t: ToolStats) =>
+    sparkline(series.get(`${t.service}\u0000${t.tool}`), d.trends.buckets, `${t.service} · ${t.tool}`);
   const body = d.tools.length
     ? html`<div class="scroll"><table>
 <thead><tr><th>service</th><th>tool</th>${OUTCOMES.map((o) => html`<th class="n"><span class="dot o-${o}"></span>${o}</th>`)}<th class="n">checked</th><th class="n">error rate</th><th class="n" title="tool spans: all, and those that failed: refused by the downstream (4xx), the tool down (5xx, timeouts), failed otherwise">executions</th><th>calls over time</th><th></th></tr></thead>
@@ -152,8 +160,11 @@ function toolsSection(d: PageData): SafeHtml {
 
 function errorCell(f: StoredFailure): SafeHtml {
   if (f.outcome === 'SchemaMismatch' && f.errors.length) {
-    const shown = f.errors.slice(0, ERRORS_SHOWN).map((e) => html`<div><code>${e.instancePath || '/'}</code> ${truncate(e.message, 200)}</div>`);
-    const more = f.errors.length > ERRORS_SHOWN ? html`<div class="muted">+${f.errors.length - ERRORS_SHOWN} more</div>` : '';
+    const shown = f.errors
+      .slice(0, ERRORS_SHOWN)
+      .map((e) => html`<div><code>${e.instancePath || '/'}</code> ${truncate(e.message, 200)}</div>`);
+    const more =
+      f.errors.length > ERRORS_SHOWN ? html`<div class="muted">+${f.errors.length - ERRORS_SHOWN} more</div>` : '';
     return html`<td class="err">${shown}${more}</td>`;
   }
   return html`<td class="err">${truncate(f.message, 300)}</td>`;
@@ -196,8 +207,11 @@ const STATE_ORDER: Record<string, number> = { firing: 0, pending: 1, resolved: 2
 function alertsSection(d: PageData): SafeHtml {
   const a = d.alerts;
   const link = html`<span class="right"><a href="/api/alerts">/api/alerts</a></span>`;
-  if (!a) return html`<section id="alerts-section"><h2>Alerts ${link}</h2><div class="empty">This store keeps no alert state: alert rules are not evaluated.</div></section>`;
-  const alerts = [...a.alerts].sort((x, y) => (STATE_ORDER[x.state] ?? 3) - (STATE_ORDER[y.state] ?? 3) || x.rule.localeCompare(y.rule));
+  if (!a)
+    return html`<section id="alerts-section"><h2>Alerts ${link}</h2><div class="empty">This store keeps no alert state: alert rules are not evaluated.</div></section>`;
+  const alerts = [...a.alerts].sort(
+    (x, y) => (STATE_ORDER[x.state] ?? 3) - (STATE_ORDER[y.state] ?? 3) || x.rule.localeCompare(y.rule),
+  );
   const severity = new Map(a.rules.map((r) => [r.name, r.severity]));
   const body = alerts.length
     ? html`<table>
@@ -216,7 +230,10 @@ function alertsSection(d: PageData): SafeHtml {
       )}</tbody></table>`
     : html`<div class="empty">${a.rules.length ? `No alerts: ${a.rules.length} rule${a.rules.length === 1 ? '' : 's'} evaluated, none active.` : 'No alert rules configured (alerts.rules).'}</div>`;
   // null for a service-restricted token (the totals span every service).
-  const outbox = (a.outbox.failed ?? 0) > 0 || (a.outbox.pending ?? 0) > 0 ? html`<div class="foot">notifications: ${a.outbox.pending} pending, ${a.outbox.failed} failed permanently</div>` : '';
+  const outbox =
+    (a.outbox.failed ?? 0) > 0 || (a.outbox.pending ?? 0) > 0
+      ? html`<div class="foot">notifications: ${a.outbox.pending} pending, ${a.outbox.failed} failed permanently</div>`
+      : '';
   return html`<section id="alerts-section"><h2>Alerts <small>${a.rules.length} rule${a.rules.length === 1 ? '' : 's'}</small>${link}</h2>${body}${outbox}</section>`;
 }
 
@@ -230,9 +247,14 @@ function judgeSection(d: PageData): SafeHtml | '' {
   const rate = (label: string, r: { rate: number | null; ci95: { low: number; high: number } | null }) =>
     html`<div><div class="k">${label}</div><div class="v">${fmtRate(r.rate)}</div><div class="s">${r.ci95 ? `95% CI ${fmtRate(r.ci95.low)}–${fmtRate(r.ci95.high)}` : 'no verdicts'}</div></div>`;
   const cal = j.calibration;
-  const problems = (cal?.fields ?? []).filter((f) => !f.calibrated).map((f) => `${f.field}: ${f.reason} (n=${f.n}${f.kappa === null ? '' : `, κ=${f.kappa.toFixed(2)}`})`);
+  const problems = (cal?.fields ?? [])
+    .filter((f) => !f.calibrated)
+    .map((f) => `${f.field}: ${f.reason} (n=${f.n}${f.kappa === null ? '' : `, κ=${f.kappa.toFixed(2)}`})`);
   const last = j.runs[0];
-  const statuses = Object.entries(j.trajectories).map(([k, v]) => `${k} ${v}`).join(' · ') || 'none stored';
+  const statuses =
+    Object.entries(j.trajectories)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(' · ') || 'none stored';
   return html`<section id="judge-section"><h2>Judge <small>${j.model} · prompt ${j.promptVersion} · last ${j.window}${d.service ? html` · ${d.service}` : ''} · weighted</small>
   <span class="right"><a href="${href('/api/judge', { service: d.service })}">/api/judge</a></span></h2>
 <div class="kv">
@@ -264,11 +286,14 @@ function scopeCell(r: CoverageRow): SafeHtml {
 }
 
 function scopeRow(r: CoverageRow): SafeHtml {
-  const reasons = Object.entries(r.unvalidated).map(([k, n]) => html`<div><span class="muted">${k}</span> ${fmtInt(n)}</div>`);
+  const reasons = Object.entries(r.unvalidated).map(
+    ([k, n]) => html`<div><span class="muted">${k}</span> ${fmtInt(n)}</div>`,
+  );
   const keys = r.topKeys
     .slice(0, KEYS_SHOWN)
     .map((k) => html`<div><code>${k.key}</code> <span class="muted">${fmtInt(k.spans)}</span></div>`);
-  const more = r.topKeys.length > KEYS_SHOWN ? html`<div class="muted">+${r.topKeys.length - KEYS_SHOWN} more</div>` : '';
+  const more =
+    r.topKeys.length > KEYS_SHOWN ? html`<div class="muted">+${r.topKeys.length - KEYS_SHOWN} more</div>` : '';
   const filter = `${r.scope} ${r.scopeVersion} ${r.service} ${r.topKeys.map((k) => k.key).join(' ')}`.toLowerCase();
   return html`<tr class="${needsLook(r) ? 'look' : ''}" data-filter="${filter}">
   ${scopeCell(r)}
@@ -304,7 +329,9 @@ function instrumentationSection(d: PageData): SafeHtml {
         d.service ? html` for <b>${d.service}</b>` : ''
       }.</div>`;
   const notes = [
-    llm.length > shown.length ? `${llm.length - shown.length} more scopes with LLM-looking spans in /api/instrumentation` : '',
+    llm.length > shown.length
+      ? `${llm.length - shown.length} more scopes with LLM-looking spans in /api/instrumentation`
+      : '',
     hidden > 0 ? `${hidden} scope/service pair${hidden === 1 ? '' : 's'} without LLM-looking spans not shown` : '',
   ].filter((n) => n !== '');
   const foot = notes.length ? html`<div class="foot">${notes.join(' · ')}</div>` : '';

@@ -51,8 +51,13 @@ export async function uiRoutes(app: FastifyInstance, opts: { read: ReaderFor }):
     async (req, reply) => {
       const window = req.query.window ?? '1h';
       const windowMs = durationMs(window);
-      if (windowMs > MAX_WINDOW_MS) return reply.code(400).send({ error: 'Bad Request', message: 'querystring/window must be at most 90d' });
-      const data = await loadPageData(opts.read(req), { window, windowMs, ...(req.query.service ? { service: req.query.service } : {}) });
+      if (windowMs > MAX_WINDOW_MS)
+        return reply.code(400).send({ error: 'Bad Request', message: 'querystring/window must be at most 90d' });
+      const data = await loadPageData(opts.read(req), {
+        window,
+        windowMs,
+        ...(req.query.service ? { service: req.query.service } : {}),
+      });
       const nonce = (req as { cspNonce?: string }).cspNonce!;
       return reply.type('text/html; charset=utf-8').send(renderPage(data, nonce));
     },

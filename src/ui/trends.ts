@@ -46,7 +46,9 @@ function modelCards(t: Trends): SafeHtml {
     const models = byService.get(service) ?? [];
     const parts: SharePart[] = models.map((m, i) => ({ key: m.key.model!, cls: `m${Math.min(i, MODEL_COLOURS - 1)}` }));
     const changes = t.modelChanges.filter((c) => c.service === service);
-    const note = changes.length ? html` · model changed: ${changes.map((c) => html`<b>${c.model}</b> from ${new Date(c.minute).toISOString().slice(11, 16)}`)}` : '';
+    const note = changes.length
+      ? html` · model changed: ${changes.map((c) => html`<b>${c.model}</b> from ${new Date(c.minute).toISOString().slice(11, 16)}`)}`
+      : '';
     return html`<figure class="chart-card" data-chart-card="models" data-service="${service}"><figcaption><b>${service}</b><span>model mix${note}</span></figcaption>
 ${sharesChart(t.buckets, t.stepMs, parts, (i, k) => models.find((m) => m.key.model === k)!.points[i]!.total, { chart: 'models', label: `${service}: model mix over time`, markers: changes })}
 ${legend(parts)}</figure>`;
@@ -56,16 +58,23 @@ ${legend(parts)}</figure>`;
 function driftCards(t: Trends): SafeHtml | '' {
   if (t.drift.length === 0) return '';
   return html`${t.drift.map(
-    (d) => html`<h3>Tool choice drift <small>rule <code>${d.rule}</code> · last ${d.window} against the ${d.baseline} before · fires at JS distance ≥ ${d.minDistance} and p &lt; ${d.pValue}</small></h3>
+    (
+      d,
+    ) => html`<h3>Tool choice drift <small>rule <code>${d.rule}</code> · last ${d.window} against the ${d.baseline} before · fires at JS distance ≥ ${d.minDistance} and p &lt; ${d.pValue}</small></h3>
 <div class="charts">${
       d.services.length
         ? d.services.map(
-            (s) => html`<figure class="chart-card${s.active ? ' drifting' : ''}" data-chart-card="drift" data-rule="${d.rule}" data-service="${s.service}"${s.model !== undefined ? html` data-model="${s.model}"` : ''}><figcaption><b>${s.service}</b>${s.model !== undefined ? html` · <code>${s.model || '(no model)'}</code>` : ''}<span>${
-              s.enough ? html`JS distance ${s.distance.toFixed(3)} · p ${s.pValue < 0.0001 ? s.pValue.toExponential(1) : s.pValue.toFixed(4)}${s.active ? html` · <b class="hot">drifting</b>` : ''}` : html`not enough calls (${s.total} now, ${s.baselineTotal} in the baseline)`
-            }</span></figcaption>${driftChart(s, `${s.service}${s.model !== undefined ? ` · ${s.model}` : ''}: tool shares, baseline against now`)}${legend([
-              { key: `baseline (${s.baselineTotal})`, cls: 'd-before' },
-              { key: `now (${s.total})`, cls: 'd-after' },
-            ])}</figure>`,
+            (s) =>
+              html`<figure class="chart-card${s.active ? ' drifting' : ''}" data-chart-card="drift" data-rule="${d.rule}" data-service="${s.service}"${s.model !== undefined ? html` data-model="${s.model}"` : ''}><figcaption><b>${s.service}</b>${s.model !== undefined ? html` · <code>${s.model || '(no model)'}</code>` : ''}<span>${
+                s.enough
+                  ? html`JS distance ${s.distance.toFixed(3)} · p ${s.pValue < 0.0001 ? s.pValue.toExponential(1) : s.pValue.toFixed(4)}${s.active ? html` · <b class="hot">drifting</b>` : ''}`
+                  : html`not enough calls (${s.total} now, ${s.baselineTotal} in the baseline)`
+              }</span></figcaption>${driftChart(s, `${s.service}${s.model !== undefined ? ` · ${s.model}` : ''}: tool shares, baseline against now`)}${legend(
+                [
+                  { key: `baseline (${s.baselineTotal})`, cls: 'd-before' },
+                  { key: `now (${s.total})`, cls: 'd-after' },
+                ],
+              )}</figure>`,
           )
         : html`<div class="empty">No calls in the rule's windows.</div>`
     }</div>`,

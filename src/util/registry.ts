@@ -12,7 +12,8 @@ export class Registry<T> {
   register(name: string, item: T, options: { before?: string } = {}): this {
     if (this.get(name) !== undefined) throw new Error(`${this.what} ${name} is already registered`);
     const at = options.before === undefined ? -1 : this.entries.findIndex(([n]) => n === options.before);
-    if (options.before !== undefined && at < 0) throw new Error(`${this.what} ${options.before} is not registered (asked to go before it: ${name})`);
+    if (options.before !== undefined && at < 0)
+      throw new Error(`${this.what} ${options.before} is not registered (asked to go before it: ${name})`);
     if (at >= 0) this.entries.splice(at, 0, [name, item]);
     else this.entries.push([name, item]);
     return this;

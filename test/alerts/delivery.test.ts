@@ -19,9 +19,27 @@ function alertsConfig(slack: FakeSlack, delivery: Record<string, string> = {}) {
     alerts: {
       interval: '200ms',
       public_url: 'https://toolwatch.example.com',
-      rules: [{ name: 'tool-errors', kind: 'error_rate', window: '5m', threshold: 0.2, min_calls: 5, by: ['service'], for: '400ms', severity: 'critical' }],
+      rules: [
+        {
+          name: 'tool-errors',
+          kind: 'error_rate',
+          window: '5m',
+          threshold: 0.2,
+          min_calls: 5,
+          by: ['service'],
+          for: '400ms',
+          severity: 'critical',
+        },
+      ],
       notifiers: [{ name: 'oncall', kind: 'slack', url: `${slack.url}/services/${SECRET}`, allow_any_url: true }],
-      delivery: { poll: '50ms', timeout: '1s', min_backoff: '300ms', max_backoff: '2s', min_interval: '1s', ...delivery },
+      delivery: {
+        poll: '50ms',
+        timeout: '1s',
+        min_backoff: '300ms',
+        max_backoff: '2s',
+        min_interval: '1s',
+        ...delivery,
+      },
     },
   };
 }
@@ -35,7 +53,11 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function start(slack: FakeSlack, extra: Record<string, unknown> = {}, delivery?: Record<string, string>): Promise<{ tw: Harness; agent: OtelClient }> {
+async function start(
+  slack: FakeSlack,
+  extra: Record<string, unknown> = {},
+  delivery?: Record<string, string>,
+): Promise<{ tw: Harness; agent: OtelClient }> {
   const tw = await startToolwatch({ config: { ...alertsConfig(slack, delivery), ...extra } });
   const agent = otelClient(tw.url, { service: 'weather-agent', batchSize: 100 });
   cleanup.push(async () => {
@@ -49,7 +71,10 @@ describe('alert delivery to a Slack-like webhook', () => {
   it('fires once through 500 and 429 (Retry-After honoured), resolves once, one message per second', async () => {
     const slack = await fakeSlack();
     cleanup.push(() => slack.close());
-    slack.script({ status: 500, body: 'internal_error' }, { status: 429, body: 'rate_limited', headers: { 'retry-after': '1' } });
+    slack.script(
+      { status: 500, body: 'internal_error' },
+      { status: 429, body: 'rate_limited', headers: { 'retry-after': '1' } },
+    );
     const { tw, agent } = await start(slack);
 
     const t0 = Date.now();
@@ -66,7 +91,9 @@ describe('alert delivery to a Slack-like webhook', () => {
     // Block Kit: rule, group, value vs threshold, window, top tools, an example with its path, a link.
     const text = slackText(a1.body);
     expect(a1.body.blocks[0]).toMatchObject({ type: 'header' });
-    expect(a1.body.text).toMatch(/^Firing: tool-errors \(service=weather-agent\): error rate 60% > 20% \(6 of 10 checked calls failed, 5m\)/);
+    expect(a1.body.text).toMatch(
+      /^Firing: tool-errors \(service=weather-agent\): error rate 60% > 20% \(6 of 10 checked calls failed, 5m\)/,
+    );
     expect(text).toContain('*Rule*\ntool-errors (error_rate, critical)');
     expect(text).toContain('*Group*\nservice=weather-agent');
     expect(text).toContain('*Value*\n60% vs threshold 20%');
@@ -86,8 +113,20 @@ describe('alert delivery to a Slack-like webhook', () => {
 
     const api = await (await fetch(`${tw.url}/api/alerts`)).text();
     expect(api).not.toContain(SECRET);
-    const body = JSON.parse(api) as { alerts: Record<string, unknown>[]; notifiers: unknown[]; outbox: Record<string, unknown> };
-    expect(body.alerts).toEqual([expect.objectContaining({ rule: 'tool-errors', labels: { service: 'weather-agent' }, state: 'resolved', value: 0.12, threshold: 0.2 })]);
+    const body = JSON.parse(api) as {
+      alerts: Record<string, unknown>[];
+      notifiers: unknown[];
+      outbox: Record<string, unknown>;
+    };
+    expect(body.alerts).toEqual([
+      expect.objectContaining({
+        rule: 'tool-errors',
+        labels: { service: 'weather-agent' },
+        state: 'resolved',
+        value: 0.12,
+        threshold: 0.2,
+      }),
+    ]);
     expect(body.notifiers).toEqual([{ name: 'oncall', kind: 'slack', target: `${slack.url}/…` }]);
     expect(body.outbox).toMatchObject({ pending: 0, sent: 2, failed: 0, recentFailures: [] });
     const metrics = await tw.metrics();
@@ -111,12 +150,26 @@ describe('alert delivery to a Slack-like webhook', () => {
     await sleep(1500);
     expect(summary(slack.received)).toEqual(['firing:404', 'resolved:400']);
 
-    const body = (await (await fetch(`${tw.url}/api/alerts`)).json()) as { outbox: { failed: number; pending: number; recentFailures: Record<string, unknown>[] } };
+    const body = (await (await fetch(`${tw.url}/api/alerts`)).json()) as {
+      outbox: { failed: number; pending: number; recentFailures: Record<string, unknown>[] };
+    };
     expect(body.outbox.pending).toBe(0);
     expect(body.outbox.failed).toBe(2);
     expect(body.outbox.recentFailures).toEqual([
-      expect.objectContaining({ notifier: 'oncall', rule: 'tool-errors', status: 'resolved', attempts: 1, error: '400 invalid_payload' }),
-      expect.objectContaining({ notifier: 'oncall', rule: 'tool-errors', status: 'firing', attempts: 1, error: '404 no_service' }),
+      expect.objectContaining({
+        notifier: 'oncall',
+        rule: 'tool-errors',
+        status: 'resolved',
+        attempts: 1,
+        error: '400 invalid_payload',
+      }),
+      expect.objectContaining({
+        notifier: 'oncall',
+        rule: 'tool-errors',
+        status: 'firing',
+        attempts: 1,
+        error: '404 no_service',
+      }),
     ]);
     const metrics = await tw.metrics();
     expect(metricValue(metrics, 'toolwatch_notifications_total', { notifier: 'oncall', status: 'failed' })).toBe(2);
@@ -182,15 +235,34 @@ describe('one notifier never holds another back', () => {
   it('a webhook that never answers does not delay Slack: each notifier has its own delivery loop', async () => {
     const slack = await fakeSlack();
     const hook = await fakeSlack(); // a webhook receiver that takes the request and never answers
-    cleanup.push(() => slack.close(), () => hook.close());
+    cleanup.push(
+      () => slack.close(),
+      () => hook.close(),
+    );
     hook.script({ status: 200, hold: true }, { status: 200, hold: true }, { status: 200, hold: true });
     const tw = await startToolwatch({
       config: {
         alerts: {
           interval: '100ms',
           rules: [
-            { name: 'hook-errors', kind: 'error_rate', window: '5m', threshold: 0.2, min_calls: 5, service: 'billing', notify: ['hook'] },
-            { name: 'slack-errors', kind: 'error_rate', window: '5m', threshold: 0.2, min_calls: 5, service: 'search', notify: ['oncall'] },
+            {
+              name: 'hook-errors',
+              kind: 'error_rate',
+              window: '5m',
+              threshold: 0.2,
+              min_calls: 5,
+              service: 'billing',
+              notify: ['hook'],
+            },
+            {
+              name: 'slack-errors',
+              kind: 'error_rate',
+              window: '5m',
+              threshold: 0.2,
+              min_calls: 5,
+              service: 'search',
+              notify: ['oncall'],
+            },
           ],
           notifiers: [
             { name: 'hook', kind: 'webhook', url: `${hook.url}/hook`, allow_private_addresses: true },
@@ -213,7 +285,9 @@ describe('one notifier never holds another back', () => {
     await waitFor('the webhook attempt to hang', () => hook.received.length === 1);
     await agentCalls(search, { invalidJson: 10 });
     const message = await waitFor('the Slack message', () => slack.received[0], 8000);
-    const alerts = (await (await fetch(`${tw.url}/api/alerts`)).json()) as { alerts: { rule: string; firingSince: string }[] };
+    const alerts = (await (await fetch(`${tw.url}/api/alerts`)).json()) as {
+      alerts: { rule: string; firingSince: string }[];
+    };
     const firingSince = Date.parse(alerts.alerts.find((a) => a.rule === 'slack-errors')!.firingSince);
     // Written to the outbox at firingSince; Slack's loop picks it up within a poll or two, not after the webhook's 4 s.
     expect(message.at - firingSince).toBeLessThan(1000);

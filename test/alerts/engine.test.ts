@@ -9,7 +9,9 @@ import type { Observation } from '../../src/alerts/rules.js';
 
 const S = 1000;
 const obs = (active: boolean | null, value = active ? 0.5 : 0): Observation | null =>
-  active === null ? null : { labels: { service: 'a' }, active, value, threshold: 0.1, summary: `v=${value}`, details: {} };
+  active === null
+    ? null
+    : { labels: { service: 'a' }, active, value, threshold: 0.1, summary: `v=${value}`, details: {} };
 
 interface Case {
   name: string;

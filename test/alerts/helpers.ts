@@ -14,10 +14,14 @@ let seq = 0;
  * One model span proposing `valid` good calls, `invalidJson` calls with broken JSON and
  * `mismatch` calls whose `location` is a number (SchemaMismatch at /location).
  */
-export async function agentCalls(client: OtelClient, n: { valid?: number; invalidJson?: number; mismatch?: number }): Promise<void> {
+export async function agentCalls(
+  client: OtelClient,
+  n: { valid?: number; invalidJson?: number; mismatch?: number },
+): Promise<void> {
   const parts: unknown[] = [];
   const add = (count: number | undefined, args: string) => {
-    for (let i = 0; i < (count ?? 0); i++) parts.push({ type: 'tool_call', id: `call-${++seq}`, name: 'get_weather', arguments: args });
+    for (let i = 0; i < (count ?? 0); i++)
+      parts.push({ type: 'tool_call', id: `call-${++seq}`, name: 'get_weather', arguments: args });
   };
   add(n.valid, '{"location":"Paris"}');
   add(n.invalidJson, '{"location": Par');

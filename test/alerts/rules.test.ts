@@ -23,7 +23,12 @@ beforeAll(() => {
   kinds.notifiers.register('capture', {
     needsUrl: false,
     check: () => [],
-    create: (s) => ({ name: s.name, kind: 'capture', target: 'memory', send: async (message) => (captured.push({ notifier: s.name, message }), { kind: 'ok' as const }) }),
+    create: (s) => ({
+      name: s.name,
+      kind: 'capture',
+      target: 'memory',
+      send: async (message) => (captured.push({ notifier: s.name, message }), { kind: 'ok' as const }),
+    }),
   });
 });
 
@@ -39,13 +44,33 @@ afterEach(async () => {
   await store?.close();
 });
 
-function agg(minute: number, service: string, tool: string, outcome: OutcomeName, count: number, model = 'gpt-4o'): CallAggregate {
-  return { minute: minuteOf(minute), source: 'otlp', service, model, tool, outcome, reason: outcome === 'unvalidated' ? 'no_schema' : '', count };
+function agg(
+  minute: number,
+  service: string,
+  tool: string,
+  outcome: OutcomeName,
+  count: number,
+  model = 'gpt-4o',
+): CallAggregate {
+  return {
+    minute: minuteOf(minute),
+    source: 'otlp',
+    service,
+    model,
+    tool,
+    outcome,
+    reason: outcome === 'unvalidated' ? 'no_schema' : '',
+    count,
+  };
 }
 
 function setup(alerts: Record<string, unknown>, logStream?: Writable): Alerting {
   store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
-  const config = loadConfig({ cwd: '/tmp', kinds, overrides: { alerts: { notifiers: [{ name: 'mem', kind: 'capture' }], ...alerts } } });
+  const config = loadConfig({
+    cwd: '/tmp',
+    kinds,
+    overrides: { alerts: { notifiers: [{ name: 'mem', kind: 'capture' }], ...alerts } },
+  });
   const log = logStream ? pino({ level: 'debug' }, logStream) : pino({ level: 'silent' });
   alerting = createAlerting({ config: config.alerts, kinds, store, log, now: () => clock, metrics: createMetrics() });
   return alerting!;
@@ -66,29 +91,65 @@ async function evaluateAndDeliver(a: Alerting, now = NOW): Promise<AlertMessage[
 
 describe('error_rate', () => {
   it('fires per group above threshold with min_calls checked; names top tools and one example failure', async () => {
-    const a = setup({ rules: [{ name: 'tool-errors', kind: 'error_rate', window: '5m', threshold: 0.05, min_calls: 20, by: ['service', 'tool'] }] });
-    await write([
-      agg(NOW, 'shop', 'get_weather', 'valid', 80),
-      agg(NOW - MINUTE_MS, 'shop', 'get_weather', 'SchemaMismatch', 15),
-      agg(NOW, 'shop', 'get_weather', 'InvalidJson', 5),
-      agg(NOW, 'shop', 'get_weather', 'unvalidated', 500), // never in the denominator
-      agg(NOW, 'shop', 'lookup', 'valid', 99),
-      agg(NOW, 'shop', 'lookup', 'SchemaMismatch', 1), // 1 % < 5 %
-      agg(NOW, 'tiny', 'x', 'InvalidJson', 5), // 100 % but only 5 checked calls
-      agg(NOW - 10 * MINUTE_MS, 'old', 'x', 'InvalidJson', 500), // outside the window
-    ], [
-      {
-        timeMs: NOW - 30_000, source: 'otlp', service: 'shop', model: 'gpt-4o', tool: 'get_weather', name: 'get_weather', outcome: 'SchemaMismatch',
-        traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), arguments: '{"location":42}',
-        errors: [{ instancePath: '/location', keyword: 'type', message: 'must be string', params: { type: 'string' } }], message: '/location must be string',
-      },
-    ]);
+    const a = setup({
+      rules: [
+        {
+          name: 'tool-errors',
+          kind: 'error_rate',
+          window: '5m',
+          threshold: 0.05,
+          min_calls: 20,
+          by: ['service', 'tool'],
+        },
+      ],
+    });
+    await write(
+      [
+        agg(NOW, 'shop', 'get_weather', 'valid', 80),
+        agg(NOW - MINUTE_MS, 'shop', 'get_weather', 'SchemaMismatch', 15),
+        agg(NOW, 'shop', 'get_weather', 'InvalidJson', 5),
+        agg(NOW, 'shop', 'get_weather', 'unvalidated', 500), // never in the denominator
+        agg(NOW, 'shop', 'lookup', 'valid', 99),
+        agg(NOW, 'shop', 'lookup', 'SchemaMismatch', 1), // 1 % < 5 %
+        agg(NOW, 'tiny', 'x', 'InvalidJson', 5), // 100 % but only 5 checked calls
+        agg(NOW - 10 * MINUTE_MS, 'old', 'x', 'InvalidJson', 500), // outside the window
+      ],
+      [
+        {
+          timeMs: NOW - 30_000,
+          source: 'otlp',
+          service: 'shop',
+          model: 'gpt-4o',
+          tool: 'get_weather',
+          name: 'get_weather',
+          outcome: 'SchemaMismatch',
+          traceId: 'ab'.repeat(16),
+          spanId: 'cd'.repeat(8),
+          arguments: '{"location":42}',
+          errors: [
+            { instancePath: '/location', keyword: 'type', message: 'must be string', params: { type: 'string' } },
+          ],
+          message: '/location must be string',
+        },
+      ],
+    );
     const msgs = await evaluateAndDeliver(a);
     expect(msgs).toHaveLength(1);
     const m = msgs[0]!;
-    expect(m).toMatchObject({ status: 'firing', rule: 'tool-errors', kind: 'error_rate', labels: { service: 'shop', tool: 'get_weather' }, threshold: 0.05, repeat: false });
+    expect(m).toMatchObject({
+      status: 'firing',
+      rule: 'tool-errors',
+      kind: 'error_rate',
+      labels: { service: 'shop', tool: 'get_weather' },
+      threshold: 0.05,
+      repeat: false,
+    });
     expect(m.value).toBeCloseTo(20 / 100);
-    expect(m.details).toMatchObject({ checked: 100, failed: 20, topTools: [{ tool: 'get_weather', failed: 20, checked: 100 }] });
+    expect(m.details).toMatchObject({
+      checked: 100,
+      failed: 20,
+      topTools: [{ tool: 'get_weather', failed: 20, checked: 100 }],
+    });
     expect(m.details.example).toMatchObject({ outcome: 'SchemaMismatch', path: '/location', traceId: 'ab'.repeat(16) });
     expect(m.link).toContain('/api/failures?service=shop&tool=get_weather&since=');
     const states = await a.store.states();
@@ -178,7 +239,9 @@ describe('by service and model (a model switch)', () => {
   const hour = 3_600_000;
 
   it('drift by [service, model]: each model’s tool shares against its own baseline', async () => {
-    const a = setup({ rules: [{ name: 'mix-per-model', kind: 'drift', window: '1h', baseline: '24h', by: ['service', 'model'] }] });
+    const a = setup({
+      rules: [{ name: 'mix-per-model', kind: 'drift', window: '1h', baseline: '24h', by: ['service', 'model'] }],
+    });
     await write([
       // gpt-4o: the same mix before and now
       agg(NOW - 5 * hour, 'shop', 'search', 'valid', 500, 'gpt-4o'),
@@ -214,7 +277,19 @@ describe('by service and model (a model switch)', () => {
   });
 
   it('error_rate_drift by [service, model]: the new model’s rate against its own past', async () => {
-    const a = setup({ rules: [{ name: 'rate-drift', kind: 'error_rate_drift', window: '1h', baseline: '24h', by: ['service', 'model'], min_calls: 50, min_baseline_calls: 500 }] });
+    const a = setup({
+      rules: [
+        {
+          name: 'rate-drift',
+          kind: 'error_rate_drift',
+          window: '1h',
+          baseline: '24h',
+          by: ['service', 'model'],
+          min_calls: 50,
+          min_baseline_calls: 500,
+        },
+      ],
+    });
     await write([
       agg(NOW - 5 * hour, 'shop', 'search', 'valid', 9_900, 'gpt-4o'),
       agg(NOW - 5 * hour, 'shop', 'search', 'SchemaMismatch', 100, 'gpt-4o'),
@@ -233,7 +308,11 @@ describe('by service and model (a model switch)', () => {
 describe('unvalidated_share', () => {
   it('fires when instrumentation stops capturing arguments', async () => {
     const a = setup({ rules: [{ name: 'blind', kind: 'unvalidated_share', threshold: 0.5, window: '5m' }] });
-    await write([agg(NOW, 'agent', 'search', 'unvalidated', 90), agg(NOW, 'agent', 'search', 'valid', 10), agg(NOW, 'ok', 'search', 'valid', 100)]);
+    await write([
+      agg(NOW, 'agent', 'search', 'unvalidated', 90),
+      agg(NOW, 'agent', 'search', 'valid', 10),
+      agg(NOW, 'ok', 'search', 'valid', 100),
+    ]);
     const msgs = await evaluateAndDeliver(a);
     expect(msgs.map((m) => [m.rule, m.labels.service, m.value])).toEqual([['blind', 'agent', 0.9]]);
   });
@@ -242,9 +321,22 @@ describe('unvalidated_share', () => {
 describe('the registry', () => {
   it('takes a kind from elsewhere (as the judge will register judge_goal_rate) with its own loader', async () => {
     const kind: RuleKind<{ threshold: number }, number> = {
-      schema: { type: 'object', additionalProperties: false, properties: { threshold: { type: 'number', default: 0.8 } } },
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { threshold: { type: 'number', default: 0.8 } },
+      },
       load: async () => 0.6,
-      evaluate: (p, rate) => [{ labels: {}, active: rate < p.threshold, value: rate, threshold: p.threshold, summary: `goal rate ${rate}`, details: {} }],
+      evaluate: (p, rate) => [
+        {
+          labels: {},
+          active: rate < p.threshold,
+          value: rate,
+          threshold: p.threshold,
+          summary: `goal rate ${rate}`,
+          details: {},
+        },
+      ],
     };
     kinds.rules.register('test_goal_rate', kind);
     expect(() => kinds.rules.register('test_goal_rate', kind)).toThrow(/already registered/);
@@ -258,33 +350,52 @@ describe('configuration', () => {
   it('reports every bad rule and notifier field at once, by path, never echoing a URL (in the config phase)', () => {
     store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
     const secret = 'T000/B000/XXXXSECRETXXXX';
-    const load = () => loadConfig({
-      cwd: '/tmp',
-      overrides: {
-        alerts: {
-          notifiers: [
-            { name: 'slack', kind: 'slack', url: `https://evil.example.com/services/${secret}` },
-            { name: 'meta', kind: 'webhook', url: `http://169.254.169.254/latest/${secret}` },
-            { name: 'lan', kind: 'webhook', url: `https://10.1.2.3/${secret}` },
-            { name: 'local', kind: 'webhook', url: `http://localhost:9/${secret}` },
-            { name: 'v6', kind: 'webhook', url: `http://[::1]:9/${secret}` },
-            { name: 'nourl', kind: 'webhook' },
-            { name: 'ok', kind: 'webhook', url: 'https://alerts.example.com/hook', allow_private_addresses: false },
-            { name: 'lab', kind: 'webhook', url: 'http://127.0.0.1:9/hook', allow_private_addresses: true },
-            { name: 'pager', kind: 'pagerduty' },
-            { name: 'am', kind: 'alertmanager', url: 'http://alertmanager:9093', resend_interval: '500ms', labels: { 'bad-name': 'x' } },
-            { name: 'am-lan', kind: 'alertmanager', url: 'http://10.0.0.5:9093', resend_interval: '30s', labels: { cluster: 'eu-1' } },
-            { name: 'slack2', kind: 'slack', url: 'https://hooks.slack.com/services/T/B/C', resend_interval: '1m', labels: {} },
-          ],
-          rules: [
-            { name: 'a', kind: 'error_rate', threshold: 2, windw: '5m' },
-            { name: 'b', kind: 'nope' },
-            { name: 'c', kind: 'drift', p_value: 0, notify: ['ghost'] },
-            { name: 'd', kind: 'error_rate', by: ['host'] },
-          ],
+    const load = () =>
+      loadConfig({
+        cwd: '/tmp',
+        overrides: {
+          alerts: {
+            notifiers: [
+              { name: 'slack', kind: 'slack', url: `https://evil.example.com/services/${secret}` },
+              { name: 'meta', kind: 'webhook', url: `http://169.254.169.254/latest/${secret}` },
+              { name: 'lan', kind: 'webhook', url: `https://10.1.2.3/${secret}` },
+              { name: 'local', kind: 'webhook', url: `http://localhost:9/${secret}` },
+              { name: 'v6', kind: 'webhook', url: `http://[::1]:9/${secret}` },
+              { name: 'nourl', kind: 'webhook' },
+              { name: 'ok', kind: 'webhook', url: 'https://alerts.example.com/hook', allow_private_addresses: false },
+              { name: 'lab', kind: 'webhook', url: 'http://127.0.0.1:9/hook', allow_private_addresses: true },
+              { name: 'pager', kind: 'pagerduty' },
+              {
+                name: 'am',
+                kind: 'alertmanager',
+                url: 'http://alertmanager:9093',
+                resend_interval: '500ms',
+                labels: { 'bad-name': 'x' },
+              },
+              {
+                name: 'am-lan',
+                kind: 'alertmanager',
+                url: 'http://10.0.0.5:9093',
+                resend_interval: '30s',
+                labels: { cluster: 'eu-1' },
+              },
+              {
+                name: 'slack2',
+                kind: 'slack',
+                url: 'https://hooks.slack.com/services/T/B/C',
+                resend_interval: '1m',
+                labels: {},
+              },
+            ],
+            rules: [
+              { name: 'a', kind: 'error_rate', threshold: 2, windw: '5m' },
+              { name: 'b', kind: 'nope' },
+              { name: 'c', kind: 'drift', p_value: 0, notify: ['ghost'] },
+              { name: 'd', kind: 'error_rate', by: ['host'] },
+            ],
+          },
         },
-      },
-    });
+      });
     let err: unknown;
     try {
       load();
@@ -319,7 +430,12 @@ describe('configuration', () => {
   });
 
   it('the file schema checks the common keys; SLACK_WEBHOOK_URL supplies the Slack URL', () => {
-    expect(() => loadConfig({ cwd: '/tmp', overrides: { alerts: { interval: 'soon', rules: [{ kind: 'error_rate', severity: 'loud' }], bogus: 1 } } })).toThrow(
+    expect(() =>
+      loadConfig({
+        cwd: '/tmp',
+        overrides: { alerts: { interval: 'soon', rules: [{ kind: 'error_rate', severity: 'loud' }], bogus: 1 } },
+      }),
+    ).toThrow(
       expect.objectContaining({
         problems: expect.arrayContaining([
           'alerts.interval: must be a duration such as 30s, 5m, 24h',
@@ -331,12 +447,35 @@ describe('configuration', () => {
     );
     const url = 'https://hooks.slack.com/services/T1/B1/abc';
     const cfg = loadConfig({ cwd: '/tmp', env: { SLACK_WEBHOOK_URL: url } });
-    expect(cfg.alerts.notifiers).toEqual([{ name: 'slack', kind: 'slack', url, allowAnyUrl: false, allowPrivateAddresses: false }]);
-    const cfg2 = loadConfig({ cwd: '/tmp', env: { SLACK_WEBHOOK_URL: url }, overrides: { alerts: { notifiers: [{ name: 'oncall', kind: 'slack' }, { name: 'log', kind: 'log' }] } } });
-    expect(cfg2.alerts.notifiers.map((n) => [n.name, n.url])).toEqual([['oncall', url], ['log', undefined]]);
+    expect(cfg.alerts.notifiers).toEqual([
+      { name: 'slack', kind: 'slack', url, allowAnyUrl: false, allowPrivateAddresses: false },
+    ]);
+    const cfg2 = loadConfig({
+      cwd: '/tmp',
+      env: { SLACK_WEBHOOK_URL: url },
+      overrides: {
+        alerts: {
+          notifiers: [
+            { name: 'oncall', kind: 'slack' },
+            { name: 'log', kind: 'log' },
+          ],
+        },
+      },
+    });
+    expect(cfg2.alerts.notifiers.map((n) => [n.name, n.url])).toEqual([
+      ['oncall', url],
+      ['log', undefined],
+    ]);
     const defaults = loadConfig({ cwd: '/tmp' }).alerts;
     expect(defaults).toMatchObject({ intervalMs: 30_000, rules: [], notifiers: [{ name: 'log', kind: 'log' }] });
-    expect(defaults.delivery).toEqual({ timeoutMs: 10_000, minIntervalMs: 1000, minBackoffMs: 1000, maxBackoffMs: 300_000, giveUpAfterMs: 86_400_000, pollMs: 250 });
+    expect(defaults.delivery).toEqual({
+      timeoutMs: 10_000,
+      minIntervalMs: 1000,
+      minBackoffMs: 1000,
+      maxBackoffMs: 300_000,
+      giveUpAfterMs: 86_400_000,
+      pollMs: 250,
+    });
   });
 
   it('secrets never reach the log: the log notifier and failing webhooks log only scheme and host', async () => {
@@ -347,7 +486,12 @@ describe('configuration', () => {
         notifiers: [
           { name: 'log', kind: 'log' },
           // nothing listens on port 9: a connection error, logged and retried
-          { name: 'hook', kind: 'webhook', url: 'http://127.0.0.1:9/hooks/SECRET-TOKEN?key=SECRET2', allow_private_addresses: true },
+          {
+            name: 'hook',
+            kind: 'webhook',
+            url: 'http://127.0.0.1:9/hooks/SECRET-TOKEN?key=SECRET2',
+            allow_private_addresses: true,
+          },
         ],
         rules: [{ name: 'r', kind: 'error_rate', threshold: 0.1, min_calls: 1 }],
       },

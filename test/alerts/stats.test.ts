@@ -4,7 +4,17 @@
  * scipy.spatial.distance.jensenshannon) and, where named, against the textbook or table.
  */
 import { describe, expect, it } from 'vitest';
-import { chiSquareHomogeneity, chiSquareSurvival, erfc, gammaP, gammaQ, jensenShannonDistance, logGamma, normalCdf, twoProportionZTest } from '../../src/alerts/stats.js';
+import {
+  chiSquareHomogeneity,
+  chiSquareSurvival,
+  erfc,
+  gammaP,
+  gammaQ,
+  jensenShannonDistance,
+  logGamma,
+  normalCdf,
+  twoProportionZTest,
+} from '../../src/alerts/stats.js';
 
 describe('gamma functions', () => {
   it('logGamma matches factorials and Γ(1/2) = √π', () => {
@@ -14,7 +24,13 @@ describe('gamma functions', () => {
     expect(logGamma(101)).toBeCloseTo(363.73937555556347, 9); // ln(100!)
   });
   it('P + Q = 1, and P(1, x) = 1 − e^−x', () => {
-    for (const [a, x] of [[1, 0.3], [2.5, 1], [10, 12], [0.5, 4]] as const) expect(gammaP(a, x) + gammaQ(a, x)).toBeCloseTo(1, 12);
+    for (const [a, x] of [
+      [1, 0.3],
+      [2.5, 1],
+      [10, 12],
+      [0.5, 4],
+    ] as const)
+      expect(gammaP(a, x) + gammaQ(a, x)).toBeCloseTo(1, 12);
     expect(gammaP(1, 2)).toBeCloseTo(1 - Math.exp(-2), 13);
   });
   it('erfc and Φ', () => {
@@ -25,7 +41,7 @@ describe('gamma functions', () => {
     // Standard normal table: Φ(−1) = 0.158655…, Φ(1.959964) = 0.975; upper tail at 8σ = 6.221e-16 (norm.sf(8))
     expect(normalCdf(-1)).toBeCloseTo(0.15865525393145707, 12);
     expect(normalCdf(1.959963984540054)).toBeCloseTo(0.975, 12);
-    expect(0.5 * erfc(8 / Math.SQRT2) / 6.22096057427174e-16).toBeCloseTo(1, 8);
+    expect((0.5 * erfc(8 / Math.SQRT2)) / 6.22096057427174e-16).toBeCloseTo(1, 8);
   });
 });
 
@@ -62,9 +78,24 @@ describe('chi-square', () => {
   });
 
   it('columns empty on both sides are dropped; nothing to compare gives p = 1', () => {
-    expect(chiSquareHomogeneity([[10, 0, 30], [20, 0, 20]]).df).toBe(1);
-    expect(chiSquareHomogeneity([[10, 5], [0, 0]])).toEqual({ statistic: 0, df: 0, pValue: 1 });
-    expect(chiSquareHomogeneity([[10, 0], [20, 0]])).toEqual({ statistic: 0, df: 0, pValue: 1 });
+    expect(
+      chiSquareHomogeneity([
+        [10, 0, 30],
+        [20, 0, 20],
+      ]).df,
+    ).toBe(1);
+    expect(
+      chiSquareHomogeneity([
+        [10, 5],
+        [0, 0],
+      ]),
+    ).toEqual({ statistic: 0, df: 0, pValue: 1 });
+    expect(
+      chiSquareHomogeneity([
+        [10, 0],
+        [20, 0],
+      ]),
+    ).toEqual({ statistic: 0, df: 0, pValue: 1 });
   });
 });
 

@@ -285,12 +285,20 @@ describe('service-restricted tokens', () => {
     }
     await tw.services.pipeline.settle(Date.now() + 3_600_000);
     const stats = JSON.parse((await get(t.teamA!, '/api/stats')).body);
-    const withExecutions = stats.tools.filter((x: { executions?: unknown }) => x.executions).map((x: { service: string }) => x.service);
+    const withExecutions = stats.tools
+      .filter((x: { executions?: unknown }) => x.executions)
+      .map((x: { service: string }) => x.service);
     expect(withExecutions).toEqual(['checkout']);
-    expect(stats.trajectories.services.map((x: { service: string }) => x.service).sort()).toEqual(['checkout', 'checkout-eu']);
+    expect(stats.trajectories.services.map((x: { service: string }) => x.service).sort()).toEqual([
+      'checkout',
+      'checkout-eu',
+    ]);
     expect(stats.trajectories.models.every((x: { service: string }) => x.service !== OTHER)).toBe(true);
     const byModel = JSON.parse((await get(t.teamA!, '/api/stats?by=model')).body);
-    expect([...new Set(byModel.models.map((x: { service: string }) => x.service))].sort()).toEqual(['checkout', 'checkout-eu']);
+    expect([...new Set(byModel.models.map((x: { service: string }) => x.service))].sort()).toEqual([
+      'checkout',
+      'checkout-eu',
+    ]);
     expect(JSON.parse((await get(t.teamA!, `/api/stats?by=model&service=${OTHER}`)).body).models).toEqual([]);
     expect(byModel.models.map((x: { model: string }) => x.model)).not.toContain(`model-of-${OTHER}`);
     const page = (await get(t.teamA!, '/')).body;
@@ -298,6 +306,8 @@ describe('service-restricted tokens', () => {
     expect(page).not.toContain(`model-of-${OTHER}`);
     // An unrestricted token sees both.
     const all = JSON.parse((await get(t.ops!, '/api/stats?by=model')).body);
-    expect(all.models.map((x: { model: string }) => x.model)).toEqual(expect.arrayContaining(['model-of-checkout', `model-of-${OTHER}`]));
+    expect(all.models.map((x: { model: string }) => x.model)).toEqual(
+      expect.arrayContaining(['model-of-checkout', `model-of-${OTHER}`]),
+    );
   });
 });

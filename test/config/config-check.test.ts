@@ -22,14 +22,29 @@ const LF_SECRET = 'sk-lf-secretVALUE';
 const OTEL_HEADER = 'Bearer otelHEADERvalue';
 const API_TOKEN_FILE = 'apiTOKENfromFILEvalue';
 const API_TOKEN_ENV = 'apiTOKENfromENVvalue';
-const SECRETS = [API_TOKEN_FILE, API_TOKEN_ENV, SLACK_TOKEN, HOOK_TOKEN, FILE_URL_TOKEN, PG_PASSWORD, JUDGE_KEY, LF_SECRET, OTEL_HEADER, 'slackTOKEN', 'otelHEADER'];
+const SECRETS = [
+  API_TOKEN_FILE,
+  API_TOKEN_ENV,
+  SLACK_TOKEN,
+  HOOK_TOKEN,
+  FILE_URL_TOKEN,
+  PG_PASSWORD,
+  JUDGE_KEY,
+  LF_SECRET,
+  OTEL_HEADER,
+  'slackTOKEN',
+  'otelHEADER',
+];
 
 async function check(config: string, env: Record<string, string> = {}) {
   const file = path.join(dir, `c${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, config);
   let out = '';
   let err = '';
-  const code = await runCli(['config', 'check', '--config', file], env, { out: (s) => (out += s), err: (s) => (err += s) });
+  const code = await runCli(['config', 'check', '--config', file], env, {
+    out: (s) => (out += s),
+    err: (s) => (err += s),
+  });
   return { code, out, err, file };
 }
 
@@ -86,17 +101,42 @@ langfuse: {enabled: true}
     expect(eff.database_url).toBe('postgres://toolwatch:%5Bredacted%5D@db.internal:5432/toolwatch');
     expect(eff.server).toEqual({ host: '127.0.0.1', port: 9999, shutdown_grace: '10s', cors_origins: [] });
     // Tokens by name and where they come from, never their values.
-    expect(eff.auth.tokens.map((t: { name: string; token_file?: string; token_env?: string }) => [t.name, t.token_file ?? t.token_env])).toEqual([
+    expect(
+      eff.auth.tokens.map((t: { name: string; token_file?: string; token_env?: string }) => [
+        t.name,
+        t.token_file ?? t.token_env,
+      ]),
+    ).toEqual([
       ['collector', 'api-token'],
       ['grafana', 'TW_READ_TOKEN'],
     ]);
     expect(eff.log_level).toBe('warn');
     expect(eff.ingest.max_body_bytes).toBe(8 * 1024 * 1024);
     expect(eff.ingest).toMatchObject({ max_inflight_requests: 1024, max_event_loop_delay: '250ms' });
-    expect(eff.store).toEqual({ failures_per_tool_per_minute: 20, retention_days: 14, sqlite_synchronous: 'NORMAL', redact_arguments: 'secrets' });
+    expect(eff.store).toEqual({
+      failures_per_tool_per_minute: 20,
+      retention_days: 14,
+      sqlite_synchronous: 'NORMAL',
+      redact_arguments: 'secrets',
+    });
     // The rule with its kind's defaults, as the evaluator runs it.
     expect(eff.alerts.rules).toEqual([
-      { name: 'drifted', kind: 'drift', service: 'checkout', for: '0s', keep_firing_for: '0s', repeat_interval: '4h', severity: 'warning', window: '1h', baseline: '24h', p_value: 0.001, min_distance: 0.1, min_calls: 50, min_baseline_calls: 200, by: ['service'] },
+      {
+        name: 'drifted',
+        kind: 'drift',
+        service: 'checkout',
+        for: '0s',
+        keep_firing_for: '0s',
+        repeat_interval: '4h',
+        severity: 'warning',
+        window: '1h',
+        baseline: '24h',
+        p_value: 0.001,
+        min_distance: 0.1,
+        min_calls: 50,
+        min_baseline_calls: 200,
+        by: ['service'],
+      },
     ]);
     expect(eff.alerts.notifiers.map((n: { url?: string; url_file?: string }) => n.url ?? n.url_file)).toEqual([
       'https://hooks.slack.com/…',
@@ -114,7 +154,11 @@ langfuse: {enabled: true}
 
   it('defaults only: no file, no environment', async () => {
     let out = '';
-    const code = await runCli(['config', 'check', '--config', path.join(dir, 'missing.yaml')], {}, { out: (s) => (out += s), err: () => undefined });
+    const code = await runCli(
+      ['config', 'check', '--config', path.join(dir, 'missing.yaml')],
+      {},
+      { out: (s) => (out += s), err: () => undefined },
+    );
     expect(code).toBe(2); // an explicitly named file must exist
     const empty = await check('');
     expect(empty.code).toBe(0);
@@ -147,7 +191,9 @@ bogus: 1
 
   it('refuses unknown arguments', async () => {
     let err = '';
-    expect(await runCli(['config', 'check', '--verbose'], {}, { out: () => undefined, err: (s) => (err += s) })).toBe(2);
+    expect(await runCli(['config', 'check', '--verbose'], {}, { out: () => undefined, err: (s) => (err += s) })).toBe(
+      2,
+    );
     expect(err).toContain('toolwatch config check [--config FILE]');
   });
 });

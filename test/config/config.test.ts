@@ -30,21 +30,32 @@ describe('config', () => {
 
   it('env overrides the file; --config and TOOLWATCH_CONFIG pick the file', () => {
     // (0.0.0.0 without tokens needs the escape hatch: see test/auth/config.test.ts)
-    const dir = dirWith('server:\n  port: 9000\nlog_level: warn\nauth:\n  allow_unauthenticated: true\ntools:\n  - path: tools.json\n    service: s\n');
+    const dir = dirWith(
+      'server:\n  port: 9000\nlog_level: warn\nauth:\n  allow_unauthenticated: true\ntools:\n  - path: tools.json\n    service: s\n',
+    );
     writeFileSync(path.join(dir, 'tools.json'), '[{"name": "get_weather", "parameters": {"type": "object"}}]');
-    const cfg = loadConfig({ cwd: '/', argv: ['--config', path.join(dir, 'toolwatch.yaml')], env: { PORT: '9100', DATABASE_URL: 'sqlite:/tmp/x.db', LOG_LEVEL: 'debug', HOST: '0.0.0.0' } });
+    const cfg = loadConfig({
+      cwd: '/',
+      argv: ['--config', path.join(dir, 'toolwatch.yaml')],
+      env: { PORT: '9100', DATABASE_URL: 'sqlite:/tmp/x.db', LOG_LEVEL: 'debug', HOST: '0.0.0.0' },
+    });
     expect(cfg.server.port).toBe(9100);
     expect(cfg.server.host).toBe('0.0.0.0');
     expect(cfg.logLevel).toBe('debug');
     expect(cfg.database).toEqual({ kind: 'sqlite', path: '/tmp/x.db' });
     expect(cfg.tools).toEqual([{ service: 's', path: path.join(dir, 'tools.json') }]);
-    const viaEnv = loadConfig({ cwd: '/', env: { TOOLWATCH_CONFIG: path.join(dir, 'toolwatch.yaml'), DATABASE_URL: 'postgres://u@h/db' } });
+    const viaEnv = loadConfig({
+      cwd: '/',
+      env: { TOOLWATCH_CONFIG: path.join(dir, 'toolwatch.yaml'), DATABASE_URL: 'postgres://u@h/db' },
+    });
     expect(viaEnv.server.port).toBe(9000);
     expect(viaEnv.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
   });
 
   it('reports every bad field at once, with its path', () => {
-    const dir = dirWith('server:\n  port: 70000\n  hots: x\ningest:\n  max_body_bytes: -1\n  max_inflight_requests: -1\n  max_event_loop_delay: soon\ndedupe:\n  trace_ttl: soon\nlog_level: loud\ntools:\n  - service: s\n');
+    const dir = dirWith(
+      'server:\n  port: 70000\n  hots: x\ningest:\n  max_body_bytes: -1\n  max_inflight_requests: -1\n  max_event_loop_delay: soon\ndedupe:\n  trace_ttl: soon\nlog_level: loud\ntools:\n  - service: s\n',
+    );
     let err: unknown;
     try {
       loadConfig({ cwd: dir, argv: [`--config=${path.join(dir, 'toolwatch.yaml')}`], env: { PORT: 'eighty' } });
@@ -65,7 +76,7 @@ describe('config', () => {
     expect((err as ConfigError).problems.length).toBeGreaterThanOrEqual(9);
   });
 
-  it('one phase: schema problems and every section\'s own checks (files, cron, regex, rule keys, notifier URLs) together', () => {
+  it("one phase: schema problems and every section's own checks (files, cron, regex, rule keys, notifier URLs) together", () => {
     const dir = dirWith(
       [
         'tools:',
@@ -109,10 +120,18 @@ describe('config', () => {
   });
 
   it('a trajectory cannot complete while its calls and executions still wait: idle > execution_grace + status_grace', () => {
-    expect(() => loadConfig({ cwd: '/', env: {}, overrides: { dedupe: { execution_grace: '20s', status_grace: '5s' }, trajectories: { idle: '25s' } } })).toThrow(
-      'trajectories.idle: must be longer than dedupe.execution_grace + dedupe.status_grace (20s + 5s)',
-    );
-    const ok = loadConfig({ cwd: '/', env: {}, overrides: { dedupe: { status_grace: '0s' }, trajectories: { idle: '11s', max_traces: 5 } } });
+    expect(() =>
+      loadConfig({
+        cwd: '/',
+        env: {},
+        overrides: { dedupe: { execution_grace: '20s', status_grace: '5s' }, trajectories: { idle: '25s' } },
+      }),
+    ).toThrow('trajectories.idle: must be longer than dedupe.execution_grace + dedupe.status_grace (20s + 5s)');
+    const ok = loadConfig({
+      cwd: '/',
+      env: {},
+      overrides: { dedupe: { status_grace: '0s' }, trajectories: { idle: '11s', max_traces: 5 } },
+    });
     expect([ok.dedupe.statusGraceMs, ok.trajectories]).toEqual([0, { idleMs: 11_000, maxTraces: 5 }]);
   });
 

@@ -31,7 +31,9 @@ describe('parseRetryAfter', () => {
 describe('backoff', () => {
   it('doubles from the base up to the cap; jitter takes up to its share off', () => {
     const p = { baseMs: 1000, maxMs: 60_000 };
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(p, n))).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(p, n))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000,
+    ]);
     const j = { baseMs: 1000, maxMs: 30_000, jitter: 0.25 };
     expect(backoffDelay(j, 2, () => 0)).toBe(1500);
     expect(backoffDelay(j, 2, () => 1)).toBe(2000);
@@ -59,16 +61,27 @@ describe('classifyStatus', () => {
   });
 
   it('a 429 or a Retry-After holds the destination; redirects are named; extra transient statuses', () => {
-    expect(classifyStatus(429, { headers: { 'retry-after': '3' }, nowMs: NOW })).toEqual({ kind: 'retry', retryAfterMs: 3000, rateLimited: true });
+    expect(classifyStatus(429, { headers: { 'retry-after': '3' }, nowMs: NOW })).toEqual({
+      kind: 'retry',
+      retryAfterMs: 3000,
+      rateLimited: true,
+    });
     expect(classifyStatus(500, { nowMs: NOW })).toEqual({ kind: 'retry', rateLimited: false });
-    expect(classifyStatus(503, { headers: { 'retry-after': '1' }, nowMs: NOW })).toEqual({ kind: 'retry', retryAfterMs: 1000, rateLimited: true });
+    expect(classifyStatus(503, { headers: { 'retry-after': '1' }, nowMs: NOW })).toEqual({
+      kind: 'retry',
+      retryAfterMs: 1000,
+      rateLimited: true,
+    });
     expect(classifyStatus(302)).toEqual({ kind: 'permanent', redirect: true });
     expect(classifyStatus(409, { alsoRetry: [409] }).kind).toBe('retry');
   });
 });
 
 describe('withRetries', () => {
-  const transient = (e: { status: number; after?: number }) => ({ retry: e.status >= 500 || e.status === 429, ...(e.after !== undefined ? { retryAfterMs: e.after } : {}) });
+  const transient = (e: { status: number; after?: number }) => ({
+    retry: e.status >= 500 || e.status === 429,
+    ...(e.after !== undefined ? { retryAfterMs: e.after } : {}),
+  });
 
   it('waits Retry-After as sent, else backs off, until it succeeds or the attempts run out', async () => {
     const waits: number[] = [];
@@ -93,14 +106,20 @@ describe('withRetries', () => {
       calls++;
       throw e;
     };
-    await expect(withRetries(failing({ status: 400 }), { attempts: 5, backoff: { baseMs: 1, maxMs: 1 } }, deps)).rejects.toEqual({ status: 400 });
+    await expect(
+      withRetries(failing({ status: 400 }), { attempts: 5, backoff: { baseMs: 1, maxMs: 1 } }, deps),
+    ).rejects.toEqual({ status: 400 });
     expect(calls).toBe(1);
     calls = 0;
-    await expect(withRetries(failing({ status: 500 }), { attempts: 3, backoff: { baseMs: 1, maxMs: 1 } }, deps)).rejects.toEqual({ status: 500 });
+    await expect(
+      withRetries(failing({ status: 500 }), { attempts: 3, backoff: { baseMs: 1, maxMs: 1 } }, deps),
+    ).rejects.toEqual({ status: 500 });
     expect(calls).toBe(3);
     calls = 0;
     const long = { status: 429, after: 120_000 };
-    await expect(withRetries(failing(long), { attempts: 3, backoff: { baseMs: 1, maxMs: 1 }, maxRetryAfterMs: 60_000 }, deps)).rejects.toEqual(long);
+    await expect(
+      withRetries(failing(long), { attempts: 3, backoff: { baseMs: 1, maxMs: 1 }, maxRetryAfterMs: 60_000 }, deps),
+    ).rejects.toEqual(long);
     expect(calls).toBe(1);
   });
 });

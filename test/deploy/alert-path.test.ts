@@ -37,7 +37,12 @@ interface PromAlert {
   value: string;
 }
 
-async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, explain: () => string): Promise<T> {
+async function poll<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  explain: () => string,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -116,12 +121,18 @@ describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
         'ToolwatchToolCallErrorRate firing in Prometheus',
         async () => {
           const body = (await (await fetch(`${prom!.url}/api/v1/alerts`)).json()) as { data: { alerts: PromAlert[] } };
-          return body.data.alerts.find((a) => a.labels.alertname === 'ToolwatchToolCallErrorRate' && a.state === 'firing');
+          return body.data.alerts.find(
+            (a) => a.labels.alertname === 'ToolwatchToolCallErrorRate' && a.state === 'firing',
+          );
         },
         40_000,
         explain,
       );
-      expect(firing.labels).toEqual({ alertname: 'ToolwatchToolCallErrorRate', service: 'checkout', severity: 'warning' });
+      expect(firing.labels).toEqual({
+        alertname: 'ToolwatchToolCallErrorRate',
+        service: 'checkout',
+        severity: 'warning',
+      });
       expect(Number(firing.value)).toBeGreaterThan(0.2);
       expect(Number(firing.value)).toBeLessThan(0.5);
       expect(firing.annotations.summary).toMatch(/^Tool-call error rate of checkout is \d+(\.\d+)?%$/);
@@ -131,15 +142,22 @@ describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
         'ToolwatchToolCallCombinedErrorRate firing in Prometheus',
         async () => {
           const body = (await (await fetch(`${prom!.url}/api/v1/alerts`)).json()) as { data: { alerts: PromAlert[] } };
-          return body.data.alerts.find((a) => a.labels.alertname === 'ToolwatchToolCallCombinedErrorRate' && a.state === 'firing');
+          return body.data.alerts.find(
+            (a) => a.labels.alertname === 'ToolwatchToolCallCombinedErrorRate' && a.state === 'firing',
+          );
         },
         20_000,
         explain,
       );
-      expect(combined.labels).toEqual({ alertname: 'ToolwatchToolCallCombinedErrorRate', service: 'checkout', severity: 'warning' });
+      expect(combined.labels).toEqual({
+        alertname: 'ToolwatchToolCallCombinedErrorRate',
+        service: 'checkout',
+        severity: 'warning',
+      });
       expect(Number(combined.value)).toBeGreaterThan(0.2);
 
-      const titleOf = (m: (typeof slack.received)[number]) => (m.body as unknown as { attachments: SlackAttachment[] }).attachments[0]!.title;
+      const titleOf = (m: (typeof slack.received)[number]) =>
+        (m.body as unknown as { attachments: SlackAttachment[] }).attachments[0]!.title;
       const message = await poll(
         'the Slack message of the combined rate',
         async () => slack.received.find((m) => titleOf(m).includes('ToolwatchToolCallCombinedErrorRate')),

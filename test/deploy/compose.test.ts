@@ -20,13 +20,16 @@ const services = compose.services as Record<string, any>;
 const REQUIRED: Record<string, string> = { TOOLWATCH_TOKEN: 'compose-test-token-0123456789abcdef' };
 /** `${VAR:-default}` / `${VAR}` / `${VAR:?message}` as compose interpolates them with only REQUIRED set. */
 const interpolate = (s: string) =>
-  s.replace(/\$\{(\w+)(?:(:?-)([^}]*)|:\?([^}]*))?\}/g, (_m, v: string, dash: string | undefined, dflt: string | undefined, required: string | undefined) => {
-    if (required !== undefined) {
-      if (!(v in REQUIRED)) throw new Error(`compose would stop: ${required}`);
-      return REQUIRED[v]!;
-    }
-    return dash ? (dflt ?? '') : (REQUIRED[v] ?? '');
-  });
+  s.replace(
+    /\$\{(\w+)(?:(:?-)([^}]*)|:\?([^}]*))?\}/g,
+    (_m, v: string, dash: string | undefined, dflt: string | undefined, required: string | undefined) => {
+      if (required !== undefined) {
+        if (!(v in REQUIRED)) throw new Error(`compose would stop: ${required}`);
+        return REQUIRED[v]!;
+      }
+      return dash ? (dflt ?? '') : (REQUIRED[v] ?? '');
+    },
+  );
 
 interface Mount {
   source: string;
@@ -76,8 +79,15 @@ function toolwatchConfig(service: string) {
   const e = { ...imageEnv(), ...env(service) };
   const file = hostFile(service, e.TOOLWATCH_CONFIG!);
   const tokens = (parse(readFileSync(file, 'utf8')).auth?.tokens ?? []) as { token_file?: string }[];
-  const auth = { tokens: tokens.map((t) => (t.token_file ? { ...t, token_file: secretFile(service, t.token_file) } : t)) };
-  return loadConfig({ argv: ['--config', file], env: { ...e, TOOLWATCH_CONFIG: undefined }, cwd: path.dirname(file), overrides: { auth } });
+  const auth = {
+    tokens: tokens.map((t) => (t.token_file ? { ...t, token_file: secretFile(service, t.token_file) } : t)),
+  };
+  return loadConfig({
+    argv: ['--config', file],
+    env: { ...e, TOOLWATCH_CONFIG: undefined },
+    cwd: path.dirname(file),
+    overrides: { auth },
+  });
 }
 
 describe('compose.yaml', () => {
@@ -106,14 +116,17 @@ describe('compose.yaml', () => {
         expect(Object.keys(compose.secrets), `${name}: secret ${secret}`).toContain(secret);
       }
     }
-    for (const [name, s] of Object.entries(compose.secrets as Record<string, { file?: string; environment?: string }>)) {
+    for (const [name, s] of Object.entries(
+      compose.secrets as Record<string, { file?: string; environment?: string }>,
+    )) {
       if (s.environment) expect(Object.keys(REQUIRED), `secret ${name}`).toContain(s.environment);
       else expect(existsSync(path.resolve(composeDir, interpolate(s.file!))), `secret ${name}`).toBe(true);
     }
   });
 
   it('publishes ports on 127.0.0.1 only', () => {
-    for (const [name, s] of Object.entries(services)) for (const p of s.ports ?? []) expect(p, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    for (const [name, s] of Object.entries(services))
+      for (const p of s.ports ?? []) expect(p, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
   });
 
   it('toolwatch loads its config as the container would: on 0.0.0.0 with a token from a secret, the published port, the shared PostgreSQL', () => {
@@ -122,7 +135,9 @@ describe('compose.yaml', () => {
       expect(cfg.server.host).toBe('0.0.0.0');
       // A token, not the escape hatch.
       expect(cfg.auth.allowUnauthenticated).toBe(false);
-      expect(cfg.auth.tokens.map((t) => [t.source.kind, t.scopes])).toEqual([['file', ['ingest', 'read', 'metrics', 'admin']]]);
+      expect(cfg.auth.tokens.map((t) => [t.source.kind, t.scopes])).toEqual([
+        ['file', ['ingest', 'read', 'metrics', 'admin']],
+      ]);
       expect(services[s].ports.map((p: string) => Number(p.split(':')[2]))).toEqual([cfg.server.port]);
       expect(cfg.database.kind).toBe('postgres');
       const url = new URL((cfg.database as { url: string }).url);
@@ -145,7 +160,9 @@ describe('compose.yaml', () => {
     const targets = job.static_configs.flatMap((c: { targets: string[] }) => c.targets).map(hostPort);
     expect(targets).toEqual(toolwatches.map((s) => ({ host: s, port: toolwatchConfig(s).server.port })));
     // It scrapes with the token the replicas accept, from the same secret.
-    expect(readFileSync(secretFile('prometheus', job.authorization.credentials_file), 'utf8')).toBe(REQUIRED.TOOLWATCH_TOKEN);
+    expect(readFileSync(secretFile('prometheus', job.authorization.credentials_file), 'utf8')).toBe(
+      REQUIRED.TOOLWATCH_TOKEN,
+    );
     const [am] = prom.alerting.alertmanagers[0].static_configs[0].targets.map(hostPort);
     expect(am).toEqual({ host: 'alertmanager', port: 9093 });
     expect(services[am.host]).toBeDefined();
@@ -158,7 +175,9 @@ describe('compose.yaml', () => {
       expect(hostPort(am!.url!)).toEqual({ host: 'alertmanager', port: 9093 });
       const published = new URL(alerts.publicUrl!);
       expect(published.hostname).toBe('localhost');
-      expect(services['toolwatch-1'].ports).toContain(`127.0.0.1:${published.port}:${toolwatchConfig('toolwatch-1').server.port}`);
+      expect(services['toolwatch-1'].ports).toContain(
+        `127.0.0.1:${published.port}:${toolwatchConfig('toolwatch-1').server.port}`,
+      );
     }
   });
 

@@ -56,7 +56,9 @@ describe('Prometheus and Alertmanager configs', () => {
     const badScrape = 'scrape_configs: [{job_name: x, scrape_interval: often}]\n';
     const promtool = tool('promtool', ['check', 'config', '/dev/stdin'], { input: badScrape });
     expect(promtool.status).not.toBe(0);
-    const amtool = tool('amtool', ['check-config', '/dev/stdin'], { input: 'route: {receiver: nobody}\nreceivers: []\n' });
+    const amtool = tool('amtool', ['check-config', '/dev/stdin'], {
+      input: 'route: {receiver: nobody}\nreceivers: []\n',
+    });
     expect(amtool.status).not.toBe(0);
   });
 
@@ -64,7 +66,10 @@ describe('Prometheus and Alertmanager configs', () => {
     const am = readYaml(path.join(deploy, 'alertmanager/alertmanager.yml'));
     expect(am.route.group_by).toEqual(['alertname', 'service']);
     const receiver = am.receivers.find((r: { name: string }) => r.name === am.route.receiver);
-    expect(receiver.slack_configs[0]).toMatchObject({ api_url_file: expect.stringMatching(/^\//), send_resolved: true });
+    expect(receiver.slack_configs[0]).toMatchObject({
+      api_url_file: expect.stringMatching(/^\//),
+      send_resolved: true,
+    });
     expect(receiver.slack_configs[0].api_url).toBeUndefined();
   });
 });
@@ -73,20 +78,23 @@ describe('Collector configs', () => {
   const load = (name: string) => readYaml(path.join(deploy, 'otel-collector', name));
   const components = (cfg: any, kind: 'receivers' | 'processors' | 'exporters') => Object.keys(cfg[kind] ?? {});
 
-  it.each(['fanout.yaml', 'loadbalancing.yaml', 'relay.yaml'])('%s: every pipeline names components the file defines', (name) => {
-    const cfg = load(name);
-    const pipelines = Object.entries(cfg.service.pipelines) as [string, Record<string, string[]>][];
-    expect(pipelines.map(([id]) => id)).toEqual(['traces']); // toolwatch takes traces only
-    for (const [, p] of pipelines) {
-      for (const kind of ['receivers', 'processors', 'exporters'] as const) {
-        for (const id of p[kind] ?? []) expect(components(cfg, kind), `${name}: ${kind} ${id}`).toContain(id);
+  it.each(['fanout.yaml', 'loadbalancing.yaml', 'relay.yaml'])(
+    '%s: every pipeline names components the file defines',
+    (name) => {
+      const cfg = load(name);
+      const pipelines = Object.entries(cfg.service.pipelines) as [string, Record<string, string[]>][];
+      expect(pipelines.map(([id]) => id)).toEqual(['traces']); // toolwatch takes traces only
+      for (const [, p] of pipelines) {
+        for (const kind of ['receivers', 'processors', 'exporters'] as const) {
+          for (const id of p[kind] ?? []) expect(components(cfg, kind), `${name}: ${kind} ${id}`).toContain(id);
+        }
       }
-    }
-    // Inside a container the OTLP receiver must listen beyond localhost (its default since v0.104).
-    for (const proto of Object.values(cfg.receivers.otlp.protocols) as { endpoint: string }[]) {
-      expect(proto.endpoint).toMatch(/^0\.0\.0\.0:/);
-    }
-  });
+      // Inside a container the OTLP receiver must listen beyond localhost (its default since v0.104).
+      for (const proto of Object.values(cfg.receivers.otlp.protocols) as { endpoint: string }[]) {
+        expect(proto.endpoint).toMatch(/^0\.0\.0\.0:/);
+      }
+    },
+  );
 
   it('fan-out: the existing backend and toolwatch both get every trace, over OTLP/HTTP', () => {
     const cfg = load('fanout.yaml');
@@ -100,7 +108,8 @@ describe('Collector configs', () => {
     expect(Object.keys(lb.exporters.loadbalancing.protocol)).toEqual(['otlp']);
     const relay = load('relay.yaml');
     const relayPort = Number(relay.receivers.otlp.protocols.grpc.endpoint.split(':')[1]);
-    for (const h of lb.exporters.loadbalancing.resolver.static.hostnames) expect(Number(h.split(':')[1])).toBe(relayPort);
+    for (const h of lb.exporters.loadbalancing.resolver.static.hostnames)
+      expect(Number(h.split(':')[1])).toBe(relayPort);
     expect(Object.keys(relay.receivers.otlp.protocols)).toEqual(['grpc']);
     expect(relay.exporters['otlphttp/toolwatch'].endpoint).toBe('${env:TOOLWATCH_ENDPOINT}');
   });

@@ -60,9 +60,9 @@ describe('PromQL helpers', () => {
   });
 
   it('replaces Grafana variables', () => {
-    expect(substituteGrafanaVariables('rate(m{service=~"$service", model=~"${model}"}[$__rate_interval]) + x[$__range]')).toBe(
-      'rate(m{service=~".*", model=~".*"}[5m]) + x[1h]',
-    );
+    expect(
+      substituteGrafanaVariables('rate(m{service=~"$service", model=~"${model}"}[$__rate_interval]) + x[$__range]'),
+    ).toBe('rate(m{service=~".*", model=~".*"}[5m]) + x[1h]');
   });
 });
 

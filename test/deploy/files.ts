@@ -48,5 +48,5 @@ export function imageEnv(): Record<string, string> {
 export function hostPort(address: string): { host: string; port: number } {
   const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `tcp://${address}`);
   const defaults: Record<string, number> = { 'http:': 80, 'https:': 443, 'postgres:': 5432, 'postgresql:': 5432 };
-  return { host: u.hostname, port: u.port ? Number(u.port) : defaults[u.protocol] ?? NaN };
+  return { host: u.hostname, port: u.port ? Number(u.port) : (defaults[u.protocol] ?? NaN) };
 }

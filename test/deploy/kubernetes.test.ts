@@ -29,8 +29,10 @@ const container = (name: string) => pod.containers.find((c: { name: string }) =>
 const toolwatch = container('toolwatch');
 const relay = container('otel-relay');
 const secretExample = readYaml(path.join(dir, 'secret.example.yaml'));
-const envValue = (c: any, name: string): string | undefined => c.env.find((e: { name: string }) => e.name === name)?.value;
-const portNumber = (c: any, name: string): number => c.ports.find((p: { name: string }) => p.name === name)?.containerPort;
+const envValue = (c: any, name: string): string | undefined =>
+  c.env.find((e: { name: string }) => e.name === name)?.value;
+const portNumber = (c: any, name: string): number =>
+  c.ports.find((p: { name: string }) => p.name === name)?.containerPort;
 
 /** The file a ConfigMap-backed mount shows at `file` inside a container, as text. */
 function mountedFile(c: any, file: string): string {
@@ -69,7 +71,9 @@ function toolwatchConfigFile(): any {
 
 describe('Kubernetes manifests', () => {
   it('kustomization.yaml lists every manifest here (secret.example.yaml is only an example)', () => {
-    const manifests = readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml' && f !== 'secret.example.yaml');
+    const manifests = readdirSync(dir).filter(
+      (f) => f.endsWith('.yaml') && f !== 'kustomization.yaml' && f !== 'secret.example.yaml',
+    );
     expect([...kustomization.resources].sort()).toEqual(manifests.sort());
   });
 
@@ -86,7 +90,10 @@ describe('Kubernetes manifests', () => {
   it('the PrometheusRule passes promtool check rules', () => {
     const tmp = mkdtempSync(path.join(tmpdir(), 'toolwatch-k8s-rules-'));
     try {
-      writeFileSync(path.join(tmp, 'rules.yml'), stringify({ groups: find('PrometheusRule', 'toolwatch').spec.groups }));
+      writeFileSync(
+        path.join(tmp, 'rules.yml'),
+        stringify({ groups: find('PrometheusRule', 'toolwatch').spec.groups }),
+      );
       const r = tool('promtool', ['check', 'rules', 'rules.yml'], { cwd: tmp });
       expect(r.out).toContain('SUCCESS: 10 rules found');
       expect(r.status, r.out).toBe(0);
@@ -117,15 +124,18 @@ describe('Kubernetes manifests', () => {
   it('toolwatch gets its API token from the Secret (not the escape hatch); the relay sends it, the ServiceMonitor scrapes with it', () => {
     const cfg = toolwatchConfig();
     expect(cfg.auth.allowUnauthenticated).toBe(false);
-    expect(cfg.auth.tokens.map((t) => [t.source.kind, t.source.kind === 'env' ? t.source.variable : '', t.scopes])).toEqual([
-      ['env', 'TOOLWATCH_TOKEN', ['ingest', 'read', 'metrics', 'admin']],
-    ]);
+    expect(
+      cfg.auth.tokens.map((t) => [t.source.kind, t.source.kind === 'env' ? t.source.variable : '', t.scopes]),
+    ).toEqual([['env', 'TOOLWATCH_TOKEN', ['ingest', 'read', 'metrics', 'admin']]]);
     const ref = (c: any, name: string) => c.env.find((e: { name: string }) => e.name === name)?.valueFrom?.secretKeyRef;
     expect(ref(toolwatch, 'TOOLWATCH_TOKEN')).toEqual({ name: 'toolwatch', key: 'api-token' });
     expect(ref(relay, 'TOOLWATCH_TOKEN')).toEqual({ name: 'toolwatch', key: 'api-token' });
     const relayCfg = parse(mountedFile(relay, relay.args[0].replace(/^--config=/, '')));
     expect(relayCfg.exporters['otlphttp/toolwatch'].headers.authorization).toBe('Bearer ${env:TOOLWATCH_TOKEN}');
-    expect(find('ServiceMonitor', 'toolwatch').spec.endpoints[0].authorization).toEqual({ type: 'Bearer', credentials: { name: 'toolwatch', key: 'api-token' } });
+    expect(find('ServiceMonitor', 'toolwatch').spec.endpoints[0].authorization).toEqual({
+      type: 'Bearer',
+      credentials: { name: 'toolwatch', key: 'api-token' },
+    });
   });
 
   it('Secret references: required keys exist in the example Secret, optional ones are marked optional', () => {
@@ -143,7 +153,8 @@ describe('Kubernetes manifests', () => {
     const cfg = toolwatchConfig();
     expect(cfg.server.host).toBe('0.0.0.0');
     expect(portNumber(toolwatch, 'http')).toBe(cfg.server.port);
-    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect(toolwatch[probe].httpGet.port, probe).toBe('http');
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'])
+      expect(toolwatch[probe].httpGet.port, probe).toBe('http');
     expect(toolwatch.startupProbe.httpGet.path).toBe('/healthz');
     expect(toolwatch.livenessProbe.httpGet.path).toBe('/healthz');
     expect(toolwatch.readinessProbe.httpGet.path).toBe('/readyz');
@@ -163,14 +174,20 @@ describe('Kubernetes manifests', () => {
     for (const s of svcs) {
       expect(podLabels).toMatchObject(s.spec.selector);
       for (const p of s.spec.ports) {
-        expect(pod.containers.some((c: any) => portNumber(c, p.targetPort)), `${s.metadata.name} ${p.targetPort}`).toBe(true);
+        expect(
+          pod.containers.some((c: any) => portNumber(c, p.targetPort)),
+          `${s.metadata.name} ${p.targetPort}`,
+        ).toBe(true);
       }
     }
     expect(find('Service', 'toolwatch-relay').spec.clusterIP).toBe('None'); // one DNS record per pod, for the loadbalancing exporter
     const sm = find('ServiceMonitor', 'toolwatch');
-    const scraped = svcs.filter((s) => Object.entries(sm.spec.selector.matchLabels).every(([k, v]) => s.metadata.labels[k] === v));
+    const scraped = svcs.filter((s) =>
+      Object.entries(sm.spec.selector.matchLabels).every(([k, v]) => s.metadata.labels[k] === v),
+    );
     expect(scraped.map((s) => s.metadata.name)).toEqual(['toolwatch']);
-    for (const e of sm.spec.endpoints) expect(scraped[0].spec.ports.map((p: { name: string }) => p.name)).toContain(e.port);
+    for (const e of sm.spec.endpoints)
+      expect(scraped[0].spec.ports.map((p: { name: string }) => p.name)).toContain(e.port);
   });
 
   describe('the paths it probes and scrapes answer on a real toolwatch', () => {
@@ -178,7 +195,11 @@ describe('Kubernetes manifests', () => {
     const token = secretExample.stringData['api-token'];
     beforeAll(async () => {
       // With the Deployment's token: probes carry none, the ServiceMonitor carries the token.
-      tw = await startToolwatch({ listen: false, env: { TOOLWATCH_TOKEN: token }, config: { auth: toolwatchConfigFile().auth } });
+      tw = await startToolwatch({
+        listen: false,
+        env: { TOOLWATCH_TOKEN: token },
+        config: { auth: toolwatchConfigFile().auth },
+      });
     });
     afterAll(async () => {
       await tw?.close();

@@ -15,9 +15,22 @@ export function substituteGrafanaVariables(expr: string): string {
   return GRAFANA_VARIABLES.reduce((s, [re, value]) => s.replace(re, value), expr);
 }
 
-const KEYWORDS = new Set(
-  ['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'atan2', 'inf', 'nan'],
-);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'atan2',
+  'inf',
+  'nan',
+]);
 
 export function metricNames(expr: string): string[] {
   const bare = expr

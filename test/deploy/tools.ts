@@ -9,8 +9,13 @@ export interface ToolResult {
 }
 
 /** Fails (not skips) without the tool: an unchecked config is not shipped. */
-export function tool(bin: 'promtool' | 'amtool', args: string[], opts: { cwd?: string; input?: string } = {}): ToolResult {
+export function tool(
+  bin: 'promtool' | 'amtool',
+  args: string[],
+  opts: { cwd?: string; input?: string } = {},
+): ToolResult {
   const res = spawnSync(bin, args, { cwd: opts.cwd, input: opts.input, encoding: 'utf8', timeout: 60_000 });
-  if (res.error) throw new Error(`${bin} is needed for this test (apt-get install ${packages[bin]}): ${res.error.message}`);
+  if (res.error)
+    throw new Error(`${bin} is needed for this test (apt-get install ${packages[bin]}): ${res.error.message}`);
   return { status: res.status, out: `${res.stdout}${res.stderr}` };
 }

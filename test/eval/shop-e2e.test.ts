@@ -246,7 +246,7 @@ describe('eval run + score: the shop suite against a chat-completions server', (
     });
   });
 
-  it('applies the suite\'s gates and says which failed', () => {
+  it("applies the suite's gates and says which failed", () => {
     const g = Object.fromEntries(report.models[0]!.gates.map((x) => [x.gate, [x.status, x.numerator, x.denominator]]));
     expect(g).toEqual({
       selection_accuracy: ['failed', 25, 36],

@@ -50,13 +50,11 @@ export function chatCompletionsProtocol(apiKey?: string): Protocol {
     render(reply, body, n, res: ServerResponse) {
       if ('status' in reply) {
         const type = ERROR_TYPES[reply.status] ?? 'server_error';
-        res
-          .writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) })
-          .end(
-            JSON.stringify({
-              error: { message: reply.message ?? `status ${reply.status}`, type, param: null, code: null },
-            }),
-          );
+        res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) }).end(
+          JSON.stringify({
+            error: { message: reply.message ?? `status ${reply.status}`, type, param: null, code: null },
+          }),
+        );
         return;
       }
       const message: Record<string, unknown> = { role: 'assistant', content: null, refusal: null };

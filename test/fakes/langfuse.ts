@@ -74,7 +74,18 @@ export interface FakeLangfuse {
 
 const GROUPS: Record<string, string[]> = {
   core: ['id', 'traceId', 'startTime', 'endTime', 'projectId', 'parentObservationId', 'type'],
-  basic: ['name', 'level', 'statusMessage', 'version', 'environment', 'bookmarked', 'public', 'userId', 'sessionId', 'isRootObservation'],
+  basic: [
+    'name',
+    'level',
+    'statusMessage',
+    'version',
+    'environment',
+    'bookmarked',
+    'public',
+    'userId',
+    'sessionId',
+    'isRootObservation',
+  ],
   time: ['completionStartTime', 'createdAt', 'updatedAt'],
   io: ['input', 'output'],
   metadata: ['metadata'],
@@ -154,7 +165,11 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
     noScoresV3: false,
     faults: { v2: [], v1: [], scores: [], scoresV3: [], scoresV2: [] },
     addScore: (x) => {
-      const score: StoredScore = { ...x, id: x.id ?? `score-${readable.size + 1}`, timestamp: x.timestamp ?? new Date().toISOString() };
+      const score: StoredScore = {
+        ...x,
+        id: x.id ?? `score-${readable.size + 1}`,
+        timestamp: x.timestamp ?? new Date().toISOString(),
+      };
       readable.set(score.id, score);
       return score;
     },
@@ -179,19 +194,26 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
       json(res, status, body, headers);
     };
     if (req.headers.authorization !== expected) return answer(401, { message: 'Invalid credentials' });
-    if (!endpoint || (endpoint === 'v2' && fake.oldServer) || (endpoint === 'scoresV3' && fake.noScoresV3)) return answer(404, { message: 'Not found' });
+    if (!endpoint || (endpoint === 'v2' && fake.oldServer) || (endpoint === 'scoresV3' && fake.noScoresV3))
+      return answer(404, { message: 'Not found' });
     const fault = fake.faults[endpoint].shift();
     if (fault) {
       if ('hangMs' in fault) {
         await new Promise((r) => setTimeout(r, fault.hangMs));
         if (res.destroyed || req.destroyed) return;
-      } else if (fault.status === 429) return answer(429, { message: 'rate limit exceeded' }, fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {});
+      } else if (fault.status === 429)
+        return answer(
+          429,
+          { message: 'rate limit exceeded' },
+          fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {},
+        );
       else return answer(fault.status, { message: 'internal error' });
     }
 
     if (endpoint === 'v2') {
       const limit = Number(q.get('limit') ?? 50);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return answer(400, { message: 'limit must be 1..1000' });
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        return answer(400, { message: 'limit must be 1..1000' });
       if (q.get('parseIoAsJson') === 'true') return answer(400, { message: 'parseIoAsJson is deprecated' });
       const groups = new Set((q.get('fields') ?? 'core,basic').split(',').map((s) => s.trim()));
       groups.add('core');
@@ -199,7 +221,9 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
       const cursor = q.get('cursor');
       if (cursor) {
         const after = JSON.parse(Buffer.from(cursor, 'base64').toString('utf8')) as { t: number; id: string };
-        rows = rows.filter((o) => newestFirst(o, { startTime: new Date(after.t).toISOString(), id: after.id } as StoredObservation) > 0);
+        rows = rows.filter(
+          (o) => newestFirst(o, { startTime: new Date(after.t).toISOString(), id: after.id } as StoredObservation) > 0,
+        );
       }
       const page = rows.slice(0, limit);
       const expand = new Set((q.get('expandMetadata') ?? '').split(',').map((k) => k.trim()));
@@ -213,15 +237,24 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
         return out;
       });
       const last = page[page.length - 1];
-      const meta = rows.length > limit && last ? { cursor: Buffer.from(JSON.stringify({ t: Date.parse(last.startTime), id: last.id })).toString('base64') } : {};
+      const meta =
+        rows.length > limit && last
+          ? { cursor: Buffer.from(JSON.stringify({ t: Date.parse(last.startTime), id: last.id })).toString('base64') }
+          : {};
       return answer(200, { data, meta });
     }
     if (endpoint === 'v1') {
       const page = Number(q.get('page') ?? 1);
       const limit = Number(q.get('limit') ?? 50);
       const rows = fake.observations.filter((o) => inWindow(o, q)).sort(newestFirst);
-      const data = rows.slice((page - 1) * limit, page * limit).map((o) => ({ ...full(o), usage: { input: o.usageDetails?.['input'] ?? 0, output: o.usageDetails?.['output'] ?? 0 } }));
-      return answer(200, { data, meta: { page, limit, totalItems: rows.length, totalPages: Math.ceil(rows.length / limit) } });
+      const data = rows.slice((page - 1) * limit, page * limit).map((o) => ({
+        ...full(o),
+        usage: { input: o.usageDetails?.['input'] ?? 0, output: o.usageDetails?.['output'] ?? 0 },
+      }));
+      return answer(200, {
+        data,
+        meta: { page, limit, totalItems: rows.length, totalPages: Math.ceil(rows.length / limit) },
+      });
     }
     if (endpoint === 'scoresV3' || endpoint === 'scoresV2') {
       const [status, body] = listScores(endpoint, q);
@@ -239,7 +272,11 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
     const ok =
       typeof body['name'] === 'string' &&
       (typeof body['traceId'] === 'string' || typeof body['sessionId'] === 'string') &&
-      (body['dataType'] === 'CATEGORICAL' ? typeof body['value'] === 'string' : body['dataType'] === 'BOOLEAN' ? body['value'] === 0 || body['value'] === 1 : typeof body['value'] === 'number');
+      (body['dataType'] === 'CATEGORICAL'
+        ? typeof body['value'] === 'string'
+        : body['dataType'] === 'BOOLEAN'
+          ? body['value'] === 0 || body['value'] === 1
+          : typeof body['value'] === 'number');
     if (!ok) return answer(400, { message: 'invalid score' });
     const id = typeof body['id'] === 'string' ? body['id'] : `score-${fake.scores.size + 1}`;
     const timestamp = new Date().toISOString();
@@ -267,10 +304,23 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
     const to = q.get('toTimestamp');
     const names = (q.get('name') ?? '').split(',').filter(Boolean);
     const rows = [...readable.values()]
-      .filter((s) => (!from || Date.parse(s.timestamp) >= Date.parse(from)) && (!to || Date.parse(s.timestamp) < Date.parse(to)))
+      .filter(
+        (s) =>
+          (!from || Date.parse(s.timestamp) >= Date.parse(from)) && (!to || Date.parse(s.timestamp) < Date.parse(to)),
+      )
       .filter((s) => names.length === 0 || names.includes(s.name))
       .sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp) || (a.id < b.id ? 1 : -1));
-    const base = (s: StoredScore) => ({ id: s.id, projectId: 'p1', name: s.name, dataType: s.dataType, source: s.source ?? 'API', timestamp: s.timestamp, environment: 'default', createdAt: s.timestamp, updatedAt: s.timestamp });
+    const base = (s: StoredScore) => ({
+      id: s.id,
+      projectId: 'p1',
+      name: s.name,
+      dataType: s.dataType,
+      source: s.source ?? 'API',
+      timestamp: s.timestamp,
+      environment: 'default',
+      createdAt: s.timestamp,
+      updatedAt: s.timestamp,
+    });
     if (endpoint === 'scoresV3') {
       const groups = (q.get('fields') ?? '').split(',').filter(Boolean);
       const unknown = groups.filter((g) => !['details', 'subject', 'annotation'].includes(g));
@@ -282,10 +332,17 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
         value: s.dataType === 'BOOLEAN' ? s.value === 1 : s.value,
         ...(groups.includes('details') ? { comment: s.comment ?? null, configId: null, metadata: {} } : {}),
         ...(groups.includes('subject')
-          ? { subject: s.observationId ? { kind: 'observation', id: s.observationId, traceId: s.traceId } : s.traceId ? { kind: 'trace', id: s.traceId } : { kind: 'session', id: s.sessionId ?? 'session' } }
+          ? {
+              subject: s.observationId
+                ? { kind: 'observation', id: s.observationId, traceId: s.traceId }
+                : s.traceId
+                  ? { kind: 'trace', id: s.traceId }
+                  : { kind: 'session', id: s.sessionId ?? 'session' },
+            }
           : {}),
       }));
-      const next = start + limit < rows.length ? { cursor: Buffer.from(String(start + limit)).toString('base64url') } : {};
+      const next =
+        start + limit < rows.length ? { cursor: Buffer.from(String(start + limit)).toString('base64url') } : {};
       return [200, { data, meta: { limit, ...next } }];
     }
     if (names.length > 1) return [400, { message: 'name: one score name' }];
@@ -302,7 +359,11 @@ export async function startFakeLangfuse(): Promise<FakeLangfuse> {
       configId: null,
       queueId: null,
       value: typeof s.value === 'number' ? s.value : 0,
-      ...(s.dataType === 'BOOLEAN' ? { stringValue: s.value === 1 ? 'True' : 'False' } : s.dataType === 'CATEGORICAL' ? { stringValue: String(s.value) } : {}),
+      ...(s.dataType === 'BOOLEAN'
+        ? { stringValue: s.value === 1 ? 'True' : 'False' }
+        : s.dataType === 'CATEGORICAL'
+          ? { stringValue: String(s.value) }
+          : {}),
     }));
     return [200, { data, meta: { page, limit, totalItems: rows.length, totalPages: Math.ceil(rows.length / limit) } }];
   };

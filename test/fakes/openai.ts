@@ -8,12 +8,24 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 
 export interface Received {
   raw: string;
-  body: { model?: string; messages?: { role: string; content: string }[]; response_format?: { type: string; json_schema?: { strict?: boolean; schema?: unknown } } };
+  body: {
+    model?: string;
+    messages?: { role: string; content: string }[];
+    response_format?: { type: string; json_schema?: { strict?: boolean; schema?: unknown } };
+  };
   headers: IncomingMessage['headers'];
   atMs: number;
 }
 
-export type Reply = { status?: number; headers?: Record<string, string>; content?: string; error?: string; usage?: { prompt_tokens: number; completion_tokens: number } } | 'hang';
+export type Reply =
+  | {
+      status?: number;
+      headers?: Record<string, string>;
+      content?: string;
+      error?: string;
+      usage?: { prompt_tokens: number; completion_tokens: number };
+    }
+  | 'hang';
 
 export interface FakeOpenAI {
   baseUrl: string;
@@ -22,10 +34,20 @@ export interface FakeOpenAI {
   close(): Promise<void>;
 }
 
-export const verdictJson = (v: Partial<{ reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number; reasoning: string }> = {}): string =>
-  JSON.stringify({ reached_goal: true, unnecessary_calls: 0, dangerous_calls: 0, reasoning: 'The agent answered the task efficiently.', ...v });
+export const verdictJson = (
+  v: Partial<{ reached_goal: boolean; unnecessary_calls: number; dangerous_calls: number; reasoning: string }> = {},
+): string =>
+  JSON.stringify({
+    reached_goal: true,
+    unnecessary_calls: 0,
+    dangerous_calls: 0,
+    reasoning: 'The agent answered the task efficiently.',
+    ...v,
+  });
 
-export async function startFakeOpenAI(script: FakeOpenAI['script'] = () => ({ content: verdictJson() })): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(
+  script: FakeOpenAI['script'] = () => ({ content: verdictJson() }),
+): Promise<FakeOpenAI> {
   const received: Received[] = [];
   let server: Server;
   const fake: FakeOpenAI = {
@@ -44,7 +66,9 @@ export async function startFakeOpenAI(script: FakeOpenAI['script'] = () => ({ co
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
         return;
       }
       const r: Received = { raw, body: JSON.parse(raw) as Received['body'], headers: req.headers, atMs: Date.now() };
@@ -54,7 +78,16 @@ export async function startFakeOpenAI(script: FakeOpenAI['script'] = () => ({ co
       const status = reply.status ?? 200;
       const headers = { 'content-type': 'application/json', ...(reply.headers ?? {}) };
       if (status !== 200) {
-        res.writeHead(status, headers).end(JSON.stringify({ error: { message: reply.error ?? `status ${status}`, type: 'invalid_request_error', param: null, code: null } }));
+        res.writeHead(status, headers).end(
+          JSON.stringify({
+            error: {
+              message: reply.error ?? `status ${status}`,
+              type: 'invalid_request_error',
+              param: null,
+              code: null,
+            },
+          }),
+        );
         return;
       }
       const usage = reply.usage ?? { prompt_tokens: 1000, completion_tokens: 50 };
@@ -64,7 +97,14 @@ export async function startFakeOpenAI(script: FakeOpenAI['script'] = () => ({ co
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: r.body.model ?? 'judge',
-          choices: [{ index: 0, message: { role: 'assistant', content: reply.content ?? '', refusal: null }, finish_reason: 'stop', logprobs: null }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: reply.content ?? '', refusal: null },
+              finish_reason: 'stop',
+              logprobs: null,
+            },
+          ],
           usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
         }),
       );

@@ -18,7 +18,10 @@ export interface Answer {
 export interface Received {
   at: number;
   path: string;
-  body: { text: string; blocks: { type: string; text?: { text: string }; fields?: { text: string }[]; elements?: { text: string }[] }[] } & Record<string, unknown>;
+  body: {
+    text: string;
+    blocks: { type: string; text?: { text: string }; fields?: { text: string }[]; elements?: { text: string }[] }[];
+  } & Record<string, unknown>;
   answered: number | 'held';
 }
 
@@ -39,7 +42,12 @@ export async function fakeSlack(): Promise<FakeSlack> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const answer = queue.shift() ?? { status: 200, body: 'ok' };
-      const rec: Received = { at: Date.now(), path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Received['body'], answered: answer.hold ? 'held' : answer.status };
+      const rec: Received = {
+        at: Date.now(),
+        path: req.url ?? '',
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Received['body'],
+        answered: answer.hold ? 'held' : answer.status,
+      };
       received.push(rec);
       if (answer.hold) {
         held.add(res);
@@ -71,6 +79,10 @@ export async function fakeSlack(): Promise<FakeSlack> {
 /** The text of every block of a Slack message, joined. */
 export function slackText(b: Received['body']): string {
   return b.blocks
-    .flatMap((x) => [x.text?.text ?? '', ...(x.fields ?? []).map((f) => f.text), ...(x.elements ?? []).map((e) => e.text)])
+    .flatMap((x) => [
+      x.text?.text ?? '',
+      ...(x.fields ?? []).map((f) => f.text),
+      ...(x.elements ?? []).map((e) => e.text),
+    ])
     .join('\n');
 }

@@ -13,7 +13,11 @@ const weatherSchema = {
 };
 const definitions = JSON.stringify([
   { type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: weatherSchema },
-  { type: 'function', name: 'lookup_order', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+  {
+    type: 'function',
+    name: 'lookup_order',
+    parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  },
 ]);
 
 /** Per turn: get_weather valid 1, InvalidJson 1, SchemaMismatch 1; _unknown UnknownName 1; executions ok 1, error 1. */
@@ -29,7 +33,9 @@ export function agentTurn(tracer: Tracer, tag: string): void {
       'gen_ai.request.model': 'gpt-4o',
       'gen_ai.response.model': 'gpt-4o-2024-08-06',
       'gen_ai.tool.definitions': definitions,
-      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]),
+      'gen_ai.input.messages': JSON.stringify([
+        { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
+      ]),
       'gen_ai.output.messages': JSON.stringify([
         {
           role: 'assistant',
@@ -38,15 +44,27 @@ export function agentTurn(tracer: Tracer, tag: string): void {
             { type: 'tool_call', id: `${tag}-ok`, name: 'get_weather', arguments: '{"location":"Paris"}' },
             { type: 'tool_call', id: `${tag}-badjson`, name: 'get_weather', arguments: '{"location": Par' },
             { type: 'tool_call', id: `${tag}-unknown`, name: 'get_wether', arguments: '{"location":"Paris"}' },
-            { type: 'tool_call', id: `${tag}-mismatch`, name: 'get_weather', arguments: '{"location":42,"extra":true}' },
+            {
+              type: 'tool_call',
+              id: `${tag}-mismatch`,
+              name: 'get_weather',
+              arguments: '{"location":42,"extra":true}',
+            },
           ],
         },
       ]),
     });
     chat.end();
-    for (const [id, failed] of [[`${tag}-ok`, false], [`${tag}-mismatch`, true]] as const) {
+    for (const [id, failed] of [
+      [`${tag}-ok`, false],
+      [`${tag}-mismatch`, true],
+    ] as const) {
       const tool = tracer.startSpan('execute_tool get_weather', {}, ctx);
-      tool.setAttributes({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': id });
+      tool.setAttributes({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.id': id,
+      });
       if (failed) {
         tool.setAttribute('error.type', 'ToolInputError');
         tool.setStatus({ code: SpanStatusCode.ERROR, message: 'bad input' });
@@ -72,7 +90,9 @@ export function agentTurn(tracer: Tracer, tag: string): void {
         },
         { role: 'tool', parts: [{ type: 'tool_call_response', id: `${tag}-ok`, response: 'sunny' }] },
       ]),
-      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Sunny.' }], finish_reason: 'stop' }]),
+      'gen_ai.output.messages': JSON.stringify([
+        { role: 'assistant', parts: [{ type: 'text', content: 'Sunny.' }], finish_reason: 'stop' },
+      ]),
     });
     next.end();
     agent.end();

@@ -18,6 +18,16 @@ export interface Bundle {
 export async function bundle(name: string, entryPoints: Record<string, string>): Promise<Bundle> {
   const dir = path.join(process.cwd(), '.test-build', `${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
-  await build({ entryPoints, bundle: true, splitting: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', outdir: dir, logLevel: 'silent' });
+  await build({
+    entryPoints,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    outdir: dir,
+    logLevel: 'silent',
+  });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -52,7 +52,12 @@ export function loadDialectFixtures(): DialectFixture[] {
       const decoded = decodeJson(text);
       if (!decoded.ok || decoded.rejectedSpans > 0) throw new Error(`${name}: fixture does not decode cleanly`);
       const expected = JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as { traces: ExpectedTrace[] };
-      return { name, request: JSON.parse(text) as Record<string, unknown>, spans: decoded.spans, traces: expected.traces };
+      return {
+        name,
+        request: JSON.parse(text) as Record<string, unknown>,
+        spans: decoded.spans,
+        traces: expected.traces,
+      };
     });
 }
 
@@ -89,7 +94,11 @@ export async function runBatches(batches: readonly (readonly Span[])[]): Promise
       }
       // Calls counted after their grace period are written by settlePending.
       if (prop === 'settlePending') {
-        return async (owner: string, keys: readonly PendingKey[], build: (held: readonly PendingKey[]) => WriteBatch) => {
+        return async (
+          owner: string,
+          keys: readonly PendingKey[],
+          build: (held: readonly PendingKey[]) => WriteBatch,
+        ) => {
           let built: WriteBatch | undefined;
           const held = await target.settlePending(owner, keys, (h) => (built = build(h)));
           if (built) aggregates.push(...built.callAggregates);
@@ -123,7 +132,12 @@ export async function runBatches(batches: readonly (readonly Span[])[]): Promise
   await pipeline.settle();
   const calls: ExpectedCall[] = [];
   for (const a of aggregates) {
-    for (let i = 0; i < a.count; i++) calls.push(a.outcome === 'unvalidated' ? { tool: a.tool, outcome: a.outcome, reason: a.reason } : { tool: a.tool, outcome: a.outcome });
+    for (let i = 0; i < a.count; i++)
+      calls.push(
+        a.outcome === 'unvalidated'
+          ? { tool: a.tool, outcome: a.outcome, reason: a.reason }
+          : { tool: a.tool, outcome: a.outcome },
+      );
   }
   const executions = (await metrics.toolExecutions.get()).values.reduce((n, v) => n + v.value, 0);
   await sqlite.close();
@@ -140,7 +154,14 @@ export interface CoverageScore {
   exact: number;
   calls: number;
   found: number;
-  perTrace: { fixture: string; traceId: string; exact: boolean; found: number; expected: number; got: Record<string, number> }[];
+  perTrace: {
+    fixture: string;
+    traceId: string;
+    exact: boolean;
+    found: number;
+    expected: number;
+    got: Record<string, number>;
+  }[];
 }
 
 /**
@@ -154,7 +175,9 @@ export async function scoreFixtures(fixtures: readonly DialectFixture[]): Promis
       const run = await runBatches([spansOf(f, t.traceId)]);
       const want = tally(t.calls);
       const got = tally(run.calls);
-      const exact = JSON.stringify(Object.entries(want).sort()) === JSON.stringify(Object.entries(got).sort()) && run.executions === t.executions;
+      const exact =
+        JSON.stringify(Object.entries(want).sort()) === JSON.stringify(Object.entries(got).sort()) &&
+        run.executions === t.executions;
       const byTool = (cs: readonly ExpectedCall[]) => {
         const m: Record<string, number> = {};
         for (const c of cs) m[c.tool] = (m[c.tool] ?? 0) + 1;
@@ -168,7 +191,14 @@ export async function scoreFixtures(fixtures: readonly DialectFixture[]): Promis
       score.calls += t.calls.length;
       score.found += found;
       if (exact) score.exact++;
-      score.perTrace.push({ fixture: f.name, traceId: t.traceId, exact, found, expected: t.calls.length, got: { ...got, executions: run.executions } });
+      score.perTrace.push({
+        fixture: f.name,
+        traceId: t.traceId,
+        exact,
+        found,
+        expected: t.calls.length,
+        got: { ...got, executions: run.executions },
+      });
     }
   }
   return score;

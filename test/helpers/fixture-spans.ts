@@ -45,20 +45,22 @@ function hrTime(nanos: unknown): HrTime {
 export function readableSpans(request: Json, service: (traceId: string, original: string) => string): ReadableSpan[] {
   const out: ReadableSpan[] = [];
   for (const rs of (request['resourceSpans'] as Json[]) ?? []) {
-    const resourceAttrs = keyValues((((rs['resource'] as Json | undefined)?.['attributes'] as unknown[]) ?? []));
-    const original = typeof resourceAttrs['service.name'] === 'string' ? resourceAttrs['service.name'] : 'unknown_service';
+    const resourceAttrs = keyValues(((rs['resource'] as Json | undefined)?.['attributes'] as unknown[]) ?? []);
+    const original =
+      typeof resourceAttrs['service.name'] === 'string' ? resourceAttrs['service.name'] : 'unknown_service';
     for (const ss of (rs['scopeSpans'] as Json[]) ?? []) {
       const scope = (ss['scope'] as Json | undefined) ?? {};
       for (const sp of (ss['spans'] as Json[]) ?? []) {
         const traceId = String(sp['traceId']);
         const spanId = String(sp['spanId']);
-        const parent = typeof sp['parentSpanId'] === 'string' && sp['parentSpanId'] !== '' ? sp['parentSpanId'] : undefined;
+        const parent =
+          typeof sp['parentSpanId'] === 'string' && sp['parentSpanId'] !== '' ? sp['parentSpanId'] : undefined;
         const status = (sp['status'] as { code?: number; message?: string } | undefined) ?? {};
         const start = hrTime(sp['startTimeUnixNano']);
         const end = hrTime(sp['endTimeUnixNano']);
         out.push({
           name: String(sp['name'] ?? ''),
-          kind: Math.max(0, Number(sp["kind"] ?? 1) - 1) as SpanKind,
+          kind: Math.max(0, Number(sp['kind'] ?? 1) - 1) as SpanKind,
           spanContext: () => ({ traceId, spanId, traceFlags: TraceFlags.SAMPLED }),
           ...(parent ? { parentSpanContext: { traceId, spanId: parent, traceFlags: TraceFlags.SAMPLED } } : {}),
           startTime: start,

@@ -93,6 +93,7 @@ export function metricValue(text: string, name: string, labels: Record<string, s
 function parseLabels(s: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /(\w+)="((?:[^"\\]|\\.)*)"/g;
-  for (let m = re.exec(s); m; m = re.exec(s)) out[m[1]!] = m[2]!.replace(/\\"/g, '"').replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
+  for (let m = re.exec(s); m; m = re.exec(s))
+    out[m[1]!] = m[2]!.replace(/\\"/g, '"').replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
   return out;
 }

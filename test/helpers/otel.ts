@@ -36,10 +36,17 @@ export function otelClient(baseUrl: string, opts: OtelClientOptions = {}): OtelC
     ...(opts.headers ? { headers: opts.headers } : {}),
     ...(opts.ca ? { httpAgentOptions: { ca: opts.ca } } : {}),
   };
-  const exporter: SpanExporter = opts.wire === 'json' ? new JsonExporter(exporterOpts) : new ProtoExporter(exporterOpts);
+  const exporter: SpanExporter =
+    opts.wire === 'json' ? new JsonExporter(exporterOpts) : new ProtoExporter(exporterOpts);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': opts.service ?? 'test-agent' }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { maxExportBatchSize: opts.batchSize ?? 2, scheduledDelayMillis: 20, maxQueueSize: 10_000 })],
+    spanProcessors: [
+      new BatchSpanProcessor(exporter, {
+        maxExportBatchSize: opts.batchSize ?? 2,
+        scheduledDelayMillis: 20,
+        maxQueueSize: 10_000,
+      }),
+    ],
   });
   return {
     tracer: provider.getTracer('toolwatch-test'),

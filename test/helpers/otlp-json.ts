@@ -29,7 +29,12 @@ export function chatResourceSpans(o: ChatSpanOptions) {
               { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
               { key: 'gen_ai.request.model', value: { stringValue: o.model ?? 'model-a' } },
               { key: 'gen_ai.tool.definitions', value: { stringValue: o.definitions } },
-              { key: 'gen_ai.output.messages', value: { stringValue: JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', ...o.call }] }]) } },
+              {
+                key: 'gen_ai.output.messages',
+                value: {
+                  stringValue: JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', ...o.call }] }]),
+                },
+              },
             ],
           },
         ],

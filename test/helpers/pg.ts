@@ -18,7 +18,9 @@ export interface PgServer {
 /** Call at collection time: `describe.skipIf(pgServer().skip)(…)`. */
 export function pgServer(): PgServer {
   const url = inject('toolwatchPgUrl') ?? '';
-  const problem = url ? '' : inject('toolwatchPgProblem') || 'no PostgreSQL server (is test/global-setup.ts in vitest.config.ts globalSetup?)';
+  const problem = url
+    ? ''
+    : inject('toolwatchPgProblem') || 'no PostgreSQL server (is test/global-setup.ts in vitest.config.ts globalSetup?)';
   return { url, skip: !url && process.env.TOOLWATCH_SKIP_PG === '1', problem };
 }
 

@@ -31,20 +31,38 @@ describe('what looks like an LLM or tool span', () => {
     [{ 'lk.function_tool.name': 'f' }, true],
     [{ model_request_parameters: '{}' }, true],
     [{ 'lk.tts.label': 'x', 'http.method': 'GET' }, false],
-    [{ 'gcp.project_id': 'p', 'ai_model': 'x' }, false],
+    [{ 'gcp.project_id': 'p', ai_model: 'x' }, false],
     [{}, false],
   ])('%j → %s', (attributes, want) => {
     expect(looksLikeLlmSpan(makeSpan(attributes))).toBe(want);
   });
 
   it.each([
-    ['gen_ai.request.model', true], ['gcp.vertex.agent.tool_call_args', true], ['llm.model_name', true],
-    ['langfuse.observation.input', true], ['logfire.msg', true], ['lk.response.function_calls', true],
-    ['lk.pii.chat_ctx', true], ['ai.toolCall.name', true], ['all_messages_events', true],
-    ['openinference.span.kind', true], ['traceloop.span.kind', true], ['pydantic_ai.all_messages', true],
-    ['flue.tool.name', true], ['mlflow.spanType', true], ['model_request_parameters', true],
-    ['gen_ai', false], ['genai.x', false], ['gcp.project_id', false], ['llmx.y', false], ['lk.tts.label', false],
-    ['aiohttp.url', false], ['mlflowx', false], ['http.method', false], ['db.system', false], ['', false],
+    ['gen_ai.request.model', true],
+    ['gcp.vertex.agent.tool_call_args', true],
+    ['llm.model_name', true],
+    ['langfuse.observation.input', true],
+    ['logfire.msg', true],
+    ['lk.response.function_calls', true],
+    ['lk.pii.chat_ctx', true],
+    ['ai.toolCall.name', true],
+    ['all_messages_events', true],
+    ['openinference.span.kind', true],
+    ['traceloop.span.kind', true],
+    ['pydantic_ai.all_messages', true],
+    ['flue.tool.name', true],
+    ['mlflow.spanType', true],
+    ['model_request_parameters', true],
+    ['gen_ai', false],
+    ['genai.x', false],
+    ['gcp.project_id', false],
+    ['llmx.y', false],
+    ['lk.tts.label', false],
+    ['aiohttp.url', false],
+    ['mlflowx', false],
+    ['http.method', false],
+    ['db.system', false],
+    ['', false],
   ])('key %s → %s', (key, want) => {
     expect(isLlmKey(key)).toBe(want);
   });
@@ -67,7 +85,9 @@ describe('top keys in bounded memory', () => {
   });
 
   it('numbered segments become {i}; long keys are cut', () => {
-    expect(keyPattern('llm.input_messages.3.message.tool_calls.12.tool_call.id', 200)).toBe('llm.input_messages.{i}.message.tool_calls.{i}.tool_call.id');
+    expect(keyPattern('llm.input_messages.3.message.tool_calls.12.tool_call.id', 200)).toBe(
+      'llm.input_messages.{i}.message.tool_calls.{i}.tool_call.id',
+    );
     expect(keyPattern('gen_ai.prompt.0', 200)).toBe('gen_ai.prompt.{i}');
     expect(keyPattern('gen_ai.v2x.a', 200)).toBe('gen_ai.v2x.a');
     expect(keyPattern(`llm.${'x'.repeat(500)}`, 50)).toHaveLength(50);
@@ -77,7 +97,8 @@ describe('top keys in bounded memory', () => {
 describe('coverage tracker bounds', () => {
   it('folds scope × service rows past maxEntries into _other', () => {
     const t = new CoverageTracker({ maxEntries: 3 });
-    for (let i = 0; i < 10; i++) t.observeSpan(makeSpan({ 'gen_ai.system': 'x' }, { scope: `s${i}`, service: 'svc' }), undefined);
+    for (let i = 0; i < 10; i++)
+      t.observeSpan(makeSpan({ 'gen_ai.system': 'x' }, { scope: `s${i}`, service: 'svc' }), undefined);
     expect(t.size).toBe(4);
     const other = t.report().find((r) => r.scope === OTHER)!;
     expect(other).toMatchObject({ service: OTHER, spans: 7, llmSpans: 7, unrecognizedSpans: 7 });
@@ -89,21 +110,44 @@ describe('coverage tracker bounds', () => {
     const plain = makeSpan({ 'operation.name': 'ai.streamText.doStream' });
     expect(dialects.normalizeSpan(plain)).toBeDefined();
     expect(t.observeSpan(plain, dialects.normalizeSpan(plain))).toBe('llm');
-    const chat = makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'f', arguments: '{}' }] }]) });
+    const chat = makeSpan({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.output.messages': JSON.stringify([
+        { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'f', arguments: '{}' }] },
+      ]),
+    });
     expect(t.observeSpan(chat, dialects.normalizeSpan(chat))).toBe('llm');
     expect(t.observeSpan(makeSpan({ 'http.method': 'GET' }), undefined)).toBe('other');
     expect(t.observeSpan(makeSpan({ 'llm.acme.x': 1 }), undefined)).toBe('unrecognized');
     expect(t.report()).toEqual([
-      expect.objectContaining({ spans: 4, llmSpans: 3, unrecognizedSpans: 1, llmSpansWithoutCalls: 2, topKeys: [{ key: 'llm.acme.x', spans: 1 }] }),
+      expect.objectContaining({
+        spans: 4,
+        llmSpans: 3,
+        unrecognizedSpans: 1,
+        llmSpansWithoutCalls: 2,
+        topKeys: [{ key: 'llm.acme.x', spans: 1 }],
+      }),
     ]);
   });
 
   it('rows follow the scope, version and service of every span, also when they change within a batch', () => {
     const t = new CoverageTracker();
-    const at = (scope: string, scopeVersion: string, service: string) => makeSpan({ 'llm.x': 1 }, { scope, scopeVersion, service });
-    for (const s of [at('a', '1', 'x'), at('a', '1', 'x'), at('a', '2', 'x'), at('a', '1', 'y'), at('b', '1', 'x'), at('a', '1', 'x')]) t.observeSpan(s, undefined);
+    const at = (scope: string, scopeVersion: string, service: string) =>
+      makeSpan({ 'llm.x': 1 }, { scope, scopeVersion, service });
+    for (const s of [
+      at('a', '1', 'x'),
+      at('a', '1', 'x'),
+      at('a', '2', 'x'),
+      at('a', '1', 'y'),
+      at('b', '1', 'x'),
+      at('a', '1', 'x'),
+    ])
+      t.observeSpan(s, undefined);
     expect(t.report().map((r) => [r.scope, r.scopeVersion, r.service, r.spans])).toEqual([
-      ['a', '1', 'x', 3], ['a', '1', 'y', 1], ['a', '2', 'x', 1], ['b', '1', 'x', 1],
+      ['a', '1', 'x', 3],
+      ['a', '1', 'y', 1],
+      ['a', '2', 'x', 1],
+      ['b', '1', 'x', 1],
     ]);
     expect(t.report({ service: 'y' }).map((r) => r.scope)).toEqual(['a']);
   });
@@ -118,7 +162,13 @@ describe('coverage tracker bounds', () => {
 
   it('never stores attribute values, and clips scope and service names', () => {
     const t = new CoverageTracker({ maxLength: 10 });
-    t.observeSpan(makeSpan({ 'llm.secret': 'sk-live-123', 'llm.other': 'hunter2' }, { scope: 'a'.repeat(50), service: 'b'.repeat(50) }), undefined);
+    t.observeSpan(
+      makeSpan(
+        { 'llm.secret': 'sk-live-123', 'llm.other': 'hunter2' },
+        { scope: 'a'.repeat(50), service: 'b'.repeat(50) },
+      ),
+      undefined,
+    );
     const json = JSON.stringify(t.report());
     expect(json).not.toContain('sk-live');
     expect(json).not.toContain('hunter2');
@@ -127,7 +177,9 @@ describe('coverage tracker bounds', () => {
 });
 
 /** Spans through a real pipeline (normalize → merge → check → store) that keeps a coverage report. */
-async function throughPipeline(batches: readonly (readonly Span[])[]): Promise<{ tracker: CoverageTracker; calls: number }> {
+async function throughPipeline(
+  batches: readonly (readonly Span[])[],
+): Promise<{ tracker: CoverageTracker; calls: number }> {
   const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
   const tracker = new CoverageTracker();
   const metrics = createMetrics();
@@ -159,8 +211,19 @@ describe('the coverage report over a mixed stream', () => {
   // A framework no reader knows: its own llm.* keys, four model spans, nothing toolwatch can read.
   const acme = [0, 1, 2, 3].map((i) =>
     makeSpan(
-      { 'llm.acme.request': `{"i":${i}}`, 'llm.acme.tool_request.0.name': 'search', 'llm.acme.tool_request.0.args': '{"q":"secret"}', 'http.status_code': 200 },
-      { traceId: `acme${i}`.padEnd(32, '0'), spanId: `a${i}`.padEnd(16, '0'), scope: 'acme.agents', scopeVersion: '0.1.0', service: 'acme-app' },
+      {
+        'llm.acme.request': `{"i":${i}}`,
+        'llm.acme.tool_request.0.name': 'search',
+        'llm.acme.tool_request.0.args': '{"q":"secret"}',
+        'http.status_code': 200,
+      },
+      {
+        traceId: `acme${i}`.padEnd(32, '0'),
+        spanId: `a${i}`.padEnd(16, '0'),
+        scope: 'acme.agents',
+        scopeVersion: '0.1.0',
+        service: 'acme-app',
+      },
     ),
   );
   const spans = [...fixtures.flatMap((f) => f.spans), ...acme];
@@ -171,7 +234,8 @@ describe('the coverage report over a mixed stream', () => {
     report = run.tracker.report();
     calls = run.calls;
   });
-  const row = (scope: string, service?: string) => report.filter((r) => r.scope === scope && (service === undefined || r.service === service));
+  const row = (scope: string, service?: string) =>
+    report.filter((r) => r.scope === scope && (service === undefined || r.service === service));
 
   it('every span and every counted call is accounted for', () => {
     expect(report.reduce((n, r) => n + r.spans, 0)).toBe(spans.length);
@@ -202,13 +266,32 @@ describe('the coverage report over a mixed stream', () => {
 
   it('a read framework: calls per scope and version, unvalidated by reason', () => {
     expect(row('gcp.vertex.agent')).toEqual([
-      expect.objectContaining({ scopeVersion: '1.12.0', service: 'adk-agent', spans: 5, llmSpans: 4, unrecognizedSpans: 0, calls: 2, unvalidated: {} }),
+      expect.objectContaining({
+        scopeVersion: '1.12.0',
+        service: 'adk-agent',
+        spans: 5,
+        llmSpans: 4,
+        unrecognizedSpans: 0,
+        calls: 2,
+        unvalidated: {},
+      }),
     ]);
     expect(row('livekit-agents')).toEqual([
-      expect.objectContaining({ service: 'livekit-agent', spans: 6, llmSpans: 6, unrecognizedSpans: 0, llmSpansWithoutCalls: 0, calls: 4, unvalidated: { no_schema: 2 } }),
+      expect.objectContaining({
+        service: 'livekit-agent',
+        spans: 6,
+        llmSpans: 6,
+        unrecognizedSpans: 0,
+        llmSpansWithoutCalls: 0,
+        calls: 4,
+        unvalidated: { no_schema: 2 },
+      }),
     ]);
     const flue = row('@flue/opentelemetry');
-    expect(flue.map((r) => [r.scopeVersion, r.calls])).toEqual([['1.0.0-beta.1', 2], ['2.0.3', 1]]);
+    expect(flue.map((r) => [r.scopeVersion, r.calls])).toEqual([
+      ['1.0.0-beta.1', 2],
+      ['2.0.3', 1],
+    ]);
   });
 
   it('LLM-looking spans without calls list their keys; spans with calls do not', () => {

@@ -17,7 +17,9 @@ const BATCH = 3;
 
 async function send(exporter: SpanExporter, spans: ReadableSpan[]): Promise<void> {
   for (let i = 0; i < spans.length; i += BATCH) {
-    const result = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans.slice(i, i + BATCH), resolve));
+    const result = await new Promise<{ code: number; error?: Error }>((resolve) =>
+      exporter.export(spans.slice(i, i + BATCH), resolve),
+    );
     expect(result.code, String(result.error)).toBe(0);
   }
 }
@@ -57,7 +59,8 @@ describe.each([
     expect(metricValue(text, 'toolwatch_tool_calls_total', { service })).toBe(t.calls.length);
     const reasons = new Map<string, number>();
     for (const c of t.calls) if (c.reason !== undefined) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
-    for (const [reason, n] of reasons) expect(metricValue(text, 'toolwatch_unvalidated_calls_total', { service, reason })).toBe(n);
+    for (const [reason, n] of reasons)
+      expect(metricValue(text, 'toolwatch_unvalidated_calls_total', { service, reason })).toBe(n);
     expect(metricValue(text, 'toolwatch_tool_executions_total', { service })).toBe(t.executions);
   });
 });

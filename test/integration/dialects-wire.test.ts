@@ -14,7 +14,12 @@ import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js
 let seq = 0;
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
 
-function span(traceId: string, name: string, attributes: Record<string, unknown>, opts: { scope?: string; error?: boolean; service: string }): ReadableSpan {
+function span(
+  traceId: string,
+  name: string,
+  attributes: Record<string, unknown>,
+  opts: { scope?: string; error?: boolean; service: string },
+): ReadableSpan {
   const spanId = hex(++seq, 16);
   const start = Date.now() - 1000;
   return {
@@ -37,57 +42,117 @@ function span(traceId: string, name: string, attributes: Record<string, unknown>
   };
 }
 
-const cityTool = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+const cityTool = {
+  type: 'object',
+  properties: { city: { type: 'string' } },
+  required: ['city'],
+  additionalProperties: false,
+};
 
 /** Each dialect: spans for one trace with one valid and one SchemaMismatch call, one executed. */
 const dialects: { name: string; spans: (t: string, service: string) => ReadableSpan[] }[] = [
   {
     name: 'genai (structured kvlist/array values)',
     spans: (t, service) => [
-      span(t, 'chat m', {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.request.model': 'm',
-        'gen_ai.tool.definitions': [{ type: 'function', name: 'weather', parameters: cityTool }],
-        'gen_ai.output.messages': [{ role: 'assistant', parts: [{ type: 'tool_call', id: 'a', name: 'weather', arguments: { city: 'Oslo' } }, { type: 'tool_call', id: 'b', name: 'weather', arguments: { town: 'Oslo' } }] }],
-      }, { service }),
-      span(t, 'execute_tool weather', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'weather', 'gen_ai.tool.call.id': 'a', 'gen_ai.tool.call.arguments': { city: 'Oslo' } }, { service }),
+      span(
+        t,
+        'chat m',
+        {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': 'm',
+          'gen_ai.tool.definitions': [{ type: 'function', name: 'weather', parameters: cityTool }],
+          'gen_ai.output.messages': [
+            {
+              role: 'assistant',
+              parts: [
+                { type: 'tool_call', id: 'a', name: 'weather', arguments: { city: 'Oslo' } },
+                { type: 'tool_call', id: 'b', name: 'weather', arguments: { town: 'Oslo' } },
+              ],
+            },
+          ],
+        },
+        { service },
+      ),
+      span(
+        t,
+        'execute_tool weather',
+        {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'weather',
+          'gen_ai.tool.call.id': 'a',
+          'gen_ai.tool.call.arguments': { city: 'Oslo' },
+        },
+        { service },
+      ),
     ],
   },
   {
     name: 'openllmetry numbered keys',
     spans: (t, service) => [
-      span(t, 'openai.chat', {
-        'gen_ai.system': 'openai',
-        'gen_ai.request.model': 'm',
-        'llm.request.functions.0.name': 'weather',
-        'llm.request.functions.0.parameters': JSON.stringify(cityTool),
-        'gen_ai.completion.0.role': 'assistant',
-        'gen_ai.completion.0.tool_calls.0.id': 'a',
-        'gen_ai.completion.0.tool_calls.0.name': 'weather',
-        'gen_ai.completion.0.tool_calls.0.arguments': '{"city":"Oslo"}',
-        'gen_ai.completion.0.tool_calls.1.id': 'b',
-        'gen_ai.completion.0.tool_calls.1.name': 'weather',
-        'gen_ai.completion.0.tool_calls.1.arguments': '{"city":7}',
-      }, { service }),
-      span(t, 'weather.tool', { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'weather', 'traceloop.entity.input': '{"inputs":{"city":"Oslo"}}' }, { service, error: true }),
+      span(
+        t,
+        'openai.chat',
+        {
+          'gen_ai.system': 'openai',
+          'gen_ai.request.model': 'm',
+          'llm.request.functions.0.name': 'weather',
+          'llm.request.functions.0.parameters': JSON.stringify(cityTool),
+          'gen_ai.completion.0.role': 'assistant',
+          'gen_ai.completion.0.tool_calls.0.id': 'a',
+          'gen_ai.completion.0.tool_calls.0.name': 'weather',
+          'gen_ai.completion.0.tool_calls.0.arguments': '{"city":"Oslo"}',
+          'gen_ai.completion.0.tool_calls.1.id': 'b',
+          'gen_ai.completion.0.tool_calls.1.name': 'weather',
+          'gen_ai.completion.0.tool_calls.1.arguments': '{"city":7}',
+        },
+        { service },
+      ),
+      span(
+        t,
+        'weather.tool',
+        {
+          'traceloop.span.kind': 'tool',
+          'traceloop.entity.name': 'weather',
+          'traceloop.entity.input': '{"inputs":{"city":"Oslo"}}',
+        },
+        { service, error: true },
+      ),
     ],
   },
   {
     name: 'openinference',
     spans: (t, service) => [
-      span(t, 'ChatOpenAI', {
-        'openinference.span.kind': 'LLM',
-        'llm.model_name': 'm',
-        'llm.tools.0.tool.json_schema': JSON.stringify({ type: 'function', function: { name: 'weather', parameters: cityTool } }),
-        'llm.output_messages.0.message.role': 'assistant',
-        'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'a',
-        'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'weather',
-        'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"city":"Oslo"}',
-        'llm.output_messages.0.message.tool_calls.1.tool_call.id': 'b',
-        'llm.output_messages.0.message.tool_calls.1.tool_call.function.name': 'weather',
-        'llm.output_messages.0.message.tool_calls.1.tool_call.function.arguments': '{}',
-      }, { service }),
-      span(t, 'weather', { 'openinference.span.kind': 'TOOL', 'tool.name': 'weather', 'input.value': '{"city": "Oslo"}', 'output.value': 'sunny' }, { service }),
+      span(
+        t,
+        'ChatOpenAI',
+        {
+          'openinference.span.kind': 'LLM',
+          'llm.model_name': 'm',
+          'llm.tools.0.tool.json_schema': JSON.stringify({
+            type: 'function',
+            function: { name: 'weather', parameters: cityTool },
+          }),
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'a',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'weather',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"city":"Oslo"}',
+          'llm.output_messages.0.message.tool_calls.1.tool_call.id': 'b',
+          'llm.output_messages.0.message.tool_calls.1.tool_call.function.name': 'weather',
+          'llm.output_messages.0.message.tool_calls.1.tool_call.function.arguments': '{}',
+        },
+        { service },
+      ),
+      span(
+        t,
+        'weather',
+        {
+          'openinference.span.kind': 'TOOL',
+          'tool.name': 'weather',
+          'input.value': '{"city": "Oslo"}',
+          'output.value': 'sunny',
+        },
+        { service },
+      ),
     ],
   },
   {
@@ -98,15 +163,35 @@ const dialects: { name: string; spans: (t: string, service: string) => ReadableS
         { type: 'tool-call', toolCallId: 'b', toolName: 'weather', input: { city: ['Oslo'] } },
       ]);
       return [
-        span(t, 'ai.generateText.doGenerate', {
-          'ai.operationId': 'ai.generateText.doGenerate',
-          'ai.model.id': 'm',
-          'ai.model.provider': 'openai.chat',
-          'ai.prompt.tools': [JSON.stringify({ type: 'function', name: 'weather', inputSchema: cityTool })],
-          'ai.response.toolCalls': calls,
-        }, { service, scope: 'ai' }),
-        span(t, 'ai.toolCall', { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'weather', 'ai.toolCall.id': 'a', 'ai.toolCall.args': '{"city":"Oslo"}' }, { service, scope: 'ai' }),
-        span(t, 'ai.generateText', { 'ai.operationId': 'ai.generateText', 'ai.model.id': 'm', 'ai.response.toolCalls': calls }, { service, scope: 'ai' }),
+        span(
+          t,
+          'ai.generateText.doGenerate',
+          {
+            'ai.operationId': 'ai.generateText.doGenerate',
+            'ai.model.id': 'm',
+            'ai.model.provider': 'openai.chat',
+            'ai.prompt.tools': [JSON.stringify({ type: 'function', name: 'weather', inputSchema: cityTool })],
+            'ai.response.toolCalls': calls,
+          },
+          { service, scope: 'ai' },
+        ),
+        span(
+          t,
+          'ai.toolCall',
+          {
+            'ai.operationId': 'ai.toolCall',
+            'ai.toolCall.name': 'weather',
+            'ai.toolCall.id': 'a',
+            'ai.toolCall.args': '{"city":"Oslo"}',
+          },
+          { service, scope: 'ai' },
+        ),
+        span(
+          t,
+          'ai.generateText',
+          { 'ai.operationId': 'ai.generateText', 'ai.model.id': 'm', 'ai.response.toolCalls': calls },
+          { service, scope: 'ai' },
+        ),
       ];
     },
   },
@@ -137,7 +222,9 @@ describe.each([
     await tw.services.pipeline.settle(Date.now() + 3_600_000);
     const text = await tw.metrics();
     expect(metricValue(text, 'toolwatch_tool_calls_total', { service, tool: 'weather', outcome: 'valid' })).toBe(1);
-    expect(metricValue(text, 'toolwatch_tool_calls_total', { service, tool: 'weather', outcome: 'SchemaMismatch' })).toBe(1);
+    expect(
+      metricValue(text, 'toolwatch_tool_calls_total', { service, tool: 'weather', outcome: 'SchemaMismatch' }),
+    ).toBe(1);
     expect(metricValue(text, 'toolwatch_tool_calls_total', { service })).toBe(2);
     expect(metricValue(text, 'toolwatch_tool_executions_total', { service, tool: 'weather' })).toBe(1);
   });

@@ -14,7 +14,12 @@ const TRACE = '5b8efff798038103d269b633813fc60c';
 
 function jsonRequest(spans: unknown[], service = 'bad-input'): string {
   return JSON.stringify({
-    resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ scope: { name: 't' }, spans }] }],
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+        scopeSpans: [{ scope: { name: 't' }, spans }],
+      },
+    ],
   });
 }
 
@@ -28,7 +33,14 @@ function toolCallSpan(spanId: string, args: string, extra: unknown[] = []) {
     kind: 3,
     attributes: [
       { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-      { key: 'gen_ai.output.messages', value: { stringValue: JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: `c-${spanId}`, name: 'f', arguments: args }] }]) } },
+      {
+        key: 'gen_ai.output.messages',
+        value: {
+          stringValue: JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'tool_call', id: `c-${spanId}`, name: 'f', arguments: args }] },
+          ]),
+        },
+      },
       ...extra,
     ],
   };
@@ -83,7 +95,9 @@ describe('bad input on /v1/traces', () => {
   });
 
   it('400 with a protobuf Status for malformed protobuf', async () => {
-    const res = await post(tw.url, Buffer.from([0x0a, 0xff, 0xff, 0x01, 0x02]), { 'content-type': 'application/x-protobuf' });
+    const res = await post(tw.url, Buffer.from([0x0a, 0xff, 0xff, 0x01, 0x02]), {
+      'content-type': 'application/x-protobuf',
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/x-protobuf');
     const status = decodeStatus(res.body);
@@ -102,7 +116,9 @@ describe('bad input on /v1/traces', () => {
 
   it('415 for other content types and encodings', async () => {
     expect((await post(tw.url, 'hello', { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await post(tw.url, '{}', { 'content-type': 'application/json', 'content-encoding': 'br' })).status).toBe(415);
+    expect((await post(tw.url, '{}', { 'content-type': 'application/json', 'content-encoding': 'br' })).status).toBe(
+      415,
+    );
   });
 
   it('an empty request succeeds', async () => {
@@ -136,9 +152,13 @@ describe('bad input on /v1/traces', () => {
 
   it('a 100,000-deep nested attribute value rejects its span, fast, and the process stays up', async () => {
     const depth = 100_000;
-    const deep = '{"kvlistValue":{"values":[{"key":"k","value":'.repeat(depth) + '{"stringValue":"x"}' + '}]}}'.repeat(depth);
+    const deep =
+      '{"kvlistValue":{"values":[{"key":"k","value":'.repeat(depth) + '{"stringValue":"x"}' + '}]}}'.repeat(depth);
     const span = toolCallSpan('eee19b7ec3c1b177', '{}');
-    const body = jsonRequest([{ ...span, attributes: [...span.attributes, { key: 'deep', value: 'DEEP' }] }]).replace('"DEEP"', deep);
+    const body = jsonRequest([{ ...span, attributes: [...span.attributes, { key: 'deep', value: 'DEEP' }] }]).replace(
+      '"DEEP"',
+      deep,
+    );
     const small = await startToolwatch({ config: { ingest: { max_body_bytes: 16 * 1024 * 1024 } } });
     try {
       const started = Date.now();
@@ -165,13 +185,26 @@ describe('bad input on /v1/traces', () => {
       }
       const value = Buffer.concat([...prefixes.reverse(), core]);
       const attr = w.create().uint32(10).string('deep').uint32(18).bytes(value).finish();
-      const protoSpan = w.create().uint32(10).bytes(Buffer.from(TRACE, 'hex')).uint32(18).bytes(Buffer.from('eee19b7ec3c1b178', 'hex')).uint32(42).string('s').uint32(74).bytes(attr).finish();
+      const protoSpan = w
+        .create()
+        .uint32(10)
+        .bytes(Buffer.from(TRACE, 'hex'))
+        .uint32(18)
+        .bytes(Buffer.from('eee19b7ec3c1b178', 'hex'))
+        .uint32(42)
+        .string('s')
+        .uint32(74)
+        .bytes(attr)
+        .finish();
       const scope = w.create().uint32(18).bytes(protoSpan).finish();
       const rs = w.create().uint32(18).bytes(scope).finish();
       const req = Buffer.from(w.create().uint32(10).bytes(rs).finish());
       const pres = await post(small.url, req, { 'content-type': 'application/x-protobuf' });
       expect(pres.status).toBe(200);
-      expect(decodePartial(pres.body)).toEqual({ rejectedSpans: 1, errorMessage: expect.stringMatching(/deeper than/) });
+      expect(decodePartial(pres.body)).toEqual({
+        rejectedSpans: 1,
+        errorMessage: expect.stringMatching(/deeper than/),
+      });
       expect((await fetch(`${small.url}/healthz`)).status).toBe(200);
     } finally {
       await small.close();
@@ -182,9 +215,24 @@ describe('bad input on /v1/traces', () => {
     const args = '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}';
     const span = toolCallSpan('eee19b7ec3c1b179', args, [
       { key: '__proto__', value: { kvlistValue: { values: [{ key: 'polluted', value: { boolValue: true } }] } } },
-      { key: 'x', value: { kvlistValue: { values: [{ key: '__proto__', value: { kvlistValue: { values: [{ key: 'polluted', value: { boolValue: true } }] } } }] } } },
+      {
+        key: 'x',
+        value: {
+          kvlistValue: {
+            values: [
+              {
+                key: '__proto__',
+                value: { kvlistValue: { values: [{ key: 'polluted', value: { boolValue: true } }] } },
+              },
+            ],
+          },
+        },
+      },
     ]);
-    const body = jsonRequest([span], 'proto-keys').replace('"resourceSpans"', '"__proto__":{"polluted":true},"resourceSpans"');
+    const body = jsonRequest([span], 'proto-keys').replace(
+      '"resourceSpans"',
+      '"__proto__":{"polluted":true},"resourceSpans"',
+    );
     const res = await post(tw.url, body, { 'content-type': 'application/json' });
     expect(res.status).toBe(200);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -33,16 +33,23 @@ describe('OTLP ingest with the real OpenTelemetry exporters', () => {
     expect(await tw.services.pipeline.settle(Date.now() + 3_600_000)).toBe(0);
 
     const text = await tw.metrics();
-    const calls = (outcome: string, tool?: string) => metricValue(text, 'toolwatch_tool_calls_total', { service, outcome, ...(tool ? { tool } : {}) });
+    const calls = (outcome: string, tool?: string) =>
+      metricValue(text, 'toolwatch_tool_calls_total', { service, outcome, ...(tool ? { tool } : {}) });
     expect(calls('valid', 'get_weather')).toBe(2);
     expect(calls('InvalidJson', 'get_weather')).toBe(2);
     expect(calls('UnknownName', '_unknown')).toBe(2);
     expect(calls('SchemaMismatch', 'get_weather')).toBe(2);
     expect(calls('unvalidated')).toBe(0);
     expect(text).not.toContain('get_wether');
-    expect(metricValue(text, 'toolwatch_tool_calls_total', { service, model: 'gpt-4o-2024-08-06', outcome: 'valid' })).toBe(2);
-    expect(metricValue(text, 'toolwatch_tool_executions_total', { service, tool: 'get_weather', status: 'ok' })).toBe(2);
-    expect(metricValue(text, 'toolwatch_tool_executions_total', { service, tool: 'get_weather', status: 'error' })).toBe(2);
+    expect(
+      metricValue(text, 'toolwatch_tool_calls_total', { service, model: 'gpt-4o-2024-08-06', outcome: 'valid' }),
+    ).toBe(2);
+    expect(metricValue(text, 'toolwatch_tool_executions_total', { service, tool: 'get_weather', status: 'ok' })).toBe(
+      2,
+    );
+    expect(
+      metricValue(text, 'toolwatch_tool_executions_total', { service, tool: 'get_weather', status: 'error' }),
+    ).toBe(2);
     expect(metricValue(text, 'toolwatch_spans_received_total', { source: 'otlp' })).toBeGreaterThanOrEqual(10);
 
     const res = await fetch(`${tw.url}/api/failures?service=${service}&limit=10`);
@@ -55,14 +62,24 @@ describe('OTLP ingest with the real OpenTelemetry exporters', () => {
     expect(mismatch.errors).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ instancePath: '/location', keyword: 'type', params: { type: 'string' } }),
-        expect.objectContaining({ instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'extra' } }),
+        expect.objectContaining({
+          instancePath: '',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: 'extra' },
+        }),
       ]),
     );
     expect(byOutcome('InvalidJson')[0]).toMatchObject({ arguments: '{"location": Par', tool: 'get_weather' });
-    expect(byOutcome('UnknownName')[0]).toMatchObject({ name: 'get_wether', tool: '_unknown', model: 'gpt-4o-2024-08-06' });
+    expect(byOutcome('UnknownName')[0]).toMatchObject({
+      name: 'get_wether',
+      tool: '_unknown',
+      model: 'gpt-4o-2024-08-06',
+    });
     expect(String(byOutcome('UnknownName')[0]!.traceId)).toMatch(/^[0-9a-f]{32}$/);
 
-    const stats = (await (await fetch(`${tw.url}/api/stats?window=5m&service=${service}`)).json()) as { tools: { tool: string; total: number; errorRate: number }[] };
+    const stats = (await (await fetch(`${tw.url}/api/stats?window=5m&service=${service}`)).json()) as {
+      tools: { tool: string; total: number; errorRate: number }[];
+    };
     const weather = stats.tools.find((t) => t.tool === 'get_weather')!;
     expect(weather.total).toBe(6);
     expect(weather.errorRate).toBeCloseTo(4 / 6);

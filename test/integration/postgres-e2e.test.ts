@@ -31,15 +31,27 @@ describe.skipIf(pgServer().skip)('OTLP ingest on PostgreSQL', () => {
     await tw.services.pipeline.settle(Date.now() + 3_600_000);
 
     const text = await tw.metrics();
-    for (const [outcome, tool] of [['valid', 'get_weather'], ['InvalidJson', 'get_weather'], ['SchemaMismatch', 'get_weather'], ['UnknownName', '_unknown']]) {
-      expect(metricValue(text, 'toolwatch_tool_calls_total', { service, outcome: outcome!, tool: tool! }), outcome).toBe(2);
+    for (const [outcome, tool] of [
+      ['valid', 'get_weather'],
+      ['InvalidJson', 'get_weather'],
+      ['SchemaMismatch', 'get_weather'],
+      ['UnknownName', '_unknown'],
+    ]) {
+      expect(
+        metricValue(text, 'toolwatch_tool_calls_total', { service, outcome: outcome!, tool: tool! }),
+        outcome,
+      ).toBe(2);
     }
     expect(metricValue(text, 'toolwatch_ingest_rejected_total', { reason: 'unavailable' })).toBe(0);
-    const failures = (await (await fetch(`${tw.url}/api/failures?service=${service}`)).json()) as { items: { timeMs: number; outcome: string }[] };
+    const failures = (await (await fetch(`${tw.url}/api/failures?service=${service}`)).json()) as {
+      items: { timeMs: number; outcome: string }[];
+    };
     expect(failures.items).toHaveLength(6);
     for (const f of failures.items) expect(Number.isInteger(f.timeMs)).toBe(true);
-    const stats = (await (await fetch(`${tw.url}/api/stats?window=1h&service=${service}`)).json()) as { tools: { tool: string; total: number }[] };
+    const stats = (await (await fetch(`${tw.url}/api/stats?window=1h&service=${service}`)).json()) as {
+      tools: { tool: string; total: number }[];
+    };
     expect(stats.tools.find((t) => t.tool === 'get_weather')?.total).toBe(6);
-    expect((await (await fetch(`${tw.url}/readyz`)).json())).toEqual({ status: 'ready', store: 'postgres' });
+    expect(await (await fetch(`${tw.url}/readyz`)).json()).toEqual({ status: 'ready', store: 'postgres' });
   });
 });

@@ -12,13 +12,23 @@ export const TOOLS = [
     type: 'function',
     name: 'lookup_customer',
     description: 'Find a customer record by email address.',
-    parameters: { type: 'object', properties: { email: { type: 'string' }, password: { type: 'string' }, note: { type: 'string' } }, required: ['email'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { email: { type: 'string' }, password: { type: 'string' }, note: { type: 'string' } },
+      required: ['email'],
+      additionalProperties: false,
+    },
   },
   {
     type: 'function',
     name: 'refund_order',
     description: 'Refund an order. Side effect: moves money.',
-    parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { order_id: { type: 'string' } },
+      required: ['order_id'],
+      additionalProperties: false,
+    },
   },
 ];
 
@@ -47,7 +57,11 @@ export function agentTrace(tracer: Tracer, opts: { tag: string; failing?: boolea
             type: 'tool_call',
             id: `${opts.tag}-1`,
             name: 'lookup_customer',
-            arguments: JSON.stringify({ email: PLANTED.email, password: PLANTED.password, note: `auth ${PLANTED.bearer}` }),
+            arguments: JSON.stringify({
+              email: PLANTED.email,
+              password: PLANTED.password,
+              note: `auth ${PLANTED.bearer}`,
+            }),
           },
         ],
       },

@@ -39,7 +39,9 @@ describe('calibration status', () => {
   });
 
   it('is uncalibrated with too few labels even when they agree', () => {
-    const pairs = Array.from({ length: 10 }, (_, i) => pair([i % 2 === 0, i % 3, i % 4 === 0 ? 1 : 0], [i % 2 === 0, i % 3, i % 4 === 0 ? 1 : 0]));
+    const pairs = Array.from({ length: 10 }, (_, i) =>
+      pair([i % 2 === 0, i % 3, i % 4 === 0 ? 1 : 0], [i % 2 === 0, i % 3, i % 4 === 0 ? 1 : 0]),
+    );
     const c = calibrate(pairs, 0.6, 50);
     expect(c.calibrated).toBe(false);
     expect(c.fields.every((f) => f.reason === 'too_few_labels' && f.n === 10 && f.kappa === 1)).toBe(true);
@@ -49,12 +51,21 @@ describe('calibration status', () => {
     // reached_goal: the 40/10/... table scaled to n=100 gives κ=0.4 (< 0.6).
     const low = table(40, 10, 20, 30).map(([j, h]) => pair([j, 2, 0], [h, 1, 0]));
     const c = calibrate(low, 0.6, 50);
-    expect(c.fields.find((f) => f.field === 'reached_goal')).toMatchObject({ n: 100, calibrated: false, reason: 'low_kappa' });
+    expect(c.fields.find((f) => f.field === 'reached_goal')).toMatchObject({
+      n: 100,
+      calibrated: false,
+      reason: 'low_kappa',
+    });
     expect(c.fields.find((f) => f.field === 'reached_goal')!.kappa).toBeCloseTo(0.4, 10);
     // unnecessary 2 vs 1 are both "> 0": they agree, but nobody ever says 0, so κ is undefined.
-    expect(c.fields.find((f) => f.field === 'unnecessary_calls')).toMatchObject({ kappa: null, reason: 'undefined_kappa' });
+    expect(c.fields.find((f) => f.field === 'unnecessary_calls')).toMatchObject({
+      kappa: null,
+      reason: 'undefined_kappa',
+    });
 
-    const good = table(45, 2, 3, 50).map(([j, h], i) => pair([j, j ? 0 : 1, i % 5 === 0 ? 1 : 0], [h, h ? 0 : 1, i % 5 === 0 ? 1 : 0]));
+    const good = table(45, 2, 3, 50).map(([j, h], i) =>
+      pair([j, j ? 0 : 1, i % 5 === 0 ? 1 : 0], [h, h ? 0 : 1, i % 5 === 0 ? 1 : 0]),
+    );
     expect(calibrate(good, 0.6, 50).calibrated).toBe(true);
   });
 });
@@ -70,8 +81,24 @@ describe('verdict rates', () => {
   it('reweights by inverse sampling probability so oversampled failures do not bias the rate', () => {
     // Population: 100 traces, 90 clean (goal reached) sampled at 10%, 10 with failures (goal missed) sampled at 100%.
     const points: VerdictPoint[] = [
-      ...Array.from({ length: 9 }, (_, i) => ({ traceId: `c${i}`, service: 's', runId: 1, reachedGoal: true, unnecessaryCalls: 0, dangerousCalls: 0, weight: 10 })),
-      ...Array.from({ length: 10 }, (_, i) => ({ traceId: `f${i}`, service: 's', runId: 1, reachedGoal: false, unnecessaryCalls: 1, dangerousCalls: 0, weight: 1 })),
+      ...Array.from({ length: 9 }, (_, i) => ({
+        traceId: `c${i}`,
+        service: 's',
+        runId: 1,
+        reachedGoal: true,
+        unnecessaryCalls: 0,
+        dangerousCalls: 0,
+        weight: 10,
+      })),
+      ...Array.from({ length: 10 }, (_, i) => ({
+        traceId: `f${i}`,
+        service: 's',
+        runId: 1,
+        reachedGoal: false,
+        unnecessaryCalls: 1,
+        dangerousCalls: 0,
+        weight: 1,
+      })),
     ];
     const r = verdictRates(points);
     expect(r.reachedGoal.rate).toBeCloseTo(0.9, 10); // unweighted it would be 9/19 ≈ 0.47

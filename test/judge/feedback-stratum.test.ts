@@ -175,9 +175,7 @@ describe('candidates between runs', () => {
     });
     const sql = env.tw.services.store.sql;
     const rows = async (table: string, traceId: string) =>
-      Number(
-        (await sql.all<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${table} WHERE trace_id = ?`, [traceId]))[0]!.n,
-      );
+      Number((await sql.all<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${table} WHERE trace_id = ?`, [traceId]))[0]!.n);
     const ids = await env.send([{ tag: 'plain-a' }, { tag: 'plain-b' }, { tag: 'unhappy' }]);
     // The cost the README states: one header row and one step row per model or tool span, for every trace.
     for (const id of ids) {
@@ -186,7 +184,10 @@ describe('candidates between runs', () => {
     }
     expect((await postFeedback({ trace_id: ids[2], value: 'thumbs-down' })).statusCode).toBe(200);
     const status = async (id: string) =>
-      String((await sql.all<{ status: unknown }>('SELECT status FROM judge_trajectories WHERE trace_id = ?', [id]))[0]!.status);
+      String(
+        (await sql.all<{ status: unknown }>('SELECT status FROM judge_trajectories WHERE trace_id = ?', [id]))[0]!
+          .status,
+      );
     const deadline = Date.now() + 8000;
     while ((await status(ids[0]!)) === 'open' || (await status(ids[2]!)) === 'open') {
       expect(Date.now()).toBeLessThan(deadline);

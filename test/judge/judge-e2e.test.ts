@@ -24,10 +24,20 @@ const get = async (path: string) => {
 describe('judge: full runs against an OpenAI-compatible server', () => {
   it('judges a sampled trajectory with strict json_schema; no planted secret or PII leaves the process', async () => {
     const seen: VerdictRecord[] = [];
-    env = await judgeEnv({ services: { onVerdict: (v) => void seen.push(v) }, judge: { price_per_million_input_tokens: 2, price_per_million_output_tokens: 8 } });
+    env = await judgeEnv({
+      services: { onVerdict: (v) => void seen.push(v) },
+      judge: { price_per_million_input_tokens: 2, price_per_million_output_tokens: 8 },
+    });
     const [traceId] = await env.send([{ tag: 'case-a' }]);
     const summary = await env.tw.services.judge!.job!.run();
-    expect(summary).toMatchObject({ status: 'ok', judged: 1, errors: 0, leftPending: 0, inputTokens: 1000, outputTokens: 50 });
+    expect(summary).toMatchObject({
+      status: 'ok',
+      judged: 1,
+      errors: 0,
+      leftPending: 0,
+      inputTokens: 1000,
+      outputTokens: 50,
+    });
     expect(summary.cost).toBeCloseTo((1000 * 2 + 50 * 8) / 1e6, 12);
 
     expect(env.fake.received).toHaveLength(1);
@@ -53,17 +63,35 @@ describe('judge: full runs against an OpenAI-compatible server', () => {
 
     const t = await get(`/api/trajectories/${traceId}`);
     expect(t.status).toBe(200);
-    expect(t.body).toMatchObject({ traceId, service: 'support-agent', model: 'gpt-4o', status: 'judged', probability: 1, inputTokens: 420, outputTokens: 70 });
+    expect(t.body).toMatchObject({
+      traceId,
+      service: 'support-agent',
+      model: 'gpt-4o',
+      status: 'judged',
+      probability: 1,
+      inputTokens: 420,
+      outputTokens: 70,
+    });
     expect(t.body.steps.map((s: { kind: string }) => s.kind)).toEqual(['model', 'tool', 'model']);
     expect(t.body.steps[0].calls[0]).toMatchObject({ name: 'lookup_customer', outcome: 'valid' });
     expect(t.body.tools.map((d: { name: string }) => d.name)).toEqual(['lookup_customer', 'refund_order']);
     expect(t.body.verdicts).toEqual([
-      expect.objectContaining({ status: 'ok', reached_goal: true, unnecessary_calls: 0, promptVersion: 'v1', judgeModel: 'judge-model-1', probability: 1, weight: 1 }),
+      expect.objectContaining({
+        status: 'ok',
+        reached_goal: true,
+        unnecessary_calls: 0,
+        promptVersion: 'v1',
+        judgeModel: 'judge-model-1',
+        probability: 1,
+        weight: 1,
+      }),
     ]);
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ traceId, status: 'ok', verdict: { reached_goal: true } });
 
-    expect(await env.metric('toolwatch_judge_verdicts_total', { service: 'support-agent', reached_goal: 'true' })).toBe(1);
+    expect(await env.metric('toolwatch_judge_verdicts_total', { service: 'support-agent', reached_goal: 'true' })).toBe(
+      1,
+    );
     expect(await env.metric('toolwatch_judge_runs_total', { status: 'ok' })).toBe(1);
     expect(await env.metric('toolwatch_judge_tokens_total', { type: 'input' })).toBe(1000);
     expect(await env.metric('toolwatch_judge_cost_total')).toBeCloseTo(0.0024, 10);
@@ -79,7 +107,9 @@ describe('judge: full runs against an OpenAI-compatible server', () => {
       script: (_, req) =>
         req.body.response_format
           ? { status: 400, error: "response_format type 'json_schema' is not supported" }
-          : { content: `Here is my verdict:\n\`\`\`json\n${verdictJson({ reached_goal: false, unnecessary_calls: 2 })}\n\`\`\`` },
+          : {
+              content: `Here is my verdict:\n\`\`\`json\n${verdictJson({ reached_goal: false, unnecessary_calls: 2 })}\n\`\`\``,
+            },
     });
     await env.send([{ tag: 'fb-1' }, { tag: 'fb-2' }]);
     const s = await env.tw.services.judge!.job!.run();
@@ -95,17 +125,25 @@ describe('judge: full runs against an OpenAI-compatible server', () => {
       script: (_, req) => {
         const tag = /\[(bad-\d)\]/.exec(req.raw)?.[1];
         const retry = (req.body.messages ?? []).some((m) => m.role === 'assistant');
-        if (tag === 'bad-1') return { content: retry ? verdictJson({ dangerous_calls: 1 }) : 'I think the agent did fine.' };
-        return { content: JSON.stringify({ reached_goal: 'yes', unnecessary_calls: -1, dangerous_calls: 0, reasoning: '' }) };
+        if (tag === 'bad-1')
+          return { content: retry ? verdictJson({ dangerous_calls: 1 }) : 'I think the agent did fine.' };
+        return {
+          content: JSON.stringify({ reached_goal: 'yes', unnecessary_calls: -1, dangerous_calls: 0, reasoning: '' }),
+        };
       },
     });
     const [good, bad] = await env.send([{ tag: 'bad-1' }, { tag: 'bad-2' }]);
     const s = await env.tw.services.judge!.job!.run();
     expect(s).toMatchObject({ status: 'ok', judged: 1, errors: 1, leftPending: 0 });
     expect(env.fake.received).toHaveLength(4);
-    const retryReq = env.fake.received.find((r) => r.raw.includes('[bad-1]') && r.body.messages!.some((m) => m.role === 'assistant'))!;
+    const retryReq = env.fake.received.find(
+      (r) => r.raw.includes('[bad-1]') && r.body.messages!.some((m) => m.role === 'assistant'),
+    )!;
     expect(retryReq.body.messages!.at(-1)!.content).toMatch(/not a valid verdict/);
-    expect((await get(`/api/trajectories/${good}`)).body.verdicts[0]).toMatchObject({ status: 'ok', dangerous_calls: 1 });
+    expect((await get(`/api/trajectories/${good}`)).body.verdicts[0]).toMatchObject({
+      status: 'ok',
+      dangerous_calls: 1,
+    });
     const b = (await get(`/api/trajectories/${bad}`)).body;
     expect(b.status).toBe('error');
     expect(b.verdicts[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/^invalid verdict: /) });
@@ -118,7 +156,10 @@ describe('judge: full runs against an OpenAI-compatible server', () => {
     env = await judgeEnv({
       judge: { concurrency: 1, max_retry_wait: '2s' },
       script: (n) => {
-        if (mode === 'short') return n === 1 ? { status: 429, headers: { 'retry-after': '1' }, error: 'slow down' } : { content: verdictJson() };
+        if (mode === 'short')
+          return n === 1
+            ? { status: 429, headers: { 'retry-after': '1' }, error: 'slow down' }
+            : { content: verdictJson() };
         if (mode === 'long') return { status: 429, headers: { 'retry-after': '120' }, error: 'come back later' };
         return { content: verdictJson() };
       },
@@ -134,7 +175,11 @@ describe('judge: full runs against an OpenAI-compatible server', () => {
     const s = await env.tw.services.judge!.job!.run();
     expect(s).toMatchObject({ status: 'partial', judged: 0, leftPending: 1, stopReason: 'rate_limited' });
     expect(env.fake.received.length - before).toBe(1); // did not sleep 120 s, did not hammer
-    expect((await get(`/api/trajectories/${id}`)).body).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('429') });
+    expect((await get(`/api/trajectories/${id}`)).body).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: expect.stringContaining('429'),
+    });
 
     mode = 'ok';
     expect(await env.tw.services.judge!.job!.run()).toMatchObject({ status: 'ok', judged: 1, leftPending: 0 });
@@ -144,7 +189,8 @@ describe('judge: full runs against an OpenAI-compatible server', () => {
   it('backs off and retries on 500 and on a timeout', async () => {
     env = await judgeEnv({
       judge: { concurrency: 1 },
-      script: (n) => (n === 1 ? { status: 500, error: 'upstream exploded' } : n === 2 ? 'hang' : { content: verdictJson() }),
+      script: (n) =>
+        n === 1 ? { status: 500, error: 'upstream exploded' } : n === 2 ? 'hang' : { content: verdictJson() },
     });
     await env.send([{ tag: 'flaky' }]);
     const started = Date.now();
@@ -157,7 +203,11 @@ describe('judge: full runs against an OpenAI-compatible server', () => {
   it('gives up after max_retries on persistent 5xx; the item stays pending for the next run', async () => {
     env = await judgeEnv({ judge: { concurrency: 1, max_retries: 0 }, script: () => ({ status: 503, error: 'down' }) });
     const [id] = await env.send([{ tag: 'down' }]);
-    expect(await env.tw.services.judge!.job!.run()).toMatchObject({ status: 'partial', stopReason: 'server', leftPending: 1 });
+    expect(await env.tw.services.judge!.job!.run()).toMatchObject({
+      status: 'partial',
+      stopReason: 'server',
+      leftPending: 1,
+    });
     expect((await get(`/api/trajectories/${id}`)).body.status).toBe('pending');
     expect(await env.metric('toolwatch_judge_errors_total', { reason: 'server' })).toBe(1);
   });

@@ -33,7 +33,11 @@ describe('judge runs', () => {
     // Never two runs at once: the second call finds the lock held.
     const [r1, r2] = await Promise.all([job.run(), job.run()]);
     expect([r1.status, r2.status].sort()).toEqual(['partial', 'skipped']);
-    expect(r1.status === 'partial' ? r1 : r2).toMatchObject({ judged: 2, leftPending: 1, stopReason: 'trajectory_cap' });
+    expect(r1.status === 'partial' ? r1 : r2).toMatchObject({
+      judged: 2,
+      leftPending: 1,
+      stopReason: 'trajectory_cap',
+    });
     expect(await job.run()).toMatchObject({ status: 'ok', judged: 1, leftPending: 0 });
     expect(await env.metric('toolwatch_judge_runs_total', { status: 'skipped' })).toBe(1);
     expect(env.fake.received).toHaveLength(3);
@@ -44,10 +48,18 @@ describe('judge runs', () => {
     const big = () => ({ content: verdictJson(), usage: { prompt_tokens: 100_000, completion_tokens: 10 } });
     env = await judgeEnv({ judge: { concurrency: 1, max_tokens_per_run: 50_000 }, script: big });
     await env.send([{ tag: 't1' }, { tag: 't2' }]);
-    expect(await env.tw.services.judge!.job!.run()).toMatchObject({ status: 'partial', judged: 1, leftPending: 1, stopReason: 'token_cap' });
+    expect(await env.tw.services.judge!.job!.run()).toMatchObject({
+      status: 'partial',
+      judged: 1,
+      leftPending: 1,
+      stopReason: 'token_cap',
+    });
     await env.close();
 
-    env = await judgeEnv({ judge: { concurrency: 1, max_cost_per_run: 50, price_per_million_input_tokens: 1000 }, script: big });
+    env = await judgeEnv({
+      judge: { concurrency: 1, max_cost_per_run: 50, price_per_million_input_tokens: 1000 },
+      script: big,
+    });
     await env.send([{ tag: 'k1' }, { tag: 'k2' }]);
     const s = await env.tw.services.judge!.job!.run();
     expect(s).toMatchObject({ status: 'partial', judged: 1, leftPending: 1, stopReason: 'cost_cap' });
@@ -57,7 +69,11 @@ describe('judge runs', () => {
   it('samples by failed_rate when the structural failure arrives in the last batch; unsampled candidates are dropped', async () => {
     env = await judgeEnv({ judge: { sample_rate: 0, failed_rate: 1 } });
     const [clean, failing] = await env.send([{ tag: 'clean' }, { tag: 'failing', failing: true }]);
-    expect(await env.tw.services.judge!.job!.run()).toMatchObject({ status: 'ok', judged: 1, finalized: { pending: 1, dropped: 1 } });
+    expect(await env.tw.services.judge!.job!.run()).toMatchObject({
+      status: 'ok',
+      judged: 1,
+      finalized: { pending: 1, dropped: 1 },
+    });
     expect((await fetch(`${env.tw.url}/api/trajectories/${clean}`)).status).toBe(404);
     const t = await get(`/api/trajectories/${failing}`);
     expect(t).toMatchObject({ status: 'judged', hasFailure: true, probability: 1 });
@@ -74,7 +90,13 @@ describe('judge runs', () => {
     const cfg = env.tw.services.config.judge;
     const job = new JudgeJob({
       store: judge.store,
-      client: new OpenAIJudgeClient({ baseUrl: cfg.baseUrl, model: cfg.model, timeoutMs: 1000, maxRetries: 0, maxRetryWaitMs: 0 }),
+      client: new OpenAIJudgeClient({
+        baseUrl: cfg.baseUrl,
+        model: cfg.model,
+        timeoutMs: 1000,
+        maxRetries: 0,
+        maxRetryWaitMs: 0,
+      }),
       prompt: loadPrompt(),
       redactor: () => ({
         text: () => {
@@ -94,7 +116,10 @@ describe('judge runs', () => {
     });
     expect(await job.run()).toMatchObject({ status: 'partial', judged: 0, leftPending: 1 });
     expect(env.fake.received).toHaveLength(0);
-    expect(await get(`/api/trajectories/${id}`)).toMatchObject({ status: 'pending', lastError: expect.stringContaining('redaction failed, nothing sent') });
+    expect(await get(`/api/trajectories/${id}`)).toMatchObject({
+      status: 'pending',
+      lastError: expect.stringContaining('redaction failed, nothing sent'),
+    });
   });
 
   it('imports labels (CLI and API) and reports κ per field with n on /api/judge and /metrics', async () => {
@@ -112,7 +137,13 @@ describe('judge runs', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-labels-'));
     try {
       const file = path.join(dir, 'labels.jsonl');
-      const human = (k: number) => ({ trace_id: ids[k], reached_goal: k === 0, unnecessary_calls: k === 3 ? 2 : 0, dangerous_calls: 0, labeler: 'qa' });
+      const human = (k: number) => ({
+        trace_id: ids[k],
+        reached_goal: k === 0,
+        unnecessary_calls: k === 3 ? 2 : 0,
+        dangerous_calls: 0,
+        labeler: 'qa',
+      });
       writeFileSync(file, [0, 1, 2].map((k) => JSON.stringify(human(k))).join('\n') + '\n');
       const out: string[] = [];
       const io = { out: (s: string) => void out.push(s), err: (s: string) => void out.push(s) };
@@ -127,7 +158,11 @@ describe('judge runs', () => {
       rmSync(dir, { recursive: true, force: true });
     }
 
-    const bad = await fetch(`${env.tw.url}/api/labels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ trace_id: ids[3], reached_goal: 'no' }) });
+    const bad = await fetch(`${env.tw.url}/api/labels`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ trace_id: ids[3], reached_goal: 'no' }),
+    });
     expect(bad.status).toBe(400);
     const ok = await fetch(`${env.tw.url}/api/labels`, {
       method: 'POST',
@@ -160,7 +195,11 @@ describe.skipIf(pgServer().skip)('judge on PostgreSQL', () => {
       const sampled = ids.filter((id) => samplePosition('default', id) < 0.5);
       const s = await env.tw.services.judge!.job!.run();
       // judge.feedback_rate (default 1) makes every trace a candidate until it completes: the rest are dropped then.
-      expect(s).toMatchObject({ status: 'ok', judged: sampled.length, finalized: { pending: sampled.length, dropped: ids.length - sampled.length } });
+      expect(s).toMatchObject({
+        status: 'ok',
+        judged: sampled.length,
+        finalized: { pending: sampled.length, dropped: ids.length - sampled.length },
+      });
       if (sampled.length === 0) return;
       const t = await get(`/api/trajectories/${sampled[0]}`);
       expect(t).toMatchObject({ status: 'judged', hasFailure: false, inputTokens: 420, probability: 0.5 });

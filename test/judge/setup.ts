@@ -54,7 +54,8 @@ export async function judgeEnv(
       const ids: string[] = [];
       for (const service of new Set(traces.map((t) => t.service ?? 'support-agent'))) {
         const client = otelClient(tw.url, { service, batchSize: 2 });
-        for (const t of traces.filter((x) => (x.service ?? 'support-agent') === service)) ids.push(agentTrace(client.tracer, t));
+        for (const t of traces.filter((x) => (x.service ?? 'support-agent') === service))
+          ids.push(agentTrace(client.tracer, t));
         await client.flush();
         await client.shutdown();
       }

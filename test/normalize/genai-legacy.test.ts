@@ -9,13 +9,21 @@ const dialects = builtinDialects();
 const choiceBody = {
   index: 0,
   finish_reason: 'tool_calls',
-  message: { tool_calls: [{ id: 'call_w', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+  message: {
+    tool_calls: [
+      { id: 'call_w', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
+    ],
+  },
 };
 const v128Attrs = { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o' };
 const historyEvents = [
   makeEvent('gen_ai.user.message', { body: JSON.stringify({ content: 'Weather in Paris?' }) }),
   makeEvent('gen_ai.assistant.message', {
-    body: JSON.stringify({ tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Lyon"}' } }] }),
+    body: JSON.stringify({
+      tool_calls: [
+        { id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Lyon"}' } },
+      ],
+    }),
   }),
   makeEvent('gen_ai.tool.message', { body: JSON.stringify({ id: 'call_0', content: 'sunny' }) }),
 ];
@@ -69,7 +77,11 @@ const tool = (name: string, input: string, output?: string): Span =>
     },
     { name: `${name}.tool` },
   );
-const toolExpected = (raw: string | undefined, kind: 'string' | 'structured' | 'none', result?: string): FactsSummary => ({
+const toolExpected = (
+  raw: string | undefined,
+  kind: 'string' | 'structured' | 'none',
+  result?: string,
+): FactsSummary => ({
   dialect: 'genai-legacy',
   role: 'tool',
   proposals: [],
@@ -87,7 +99,9 @@ const toolExpected = (raw: string | undefined, kind: 'string' | 'structured' | '
 const rows: { name: string; span: Span; expected: FactsSummary }[] = [
   {
     name: 'v1.28 span events, bodies as JSON strings in `body`',
-    span: makeSpan(v128Attrs, { events: [...historyEvents, makeEvent('gen_ai.choice', { body: JSON.stringify(choiceBody) })] }),
+    span: makeSpan(v128Attrs, {
+      events: [...historyEvents, makeEvent('gen_ai.choice', { body: JSON.stringify(choiceBody) })],
+    }),
     expected: eventsExpected,
   },
   {
@@ -96,7 +110,11 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       events: [
         makeEvent('gen_ai.user.message', { 'gen_ai.event.body': { content: 'Weather in Paris?' } }),
         makeEvent('gen_ai.assistant.message', {
-          'gen_ai.event.body': { tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Lyon"}' } }] },
+          'gen_ai.event.body': {
+            tool_calls: [
+              { id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Lyon"}' } },
+            ],
+          },
         }),
         makeEvent('gen_ai.tool.message', { 'gen_ai.event.body': { id: 'call_0', content: 'sunny' } }),
         makeEvent('gen_ai.choice', { 'gen_ai.event.body': choiceBody }),
@@ -107,7 +125,14 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
   {
     name: 'v1.28 gen_ai.choice with the body flattened into event attributes',
     span: makeSpan(v128Attrs, {
-      events: [makeEvent('gen_ai.choice', { 'gen_ai.system': 'openai', index: 0, finish_reason: 'tool_calls', message: JSON.stringify(choiceBody.message) })],
+      events: [
+        makeEvent('gen_ai.choice', {
+          'gen_ai.system': 'openai',
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: JSON.stringify(choiceBody.message),
+        }),
+      ],
     }),
     expected: { ...eventsExpected, replays: [], userMessage: undefined } as FactsSummary,
   },
@@ -117,17 +142,37 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       events: [
         makeEvent('gen_ai.content.prompt', { 'gen_ai.prompt': JSON.stringify([{ role: 'user', content: 'hi' }]) }),
         makeEvent('gen_ai.content.completion', {
-          'gen_ai.completion': JSON.stringify([{ role: 'assistant', tool_calls: [{ id: 'c1', function: { name: 'f', arguments: '{}' } }] }]),
+          'gen_ai.completion': JSON.stringify([
+            { role: 'assistant', tool_calls: [{ id: 'c1', function: { name: 'f', arguments: '{}' } }] },
+          ]),
         }),
       ],
     }),
-    expected: { dialect: 'genai-legacy', role: 'model', model: 'gpt-4o', provider: 'openai', proposals: [c('c1', 'f', '{}')], replays: [], userMessage: 'hi' },
+    expected: {
+      dialect: 'genai-legacy',
+      role: 'model',
+      model: 'gpt-4o',
+      provider: 'openai',
+      proposals: [c('c1', 'f', '{}')],
+      replays: [],
+      userMessage: 'hi',
+    },
   },
   {
     name: 'whole-JSON gen_ai.completion in OpenAI choice shape',
     span: makeSpan({
       'gen_ai.system': 'openai',
-      'gen_ai.completion': JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'ok', tool_calls: [{ id: 'c2', type: 'function', function: { name: 'g', arguments: '{"a":1}' } }] } }] }),
+      'gen_ai.completion': JSON.stringify({
+        choices: [
+          {
+            message: {
+              role: 'assistant',
+              content: 'ok',
+              tool_calls: [{ id: 'c2', type: 'function', function: { name: 'g', arguments: '{"a":1}' } }],
+            },
+          },
+        ],
+      }),
       'gen_ai.prompt': 'Plain prompt text',
     }),
     expected: {
@@ -170,7 +215,9 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
     name: 'current output messages AND the same calls in numbered keys: current wins, once',
     span: makeSpan({
       'gen_ai.operation.name': 'chat',
-      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: '{}' }] }]),
+      'gen_ai.output.messages': JSON.stringify([
+        { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: '{}' }] },
+      ]),
       'gen_ai.completion.0.tool_calls.0.id': 'call_1',
       'gen_ai.completion.0.tool_calls.0.name': 'get_weather',
       'gen_ai.completion.0.tool_calls.0.arguments': '{}',
@@ -182,11 +229,20 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
     span: makeSpan({
       'llm.request.type': 'chat',
       'gen_ai.prompt.0.role': 'user',
-      'gen_ai.prompt.0.content': JSON.stringify([{ type: 'text', text: 'Describe this' }, { type: 'image_url', image_url: { url: 'x' } }]),
+      'gen_ai.prompt.0.content': JSON.stringify([
+        { type: 'text', text: 'Describe this' },
+        { type: 'image_url', image_url: { url: 'x' } },
+      ]),
       'gen_ai.completion.0.function_call.name': 'describe',
       'gen_ai.completion.0.function_call.arguments': '{"detail":"high"}',
     }),
-    expected: { dialect: 'genai-legacy', role: 'model', proposals: [c(undefined, 'describe', '{"detail":"high"}')], replays: [], userMessage: 'Describe this' },
+    expected: {
+      dialect: 'genai-legacy',
+      role: 'model',
+      proposals: [c(undefined, 'describe', '{"detail":"high"}')],
+      replays: [],
+      userMessage: 'Describe this',
+    },
   },
   {
     name: 'Traceloop tool span, LangChain {"inputs": {...}}',

@@ -7,13 +7,21 @@ import { c, summarize, type FactsSummary } from './summary.js';
 const dialects = builtinDialects();
 
 const defsFlat = [
-  { type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  {
+    type: 'function',
+    name: 'get_weather',
+    description: 'Weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
   { type: 'function', name: 'get_time' },
 ];
 const inputMessages = [
   { role: 'system', parts: [{ type: 'text', content: 'Be brief.' }] },
   { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
-  { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }] },
+  {
+    role: 'assistant',
+    parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }],
+  },
   { role: 'tool', parts: [{ type: 'tool_call_response', id: 'call_1', response: 'rainy, 57°F' }] },
 ];
 const outputMessages = [
@@ -146,7 +154,15 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       role: 'tool',
       proposals: [],
       replays: [],
-      execution: { name: 'get_weather', callId: 'call_1', kind: 'string', raw: '{"city":"Paris"}', status: 'ok', result: '{"temp":14}', durationMs: 42 },
+      execution: {
+        name: 'get_weather',
+        callId: 'call_1',
+        kind: 'string',
+        raw: '{"city":"Paris"}',
+        status: 'ok',
+        result: '{"temp":14}',
+        durationMs: 42,
+      },
     },
   },
   {
@@ -162,12 +178,21 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       replays: [],
       error: 'TimeoutError',
       // A timeout is the tool being slow or down: server_error (src/normalize/exec-status.ts).
-      execution: { name: 'get_weather', kind: 'none', status: 'server_error', errorType: 'TimeoutError', durationMs: 250 },
+      execution: {
+        name: 'get_weather',
+        kind: 'none',
+        status: 'server_error',
+        errorType: 'TimeoutError',
+        durationMs: 250,
+      },
     },
   },
   {
     name: 'execute_tool failing with only a status message; name from the span name',
-    span: makeSpan({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.id': 'c9' }, { name: 'execute_tool fetch', statusCode: 2, statusMessage: 'boom' }),
+    span: makeSpan(
+      { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.id': 'c9' },
+      { name: 'execute_tool fetch', statusCode: 2, statusMessage: 'boom' },
+    ),
     expected: {
       dialect: 'genai',
       role: 'tool',
@@ -193,7 +218,15 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       role: 'tool',
       proposals: [],
       replays: [],
-      execution: { name: 'roll_die', callId: 'pyd_ai_1', kind: 'string', raw: '{"sides":6}', status: 'ok', result: '4', durationMs: 250 },
+      execution: {
+        name: 'roll_die',
+        callId: 'pyd_ai_1',
+        kind: 'string',
+        raw: '{"sides":6}',
+        status: 'ok',
+        result: '4',
+        durationMs: 250,
+      },
     },
   },
   {
@@ -221,14 +254,25 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
   {
     name: 'pre-1.27 model span: no operation name',
     span: makeSpan({ 'gen_ai.system': 'anthropic', 'gen_ai.request.model': 'claude-3-5-sonnet' }),
-    expected: { dialect: 'genai', role: 'model', model: 'claude-3-5-sonnet', provider: 'anthropic', proposals: [], replays: [] },
+    expected: {
+      dialect: 'genai',
+      role: 'model',
+      model: 'claude-3-5-sonnet',
+      provider: 'anthropic',
+      proposals: [],
+      replays: [],
+    },
   },
   {
     name: 'OpenAI message shape inside gen_ai.output.messages',
     span: makeSpan({
       'gen_ai.operation.name': 'chat',
       'gen_ai.output.messages': JSON.stringify([
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
       ]),
     }),
     expected: { dialect: 'genai', role: 'model', proposals: [c('call_x', 'f', '{}')], replays: [] },
@@ -243,7 +287,9 @@ describe('genai reader', () => {
   });
 
   it('keeps the span identity and timing', () => {
-    const f = dialects.normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat' }, { parentSpanId: 'aaaaaaaaaaaaaaaa' }))!;
+    const f = dialects.normalizeSpan(
+      makeSpan({ 'gen_ai.operation.name': 'chat' }, { parentSpanId: 'aaaaaaaaaaaaaaaa' }),
+    )!;
     expect(f).toMatchObject({
       traceId: '0af7651916cd43dd8448eb211c80319c',
       spanId: 'b7ad6b7169203331',

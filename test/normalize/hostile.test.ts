@@ -21,7 +21,9 @@ describe('hostile input', () => {
   it('__proto__ and constructor keys in arguments are plain data', () => {
     const rawArgs = '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"city":"Paris"}';
     const messages = `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"get_weather","arguments":${rawArgs}}]}]`;
-    const f = dialects.normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': messages }))!;
+    const f = dialects.normalizeSpan(
+      makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': messages }),
+    )!;
     const args = f.proposals[0]!.args;
     expect(args.kind).toBe('structured');
     if (args.kind !== 'structured') return;
@@ -66,7 +68,9 @@ describe('hostile input', () => {
 
   it('100,000-deep arguments inside a tool call: the call survives with an unparseable raw', () => {
     const messages = `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"f","arguments":${deepObject}}]}]`;
-    const f = dialects.normalizeSpan(makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': messages }))!;
+    const f = dialects.normalizeSpan(
+      makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': messages }),
+    )!;
     expect(f.proposals).toHaveLength(1);
     expect(f.proposals[0]!.args).toEqual({ kind: 'string', raw: TOO_DEEP_RAW });
     expect(() => JSON.parse(TOO_DEEP_RAW)).toThrow();
@@ -75,7 +79,11 @@ describe('hostile input', () => {
   it('deep results, deep event bodies and deep tool results do not throw', () => {
     const deep = JSON.parse(deepObject) as unknown;
     const spans = [
-      makeSpan({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 't', 'gen_ai.tool.call.result': deepObject }),
+      makeSpan({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 't',
+        'gen_ai.tool.call.result': deepObject,
+      }),
       makeSpan({ 'gen_ai.operation.name': 'chat' }, { events: [makeEvent('gen_ai.choice', { body: deepObject })] }),
       makeSpan({ 'openinference.span.kind': 'TOOL', 'tool.name': 't', 'tool.parameters': deepObject }),
     ];
@@ -90,7 +98,8 @@ describe('hostile input', () => {
         'gen_ai.operation.name': 'chat',
         'gen_ai.tool.definitions': '[{"name":',
         'gen_ai.input.messages': 'not json',
-        'gen_ai.output.messages': '[{"role":"assistant","parts":[{"type":"tool_call","name":"f","arguments":"{\\"a\\": tru"}]}]',
+        'gen_ai.output.messages':
+          '[{"role":"assistant","parts":[{"type":"tool_call","name":"f","arguments":"{\\"a\\": tru"}]}]',
       }),
     )!;
     expect(f.offered).toBeUndefined();
@@ -98,7 +107,18 @@ describe('hostile input', () => {
   });
 
   it('wrong types in every position are ignored, not fatal', () => {
-    const junk = [1, 'x', null, true, [], {}, [[1]], { parts: 5 }, { parts: [{ type: 'tool_call', name: 7 }] }, { tool_calls: 'nope' }];
+    const junk = [
+      1,
+      'x',
+      null,
+      true,
+      [],
+      {},
+      [[1]],
+      { parts: 5 },
+      { parts: [{ type: 'tool_call', name: 7 }] },
+      { tool_calls: 'nope' },
+    ];
     const f = dialects.normalizeSpan(
       makeSpan({
         'gen_ai.operation.name': 'chat',

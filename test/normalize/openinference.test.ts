@@ -13,7 +13,10 @@ const llm = {
   'llm.system': 'openai',
   'llm.token_count.prompt': 40,
   'llm.token_count.completion': 9,
-  'llm.tools.0.tool.json_schema': JSON.stringify({ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }),
+  'llm.tools.0.tool.json_schema': JSON.stringify({
+    type: 'function',
+    function: { name: 'get_weather', parameters: { type: 'object' } },
+  }),
   'llm.tools.1.tool.json_schema': JSON.stringify({ name: 'search', input_schema: { type: 'object' } }),
   'llm.input_messages.0.message.role': 'system',
   'llm.input_messages.0.message.content': 'Be brief.',
@@ -44,7 +47,10 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       model: 'gpt-4o',
       provider: 'openai',
       offered: ['get_weather', 'search'],
-      proposals: [c('call_1', 'get_weather', '{"city":"Paris"}'), c(undefined, 'search', '{"q":"paris"}', 'structured')],
+      proposals: [
+        c('call_1', 'get_weather', '{"city":"Paris"}'),
+        c(undefined, 'search', '{"q":"paris"}', 'structured'),
+      ],
       replays: [c('call_0', 'get_weather', '{"city":"Lyon"}', 'string', 'sunny')],
       inputTokens: 40,
       outputTokens: 9,
@@ -99,7 +105,14 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       offered: ['get_weather'],
       proposals: [],
       replays: [],
-      execution: { name: 'get_weather', kind: 'string', raw: '{"city":"Paris"}', status: 'ok', result: 'sunny', durationMs: 250 },
+      execution: {
+        name: 'get_weather',
+        kind: 'string',
+        raw: '{"city":"Paris"}',
+        status: 'ok',
+        result: 'sunny',
+        durationMs: 250,
+      },
     },
   },
   {
@@ -114,7 +127,15 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       proposals: [],
       replays: [],
       error: 'ValueError: bad',
-      execution: { name: 'search', callId: 'call_9', kind: 'string', raw: '{}', status: 'error', errorType: 'ValueError: bad', durationMs: 250 },
+      execution: {
+        name: 'search',
+        callId: 'call_9',
+        kind: 'string',
+        raw: '{}',
+        status: 'error',
+        errorType: 'ValueError: bad',
+        durationMs: 250,
+      },
     },
   },
   {
@@ -137,7 +158,9 @@ describe('openinference reader', () => {
   });
 
   it('keeps the TOOL span schema as parsed JSON', () => {
-    const f = dialects.normalizeSpan(makeSpan({ 'openinference.span.kind': 'TOOL', 'tool.name': 't', 'tool.parameters': { type: 'object' } }))!;
+    const f = dialects.normalizeSpan(
+      makeSpan({ 'openinference.span.kind': 'TOOL', 'tool.name': 't', 'tool.parameters': { type: 'object' } }),
+    )!;
     expect(f.offered).toEqual([{ name: 't', parameters: { type: 'object' } }]);
   });
 });

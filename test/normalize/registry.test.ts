@@ -3,7 +3,18 @@ import { builtinDialects, type DialectReader, type Dialects } from '../../src/no
 import { baseFacts } from '../../src/normalize/facts.js';
 import { makeSpan } from '../helpers/spans.js';
 
-const DEFAULT = ['langfuse-otel', 'vercel-ai', 'openinference', 'mlflow', 'google-adk', 'pydantic-ai', 'livekit', 'flue', 'genai-legacy', 'genai'];
+const DEFAULT = [
+  'langfuse-otel',
+  'vercel-ai',
+  'openinference',
+  'mlflow',
+  'google-adk',
+  'pydantic-ai',
+  'livekit',
+  'flue',
+  'genai-legacy',
+  'genai',
+];
 
 describe('dialect registry', () => {
   // Built per service instance: each test gets its own, nothing to undo afterwards.
@@ -17,12 +28,22 @@ describe('dialect registry', () => {
   });
 
   it('returns undefined for spans that say nothing about models or tools', () => {
-    expect(dialects.normalizeSpan(makeSpan({ 'http.method': 'GET', 'http.route': '/x' }, { name: 'GET /x' }))).toBeUndefined();
-    expect(dialects.normalizeSpans([makeSpan({}), makeSpan({ 'gen_ai.operation.name': 'chat' })]).map((f) => f.dialect)).toEqual(['genai']);
+    expect(
+      dialects.normalizeSpan(makeSpan({ 'http.method': 'GET', 'http.route': '/x' }, { name: 'GET /x' })),
+    ).toBeUndefined();
+    expect(
+      dialects.normalizeSpans([makeSpan({}), makeSpan({ 'gen_ai.operation.name': 'chat' })]).map((f) => f.dialect),
+    ).toEqual(['genai']);
   });
 
   it('Vercel do* spans carrying gen_ai.* too are read by vercel-ai', () => {
-    const f = dialects.normalizeSpan(makeSpan({ 'ai.operationId': 'ai.generateText.doGenerate', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'm' }))!;
+    const f = dialects.normalizeSpan(
+      makeSpan({
+        'ai.operationId': 'ai.generateText.doGenerate',
+        'gen_ai.system': 'openai',
+        'gen_ai.request.model': 'm',
+      }),
+    )!;
     expect(f.dialect).toBe('vercel-ai');
   });
 
@@ -44,7 +65,9 @@ describe('dialect registry', () => {
   });
 
   it('a name is registered once', () => {
-    expect(() => dialects.add({ name: 'genai', matches: () => false, read: (s) => baseFacts(s, 'genai', 'other') })).toThrow(/already registered/);
+    expect(() =>
+      dialects.add({ name: 'genai', matches: () => false, read: (s) => baseFacts(s, 'genai', 'other') }),
+    ).toThrow(/already registered/);
     expect(builtinDialects().list()).toEqual(DEFAULT); // another instance is untouched
   });
 

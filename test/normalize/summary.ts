@@ -60,7 +60,13 @@ export function summarize(f: SpanFacts): FactsSummary {
 }
 
 /** Shorthand for an expected call: string args unless said otherwise. */
-export function c(id: string | undefined, name: string, raw: string | undefined, kind: ToolArgs['kind'] = 'string', result?: string): CallSummary {
+export function c(
+  id: string | undefined,
+  name: string,
+  raw: string | undefined,
+  kind: ToolArgs['kind'] = 'string',
+  result?: string,
+): CallSummary {
   const out: CallSummary = { name, kind: raw === undefined ? 'none' : kind };
   if (raw !== undefined) out.raw = raw;
   if (id !== undefined) out.id = id;

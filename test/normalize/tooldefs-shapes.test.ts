@@ -7,8 +7,14 @@ const schema = { type: 'object', properties: { city: { type: 'string' } }, requi
 describe('definition shapes', () => {
   it.each([
     ['Bedrock Converse toolSpec', { toolSpec: { name: 'w', description: 'd', inputSchema: { json: schema } } }],
-    ['Strands ToolSpec (inputSchema {json})', { name: 'w', description: 'd', inputSchema: { json: schema }, outputSchema: null }],
-    ['Pydantic AI parameters_json_schema', { name: 'w', description: 'd', parameters_json_schema: schema, strict: true, kind: 'function' }],
+    [
+      'Strands ToolSpec (inputSchema {json})',
+      { name: 'w', description: 'd', inputSchema: { json: schema }, outputSchema: null },
+    ],
+    [
+      'Pydantic AI parameters_json_schema',
+      { name: 'w', description: 'd', parameters_json_schema: schema, strict: true, kind: 'function' },
+    ],
     ['OpenAI-wrapped', { type: 'function', function: { name: 'w', description: 'd', parameters: schema } }],
   ])('%s', (_name, def) => {
     expect(toToolDef(def)).toEqual({ name: 'w', description: 'd', parameters: schema });
@@ -48,11 +54,18 @@ describe('definition shapes', () => {
   });
 
   it('Gemini function_declarations groups in a tools list (ADK llm_request config.tools)', () => {
-    const defs = parseToolDefs([{ function_declarations: [{ name: 'a', parameters: { type: 'OBJECT', properties: {} } }, { name: 'b' }] }]);
+    const defs = parseToolDefs([
+      { function_declarations: [{ name: 'a', parameters: { type: 'OBJECT', properties: {} } }, { name: 'b' }] },
+    ]);
     expect(defs).toEqual([{ name: 'a', parameters: { type: 'object', properties: {} } }, { name: 'b' }]);
   });
 
   it('a Bedrock entry that is no tool (cachePoint) is skipped', () => {
-    expect(parseToolDefs([{ cachePoint: { type: 'default' } }, { toolSpec: { name: 'x', inputSchema: { json: schema } } }])?.map((d) => d.name)).toEqual(['x']);
+    expect(
+      parseToolDefs([
+        { cachePoint: { type: 'default' } },
+        { toolSpec: { name: 'x', inputSchema: { json: schema } } },
+      ])?.map((d) => d.name),
+    ).toEqual(['x']);
   });
 });

@@ -36,7 +36,15 @@ describe('jsonValue / resultText', () => {
 
 describe('groupIndexed', () => {
   it('groups numbered keys by index, numerically ordered, ignoring non-numeric ones', () => {
-    const a = attrs({ 'p.10.x': 'j', 'p.2.x': 'b', 'p.2.y.0.z': 'c', 'p.x.y': 'no', p: 'no', 'p.3': 'no', 'q.1.x': 'no' });
+    const a = attrs({
+      'p.10.x': 'j',
+      'p.2.x': 'b',
+      'p.2.y.0.z': 'c',
+      'p.x.y': 'no',
+      p: 'no',
+      'p.3': 'no',
+      'q.1.x': 'no',
+    });
     const g = groupIndexed(a, 'p');
     expect(g.map((x) => [x.index, Object.fromEntries(x.fields)])).toEqual([
       [2, { x: 'b', 'y.0.z': 'c' }],
@@ -73,7 +81,10 @@ describe('parseToolDefs', () => {
   it('reads lists, lists of JSON strings, {tools}, Gemini functionDeclarations', () => {
     expect(parseToolDefs([JSON.stringify({ name: 'a' }), { name: 'b' }])?.map((d) => d.name)).toEqual(['a', 'b']);
     expect(parseToolDefs({ tools: [{ name: 'a' }] })?.map((d) => d.name)).toEqual(['a']);
-    expect(parseToolDefs([{ functionDeclarations: [{ name: 'a' }, { name: 'b' }] }])?.map((d) => d.name)).toEqual(['a', 'b']);
+    expect(parseToolDefs([{ functionDeclarations: [{ name: 'a' }, { name: 'b' }] }])?.map((d) => d.name)).toEqual([
+      'a',
+      'b',
+    ]);
     expect(parseToolDefs('[]')).toEqual([]);
     expect(parseToolDefs('[{"nope":1}]')).toBeUndefined();
     expect(parseToolDefs(undefined)).toBeUndefined();

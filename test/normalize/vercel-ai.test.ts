@@ -7,7 +7,11 @@ import { c, summarize, type FactsSummary } from './summary.js';
 const dialects = builtinDialects();
 
 const tools = [
-  JSON.stringify({ type: 'function', name: 'weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }),
+  JSON.stringify({
+    type: 'function',
+    name: 'weather',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+  }),
   JSON.stringify({ type: 'function', name: 'time', inputSchema: { type: 'object' } }),
 ];
 const doGenerate = (extra: Record<string, unknown>): Span =>
@@ -65,7 +69,9 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
         'ai.model.id': 'claude-3-5-sonnet',
         'ai.model.provider': 'anthropic.messages',
         'ai.prompt.tools': [JSON.stringify({ type: 'function', name: 'weather', parameters: { type: 'object' } })],
-        'ai.response.toolCalls': JSON.stringify([{ toolCallId: 'toolu_1', toolName: 'weather', args: '{"city":"Paris"}' }]),
+        'ai.response.toolCalls': JSON.stringify([
+          { toolCallId: 'toolu_1', toolName: 'weather', args: '{"city":"Paris"}' },
+        ]),
         'ai.usage.promptTokens': 5,
         'ai.usage.completionTokens': 3,
       },
@@ -89,8 +95,21 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       'ai.response.toolCalls': [{ type: 'tool-call', toolCallId: 'call_5', toolName: 'time', input: {} }],
       'ai.prompt.messages': [
         { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_4', toolName: 'weather', input: { city: 'Lyon' } }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_4', toolName: 'weather', output: { type: 'json', value: { temp: 20 } } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'call_4', toolName: 'weather', input: { city: 'Lyon' } }],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'call_4',
+              toolName: 'weather',
+              output: { type: 'json', value: { temp: 20 } },
+            },
+          ],
+        },
       ],
     }),
     expected: {
@@ -108,7 +127,9 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
         'ai.model.id': 'gpt-4o',
         'ai.model.provider': 'openai.chat',
         'ai.prompt': JSON.stringify({ prompt: 'Weather in Paris?' }),
-        'ai.response.toolCalls': JSON.stringify([{ type: 'tool-call', toolCallId: 'call_1', toolName: 'weather', input: { city: 'Paris' } }]),
+        'ai.response.toolCalls': JSON.stringify([
+          { type: 'tool-call', toolCallId: 'call_1', toolName: 'weather', input: { city: 'Paris' } },
+        ]),
         'ai.response.text': 'Rainy.',
       },
       { name: 'ai.generateText' },
@@ -149,7 +170,15 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       role: 'tool',
       proposals: [],
       replays: [],
-      execution: { name: 'weather', callId: 'call_1', kind: 'string', raw: '{"city":"Paris"}', status: 'ok', result: '{"temp":14}', durationMs: 15 },
+      execution: {
+        name: 'weather',
+        callId: 'call_1',
+        kind: 'string',
+        raw: '{"city":"Paris"}',
+        status: 'ok',
+        result: '{"temp":14}',
+        durationMs: 15,
+      },
     },
   },
   {
@@ -164,7 +193,14 @@ const rows: { name: string; span: Span; expected: FactsSummary }[] = [
       proposals: [],
       replays: [],
       error: 'fetch failed',
-      execution: { name: 'weather', callId: 'call_1', kind: 'none', status: 'error', errorType: 'fetch failed', durationMs: 250 },
+      execution: {
+        name: 'weather',
+        callId: 'call_1',
+        kind: 'none',
+        status: 'error',
+        errorType: 'fetch failed',
+        durationMs: 250,
+      },
     },
   },
   {

@@ -87,15 +87,28 @@ describe('dedupe journal records', () => {
         traceId: 't1',
         spans: [],
         calls: [
-          ['id:c1', { name: 'f', hasId: true, executed: false, fromExecution: false, outcome: 'SchemaMismatch', model: 'm-2' }],
+          [
+            'id:c1',
+            { name: 'f', hasId: true, executed: false, fromExecution: false, outcome: 'SchemaMismatch', model: 'm-2' },
+          ],
           ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: true }],
         ],
       },
-      { traceId: 't2', spans: [], calls: [['id:c3', { name: 'h', hasId: true, executed: false, fromExecution: false, outcome: 'valid', model: 'm-1' }]] },
+      {
+        traceId: 't2',
+        spans: [],
+        calls: [
+          ['id:c3', { name: 'h', hasId: true, executed: false, fromExecution: false, outcome: 'valid', model: 'm-1' }],
+        ],
+      },
     ]);
     // A version 1 record (written before outcomes were kept) is still read.
     expect(decodeRecord('[1,["t",["s"],["id:c","f",3]]]')).toEqual([
-      { traceId: 't', spans: ['s'], calls: [['id:c', { name: 'f', hasId: true, executed: true, fromExecution: false }]] },
+      {
+        traceId: 't',
+        spans: ['s'],
+        calls: [['id:c', { name: 'f', hasId: true, executed: true, fromExecution: false }]],
+      },
     ]);
   });
 

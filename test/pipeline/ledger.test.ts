@@ -27,7 +27,8 @@ describe('ledger memory is bounded', () => {
   it('remembers at most max_calls_per_trace calls of one trace', () => {
     const ledger = new Ledger({ maxTraces: 10, maxCallsPerTrace: 2, traceTtlMs: 3_600_000 });
     const txn = ledger.begin(0);
-    for (const k of ['1', '2', '3']) txn.add('t', k, { name: 'f', argsRaw: undefined, hasId: true, executed: false, fromExecution: false });
+    for (const k of ['1', '2', '3'])
+      txn.add('t', k, { name: 'f', argsRaw: undefined, hasId: true, executed: false, fromExecution: false });
     expect(txn.get('t', '2')).toBeDefined();
     expect(txn.get('t', '3')).toBeUndefined();
   });

@@ -23,11 +23,23 @@ describe('call series', () => {
     const rows: CallSeriesRow[] = [
       { bucket: T, service: 'a', model: 'm1', outcome: 'valid', count: 3, firstMinute: T + 10 * MINUTE },
       { bucket: T, service: 'a', model: 'm1', outcome: 'InvalidJson', count: 1, firstMinute: T + 20 * MINUTE },
-      { bucket: T + 2 * HOUR, service: 'a', model: 'm2', outcome: 'unvalidated', count: 5, firstMinute: T + 2 * HOUR + 5 * MINUTE },
+      {
+        bucket: T + 2 * HOUR,
+        service: 'a',
+        model: 'm2',
+        outcome: 'unvalidated',
+        count: 5,
+        firstMinute: T + 2 * HOUR + 5 * MINUTE,
+      },
       { bucket: T + 2 * HOUR, service: 'b', model: 'm1', outcome: 'valid', count: 2, firstMinute: T + 2 * HOUR },
     ];
     const store = { callSeries: async (q: CallSeriesQuery) => ((asked = q), rows) };
-    const cs = await callSeries(store, { sinceMs: T + 10 * MINUTE, untilMs: T + 3 * HOUR, stepMs: HOUR, by: ['service', 'model'] });
+    const cs = await callSeries(store, {
+      sinceMs: T + 10 * MINUTE,
+      untilMs: T + 3 * HOUR,
+      stepMs: HOUR,
+      by: ['service', 'model'],
+    });
     expect(asked).toMatchObject({ originMs: T, sinceMs: T + 10 * MINUTE, stepMs: HOUR });
     expect(cs.buckets).toEqual([T, T + HOUR, T + 2 * HOUR]);
     expect(cs.series.map((s) => [s.key, s.points.map((p) => p.total), s.sum.total, s.firstMinute])).toEqual([
@@ -43,16 +55,25 @@ describe('call series', () => {
       [{ service: 'a' }, [4, 0, 5], 1, T + 10 * MINUTE],
       [{ service: 'b' }, [0, 0, 2], 0, T + 2 * HOUR],
     ]);
-    expect(rollup(cs, []).series.map((s) => s.sum.counts)).toEqual([{ valid: 5, InvalidJson: 1, UnknownName: 0, SchemaMismatch: 0, unvalidated: 5 }]);
+    expect(rollup(cs, []).series.map((s) => s.sum.counts)).toEqual([
+      { valid: 5, InvalidJson: 1, UnknownName: 0, SchemaMismatch: 0, unvalidated: 5 },
+    ]);
   });
 });
 
 describe('model changes', () => {
-  const s = (service: string, model: string, firstMinute: number) => ({ key: { service, model }, firstMinute }) as Series;
+  const s = (service: string, model: string, firstMinute: number) =>
+    ({ key: { service, model }, firstMinute }) as Series;
 
   it('marks a model new to a service that already had calls; a new service, or a model seen before, is no change', () => {
     const before = [s('a', 'gpt-4o', 0), s('c', 'm', 0)];
-    const now = [s('a', 'gpt-4o', T), s('a', 'gpt-4.1', T + 5 * MINUTE), s('b', 'x', T + MINUTE), s('b', 'y', T + 9 * MINUTE), s('c', 'm', T)];
+    const now = [
+      s('a', 'gpt-4o', T),
+      s('a', 'gpt-4.1', T + 5 * MINUTE),
+      s('b', 'x', T + MINUTE),
+      s('b', 'y', T + 9 * MINUTE),
+      s('c', 'm', T),
+    ];
     expect(modelChanges(now, before)).toEqual([
       { service: 'a', model: 'gpt-4.1', minute: T + 5 * MINUTE, before: ['gpt-4o'] },
       { service: 'b', model: 'y', minute: T + 9 * MINUTE, before: ['x'] },

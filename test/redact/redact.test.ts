@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createRedactor, luhnValid } from '../../src/redact/redact.js';
 import { PLANTED } from '../judge/planted.js';
 
-
 describe('redaction', () => {
   const r = createRedactor({ fields: ['password', 'billing.tax_id'], patterns: ['ACME-\\d{6}'] });
 
@@ -24,9 +23,17 @@ describe('redaction', () => {
   });
 
   it('masks configured field paths inside JSON arguments and results, and cards sent as numbers', () => {
-    const args = JSON.stringify({ user: { password: 'x-not-a-pattern' }, billing: { tax_id: 'CZ12345678', city: 'Brno' }, card: 4111111111111111 });
+    const args = JSON.stringify({
+      user: { password: 'x-not-a-pattern' },
+      billing: { tax_id: 'CZ12345678', city: 'Brno' },
+      card: 4111111111111111,
+    });
     const out = JSON.parse(r.jsonText(args));
-    expect(out).toEqual({ user: { password: '[REDACTED]' }, billing: { tax_id: '[REDACTED]', city: 'Brno' }, card: '[CARD]' });
+    expect(out).toEqual({
+      user: { password: '[REDACTED]' },
+      billing: { tax_id: '[REDACTED]', city: 'Brno' },
+      card: '[CARD]',
+    });
   });
 
   it('leaves ordinary values alone: order ids, dates, amounts, non-Luhn digit runs', () => {
@@ -48,7 +55,20 @@ describe('redaction', () => {
 describe('card numbers inside longer digit runs (issue 8, Medium 11)', () => {
   const r = createRedactor({ fields: [], patterns: [] });
   // Luhn-valid test numbers of the usual networks, 13 to 19 digits.
-  const CARDS = ['4242424242424242', '4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '3530111333300000', '4222222222222', '6200000000000005', '4000002500001001', '6011000990139424', '3566002020360505', '4917610000000000003'];
+  const CARDS = [
+    '4242424242424242',
+    '4111111111111111',
+    '5555555555554444',
+    '378282246310005',
+    '6011111111111117',
+    '3530111333300000',
+    '4222222222222',
+    '6200000000000005',
+    '4000002500001001',
+    '6011000990139424',
+    '3566002020360505',
+    '4917610000000000003',
+  ];
 
   /** Every run of digits (with single separators) in the text, separators removed. */
   const digitRuns = (s: string) => (s.match(/\d(?:[ -]?\d)*/g) ?? []).map((m) => m.replace(/[ -]/g, ''));
@@ -64,7 +84,7 @@ describe('card numbers inside longer digit runs (issue 8, Medium 11)', () => {
 
   it('fuzz: a planted card never survives, whatever digits, separators or JSON surround it', () => {
     let seed = 20260815;
-    const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const rand = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
     const digits = (n: number) => Array.from({ length: n }, () => String(rand(10))).join('');
     const separate = (card: string, sep: string) => (sep === '' ? card : card.replace(/(\d{4})(?=\d)/g, `$1${sep}`));
     let cases = 0;
@@ -75,11 +95,7 @@ describe('card numbers inside longer digit runs (issue 8, Medium 11)', () => {
       const after = digits(rand(12));
       const join = ['', ' ', '-'][rand(3)]!;
       const run = `${before}${before ? join : ''}${separate(card, sep)}${after ? join : ''}${after}`;
-      const contexts = [
-        `text ${run} text`,
-        `${run}`,
-        JSON.stringify({ note: `paid with ${run}`, n: 1 }),
-      ];
+      const contexts = [`text ${run} text`, `${run}`, JSON.stringify({ note: `paid with ${run}`, n: 1 })];
       for (const c of contexts) {
         const out = r.text(c);
         expect(leaked(out, card), `${c} → ${out}`).toBe(false);

@@ -29,7 +29,11 @@ process.stdout.write(JSON.stringify({ store: services.store.kind, betterSqlite3:
 `;
 
 function run(db: string, dir: string): { store: string; betterSqlite3: boolean; pg: boolean } {
-  const res = spawnSync(process.execPath, [path.join(built.dir, 'child.js')], { env: { ...process.env, DB: db, DIR: dir }, encoding: 'utf8', timeout: 60_000 });
+  const res = spawnSync(process.execPath, [path.join(built.dir, 'child.js')], {
+    env: { ...process.env, DB: db, DIR: dir },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (res.status !== 0) throw new Error(`child failed (${res.status}): ${res.stderr}`);
   return JSON.parse(res.stdout) as { store: string; betterSqlite3: boolean; pg: boolean };
 }

@@ -29,7 +29,14 @@ const ROWS = [
 async function check(store: Store): Promise<void> {
   const alerts = new AlertStore(store.sql);
   const head = (await alerts.head('slack'))!;
-  expect(head).toMatchObject({ notifier: 'slack', status: 'pending', attempts: 2, nextAttemptMs: 9000, lastError: '500 boom', message: { status: 'resolved' } });
+  expect(head).toMatchObject({
+    notifier: 'slack',
+    status: 'pending',
+    attempts: 2,
+    nextAttemptMs: 9000,
+    lastError: '500 boom',
+    message: { status: 'resolved' },
+  });
   expect(await alerts.outboxSummary(5)).toMatchObject({ pending: 1, sent: 1, failed: 0 });
   expect(await alerts.outbox.readyAt('alert:slack')).toBe(9000);
   const lf = await LangfuseState.open(store.sql);
@@ -45,8 +52,11 @@ describe('migration 005 (one outbox)', () => {
     const file = path.join(dir, 'db');
     try {
       const db = new Database(file);
-      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-      for (const m of BEFORE) db.exec(m.sqlite), db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
+      db.exec(
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+      );
+      for (const m of BEFORE)
+        db.exec(m.sqlite), db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
       for (const r of ROWS) db.exec(r);
       db.close();
       const store = new SqliteStore({ path: file, synchronous: 'NORMAL' });
@@ -65,8 +75,12 @@ describe('migration 005 (one outbox)', () => {
     try {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      await client.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
-      for (const m of BEFORE) await client.query(m.postgres), await client.query('INSERT INTO schema_migrations VALUES ($1, $2, 0)', [m.version, m.name]);
+      await client.query(
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+      );
+      for (const m of BEFORE)
+        await client.query(m.postgres),
+          await client.query('INSERT INTO schema_migrations VALUES ($1, $2, 0)', [m.version, m.name]);
       for (const r of ROWS) await client.query(r);
       await client.end();
       const store = await PostgresStore.open(url);

@@ -52,7 +52,12 @@ interface Kind {
 }
 
 const numeric = (r: Row): Row =>
-  Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^(count|dropped|minute|time_ms|id|version)$/.test(k) ? Number(v) : v]));
+  Object.fromEntries(
+    Object.entries(r).map(([k, v]) => [
+      k,
+      typeof v === 'string' && /^(count|dropped|minute|time_ms|id|version)$/.test(k) ? Number(v) : v,
+    ]),
+  );
 
 const kinds: [string, Kind][] = [
   [
@@ -68,7 +73,9 @@ const kinds: [string, Kind][] = [
             return new SqliteStore({ path: file, synchronous: 'NORMAL' });
           },
           async rows(store, table, orderBy) {
-            return ((store as SqliteStore).db.prepare(`SELECT * FROM ${table} ORDER BY ${orderBy}`).all() as Row[]).map(numeric);
+            return ((store as SqliteStore).db.prepare(`SELECT * FROM ${table} ORDER BY ${orderBy}`).all() as Row[]).map(
+              numeric,
+            );
           },
           async dispose() {
             rmSync(dir, { recursive: true, force: true });
@@ -107,10 +114,30 @@ const kinds: [string, Kind][] = [
 const T0 = minuteOf(Date.UTC(2025, 0, 15, 12, 0));
 
 function call(over: Partial<CallAggregate> = {}): CallAggregate {
-  return { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 1, ...over };
+  return {
+    minute: T0,
+    source: 'otlp',
+    service: 'svc',
+    model: 'gpt-x',
+    tool: 'search',
+    outcome: 'valid',
+    reason: '',
+    count: 1,
+    ...over,
+  };
 }
 function exec(over: Partial<ExecutionAggregate> = {}): ExecutionAggregate {
-  return { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', callOutcome: 'valid', count: 1, ...over };
+  return {
+    minute: T0,
+    source: 'otlp',
+    service: 'svc',
+    model: 'gpt-x',
+    tool: 'search',
+    status: 'ok',
+    callOutcome: 'valid',
+    count: 1,
+    ...over,
+  };
 }
 function drop(over: Partial<FailureDrop> = {}): FailureDrop {
   return { minute: T0, service: 'svc', tool: 'search', dropped: 1, ...over };
@@ -167,7 +194,11 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
     it('merges aggregates by key across writes and within a batch', async () => {
       await store.write(
         batch({
-          callAggregates: [call({ count: 2 }), call({ outcome: 'UnknownName', tool: '_unknown', count: 1 }), call({ count: 1 })],
+          callAggregates: [
+            call({ count: 2 }),
+            call({ outcome: 'UnknownName', tool: '_unknown', count: 1 }),
+            call({ count: 1 }),
+          ],
           executionAggregates: [
             exec({ count: 4 }),
             exec({ status: 'client_error', count: 1 }),
@@ -185,9 +216,36 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       );
 
       expect(await target.rows(store, 'call_minutes', 'minute, tool')).toEqual([
-        { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: '_unknown', outcome: 'UnknownName', reason: '', count: 1 },
-        { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 6 },
-        { minute: T0 + MINUTE_MS, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', reason: '', count: 7 },
+        {
+          minute: T0,
+          source: 'otlp',
+          service: 'svc',
+          model: 'gpt-x',
+          tool: '_unknown',
+          outcome: 'UnknownName',
+          reason: '',
+          count: 1,
+        },
+        {
+          minute: T0,
+          source: 'otlp',
+          service: 'svc',
+          model: 'gpt-x',
+          tool: 'search',
+          outcome: 'valid',
+          reason: '',
+          count: 6,
+        },
+        {
+          minute: T0 + MINUTE_MS,
+          source: 'otlp',
+          service: 'svc',
+          model: 'gpt-x',
+          tool: 'search',
+          outcome: 'valid',
+          reason: '',
+          count: 7,
+        },
       ]);
       const ex = { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search' };
       expect(await target.rows(store, 'execution_minutes', 'status, call_outcome')).toEqual([
@@ -196,7 +254,14 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
         { ...ex, status: 'ok', call_outcome: 'valid', count: 5 },
       ]);
       expect(await store.executionCounts({ sinceMs: T0 })).toEqual([
-        { service: 'svc', model: 'gpt-x', tool: 'search', status: 'client_error', callOutcome: 'SchemaMismatch', count: 2 },
+        {
+          service: 'svc',
+          model: 'gpt-x',
+          tool: 'search',
+          status: 'client_error',
+          callOutcome: 'SchemaMismatch',
+          count: 2,
+        },
         { service: 'svc', model: 'gpt-x', tool: 'search', status: 'client_error', callOutcome: 'valid', count: 1 },
         { service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', callOutcome: 'valid', count: 5 },
       ]);
@@ -270,9 +335,20 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       expect(counts.find((r) => r.tool === 'search')!.count).toBe(50);
       for (let t = 0; t < 5; t++) expect(counts.find((r) => r.tool === `t${t}`)!.count).toBe(20);
       expect(await target.rows(store, 'execution_minutes', 'status')).toEqual([
-        { minute: T0, source: 'otlp', service: 'svc', model: 'gpt-x', tool: 'search', status: 'ok', call_outcome: 'valid', count: 150 },
+        {
+          minute: T0,
+          source: 'otlp',
+          service: 'svc',
+          model: 'gpt-x',
+          tool: 'search',
+          status: 'ok',
+          call_outcome: 'valid',
+          count: 150,
+        },
       ]);
-      expect(await target.rows(store, 'failure_drops', 'tool')).toEqual([{ minute: T0, service: 'svc', tool: 'search', dropped: 50 }]);
+      expect(await target.rows(store, 'failure_drops', 'tool')).toEqual([
+        { minute: T0, service: 'svc', tool: 'search', dropped: 50 },
+      ]);
       const stored = await store.failures({ limit: 100 });
       expect(stored).toHaveLength(50);
       // Arrival order is id order.
@@ -309,11 +385,15 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
     it('pending calls: adds, replacements and removes apply in write order, also within one group', async () => {
       // One group: fired without awaiting in between.
       await Promise.all([
-        store.write(batch({ pendingAdd: [pend('t1', 'a', T0 + 300), pend('t1', 'b', T0 + 100), pend('t2', 'a', T0 + 200)] })),
+        store.write(
+          batch({ pendingAdd: [pend('t1', 'a', T0 + 300), pend('t1', 'b', T0 + 100), pend('t2', 'a', T0 + 200)] }),
+        ),
         store.write(batch({ pendingRemove: [{ traceId: 't1', callKey: 'b' }] })), // removes an add of the same group
         store.write(batch({ pendingAdd: [pend('t2', 'a', T0 + 250, '{"v":2}')] })), // deferred again: replaces
         // Adds then removes within one batch, as SQLite applies them: gone.
-        store.write(batch({ pendingAdd: [pend('t3', 'x', T0 + 50)], pendingRemove: [{ traceId: 't3', callKey: 'x' }] })),
+        store.write(
+          batch({ pendingAdd: [pend('t3', 'x', T0 + 50)], pendingRemove: [{ traceId: 't3', callKey: 'x' }] }),
+        ),
         store.write(batch({ pendingRemove: [{ traceId: 't9', callKey: 'z' }] })), // removing nothing is fine
       ]);
       // Due order.
@@ -323,10 +403,20 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
         store.write(batch({ pendingRemove: [{ traceId: 't1', callKey: 'a' }] })),
         store.write(batch({ pendingAdd: [pend('t1', 'a', T0 + 10, '{"v":3}')] })),
       ]);
-      expect(await store.loadPending()).toEqual([pend('t1', 'a', T0 + 10, '{"v":3}'), pend('t2', 'a', T0 + 250, '{"v":2}')]);
+      expect(await store.loadPending()).toEqual([
+        pend('t1', 'a', T0 + 10, '{"v":3}'),
+        pend('t2', 'a', T0 + 250, '{"v":2}'),
+      ]);
       // A restart reads them back.
       expect(await (await another()).loadPending()).toHaveLength(2);
-      await store.write(batch({ pendingRemove: [{ traceId: 't1', callKey: 'a' }, { traceId: 't2', callKey: 'a' }] }));
+      await store.write(
+        batch({
+          pendingRemove: [
+            { traceId: 't1', callKey: 'a' },
+            { traceId: 't2', callKey: 'a' },
+          ],
+        }),
+      );
       expect(await store.loadPending()).toEqual([]);
     });
 
@@ -448,7 +538,9 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
         { service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'unvalidated', count: 12 },
         { service: 'svc', model: 'gpt-x', tool: 'search', outcome: 'valid', count: 19 },
       ]);
-      expect(await store.callCounts({ sinceMs: T0, untilMs: T0 + 2 * MINUTE_MS, service: 'svc' })).toEqual(rows.slice(5));
+      expect(await store.callCounts({ sinceMs: T0, untilMs: T0 + 2 * MINUTE_MS, service: 'svc' })).toEqual(
+        rows.slice(5),
+      );
       // No until: everything from since on.
       const open = await store.callCounts({ sinceMs: T0 + MINUTE_MS, service: 'svc' });
       expect(open).toEqual([
@@ -479,10 +571,24 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       const q = { sinceMs: h0, untilMs: T0 + H, originMs: T0 - H, stepMs: H };
       // Hour buckets from 11:00 (only minutes from 11:30 read), by service and model.
       expect(await store.callSeries({ ...q, by: ['model', 'service'] })).toEqual([
-        { bucket: T0 - H, service: 'svc', model: 'gpt-x', outcome: 'unvalidated', count: 12, firstMinute: h0 + 5 * MINUTE_MS },
+        {
+          bucket: T0 - H,
+          service: 'svc',
+          model: 'gpt-x',
+          outcome: 'unvalidated',
+          count: 12,
+          firstMinute: h0 + 5 * MINUTE_MS,
+        },
         { bucket: T0 - H, service: 'svc', model: 'gpt-x', outcome: 'valid', count: 3, firstMinute: h0 },
         { bucket: T0, service: 'B', model: 'gpt-x', outcome: 'valid', count: 64, firstMinute: T0 + 9 * MINUTE_MS },
-        { bucket: T0, service: 'svc', model: 'gpt-y', outcome: 'SchemaMismatch', count: 32, firstMinute: T0 + 9 * MINUTE_MS },
+        {
+          bucket: T0,
+          service: 'svc',
+          model: 'gpt-y',
+          outcome: 'SchemaMismatch',
+          count: 32,
+          firstMinute: T0 + 9 * MINUTE_MS,
+        },
         { bucket: T0, service: 'svc', model: 'gpt-y', outcome: 'valid', count: 16, firstMinute: T0 + 7 * MINUTE_MS },
       ]);
       // No dimension: per bucket and outcome only; a service filter; minute buckets.
@@ -492,7 +598,13 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
         { bucket: T0, outcome: 'SchemaMismatch', count: 32, firstMinute: T0 + 9 * MINUTE_MS },
         { bucket: T0, outcome: 'valid', count: 16, firstMinute: T0 + 7 * MINUTE_MS },
       ]);
-      const minutes = await store.callSeries({ sinceMs: T0, untilMs: T0 + 10 * MINUTE_MS, originMs: T0, stepMs: MINUTE_MS, by: ['tool'] });
+      const minutes = await store.callSeries({
+        sinceMs: T0,
+        untilMs: T0 + 10 * MINUTE_MS,
+        originMs: T0,
+        stepMs: MINUTE_MS,
+        by: ['tool'],
+      });
       expect(minutes.map((r) => [(r.bucket - T0) / MINUTE_MS, r.tool, r.outcome, r.count])).toEqual([
         [7, 'search', 'valid', 16],
         [9, 'search', 'SchemaMismatch', 32],
@@ -503,26 +615,59 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
 
     it('trajectories: two replicas add to the same minute rows; medians, p90 and means per service and model', async () => {
       const t = (over: Partial<CompletedTrajectory>): CompletedTrajectory => ({
-        traceId: 't', service: 'svc', model: 'gpt-x', endMs: T0 + 5_000, steps: 2, toolCalls: 3, failedCalls: 0, tokens: 1000, durationMs: 4_000, ...over,
+        traceId: 't',
+        service: 'svc',
+        model: 'gpt-x',
+        endMs: T0 + 5_000,
+        steps: 2,
+        toolCalls: 3,
+        failedCalls: 0,
+        tokens: 1000,
+        durationMs: 4_000,
+        ...over,
       });
       const other = await another();
       await Promise.all([
-        store.write(batch({ extensions: [trajectoryExtension([t({}), t({ toolCalls: 12, failedCalls: 2, tokens: null })])!] })),
-        other.write(batch({ extensions: [trajectoryExtension([t({ toolCalls: 3 }), t({ model: 'mini', toolCalls: 1, steps: 1 })])!] })),
+        store.write(
+          batch({ extensions: [trajectoryExtension([t({}), t({ toolCalls: 12, failedCalls: 2, tokens: null })])!] }),
+        ),
+        other.write(
+          batch({
+            extensions: [trajectoryExtension([t({ toolCalls: 3 }), t({ model: 'mini', toolCalls: 1, steps: 1 })])!],
+          }),
+        ),
       ]);
-      await store.write(batch({ extensions: [trajectoryExtension([t({ endMs: T0 + 10 * MINUTE_MS, toolCalls: 94 })])!] }));
+      await store.write(
+        batch({ extensions: [trajectoryExtension([t({ endMs: T0 + 10 * MINUTE_MS, toolCalls: 94 })])!] }),
+      );
       const got = await trajectoryStats(store.sql, { sinceMs: T0, untilMs: T0 + MINUTE_MS });
-      expect(got.models.map((g) => [g.model, g.stats.trajectories, g.stats.toolCalls, g.stats.failedCalls.mean, g.stats.tokens])).toEqual([
+      expect(
+        got.models.map((g) => [
+          g.model,
+          g.stats.trajectories,
+          g.stats.toolCalls,
+          g.stats.failedCalls.mean,
+          g.stats.tokens,
+        ]),
+      ).toEqual([
         ['gpt-x', 3, { median: 3, p90: 12, mean: 6 }, 2 / 3, { median: 1000, p90: 1000, mean: 1000, trajectories: 2 }],
         ['mini', 1, { median: 1, p90: 1, mean: 1 }, 0, { median: 1000, p90: 1000, mean: 1000, trajectories: 1 }],
       ]);
-      expect(got.services.map((g) => [g.service, g.stats.trajectories, g.stats.steps, g.stats.durationSeconds])).toEqual([
+      expect(
+        got.services.map((g) => [g.service, g.stats.trajectories, g.stats.steps, g.stats.durationSeconds]),
+      ).toEqual([
         // 4000 ms lies in the bucket up to 4200 ms: the median is that bucket's upper bound, the mean exact.
         ['svc', 4, { median: 2, p90: 2, mean: 1.75 }, { median: 4.2, p90: 4.2, mean: 4 }],
       ]);
-      expect((await trajectoryStats(store.sql, { sinceMs: T0, untilMs: T0 + MINUTE_MS, services: ['other'] })).models).toEqual([]);
+      expect(
+        (await trajectoryStats(store.sql, { sinceMs: T0, untilMs: T0 + MINUTE_MS, services: ['other'] })).models,
+      ).toEqual([]);
       expect(await pruneTrajectories(store.sql, T0 + MINUTE_MS)).toBeGreaterThan(0);
-      expect((await trajectoryStats(store.sql, { sinceMs: 0, untilMs: T0 + 60 * MINUTE_MS })).services.map((g) => g.stats.toolCalls.median)).toEqual([94]);
+      expect(
+        (await trajectoryStats(store.sql, { sinceMs: 0, untilMs: T0 + 60 * MINUTE_MS })).services.map(
+          (g) => g.stats.toolCalls.median,
+        ),
+      ).toEqual([94]);
     });
 
     it('prune() removes rows older than the cutoff from every table and counts them', async () => {
@@ -559,7 +704,10 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       expect(await store.runExclusive('judge', async () => 'again')).toEqual({ ran: true, value: 'again' });
 
       await expect(store.runExclusive('judge', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-      expect(await store.runExclusive('judge', async () => 'after a throw')).toEqual({ ran: true, value: 'after a throw' });
+      expect(await store.runExclusive('judge', async () => 'after a throw')).toEqual({
+        ran: true,
+        value: 'after a throw',
+      });
     });
 
     if (kindName === 'postgres') {
@@ -584,18 +732,29 @@ describe.each(kinds)('store contract: %s', (kindName, kind) => {
       });
 
       it('open() rejects, and leaves nothing running, when the server cannot be reached', async () => {
-        await expect(PostgresStore.open('postgres://postgres@127.0.0.1:1/nowhere')).rejects.toThrow(/ECONNREFUSED|connect/);
+        await expect(PostgresStore.open('postgres://postgres@127.0.0.1:1/nowhere')).rejects.toThrow(
+          /ECONNREFUSED|connect/,
+        );
       });
 
       it('when the database goes away, every write of the group rejects and ping fails', async () => {
         const server = new pg.Client({ connectionString: pgServer().url });
         await server.connect();
         try {
-          const db = decodeURIComponent(new URL(((store as PostgresStore).pool.options as { connectionString: string }).connectionString).pathname.slice(1));
-          await server.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [db]);
+          const db = decodeURIComponent(
+            new URL(
+              ((store as PostgresStore).pool.options as { connectionString: string }).connectionString,
+            ).pathname.slice(1),
+          );
+          await server.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+            [db],
+          );
           await server.query(`ALTER DATABASE "${db}" WITH ALLOW_CONNECTIONS false`);
           await server.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [db]);
-          const results = await Promise.allSettled([0, 1, 2].map(() => store.write(batch({ callAggregates: [call()] }))));
+          const results = await Promise.allSettled(
+            [0, 1, 2].map(() => store.write(batch({ callAggregates: [call()] }))),
+          );
           expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
           expect(store.pendingWrites()).toBe(0);
           await expect(store.ping()).rejects.toThrow();

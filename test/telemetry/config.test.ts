@@ -11,7 +11,8 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startTelemetry } from '../../src/telemetry/sdk.js';
 
-const telemetry = (env: Record<string, string> = {}, file: Record<string, unknown> = {}) => loadConfig({ cwd: '/tmp', env, overrides: { telemetry: file } }).telemetry;
+const telemetry = (env: Record<string, string> = {}, file: Record<string, unknown> = {}) =>
+  loadConfig({ cwd: '/tmp', env, overrides: { telemetry: file } }).telemetry;
 const problems = (env: Record<string, string>): string[] => {
   try {
     loadConfig({ cwd: '/tmp', env });
@@ -28,9 +29,27 @@ describe('the telemetry switch', () => {
     ['telemetry.enabled', {}, { enabled: true }, true, 'telemetry.enabled'],
     ['OTEL_TRACES_EXPORTER=otlp', { OTEL_TRACES_EXPORTER: 'otlp' }, {}, true, 'OTEL_TRACES_EXPORTER'],
     ['OTEL_TRACES_EXPORTER=console,otlp', { OTEL_TRACES_EXPORTER: 'console, otlp' }, {}, true, 'OTEL_TRACES_EXPORTER'],
-    ['an endpoint alone (inherited from an agent environment)', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, {}, false, 'off'],
-    ['OTEL_TRACES_EXPORTER=none beats the file', { OTEL_TRACES_EXPORTER: 'none' }, { enabled: true }, false, 'OTEL_TRACES_EXPORTER=none'],
-    ['OTEL_SDK_DISABLED=true beats everything', { OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' }, { enabled: true }, false, 'OTEL_SDK_DISABLED'],
+    [
+      'an endpoint alone (inherited from an agent environment)',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' },
+      {},
+      false,
+      'off',
+    ],
+    [
+      'OTEL_TRACES_EXPORTER=none beats the file',
+      { OTEL_TRACES_EXPORTER: 'none' },
+      { enabled: true },
+      false,
+      'OTEL_TRACES_EXPORTER=none',
+    ],
+    [
+      'OTEL_SDK_DISABLED=true beats everything',
+      { OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'otlp' },
+      { enabled: true },
+      false,
+      'OTEL_SDK_DISABLED',
+    ],
   ])('%s', (_what, env, file, enabled, reason) => {
     expect(telemetry(env, file)).toMatchObject({ enabled, reason });
   });
@@ -59,12 +78,20 @@ describe('the telemetry switch', () => {
   });
 
   it('unknown exporters and protocols are reported in the config phase', () => {
-    expect(problems({ OTEL_TRACES_EXPORTER: 'otlp,jaeger', OTEL_EXPORTER_OTLP_PROTOCOL: 'http', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toEqual([
+    expect(
+      problems({
+        OTEL_TRACES_EXPORTER: 'otlp,jaeger',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+      }),
+    ).toEqual([
       'OTEL_TRACES_EXPORTER: unknown exporter "jaeger" (known: otlp, console, zipkin, none)',
       'OTEL_EXPORTER_OTLP_PROTOCOL: must be one of http/protobuf, http/json, grpc, got "http"',
     ]);
     expect(problems({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual([]);
-    expect(() => loadConfig({ cwd: '/tmp', overrides: { telemetry: { enabled: 'yes' } } })).toThrow(/telemetry\.enabled: must be boolean/);
+    expect(() => loadConfig({ cwd: '/tmp', overrides: { telemetry: { enabled: 'yes' } } })).toThrow(
+      /telemetry\.enabled: must be boolean/,
+    );
   });
 });
 

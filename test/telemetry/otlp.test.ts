@@ -41,10 +41,19 @@ async function toolwatchProcess(env: (url: string) => Record<string, string>): P
   const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-telemetry-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_') && !k.startsWith('TOOLWATCH_')));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_') && !k.startsWith('TOOLWATCH_')),
+  );
   const proc = spawn(process.execPath, [path.join(built.dir, 'main.js')], {
     cwd: dir,
-    env: { ...base, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: path.join(dir, 'toolwatch.db'), LOG_LEVEL: 'warn', ...env(url) },
+    env: {
+      ...base,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: path.join(dir, 'toolwatch.db'),
+      LOG_LEVEL: 'warn',
+      ...env(url),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -113,13 +122,23 @@ describe('self-telemetry over OTLP', () => {
       await agent.flush();
       await agent.shutdown();
     }
-    const received = await settle(async () => metricValue(await metrics(b.url), 'toolwatch_spans_received_total', { source: 'otlp' }), (n) => n >= 2, 10_000);
+    const received = await settle(
+      async () => metricValue(await metrics(b.url), 'toolwatch_spans_received_total', { source: 'otlp' }),
+      (n) => n >= 2,
+      10_000,
+    );
     expect(received, a.output()).toBe(2);
     expect(seen.map((s) => [s.name, s.scope, s.service])).toEqual([
       ['ingest batch', 'toolwatch', 'toolwatch-a'],
       ['ingest batch', 'toolwatch', 'toolwatch-a'],
     ]);
-    for (const s of seen) expect(s.attributes).toMatchObject({ 'toolwatch.source': 'otlp', 'toolwatch.spans': 5, 'toolwatch.calls': 4, 'toolwatch.calls.SchemaMismatch': 1 });
+    for (const s of seen)
+      expect(s.attributes).toMatchObject({
+        'toolwatch.source': 'otlp',
+        'toolwatch.spans': 5,
+        'toolwatch.calls': 4,
+        'toolwatch.calls.SchemaMismatch': 1,
+      });
     expect(metricValue(await metrics(b.url), 'toolwatch_tool_calls_total')).toBe(0);
     expect(metricValue(await metrics(a.url), 'toolwatch_tool_calls_total')).toBe(8);
     expect(await a.stop()).toBe(0);
@@ -131,7 +150,8 @@ describe('self-telemetry over OTLP', () => {
     agentTurn(agent.tracer, 't1');
     await agent.flush();
     await agent.shutdown();
-    const spans = () => metrics(a.url).then((t) => metricValue(t, 'toolwatch_spans_received_total', { source: 'otlp' }));
+    const spans = () =>
+      metrics(a.url).then((t) => metricValue(t, 'toolwatch_spans_received_total', { source: 'otlp' }));
     // The agent's 5 spans, then the one `ingest batch` span of that batch, exported back in.
     expect(await settle(spans, (n) => n >= 6, 10_000), a.output()).toBe(6);
     // Several export intervals (100 ms) later: nothing more — the span of the own batch was never made.

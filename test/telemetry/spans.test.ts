@@ -36,18 +36,46 @@ beforeAll(async () => {
   openai = await startFakeOpenAI();
   langfuse = await startFakeLangfuse();
   langfuse.observations.push(...seedTraces(Date.now() - 40 * 60_000));
-  const env = { JUDGE_API_KEY: 'k', LANGFUSE_PUBLIC_KEY: langfuse.publicKey, LANGFUSE_SECRET_KEY: langfuse.secretKey, LANGFUSE_HOST: langfuse.url };
-  const config = loadConfig({ cwd: '/tmp', env, overrides: { telemetry: { enabled: true, service_name: 'toolwatch-under-test' } } });
-  expect(config.telemetry).toMatchObject({ enabled: true, reason: 'telemetry.enabled', serviceName: 'toolwatch-under-test' });
+  const env = {
+    JUDGE_API_KEY: 'k',
+    LANGFUSE_PUBLIC_KEY: langfuse.publicKey,
+    LANGFUSE_SECRET_KEY: langfuse.secretKey,
+    LANGFUSE_HOST: langfuse.url,
+  };
+  const config = loadConfig({
+    cwd: '/tmp',
+    env,
+    overrides: { telemetry: { enabled: true, service_name: 'toolwatch-under-test' } },
+  });
+  expect(config.telemetry).toMatchObject({
+    enabled: true,
+    reason: 'telemetry.enabled',
+    serviceName: 'toolwatch-under-test',
+  });
   telemetry = await startTelemetry(config.telemetry, { log: createLogger('silent'), spanProcessors: [processor] });
   tw = await startToolwatch({
     env,
     config: {
       telemetry: { enabled: true },
       dedupe: { execution_grace: '100ms' },
-      judge: { enabled: true, base_url: openai.baseUrl, model: 'judge-model-1', sample_rate: 1, idle: '1ms', timeout: '2s', concurrency: 2 },
+      judge: {
+        enabled: true,
+        base_url: openai.baseUrl,
+        model: 'judge-model-1',
+        sample_rate: 1,
+        idle: '1ms',
+        timeout: '2s',
+        concurrency: 2,
+      },
       alerts: { interval: '1h', rules: [{ name: 'errors', kind: 'error_rate', threshold: 0.1, min_calls: 1 }] },
-      langfuse: { enabled: true, schedule: '0 0 1 1 *', page_size: 5, lag: '1m', max_window: '10m', initial_lookback: '45m' },
+      langfuse: {
+        enabled: true,
+        schedule: '0 0 1 1 *',
+        page_size: 5,
+        lag: '1m',
+        max_window: '10m',
+        initial_lookback: '45m',
+      },
     },
     services: { tracer: telemetry.tracer!, judgeCompleteEveryMs: 0 },
   });
@@ -92,9 +120,20 @@ describe('self-telemetry spans (in-memory exporter)', () => {
     await flushed();
     const before = named('ingest batch').length;
     const received = metricValue(await tw.metrics(), 'toolwatch_spans_received_total', { source: 'otlp' });
-    const own = chatResourceSpans({ service: 'toolwatch', traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), definitions: '[]', call: { id: 'x', name: 'y', arguments: '{}' }, endMs: Date.now() });
+    const own = chatResourceSpans({
+      service: 'toolwatch',
+      traceId: 'ab'.repeat(16),
+      spanId: 'cd'.repeat(8),
+      definitions: '[]',
+      call: { id: 'x', name: 'y', arguments: '{}' },
+      endMs: Date.now(),
+    });
     const scoped = { ...own, scopeSpans: own.scopeSpans.map((s) => ({ ...s, scope: { name: TRACER_NAME } })) };
-    const res = await fetch(`${tw.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [scoped] }) });
+    const res = await fetch(`${tw.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [scoped] }),
+    });
     expect(res.status).toBe(200);
     expect(metricValue(await tw.metrics(), 'toolwatch_spans_received_total', { source: 'otlp' })).toBe(received + 1);
     await flushed();
@@ -105,7 +144,12 @@ describe('self-telemetry spans (in-memory exporter)', () => {
     await tw.services.alerting.evaluate();
     await flushed();
     const [span] = named('alerts evaluate');
-    expect(span!.attributes).toMatchObject({ 'toolwatch.alerts.rules': 1, 'toolwatch.alerts.firing': 1, 'toolwatch.alerts.messages': 1, 'toolwatch.alerts.rule_errors': 0 });
+    expect(span!.attributes).toMatchObject({
+      'toolwatch.alerts.rules': 1,
+      'toolwatch.alerts.firing': 1,
+      'toolwatch.alerts.messages': 1,
+      'toolwatch.alerts.rule_errors': 0,
+    });
   });
 
   it('a judge run and each judge request, the requests children of the run', async () => {
@@ -118,13 +162,21 @@ describe('self-telemetry spans (in-memory exporter)', () => {
     expect(summary.judged).toBe(3);
     await flushed();
     const [run] = named('judge run');
-    expect(run!.attributes).toMatchObject({ 'toolwatch.judge.status': 'ok', 'toolwatch.judge.judged': 3, 'toolwatch.judge.model': 'judge-model-1', 'toolwatch.judge.left_pending': 0 });
+    expect(run!.attributes).toMatchObject({
+      'toolwatch.judge.status': 'ok',
+      'toolwatch.judge.judged': 3,
+      'toolwatch.judge.model': 'judge-model-1',
+      'toolwatch.judge.left_pending': 0,
+    });
     const requests = named('judge request');
     expect(requests).toHaveLength(3);
     for (const r of requests) {
       expect(parentOf(r)).toBe(run!.spanContext().spanId);
       expect(r.spanContext().traceId).toBe(run!.spanContext().traceId);
-      expect(r.attributes).toMatchObject({ 'toolwatch.judge.outcome': 'verdict', 'toolwatch.judge.reached_goal': true });
+      expect(r.attributes).toMatchObject({
+        'toolwatch.judge.outcome': 'verdict',
+        'toolwatch.judge.reached_goal': true,
+      });
       expect(r.attributes['toolwatch.judge.trace_id']).toMatch(/^[0-9a-f]{32}$/);
       expect(r.attributes['toolwatch.judge.input_tokens']).toBeGreaterThan(0);
     }
@@ -139,7 +191,9 @@ describe('self-telemetry spans (in-memory exporter)', () => {
     const sum = (k: string) => windows.reduce((n, w) => n + Number(w.attributes[k]), 0);
     expect(sum('toolwatch.langfuse.observations')).toBe(res.observations);
     expect(windows[0]!.attributes['toolwatch.langfuse.api']).toBe('v2');
-    expect(Date.parse(String(windows[0]!.attributes['toolwatch.langfuse.to']))).toBeGreaterThan(Date.parse(String(windows[0]!.attributes['toolwatch.langfuse.from'])));
+    expect(Date.parse(String(windows[0]!.attributes['toolwatch.langfuse.to']))).toBeGreaterThan(
+      Date.parse(String(windows[0]!.attributes['toolwatch.langfuse.from'])),
+    );
     const batches = named('ingest batch').filter((b) => b.attributes['toolwatch.source'] === 'langfuse');
     expect(batches.length).toBeGreaterThan(0);
     const windowIds = new Set(windows.map((w) => w.spanContext().spanId));

@@ -15,7 +15,14 @@ import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { chatResourceSpans } from '../helpers/otlp-json.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SKIP_BROWSER = process.env.TOOLWATCH_SKIP_BROWSER === '1';
 
 const EVIL_TOOL = '<script>alert(1)</script>';
@@ -28,7 +35,11 @@ const EVIL_KEY = 'llm.<img src=x onerror=alert(6)>';
 const NOW = Date.now();
 let seq = 0;
 
-const tool = (name: string) => ({ type: 'function', name, parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } });
+const tool = (name: string) => ({
+  type: 'function',
+  name,
+  parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+});
 const DEFS = JSON.stringify([tool('lookup'), tool('search'), tool(EVIL_TOOL)]);
 
 /** One GenAI chat span proposing one call. */
@@ -86,14 +97,30 @@ beforeAll(async () => {
     config: {
       alerts: {
         interval: '1h',
-        rules: [{ name: 'tool-errors', kind: 'error_rate', window: '5m', threshold: 0.2, min_calls: 2, by: ['service', 'tool'], severity: 'critical' }],
+        rules: [
+          {
+            name: 'tool-errors',
+            kind: 'error_rate',
+            window: '5m',
+            threshold: 0.2,
+            min_calls: 2,
+            by: ['service', 'tool'],
+            severity: 'critical',
+          },
+        ],
       },
       judge: { enabled: true, model: 'judge-model-1', sample_rate: 1 },
     },
     // The judge is on (its summary is on the page, trajectories are stored) but never asked anything here.
-    services: { judgeClient: { model: 'judge-model-1', judge: () => Promise.reject(new Error('not used in this test')) } },
+    services: {
+      judgeClient: { model: 'judge-model-1', judge: () => Promise.reject(new Error('not used in this test')) },
+    },
   });
-  const res = await fetch(`${tw.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [...spans(), unknownFramework()] }) });
+  const res = await fetch(`${tw.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ resourceSpans: [...spans(), unknownFramework()] }),
+  });
   expect(res.status).toBe(200);
   expect(await res.json()).toEqual({});
   await tw.services.alerting!.evaluate();
@@ -126,7 +153,8 @@ describe('GET / (app.inject)', () => {
 
   it('escapes hostile tool names, call names, arguments and service names', async () => {
     const body = (await tw.app.inject('/')).body;
-    for (const evil of [EVIL_TOOL, EVIL_NAME, EVIL_ARGS, EVIL_SERVICE, EVIL_SCOPE, EVIL_KEY]) expect(body).not.toContain(evil);
+    for (const evil of [EVIL_TOOL, EVIL_NAME, EVIL_ARGS, EVIL_SERVICE, EVIL_SCOPE, EVIL_KEY])
+      expect(body).not.toContain(evil);
     expect(body).toContain('&lt;script&gt;alert(5)&lt;/script&gt;');
     expect(body).toContain('llm.&lt;img src=x onerror=alert(6)&gt;');
     expect(body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -142,7 +170,8 @@ describe('GET / (app.inject)', () => {
     // The only SVG is the page's own charts.
     const svgs = tags.filter((t) => /^<svg\b/i.test(t));
     expect(svgs.length).toBeGreaterThan(0);
-    for (const t of svgs) expect(t).toMatch(/^<svg class="(chart|spark)[^"]*" data-chart="(service|tool|outcomes|models|drift)"/);
+    for (const t of svgs)
+      expect(t).toMatch(/^<svg class="(chart|spark)[^"]*" data-chart="(service|tool|outcomes|models|drift)"/);
   });
 
   it('links failures to /api/failures and stored trajectories to /api/trajectories', async () => {
@@ -152,7 +181,9 @@ describe('GET / (app.inject)', () => {
     expect(traj).not.toBeNull();
     expect((await tw.app.inject(traj![1]!)).statusCode).toBe(200);
     // The hostile tool's failure link is percent-encoded, then HTML-escaped.
-    expect(body).toContain(`href="/api/failures?service=svc-b&amp;${new URLSearchParams({ tool: EVIL_TOOL })}&amp;since=1h"`);
+    expect(body).toContain(
+      `href="/api/failures?service=svc-b&amp;${new URLSearchParams({ tool: EVIL_TOOL })}&amp;since=1h"`,
+    );
   });
 
   it('shows alert states and the judge summary', async () => {
@@ -196,7 +227,9 @@ describe.skipIf(SKIP_BROWSER)('GET / in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install the Debian package \`chromium\` (apt-get install -y --no-install-recommends chromium), or set TOOLWATCH_SKIP_BROWSER=1 to skip the browser test`);
+      throw new Error(
+        `${CHROMIUM} is missing: install the Debian package \`chromium\` (apt-get install -y --no-install-recommends chromium), or set TOOLWATCH_SKIP_BROWSER=1 to skip the browser test`,
+      );
     }
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
@@ -222,7 +255,9 @@ describe.skipIf(SKIP_BROWSER)('GET / in headless Chromium', () => {
 
   // (Strings, not functions: the tests type-check without the DOM library.) The visible rows' cell texts.
   const rows = (sel: string) =>
-    page.evaluate(`Array.from(document.querySelectorAll(${JSON.stringify(`${sel} tr`)})).filter((tr) => !tr.hidden).map((tr) => Array.from(tr.cells, (c) => c.innerText.trim()))`) as Promise<string[][]>;
+    page.evaluate(
+      `Array.from(document.querySelectorAll(${JSON.stringify(`${sel} tr`)})).filter((tr) => !tr.hidden).map((tr) => Array.from(tr.cells, (c) => c.innerText.trim()))`,
+    ) as Promise<string[][]>;
   const violations = () => page.evaluate('window.__violations') as Promise<string[]>;
 
   it('shows counts per service and tool, failures, alerts; nothing hostile runs', async () => {
@@ -236,7 +271,20 @@ describe.skipIf(SKIP_BROWSER)('GET / in headless Chromium', () => {
     expect(tools).toContainEqual(['svc-a', 'lookup', '6', '0', '0', '2', '0', '8', '25.0%', '—', '', 'failures']);
     expect(tools).toContainEqual(['svc-a', 'search', '3', '0', '0', '0', '0', '3', '0%', '—', '', '']);
     expect(tools).toContainEqual(['svc-b', EVIL_TOOL, '1', '0', '0', '1', '0', '2', '50.0%', '—', '', 'failures']);
-    expect(tools).toContainEqual(['svc-b', '_unknownnames not offered', '0', '0', '1', '0', '0', '1', '100%', '—', '', 'failures']);
+    expect(tools).toContainEqual([
+      'svc-b',
+      '_unknownnames not offered',
+      '0',
+      '0',
+      '1',
+      '0',
+      '0',
+      '1',
+      '100%',
+      '—',
+      '',
+      'failures',
+    ]);
     expect(tools).toContainEqual([EVIL_SERVICE, 'search', '1', '0', '0', '0', '0', '1', '0%', '—', '', '']);
     // Worst first.
     expect(tools.map((r) => r[8])).toEqual(['100%', '100%', '50.0%', '25.0%', '0%', '0%']);

@@ -17,7 +17,14 @@ import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { chatResourceSpans } from '../helpers/otlp-json.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SKIP_BROWSER = process.env.TOOLWATCH_SKIP_BROWSER === '1';
 
 const NOW = Date.now();
@@ -26,7 +33,12 @@ const MIN = 60_000;
 /** The minute the checkout service switched from gpt-4o to gpt-4.1. */
 const SWITCH = M - 24 * MIN;
 
-const schema = (prop: string) => ({ type: 'object', properties: { [prop]: { type: 'string' } }, required: [prop], additionalProperties: false });
+const schema = (prop: string) => ({
+  type: 'object',
+  properties: { [prop]: { type: 'string' } },
+  required: [prop],
+  additionalProperties: false,
+});
 const DEFS = JSON.stringify([
   { type: 'function', name: 'lookup_order', parameters: schema('id') },
   { type: 'function', name: 'search', parameters: schema('q') },
@@ -56,7 +68,10 @@ function traffic() {
   for (let i = 0; i < 60; i++) {
     const m = M - i * MIN;
     const model = m >= SWITCH ? 'gpt-4.1' : 'gpt-4o';
-    spans.push(...times(3, () => call('checkout', m, 'lookup_order', '{"id":"A1"}', model)), call('checkout', m, 'search', '{"q":"x"}', model));
+    spans.push(
+      ...times(3, () => call('checkout', m, 'lookup_order', '{"id":"A1"}', model)),
+      call('checkout', m, 'search', '{"q":"x"}', model),
+    );
     if (i >= 10 && i < 20) spans.push(...times(2, () => call('checkout', m, 'lookup_order', '{"id":7}', model))); // an error bump
     if (i >= 15) {
       // support's baseline: mostly get_weather
@@ -64,7 +79,10 @@ function traffic() {
       if (i % 3 === 0) spans.push(call('support', m, 'refund', '{"order":"o1"}', 'claude-sonnet'));
     } else {
       // the last 15 minutes: refunds take over (drift), some broken JSON, notes without a schema
-      spans.push(call('support', m, 'get_weather', '{"city":"Oslo"}', 'claude-sonnet'), ...times(2, () => call('support', m, 'refund', '{"order":"o1"}', 'claude-sonnet')));
+      spans.push(
+        call('support', m, 'get_weather', '{"city":"Oslo"}', 'claude-sonnet'),
+        ...times(2, () => call('support', m, 'refund', '{"order":"o1"}', 'claude-sonnet')),
+      );
       if (i % 5 === 0) spans.push(call('support', m, 'get_weather', '{"city": Os', 'claude-sonnet'));
       if (i % 2 === 0) spans.push(call('support', m, 'notes', '{"text":"n"}', 'claude-sonnet'));
     }
@@ -79,11 +97,26 @@ beforeAll(async () => {
     config: {
       alerts: {
         interval: '1h',
-        rules: [{ name: 'tool-drift', kind: 'drift', window: '15m', baseline: '45m', min_calls: 20, min_baseline_calls: 40, p_value: 0.01, min_distance: 0.1 }],
+        rules: [
+          {
+            name: 'tool-drift',
+            kind: 'drift',
+            window: '15m',
+            baseline: '45m',
+            min_calls: 20,
+            min_baseline_calls: 40,
+            p_value: 0.01,
+            min_distance: 0.1,
+          },
+        ],
       },
     },
   });
-  const res = await fetch(`${tw.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: traffic() }) });
+  const res = await fetch(`${tw.url}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ resourceSpans: traffic() }),
+  });
   expect(res.status).toBe(200);
   await tw.services.alerting.evaluate();
 });
@@ -98,13 +131,18 @@ describe.skipIf(SKIP_BROWSER)('trends on the page, in headless Chromium', () => 
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install the Debian package \`chromium\`, or set TOOLWATCH_SKIP_BROWSER=1`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `${CHROMIUM} is missing: install the Debian package \`chromium\`, or set TOOLWATCH_SKIP_BROWSER=1`,
+      );
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => console.error('CSP ' + e.violatedDirective))`);
+    await page.addInitScript(
+      `document.addEventListener('securitypolicyviolation', (e) => console.error('CSP ' + e.violatedDirective))`,
+    );
   });
   afterAll(async () => {
     await browser?.close();
@@ -136,20 +174,41 @@ describe.skipIf(SKIP_BROWSER)('trends on the page, in headless Chromium', () => 
         })),
       };
     })()`) as Promise<{
-      services: { service: string; total: number; failed: number; checked: number; points: { t: string; calls: number; failed: number; checked: number; rate: number | null; title: string }[] }[];
+      services: {
+        service: string;
+        total: number;
+        failed: number;
+        checked: number;
+        points: { t: string; calls: number; failed: number; checked: number; rate: number | null; title: string }[];
+      }[];
       sparks: { service: string; tool: string; total: number; failed: number; calls: number[]; failures: number[] }[];
       outcomes: { keys: string[]; points: Record<string, number | string>[] };
-      models: { service: string; keys: string[]; points: Record<string, number | string>[]; markers: { model: string; minute: string; title: string }[] }[];
-      drift: { rule: string; service: string; drifting: boolean; caption: string; shares: { tool: string; before: number; after: number }[] }[];
+      models: {
+        service: string;
+        keys: string[];
+        points: Record<string, number | string>[];
+        markers: { model: string; minute: string; title: string }[];
+      }[];
+      drift: {
+        rule: string;
+        service: string;
+        drifting: boolean;
+        caption: string;
+        shares: { tool: string; before: number; after: number }[];
+      }[];
     }>;
 
-  const stats = async (window: string): Promise<ToolStats[]> => ((await (await fetch(`${tw.url}/api/stats?window=${window}`)).json()) as { tools: ToolStats[] }).tools;
+  const stats = async (window: string): Promise<ToolStats[]> =>
+    ((await (await fetch(`${tw.url}/api/stats?window=${window}`)).json()) as { tools: ToolStats[] }).tools;
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
   const HOUR = 3_600_000;
   // 1h: 60 minute buckets; 24h: hour buckets from the window's first (partial) hour to the current one.
   const since24h = M + MIN - 24 * HOUR;
-  for (const [window, buckets] of [['1h', 60], ['24h', Math.ceil((M + MIN - Math.floor(since24h / HOUR) * HOUR) / HOUR)]] as const) {
+  for (const [window, buckets] of [
+    ['1h', 60],
+    ['24h', Math.ceil((M + MIN - Math.floor(since24h / HOUR) * HOUR) / HOUR)],
+  ] as const) {
     it(`${window}: every value drawn matches /api/stats (${buckets} buckets)`, async () => {
       await page.goto(`${tw.url}/?window=${window}`);
       const d = await drawn();
@@ -161,7 +220,12 @@ describe.skipIf(SKIP_BROWSER)('trends on the page, in headless Chromium', () => 
       for (const s of d.services) {
         const rows = st.filter((t) => t.service === s.service);
         const failed = sum(rows.map((t) => t.counts.InvalidJson + t.counts.UnknownName + t.counts.SchemaMismatch));
-        expect([s.service, s.total, s.failed, s.checked]).toEqual([s.service, sum(rows.map((t) => t.total)), failed, sum(rows.map((t) => t.checked))]);
+        expect([s.service, s.total, s.failed, s.checked]).toEqual([
+          s.service,
+          sum(rows.map((t) => t.total)),
+          failed,
+          sum(rows.map((t) => t.checked)),
+        ]);
         expect(s.points).toHaveLength(buckets);
         expect(sum(s.points.map((p) => p.calls))).toBe(s.total);
         expect(sum(s.points.map((p) => p.failed))).toBe(s.failed);
@@ -171,23 +235,33 @@ describe.skipIf(SKIP_BROWSER)('trends on the page, in headless Chromium', () => 
       expect(d.sparks).toHaveLength(st.length);
       for (const sp of d.sparks) {
         const row = st.find((t) => t.service === sp.service && t.tool === sp.tool)!;
-        expect([sp.service, sp.tool, sp.total, sp.failed]).toEqual([row.service, row.tool, row.total, row.counts.InvalidJson + row.counts.UnknownName + row.counts.SchemaMismatch]);
+        expect([sp.service, sp.tool, sp.total, sp.failed]).toEqual([
+          row.service,
+          row.tool,
+          row.total,
+          row.counts.InvalidJson + row.counts.UnknownName + row.counts.SchemaMismatch,
+        ]);
         expect([sum(sp.calls), sum(sp.failures), sp.calls.length]).toEqual([row.total, sp.failed, buckets]);
       }
       // The outcome mix: per outcome, the buckets add up to the outcome's total over every tool.
       expect(d.outcomes.keys).toEqual(['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated']);
       d.outcomes.keys.forEach((o, k) => {
-        expect([o, sum(d.outcomes.points.map((p) => Number(p[`v${k}`])))]).toEqual([o, sum(st.map((t) => t.counts[o as keyof ToolStats['counts']]))]);
+        expect([o, sum(d.outcomes.points.map((p) => Number(p[`v${k}`])))]).toEqual([
+          o,
+          sum(st.map((t) => t.counts[o as keyof ToolStats['counts']])),
+        ]);
       });
     });
   }
 
-  it('1h: the checkout model change is marked at gpt-4.1\'s first minute; minute buckets hold the error bump', async () => {
+  it("1h: the checkout model change is marked at gpt-4.1's first minute; minute buckets hold the error bump", async () => {
     await page.goto(`${tw.url}/?window=1h`);
     const d = await drawn();
     const checkout = d.models.find((m) => m.service === 'checkout')!;
     expect([...checkout.keys].sort()).toEqual(['gpt-4.1', 'gpt-4o']);
-    expect(checkout.markers).toEqual([{ model: 'gpt-4.1', minute: new Date(SWITCH).toISOString(), title: expect.stringContaining('(before: gpt-4o)') }]);
+    expect(checkout.markers).toEqual([
+      { model: 'gpt-4.1', minute: new Date(SWITCH).toISOString(), title: expect.stringContaining('(before: gpt-4o)') },
+    ]);
     expect(d.models.find((m) => m.service === 'support')!.markers).toEqual([]); // one model all along: no change
     // Before the switch every checkout call is gpt-4o, from it on gpt-4.1.
     const k41 = checkout.keys.indexOf('gpt-4.1');
@@ -197,12 +271,14 @@ describe.skipIf(SKIP_BROWSER)('trends on the page, in headless Chromium', () => 
       expect([p.t, Number(p[`v${k41}`]) === Number(p.total)]).toEqual([p.t, t >= SWITCH]);
     }
     const bump = d.services.find((s) => s.service === 'checkout')!.points.filter((p) => p.failed > 0);
-    expect(bump.map((p) => Date.parse(p.t)).sort()).toEqual(Array.from({ length: 10 }, (_, i) => M - 19 * MIN + i * MIN));
+    expect(bump.map((p) => Date.parse(p.t)).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => M - 19 * MIN + i * MIN),
+    );
     expect(bump.every((p) => p.calls === 6 && p.failed === 2)).toBe(true);
     expect(bump[0]!.title).toMatch(/^\d\d:\d\d UTC · 6 calls · 2 failed · error rate 33\.3%$/);
   });
 
-  it('1h: the drift rule\'s tool shares, now against its baseline, as the rule computes them', async () => {
+  it("1h: the drift rule's tool shares, now against its baseline, as the rule computes them", async () => {
     await page.goto(`${tw.url}/?window=1h`);
     const d = await drawn();
     const support = d.drift.find((x) => x.service === 'support')!;
@@ -216,7 +292,9 @@ describe.skipIf(SKIP_BROWSER)('trends on the page, in headless Chromium', () => 
     ]);
     const checkout = d.drift.find((x) => x.service === 'checkout')!;
     expect(checkout.drifting).toBe(false);
-    const alerts = (await (await fetch(`${tw.url}/api/alerts`)).json()) as { alerts: { rule: string; labels: Record<string, string>; state: string; value: number }[] };
+    const alerts = (await (await fetch(`${tw.url}/api/alerts`)).json()) as {
+      alerts: { rule: string; labels: Record<string, string>; state: string; value: number }[];
+    };
     const firing = alerts.alerts.find((a) => a.labels.service === 'support')!;
     expect(firing.state).toBe('firing');
     expect(support.caption).toContain(`JS distance ${firing.value.toFixed(3)}`);
@@ -235,8 +313,14 @@ describe.skipIf(SKIP_BROWSER)('trends on the page, in headless Chromium', () => 
         failed: getComputedStyle(document.querySelector('svg .c-failed')).fill,
         line: getComputedStyle(document.querySelector('svg .l-rate')).stroke,
       }))()`)) as Record<string, string>;
-      if (scheme === 'light') expect(colours).toMatchObject({ body: 'rgb(246, 248, 250)', card: 'rgb(255, 255, 255)', text: 'rgb(31, 35, 40)' });
-      else expect(colours).toMatchObject({ body: 'rgb(13, 17, 23)', card: 'rgb(22, 27, 34)', text: 'rgb(230, 237, 243)' });
+      if (scheme === 'light')
+        expect(colours).toMatchObject({
+          body: 'rgb(246, 248, 250)',
+          card: 'rgb(255, 255, 255)',
+          text: 'rgb(31, 35, 40)',
+        });
+      else
+        expect(colours).toMatchObject({ body: 'rgb(13, 17, 23)', card: 'rgb(22, 27, 34)', text: 'rgb(230, 237, 243)' });
       for (const k of ['bar', 'failed', 'line']) expect(colours[k], k).toMatch(/^rgb\(/);
       shots[scheme] = path.join(tmpdir(), `toolwatch-trends-${scheme}.png`);
       await page.locator('#trends-section').screenshot({ path: shots[scheme] });

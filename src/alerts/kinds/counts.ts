@@ -23,7 +23,10 @@ export function tally(rows: readonly CallCountRow[]): Tally {
 }
 
 /** Tools of a group by failed calls, most first (ties by name), with their checked counts. */
-export function topFailingTools(rows: readonly CallCountRow[], limit = 5): { tool: string; failed: number; checked: number }[] {
+export function topFailingTools(
+  rows: readonly CallCountRow[],
+  limit = 5,
+): { tool: string; failed: number; checked: number }[] {
   const by = new Map<string, { tool: string; failed: number; checked: number }>();
   for (const r of rows) {
     let t = by.get(r.tool);

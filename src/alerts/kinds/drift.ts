@@ -82,7 +82,17 @@ export const drift: RuleKind<DriftParams, CallWindows> = {
         summary: enough
           ? `tool mix moved: JS distance ${distance.toFixed(3)} (min ${p.min_distance}), chi-square p=${test.pValue.toExponential(2)}: ${moved}`
           : `not enough calls to compare (${nCur} now, ${nBase} in the baseline)`,
-        details: { window: p.window, baselineWindow: p.baseline, total: nCur, baselineTotal: nBase, pValue: test.pValue, chiSquare: test.statistic, df: test.df, distance, shifts },
+        details: {
+          window: p.window,
+          baselineWindow: p.baseline,
+          total: nCur,
+          baselineTotal: nBase,
+          pValue: test.pValue,
+          chiSquare: test.statistic,
+          df: test.df,
+          distance,
+          shifts,
+        },
       });
     }
     return out;

@@ -4,7 +4,15 @@
  * threshold yet a clear change on enough traffic; this catches it. A separate kind (not an option
  * of `drift`) because it groups like error_rate (`by`) and compares rates, not distributions.
  */
-import { bySchema, groupRows, pct, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
+import {
+  bySchema,
+  groupRows,
+  pct,
+  type CallWindows,
+  type GroupLabel,
+  type Observation,
+  type RuleKind,
+} from '../rules.js';
 import { durationSchema } from '../../util/duration.js';
 import { twoProportionZTest } from '../stats.js';
 import { tally, topFailingTools } from './counts.js';

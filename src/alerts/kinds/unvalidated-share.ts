@@ -3,7 +3,15 @@
  * a schema that does not compile). A rise means instrumentation stopped capturing what the
  * other rules need — it silently blinds them — so it gets a rule of its own.
  */
-import { bySchema, groupRows, pct, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
+import {
+  bySchema,
+  groupRows,
+  pct,
+  type CallWindows,
+  type GroupLabel,
+  type Observation,
+  type RuleKind,
+} from '../rules.js';
 import { durationSchema } from '../../util/duration.js';
 import { tally } from './counts.js';
 
@@ -34,7 +42,8 @@ export const unvalidatedShare: RuleKind<UnvalidatedShareParams, CallWindows> = {
       const share = t.total > 0 ? t.unvalidated / t.total : 0;
       const enough = t.total >= p.min_calls;
       const byTool = new Map<string, number>();
-      for (const r of g.rows) if (r.outcome === 'unvalidated') byTool.set(r.tool, (byTool.get(r.tool) ?? 0) + Number(r.count));
+      for (const r of g.rows)
+        if (r.outcome === 'unvalidated') byTool.set(r.tool, (byTool.get(r.tool) ?? 0) + Number(r.count));
       out.push({
         labels: g.labels,
         active: enough && share > p.threshold,
@@ -47,7 +56,10 @@ export const unvalidatedShare: RuleKind<UnvalidatedShareParams, CallWindows> = {
           window: p.window,
           total: t.total,
           unvalidated: t.unvalidated,
-          topTools: [...byTool].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([tool, n]) => ({ tool, failed: n, checked: 0 })),
+          topTools: [...byTool]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 5)
+            .map(([tool, n]) => ({ tool, failed: n, checked: 0 })),
         },
       });
     }

@@ -31,7 +31,10 @@ export function alertsEndpoint(base: string): string {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** One postable alert (Alertmanager's API v2 schema): labels, annotations, startsAt, endsAt, generatorURL. */
-export function postableAlert(m: AlertMessage, o: { nowMs: number; lifetimeMs: number; labels?: Record<string, string> }): Record<string, unknown> {
+export function postableAlert(
+  m: AlertMessage,
+  o: { nowMs: number; lifetimeMs: number; labels?: Record<string, string> },
+): Record<string, unknown> {
   // Static labels first: the alert's own (alertname, severity, the group) win. An empty value is an absent label.
   const labels = Object.fromEntries(Object.entries({ ...o.labels, ...alertLabels(m) }).filter(([, v]) => v !== ''));
   const annotations = { ...alertAnnotations(m), description: describeAlert(m), failures: m.link };
@@ -52,10 +55,14 @@ export const alertmanagerKind: NotifierKind = {
   check(s) {
     // Alertmanager usually runs next to toolwatch, on a private network: private addresses are expected.
     const problems: NotifierProblem[] = checkWebhookUrl('webhook', s.url!, { allowPrivateAddresses: true });
-    if (s.resendIntervalMs !== undefined && s.resendIntervalMs < 1000) problems.push({ key: 'resend_interval', problem: 'must be at least 1s' });
+    if (s.resendIntervalMs !== undefined && s.resendIntervalMs < 1000)
+      problems.push({ key: 'resend_interval', problem: 'must be at least 1s' });
     for (const name of Object.keys(s.labels ?? {})) {
       if (!LABEL_NAME.test(name) || name.startsWith('__')) {
-        problems.push({ key: `labels.${name}`, problem: 'is not a label name Alertmanager takes ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)' });
+        problems.push({
+          key: `labels.${name}`,
+          problem: 'is not a label name Alertmanager takes ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)',
+        });
       }
     }
     return problems;

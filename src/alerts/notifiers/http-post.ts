@@ -37,7 +37,8 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 function guardedLookup(hostname: string, options: { all?: boolean; family?: number }, cb: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return cb(err, options.all ? [] : '', 0);
-    if (addresses.some((a) => isPrivateAddress(a.address))) return cb(new BlockedAddressError() as NodeJS.ErrnoException, options.all ? [] : '', 0);
+    if (addresses.some((a) => isPrivateAddress(a.address)))
+      return cb(new BlockedAddressError() as NodeJS.ErrnoException, options.all ? [] : '', 0);
     if (options.all) return cb(null, addresses);
     const first = addresses[0]!;
     cb(null, first.address, first.family);
@@ -47,7 +48,8 @@ function guardedLookup(hostname: string, options: { all?: boolean; family?: numb
 export function postJson(rawUrl: string, payload: string, opts: PostOptions): Promise<PostResult> {
   const url = new URL(rawUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!opts.allowPrivateAddresses && isIP(host) && isPrivateAddress(host)) return Promise.reject(new BlockedAddressError());
+  if (!opts.allowPrivateAddresses && isIP(host) && isPrivateAddress(host))
+    return Promise.reject(new BlockedAddressError());
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve, reject) => {
     let done = false;
@@ -63,7 +65,12 @@ export function postJson(rawUrl: string, payload: string, opts: PostOptions): Pr
       url,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'user-agent': 'toolwatch', ...opts.headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          'user-agent': 'toolwatch',
+          ...opts.headers,
+        },
         ...(opts.allowPrivateAddresses ? {} : { lookup: guardedLookup as never }),
         agent: false,
       },
@@ -74,7 +81,13 @@ export function postJson(rawUrl: string, payload: string, opts: PostOptions): Pr
           if (size < 4096) chunks.push(c);
           size += c.length;
         });
-        res.on('end', () => finish(null, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8').slice(0, 4096) }));
+        res.on('end', () =>
+          finish(null, {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8').slice(0, 4096),
+          }),
+        );
         res.on('error', (e) => finish(e));
       },
     );

@@ -7,14 +7,28 @@ import { redactUrl } from './url-guard.js';
 function classifyResponse(res: PostResult, nowMs: number): SendResult {
   const v = classifyStatus(res.status, { headers: res.headers, nowMs });
   if (v.kind === 'ok') return { kind: 'ok' };
-  const error = v.kind === 'permanent' && v.redirect ? `${res.status} redirect not followed` : `${res.status} ${oneLine(res.body)}`.trim();
-  if (v.kind === 'retry') return { kind: 'retry', error, rateLimited: v.rateLimited, ...(v.retryAfterMs !== undefined ? { retryAfterMs: v.retryAfterMs } : {}) };
+  const error =
+    v.kind === 'permanent' && v.redirect
+      ? `${res.status} redirect not followed`
+      : `${res.status} ${oneLine(res.body)}`.trim();
+  if (v.kind === 'retry')
+    return {
+      kind: 'retry',
+      error,
+      rateLimited: v.rateLimited,
+      ...(v.retryAfterMs !== undefined ? { retryAfterMs: v.retryAfterMs } : {}),
+    };
   // 400 invalid_payload, 403 invalid_token, 404 no_service, 410 channel_is_archived…: retrying cannot help.
   return { kind: 'permanent', error };
 }
 
 /** POSTs a JSON body and classifies whatever comes back, answer or failure. */
-export async function sendJson(url: string, body: unknown, opts: PostOptions, nowMs: () => number): Promise<SendResult> {
+export async function sendJson(
+  url: string,
+  body: unknown,
+  opts: PostOptions,
+  nowMs: () => number,
+): Promise<SendResult> {
   try {
     return classifyResponse(await postJson(url, JSON.stringify(body), opts), nowMs());
   } catch (err) {

@@ -10,7 +10,16 @@ export const logKind: NotifierKind = {
       kind: 'log',
       target: 'log',
       async send(m) {
-        const line = { alert: m.rule, status: m.status, repeat: m.repeat, labels: m.labels, value: m.value, threshold: m.threshold, severity: m.severity, link: m.link };
+        const line = {
+          alert: m.rule,
+          status: m.status,
+          repeat: m.repeat,
+          labels: m.labels,
+          value: m.value,
+          threshold: m.threshold,
+          severity: m.severity,
+          link: m.link,
+        };
         if (m.status === 'firing') deps.log.warn(line, `alert ${m.rule} firing: ${m.summary}`);
         else deps.log.info(line, `alert ${m.rule} resolved: ${m.summary}`);
         return { kind: 'ok' };

@@ -9,7 +9,11 @@ import { sendJson } from './http-result.js';
 import type { NotifierKind } from './registry.js';
 import { checkWebhookUrl, redactUrl } from './url-guard.js';
 
-const EMOJI: Record<string, string> = { critical: ':rotating_light:', warning: ':warning:', info: ':information_source:' };
+const EMOJI: Record<string, string> = {
+  critical: ':rotating_light:',
+  warning: ':warning:',
+  info: ':information_source:',
+};
 
 /** Slack mrkdwn: &, < and > must be escaped; everything else is text. */
 function esc(s: string): string {
@@ -22,7 +26,10 @@ function groupText(labels: Record<string, string>): string {
 }
 
 export function slackPayload(m: AlertMessage): Record<string, unknown> {
-  const head = m.status === 'resolved' ? `:white_check_mark: RESOLVED ${m.rule}` : `${EMOJI[m.severity] ?? ':warning:'} ${m.repeat ? 'STILL FIRING' : 'FIRING'} ${m.rule}`;
+  const head =
+    m.status === 'resolved'
+      ? `:white_check_mark: RESOLVED ${m.rule}`
+      : `${EMOJI[m.severity] ?? ':warning:'} ${m.repeat ? 'STILL FIRING' : 'FIRING'} ${m.rule}`;
   const group = groupText(m.labels);
   const cmp = m.kind === 'error_rate_drift' ? 'baseline' : 'threshold';
   const blocks: Record<string, unknown>[] = [
@@ -40,24 +47,40 @@ export function slackPayload(m: AlertMessage): Record<string, unknown> {
   ];
   const top = m.details.topTools ?? [];
   if (m.status === 'firing' && top.length) {
-    const lines = top.map((t) => (t.checked ? `• \`${esc(t.tool)}\`: ${t.failed} failed of ${t.checked}` : `• \`${esc(t.tool)}\`: ${t.failed}`));
+    const lines = top.map((t) =>
+      t.checked ? `• \`${esc(t.tool)}\`: ${t.failed} failed of ${t.checked}` : `• \`${esc(t.tool)}\`: ${t.failed}`,
+    );
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Top tools*\n${lines.join('\n')}`.slice(0, 2900) } });
   }
   const shifts = m.details.shifts ?? [];
   if (m.status === 'firing' && shifts.length) {
     const lines = shifts.map((s) => `• \`${esc(s.tool)}\`: ${pct(s.before)} → ${pct(s.after)}`);
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Share moved most*\n${lines.join('\n')}`.slice(0, 2900) } });
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*Share moved most*\n${lines.join('\n')}`.slice(0, 2900) },
+    });
   }
   const ex = m.details.example;
   if (m.status === 'firing' && ex) {
     const where = ex.path ? ` at \`${esc(ex.path)}\`` : '';
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: `*Example* (${esc(ex.outcome)}, \`${esc(ex.name)}\`${where}, trace \`${esc(ex.traceId)}\`)\n\`\`\`${esc(ex.message).slice(0, 500)}\`\`\`` },
+      text: {
+        type: 'mrkdwn',
+        text: `*Example* (${esc(ex.outcome)}, \`${esc(ex.name)}\`${where}, trace \`${esc(ex.traceId)}\`)\n\`\`\`${esc(ex.message).slice(0, 500)}\`\`\``,
+      },
     });
   }
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: /^https?:\/\//.test(m.link) ? `<${m.link}|Failures>` : `Failures: ${esc(m.link)}` }] });
-  return { text: `${m.status === 'resolved' ? 'Resolved' : 'Firing'}: ${m.rule} (${group}): ${m.summary}`.slice(0, 3000), blocks };
+  blocks.push({
+    type: 'context',
+    elements: [
+      { type: 'mrkdwn', text: /^https?:\/\//.test(m.link) ? `<${m.link}|Failures>` : `Failures: ${esc(m.link)}` },
+    ],
+  });
+  return {
+    text: `${m.status === 'resolved' ? 'Resolved' : 'Firing'}: ${m.rule} (${group}): ${m.summary}`.slice(0, 3000),
+    blocks,
+  };
 }
 
 export const slackKind: NotifierKind = {
@@ -69,7 +92,13 @@ export const slackKind: NotifierKind = {
       name: s.name,
       kind: 'slack',
       target: redactUrl(url),
-      send: (m, signal) => sendJson(url, slackPayload(m), { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowAnyUrl }, deps.now),
+      send: (m, signal) =>
+        sendJson(
+          url,
+          slackPayload(m),
+          { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowAnyUrl },
+          deps.now,
+        ),
     };
   },
 };

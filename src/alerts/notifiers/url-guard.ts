@@ -20,14 +20,16 @@ for (const [net, bits] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, bits, 'ipv4');
+] as const)
+  blocked.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-] as const) blocked.addSubnet(net, bits, 'ipv6');
+] as const)
+  blocked.addSubnet(net, bits, 'ipv6');
 
 /** True for an address no webhook may reach by default. IPv4-mapped IPv6 is judged as its IPv4. */
 export function isPrivateAddress(address: string): boolean {
@@ -60,7 +62,9 @@ export function checkWebhookUrl(kind: 'slack' | 'webhook', raw: string, policy: 
   if (kind === 'slack') {
     if (policy.allowAnyUrl) return [];
     if (url.protocol !== 'https:' || url.hostname !== 'hooks.slack.com' || url.port !== '') {
-      return ['must be a Slack incoming webhook (https://hooks.slack.com/…); set allow_any_url: true to use another URL'];
+      return [
+        'must be a Slack incoming webhook (https://hooks.slack.com/…); set allow_any_url: true to use another URL',
+      ];
     }
     return [];
   }

@@ -46,7 +46,13 @@ export const webhookKind: NotifierKind = {
       name: s.name,
       kind: 'webhook',
       target: redactUrl(url),
-      send: (m, signal) => sendJson(url, alertmanagerPayload(m, s.name), { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowPrivateAddresses }, deps.now),
+      send: (m, signal) =>
+        sendJson(
+          url,
+          alertmanagerPayload(m, s.name),
+          { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowPrivateAddresses },
+          deps.now,
+        ),
     };
   },
 };

@@ -65,7 +65,9 @@ export interface LangfuseApi {
   /** POST /api/public/scores. */
   createScore(body: ScoreBody): Promise<void>;
   /** GET /api/public/v3/scores — cursor pages; `names` comma-joined; asks for the subject and details groups. */
-  scoresV3(q: ScoreQuery & { names: readonly string[]; cursor?: string }): Promise<{ data: ScoreRead[]; cursor?: string }>;
+  scoresV3(
+    q: ScoreQuery & { names: readonly string[]; cursor?: string },
+  ): Promise<{ data: ScoreRead[]; cursor?: string }>;
   /** GET /api/public/v2/scores — page-based (page starts at 1), one name per request (servers without v3). */
   scoresV2(q: ScoreQuery & { name: string; page: number }): Promise<{ data: ScoreRead[]; totalPages: number }>;
 }
@@ -91,7 +93,9 @@ export class LangfuseHttpError extends Error {
 
 /** Whatever an API call threw, as a LangfuseHttpError (an unknown throw counts as a network error). */
 export function toLangfuseError(err: unknown): LangfuseHttpError {
-  return err instanceof LangfuseHttpError ? err : new LangfuseHttpError('network', String((err as Error)?.message ?? err));
+  return err instanceof LangfuseHttpError
+    ? err
+    : new LangfuseHttpError('network', String((err as Error)?.message ?? err));
 }
 
 /** Waits between attempts, for the pull and the score writes alike: 1 s, 2 s, 4 s … capped at a minute. */

@@ -29,7 +29,10 @@ function toHttpError(err: unknown): LangfuseHttpError {
   // The client aborts its fetch with the bare string "timeout" as the reason; Node's fetch rejects
   // with that string, so the client reports an "unknown" error whose message is "timeout" rather
   // than its LangfuseAPITimeoutError. Both forms are a timeout here.
-  if (e.name === 'LangfuseAPITimeoutError' || (e.statusCode === undefined && /^"?timeout"?$/i.test(String(e.message ?? '').trim()))) {
+  if (
+    e.name === 'LangfuseAPITimeoutError' ||
+    (e.statusCode === undefined && /^"?timeout"?$/i.test(String(e.message ?? '').trim()))
+  ) {
     return new LangfuseHttpError('timeout', 'request timed out');
   }
   if (typeof e.statusCode === 'number') {
@@ -54,9 +57,19 @@ interface V3Like {
 function fromV3(raw: unknown): ScoreRead {
   const s = raw as V3Like;
   const subject = s.subject;
-  const traceId = subject?.kind === 'trace' ? subject.id : subject?.kind === 'observation' ? (subject.traceId ?? null) : null;
-  const value = typeof s.value === 'number' || typeof s.value === 'boolean' || typeof s.value === 'string' ? s.value : null;
-  return { id: s.id, traceId, name: s.name, dataType: s.dataType, value, comment: s.comment ?? null, timestamp: s.timestamp };
+  const traceId =
+    subject?.kind === 'trace' ? subject.id : subject?.kind === 'observation' ? (subject.traceId ?? null) : null;
+  const value =
+    typeof s.value === 'number' || typeof s.value === 'boolean' || typeof s.value === 'string' ? s.value : null;
+  return {
+    id: s.id,
+    traceId,
+    name: s.name,
+    dataType: s.dataType,
+    value,
+    comment: s.comment ?? null,
+    timestamp: s.timestamp,
+  };
 }
 
 interface V2Like {
@@ -73,7 +86,16 @@ interface V2Like {
 function fromV2(raw: unknown): ScoreRead {
   const s = raw as V2Like;
   const value = typeof s.value === 'number' || typeof s.value === 'string' ? s.value : null;
-  return { id: s.id, traceId: s.traceId ?? null, name: s.name, dataType: s.dataType, value, stringValue: s.stringValue ?? null, comment: s.comment ?? null, timestamp: s.timestamp };
+  return {
+    id: s.id,
+    traceId: s.traceId ?? null,
+    name: s.name,
+    dataType: s.dataType,
+    value,
+    stringValue: s.stringValue ?? null,
+    comment: s.comment ?? null,
+    timestamp: s.timestamp,
+  };
 }
 
 export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
@@ -100,11 +122,17 @@ export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
           },
           req,
         );
-        return { data: res.data as unknown as LangfuseObservation[], ...(res.meta?.cursor ? { cursor: res.meta.cursor } : {}) };
+        return {
+          data: res.data as unknown as LangfuseObservation[],
+          ...(res.meta?.cursor ? { cursor: res.meta.cursor } : {}),
+        };
       }),
     observationsV1: (q) =>
       call(async () => {
-        const res = await client.api.legacy.observationsV1.getMany({ fromStartTime: q.fromStartTime, toStartTime: q.toStartTime, limit: q.limit, page: q.page }, req);
+        const res = await client.api.legacy.observationsV1.getMany(
+          { fromStartTime: q.fromStartTime, toStartTime: q.toStartTime, limit: q.limit, page: q.page },
+          req,
+        );
         return { data: res.data as unknown as LangfuseObservation[], totalPages: Number(res.meta?.totalPages ?? 0) };
       }),
     createScore: (body) =>
@@ -129,7 +157,14 @@ export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
     scoresV2: (q) =>
       call(async () => {
         const res = await client.api.scores.getMany(
-          { fromTimestamp: q.fromTimestamp, toTimestamp: q.toTimestamp, limit: q.limit, page: q.page, name: q.name, fields: 'score' },
+          {
+            fromTimestamp: q.fromTimestamp,
+            toTimestamp: q.toTimestamp,
+            limit: q.limit,
+            page: q.page,
+            name: q.name,
+            fields: 'score',
+          },
           req,
         );
         return { data: res.data.map(fromV2), totalPages: Number(res.meta?.totalPages ?? 0) };

@@ -31,7 +31,12 @@ export const langfuseFileSchema = {
     scores_per_flush: { type: 'integer', minimum: 1, maximum: 10_000, default: 200 },
     score_max_attempts: { type: 'integer', minimum: 1, maximum: 50, default: 8 },
     // User feedback is read from these scores (Langfuse's own examples name them so); [] turns the pull off.
-    feedback_scores: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, uniqueItems: true, default: ['user-feedback', 'user_feedback'] },
+    feedback_scores: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 200 },
+      uniqueItems: true,
+      default: ['user-feedback', 'user_feedback'],
+    },
     // NUMERIC feedback scores: signed = -1…1 as toolwatch's own scale; unit = 0…1 (0 thumbs down, 1 thumbs up).
     feedback_numeric: { enum: ['signed', 'unit'], default: 'signed' },
   },
@@ -65,18 +70,26 @@ export interface LangfuseConfig {
 }
 
 /** LANGFUSE_BASE_URL (or the older LANGFUSE_HOST) overrides `langfuse.base_url`. */
-export function applyLangfuseEnv(raw: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): void {
+export function applyLangfuseEnv(
+  raw: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): void {
   const url = env.LANGFUSE_BASE_URL || env.LANGFUSE_HOST;
   if (url) ((raw.langfuse ??= {}) as Record<string, unknown>).base_url = url;
 }
 
-export function toLangfuseConfig(f: LangfuseFileShape, keys: { publicKey?: string; secretKey?: string }, problems: string[]): LangfuseConfig {
+export function toLangfuseConfig(
+  f: LangfuseFileShape,
+  keys: { publicKey?: string; secretKey?: string },
+  problems: string[],
+): LangfuseConfig {
   if (f.enabled) {
     if (!keys.publicKey) problems.push('langfuse.enabled: LANGFUSE_PUBLIC_KEY is not set');
     if (!keys.secretKey) problems.push('langfuse.enabled: LANGFUSE_SECRET_KEY is not set');
     if (!/^https?:\/\//i.test(f.base_url)) problems.push('langfuse.base_url: must be an http(s) URL');
   }
-  if (!cron.validate(f.schedule)) problems.push(`langfuse.schedule: not a cron expression: ${JSON.stringify(f.schedule)}`);
+  if (!cron.validate(f.schedule))
+    problems.push(`langfuse.schedule: not a cron expression: ${JSON.stringify(f.schedule)}`);
   const cfg = {
     enabled: f.enabled,
     baseUrl: f.base_url.replace(/\/+$/, ''),

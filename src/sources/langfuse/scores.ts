@@ -53,7 +53,11 @@ export function outcomeScore(c: CheckedCall): ScoreBody {
     value: c.outcome.outcome,
     dataType: 'CATEGORICAL',
     comment: clip(outcomeComment(c), 500),
-    metadata: { tool: c.name, ...(c.callId ? { callId: c.callId } : {}), ...(c.outcome.outcome === 'unvalidated' ? { reason: c.outcome.reason } : {}) },
+    metadata: {
+      tool: c.name,
+      ...(c.callId ? { callId: c.callId } : {}),
+      ...(c.outcome.outcome === 'unvalidated' ? { reason: c.outcome.reason } : {}),
+    },
   };
 }
 
@@ -76,7 +80,8 @@ export interface VerdictForLangfuse {
 export function verdictScores(v: VerdictForLangfuse): ScoreBody[] {
   const values: [string, boolean | number | string][] = [];
   if (v.reachedGoal !== undefined) values.push(['reached_goal', v.reachedGoal]);
-  for (const [k, val] of Object.entries(v.scores ?? {})) if (k !== 'reached_goal' || v.reachedGoal === undefined) values.push([k, val]);
+  for (const [k, val] of Object.entries(v.scores ?? {}))
+    if (k !== 'reached_goal' || v.reachedGoal === undefined) values.push([k, val]);
   return values.map(([name, val]) => {
     const body: ScoreBody = {
       id: scoreId('verdict', v.traceId, v.runId ?? '', name),
@@ -94,7 +99,12 @@ export function verdictScores(v: VerdictForLangfuse): ScoreBody[] {
 
 export type ScoreStatus = 'sent' | 'retry' | 'rejected' | 'dropped';
 
-const STATUS: Record<DeliveryStatus, ScoreStatus> = { sent: 'sent', retried: 'retry', failed: 'rejected', expired: 'dropped' };
+const STATUS: Record<DeliveryStatus, ScoreStatus> = {
+  sent: 'sent',
+  retried: 'retry',
+  failed: 'rejected',
+  expired: 'dropped',
+};
 
 export interface ScoreWriterDeps {
   api: LangfuseApi;
@@ -158,7 +168,13 @@ export class LangfuseScoreWriter {
           const e = toLangfuseError(err);
           deps.onRequest?.(String(e.status));
           const error = `${e.message} (${e.status})`;
-          if (e.retryable) return { kind: 'retry', error, rateLimited: e.status === 429, ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) };
+          if (e.retryable)
+            return {
+              kind: 'retry',
+              error,
+              rateLimited: e.status === 429,
+              ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}),
+            };
           // 400/401/404…: the same body will be refused again.
           deps.log.warn({ status: e.status, score: m.id }, 'langfuse: score refused; dropped');
           return { kind: 'permanent', error };
@@ -193,5 +209,11 @@ export function fromJudgeVerdict(rec: JudgeVerdictLike): VerdictForLangfuse | un
   const scores: Record<string, number> = {};
   if (typeof v.unnecessary_calls === 'number') scores['unnecessary_calls'] = v.unnecessary_calls;
   if (typeof v.dangerous_calls === 'number') scores['dangerous_calls'] = v.dangerous_calls;
-  return { traceId: rec.traceId, runId: String(rec.runId), reachedGoal: v.reached_goal, scores, ...(v.reasoning ? { comment: v.reasoning } : {}) };
+  return {
+    traceId: rec.traceId,
+    runId: String(rec.runId),
+    reachedGoal: v.reached_goal,
+    scores,
+    ...(v.reasoning ? { comment: v.reasoning } : {}),
+  };
 }

@@ -77,7 +77,14 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime | undefined> {
   const { config: cfg, metrics, log } = w;
   if (!cfg.enabled) return undefined;
-  const api = w.overrides?.api ?? createLangfuseApi({ baseUrl: cfg.baseUrl, publicKey: cfg.publicKey, secretKey: cfg.secretKey, requestTimeoutMs: cfg.requestTimeoutMs });
+  const api =
+    w.overrides?.api ??
+    createLangfuseApi({
+      baseUrl: cfg.baseUrl,
+      publicKey: cfg.publicKey,
+      secretKey: cfg.secretKey,
+      requestTimeoutMs: cfg.requestTimeoutMs,
+    });
   const clock = w.overrides?.clock ?? Date.now;
   const aborter = new AbortController();
   const sleep =
@@ -87,14 +94,17 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
         if (aborter.signal.aborted) return reject(new Error('langfuse: stopping'));
         const t = setTimeout(resolve, ms);
         t.unref();
-        aborter.signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('langfuse: stopping'))), { once: true });
+        aborter.signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('langfuse: stopping'))), {
+          once: true,
+        });
       }));
   const state = await LangfuseState.open(w.store.sql, clock());
   const source = new LangfuseSource(
     {
       api,
       state,
-      ingest: (facts, spanCount, extend, parent) => w.pipeline.ingestFacts(facts, 'langfuse', spanCount, extend, parent),
+      ingest: (facts, spanCount, extend, parent) =>
+        w.pipeline.ingestFacts(facts, 'langfuse', spanCount, extend, parent),
       ...(w.tracer ? { tracer: w.tracer } : {}),
       clock,
       sleep,
@@ -158,14 +168,23 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
   if (feedback) {
     w.scheduler.every('langfuse-feedback', cfg.schedule, async () => {
       const res = await w.store.runExclusive('langfuse-feedback', () => feedback.runOnce());
-      if (res.ran && res.value.taken > 0) log.info({ ...res.value, source: 'langfuse' }, 'langfuse: feedback scores read');
+      if (res.ran && res.value.taken > 0)
+        log.info({ ...res.value, source: 'langfuse' }, 'langfuse: feedback scores read');
     });
   }
-  if (cfg.writeScores) w.scheduler.interval('langfuse-scores', cfg.scoresEveryMs, () => w.store.runExclusive('langfuse-scores', () => scores.flush()));
+  if (cfg.writeScores)
+    w.scheduler.interval('langfuse-scores', cfg.scoresEveryMs, () =>
+      w.store.runExclusive('langfuse-scores', () => scores.flush()),
+    );
 
   const feedbackInfo = async () => {
     const f = await state.feedbackState();
-    return { scoreNames: cfg.feedbackScores, mode: feedback?.apiMode ?? f.mode, watermark: iso(f.watermarkMs), scores: f.scores };
+    return {
+      scoreNames: cfg.feedbackScores,
+      mode: feedback?.apiMode ?? f.mode,
+      watermark: iso(f.watermarkMs),
+      scores: f.scores,
+    };
   };
   const lagSeconds = () => {
     const wm = source.watermarkMs;

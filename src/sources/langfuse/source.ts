@@ -74,8 +74,20 @@ export interface RunResult {
   calls: number;
 }
 
-const KNOWN_TYPES = new Set(['GENERATION', 'TOOL', 'AGENT', 'SPAN', 'EVENT', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL']);
-const typeLabel = (t: unknown): string => (KNOWN_TYPES.has(String(t).toUpperCase()) ? String(t).toUpperCase() : 'other');
+const KNOWN_TYPES = new Set([
+  'GENERATION',
+  'TOOL',
+  'AGENT',
+  'SPAN',
+  'EVENT',
+  'CHAIN',
+  'RETRIEVER',
+  'EVALUATOR',
+  'EMBEDDING',
+  'GUARDRAIL',
+]);
+const typeLabel = (t: unknown): string =>
+  KNOWN_TYPES.has(String(t).toUpperCase()) ? String(t).toUpperCase() : 'other';
 
 export class LangfuseSource {
   private mode: ApiMode = 'v2';
@@ -115,7 +127,10 @@ export class LangfuseSource {
         this.seen ??= await deps.state.seenSince(from);
         const before = { ...result };
         this.windowSpan = deps.tracer
-          ? startChild(deps.tracer, 'langfuse sync window', undefined, { 'toolwatch.langfuse.from': new Date(from).toISOString(), 'toolwatch.langfuse.to': new Date(to).toISOString() })
+          ? startChild(deps.tracer, 'langfuse sync window', undefined, {
+              'toolwatch.langfuse.from': new Date(from).toISOString(),
+              'toolwatch.langfuse.to': new Date(to).toISOString(),
+            })
           : undefined;
         const keepSinceMs = to - opts.overlapMs;
         let failure: { err: unknown } | undefined;
@@ -136,7 +151,8 @@ export class LangfuseSource {
       }
       return result;
     } catch (err) {
-      const message = err instanceof LangfuseHttpError ? `${err.message} (${err.status})` : String((err as Error)?.message ?? err);
+      const message =
+        err instanceof LangfuseHttpError ? `${err.message} (${err.status})` : String((err as Error)?.message ?? err);
       await deps.state.recordError(message.slice(0, 500), this.mode, deps.clock()).catch(() => undefined);
       if (this.state) (this.state.lastError = message), (this.state.lastErrorMs = deps.clock());
       throw err;
@@ -175,7 +191,9 @@ export class LangfuseSource {
         break;
       } catch (err) {
         if (this.mode === 'v2' && err instanceof LangfuseHttpError && err.status === 404) {
-          this.deps.log.warn('langfuse: GET /api/public/v2/observations answered 404; using the legacy /api/public/observations from now on');
+          this.deps.log.warn(
+            'langfuse: GET /api/public/v2/observations answered 404; using the legacy /api/public/observations from now on',
+          );
           this.mode = 'v1';
           continue; // the same window again, page-based; what v2 delivered is deduplicated
         }
@@ -183,10 +201,15 @@ export class LangfuseSource {
       }
     }
     const tools = [...heldTools.values()];
-    for (let i = 0; i < tools.length; i += this.opts.pageSize) await this.ingestObservations(tools.slice(i, i + this.opts.pageSize), from, result);
+    for (let i = 0; i < tools.length; i += this.opts.pageSize)
+      await this.ingestObservations(tools.slice(i, i + this.opts.pageSize), from, result);
   }
 
-  private async pagesV2(from: number, to: number, take: (page: readonly LangfuseObservation[]) => Promise<void>): Promise<void> {
+  private async pagesV2(
+    from: number,
+    to: number,
+    take: (page: readonly LangfuseObservation[]) => Promise<void>,
+  ): Promise<void> {
     const q = {
       fromStartTime: new Date(from).toISOString(),
       toStartTime: new Date(to).toISOString(),
@@ -196,7 +219,9 @@ export class LangfuseSource {
     };
     let cursor: string | undefined;
     for (;;) {
-      const page = await this.request('v2_observations', () => this.deps.api.observationsV2(cursor ? { ...q, cursor } : q));
+      const page = await this.request('v2_observations', () =>
+        this.deps.api.observationsV2(cursor ? { ...q, cursor } : q),
+      );
       await take(page.data);
       // A repeated cursor would loop forever: treat it as the end.
       if (!page.cursor || page.cursor === cursor || page.data.length === 0) return;
@@ -204,8 +229,16 @@ export class LangfuseSource {
     }
   }
 
-  private async pagesV1(from: number, to: number, take: (page: readonly LangfuseObservation[]) => Promise<void>): Promise<void> {
-    const q = { fromStartTime: new Date(from).toISOString(), toStartTime: new Date(to).toISOString(), limit: this.opts.pageSize };
+  private async pagesV1(
+    from: number,
+    to: number,
+    take: (page: readonly LangfuseObservation[]) => Promise<void>,
+  ): Promise<void> {
+    const q = {
+      fromStartTime: new Date(from).toISOString(),
+      toStartTime: new Date(to).toISOString(),
+      limit: this.opts.pageSize,
+    };
     for (let page = 1; ; page++) {
       const res = await this.request('v1_observations', () => this.deps.api.observationsV1({ ...q, page }));
       await take(res.data);
@@ -224,7 +257,11 @@ export class LangfuseSource {
   }
 
   /** One pipeline batch; the ids taken (and owed scores) commit in the same transaction as the counts. */
-  private async ingestObservations(obs: readonly LangfuseObservation[], from: number, result: RunResult): Promise<void> {
+  private async ingestObservations(
+    obs: readonly LangfuseObservation[],
+    from: number,
+    result: RunResult,
+  ): Promise<void> {
     if (obs.length === 0) return;
     const { deps, opts } = this;
     const facts: SpanFacts[] = [];

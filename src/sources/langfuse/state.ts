@@ -35,7 +35,17 @@ export const SCORES_DESTINATION = 'langfuse:scores';
 const MAX_SEEN_PER_STATEMENT = 200;
 
 export function fromStateRow(r: Row | undefined): SourceState {
-  if (!r) return { watermarkMs: null, mode: 'v2', lastError: null, lastErrorMs: null, lastSuccessMs: null, observations: 0, calls: 0, windows: 0 };
+  if (!r)
+    return {
+      watermarkMs: null,
+      mode: 'v2',
+      lastError: null,
+      lastErrorMs: null,
+      lastSuccessMs: null,
+      observations: 0,
+      calls: 0,
+      windows: 0,
+    };
   return {
     watermarkMs: numOrNull(r.watermark_ms),
     mode: r.mode === 'v1' ? 'v1' : 'v2',
@@ -76,24 +86,26 @@ export class LangfuseState {
   /** The window up to watermarkMs is done: advance it and forget seen ids that started before keepSinceMs. */
   async completeWindow(w: { watermarkMs: number; mode: ApiMode; nowMs: number; keepSinceMs: number }): Promise<void> {
     await this.sql.tx(async (tx) => {
-      await tx.run('UPDATE langfuse_state SET watermark_ms = ?, mode = ?, last_success_ms = ?, windows = windows + 1, updated_ms = ? WHERE source = ?', [
-        w.watermarkMs,
-        w.mode,
-        w.nowMs,
-        w.nowMs,
-        SOURCE_KEY,
-      ]);
+      await tx.run(
+        'UPDATE langfuse_state SET watermark_ms = ?, mode = ?, last_success_ms = ?, windows = windows + 1, updated_ms = ? WHERE source = ?',
+        [w.watermarkMs, w.mode, w.nowMs, w.nowMs, SOURCE_KEY],
+      );
       await tx.run('DELETE FROM langfuse_seen WHERE start_ms < ?', [w.keepSinceMs]);
     });
   }
 
   async recordError(message: string, mode: ApiMode, nowMs: number): Promise<void> {
-    await this.sql.run('UPDATE langfuse_state SET last_error = ?, last_error_ms = ?, mode = ?, updated_ms = ? WHERE source = ?', [message, nowMs, mode, nowMs, SOURCE_KEY]);
+    await this.sql.run(
+      'UPDATE langfuse_state SET last_error = ?, last_error_ms = ?, mode = ?, updated_ms = ? WHERE source = ?',
+      [message, nowMs, mode, nowMs, SOURCE_KEY],
+    );
   }
 
   /** Seen ids of observations that started at or after sinceMs (loaded when a process starts its first window). */
   async seenSince(sinceMs: number): Promise<Map<string, number>> {
-    const rows = await this.sql.all('SELECT observation_id, start_ms FROM langfuse_seen WHERE start_ms >= ?', [sinceMs]);
+    const rows = await this.sql.all('SELECT observation_id, start_ms FROM langfuse_seen WHERE start_ms >= ?', [
+      sinceMs,
+    ]);
     return new Map(rows.map((r) => [String(r.observation_id), num(r.start_ms)]));
   }
 
@@ -107,26 +119,39 @@ export class LangfuseState {
           chunk.flatMap((s) => [s.id, s.startMs]),
         );
       }
-      tx.run('UPDATE langfuse_state SET observations = observations + ?, calls = calls + ?, updated_ms = ? WHERE source = ?', [seen.length, calls, nowMs, SOURCE_KEY]);
-      for (const [text, params] of enqueueStatements(SCORES_DESTINATION, scoreMessages(scores), nowMs)) tx.run(text, params);
+      tx.run(
+        'UPDATE langfuse_state SET observations = observations + ?, calls = calls + ?, updated_ms = ? WHERE source = ?',
+        [seen.length, calls, nowMs, SOURCE_KEY],
+      );
+      for (const [text, params] of enqueueStatements(SCORES_DESTINATION, scoreMessages(scores), nowMs))
+        tx.run(text, params);
     };
   }
 
   /** The user-feedback pull's own watermark (scores are given long after their trace), API mode and count. */
   async feedbackState(): Promise<{ watermarkMs: number | null; mode: 'v3' | 'v2'; scores: number }> {
-    const [r] = await this.sql.all('SELECT feedback_watermark_ms, feedback_mode, feedback_scores FROM langfuse_state WHERE source = ?', [SOURCE_KEY]);
-    return { watermarkMs: numOrNull(r?.feedback_watermark_ms), mode: r?.feedback_mode === 'v2' ? 'v2' : 'v3', scores: num(r?.feedback_scores) };
+    const [r] = await this.sql.all(
+      'SELECT feedback_watermark_ms, feedback_mode, feedback_scores FROM langfuse_state WHERE source = ?',
+      [SOURCE_KEY],
+    );
+    return {
+      watermarkMs: numOrNull(r?.feedback_watermark_ms),
+      mode: r?.feedback_mode === 'v2' ? 'v2' : 'v3',
+      scores: num(r?.feedback_scores),
+    };
   }
 
   /** A feedback window up to watermarkMs is stored: advance past it. */
-  async completeFeedbackWindow(w: { watermarkMs: number; mode: 'v3' | 'v2'; scores: number; nowMs: number }): Promise<void> {
-    await this.sql.run('UPDATE langfuse_state SET feedback_watermark_ms = ?, feedback_mode = ?, feedback_scores = feedback_scores + ?, updated_ms = ? WHERE source = ?', [
-      w.watermarkMs,
-      w.mode,
-      w.scores,
-      w.nowMs,
-      SOURCE_KEY,
-    ]);
+  async completeFeedbackWindow(w: {
+    watermarkMs: number;
+    mode: 'v3' | 'v2';
+    scores: number;
+    nowMs: number;
+  }): Promise<void> {
+    await this.sql.run(
+      'UPDATE langfuse_state SET feedback_watermark_ms = ?, feedback_mode = ?, feedback_scores = feedback_scores + ?, updated_ms = ? WHERE source = ?',
+      [w.watermarkMs, w.mode, w.scores, w.nowMs, SOURCE_KEY],
+    );
   }
 
   async enqueueScores(scores: readonly ScoreBody[], nowMs: number): Promise<void> {

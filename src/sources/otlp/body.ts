@@ -13,9 +13,16 @@ export type BodyResult =
   | { ok: false; status: 413 | 415 | 400; reason: 'too_large' | 'unsupported_encoding' | 'bad_gzip'; message: string };
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== '') {
-    return { ok: false, status: 415, reason: 'unsupported_encoding', message: `Content-Encoding ${encoding} is not supported (use gzip or none)` };
+    return {
+      ok: false,
+      status: 415,
+      reason: 'unsupported_encoding',
+      message: `Content-Encoding ${encoding} is not supported (use gzip or none)`,
+    };
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return tooLarge(limit, 'as sent');
@@ -32,8 +39,14 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Bod
   try {
     return { ok: true, body: await gunzipAsync(raw, { maxOutputLength: limit }) };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) return tooLarge(limit, 'after decompression');
-    return { ok: false, status: 400, reason: 'bad_gzip', message: `gzip body could not be decompressed: ${(err as Error).message}` };
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
+      return tooLarge(limit, 'after decompression');
+    return {
+      ok: false,
+      status: 400,
+      reason: 'bad_gzip',
+      message: `gzip body could not be decompressed: ${(err as Error).message}`,
+    };
   }
 }
 

@@ -68,12 +68,10 @@ export function preflight(policy: CorsPolicy, method: string) {
     reply.header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
     const allowed = policy.allowOrigin(req.headers.origin);
     if (!allowed)
-      return reply
-        .code(403)
-        .send({
-          error: 'Forbidden',
-          message: `origin ${req.headers.origin ?? '(none)'} is not in server.cors_origins`,
-        });
+      return reply.code(403).send({
+        error: 'Forbidden',
+        message: `origin ${req.headers.origin ?? '(none)'} is not in server.cors_origins`,
+      });
     const asked = String(req.headers['access-control-request-method'] ?? '').toUpperCase();
     if (asked !== method)
       return reply.code(403).send({ error: 'Forbidden', message: `only ${method} is allowed here` });

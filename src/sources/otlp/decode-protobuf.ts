@@ -50,9 +50,7 @@ const ZERO_SPAN = '0'.repeat(16);
 // wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32.
 
 export function decodeProtobuf(body: Uint8Array, limits?: DecodeLimits): DecodeResult {
-  const b = (
-    Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-  ) as FastBuffer;
+  const b = (Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)) as FastBuffer;
   const results: SpanResult[] = [];
   if (b.length === 0) return collect(results);
   const r = pb.Reader.create(b);

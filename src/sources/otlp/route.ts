@@ -69,7 +69,10 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     req.raw.resume();
     const code = status === 401 ? CODE.UNAUTHENTICATED : CODE.PERMISSION_DENIED;
     const format = formatOf(req.headers['content-type']) ?? 'json';
-    return reply.code(status).type(CONTENT_TYPE[format]).send(encodeStatus(format, code, message));
+    return reply
+      .code(status)
+      .type(CONTENT_TYPE[format])
+      .send(encodeStatus(format, code, message));
   };
   if (opts.cors.enabled) app.options('/v1/traces', { config: { auth: 'open' } }, preflight(opts.cors, 'POST'));
 
@@ -96,7 +99,14 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     const format = formatOf(request.headers['content-type']);
     if (!format) {
       request.raw.resume();
-      return fail(reply, 'json', 415, 'unsupported_media_type', CODE.INVALID_ARGUMENT, `Content-Type must be application/x-protobuf or application/json, got ${request.headers['content-type'] ?? 'none'}`);
+      return fail(
+        reply,
+        'json',
+        415,
+        'unsupported_media_type',
+        CODE.INVALID_ARGUMENT,
+        `Content-Type must be application/x-protobuf or application/json, got ${request.headers['content-type'] ?? 'none'}`,
+      );
     }
     const shed = shedder?.shed();
     if (shed) {
@@ -109,14 +119,28 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     if (opts.isDraining() || opts.store.pendingWrites() >= opts.maxPendingBatches) {
       request.raw.resume();
       reply.header('retry-after', String(opts.retryAfterSeconds));
-      return fail(reply, format, 503, 'unavailable', CODE.UNAVAILABLE, 'toolwatch is busy; retry after the given delay');
+      return fail(
+        reply,
+        format,
+        503,
+        'unavailable',
+        CODE.UNAVAILABLE,
+        'toolwatch is busy; retry after the given delay',
+      );
     }
 
     const body = await readBody(request.raw, opts.maxBodyBytes);
     if (!body.ok) {
       if (body.status === 413) reply.header('connection', 'close');
       request.raw.resume();
-      return fail(reply, format, body.status, body.reason, body.status === 413 ? CODE.RESOURCE_EXHAUSTED : CODE.INVALID_ARGUMENT, body.message);
+      return fail(
+        reply,
+        format,
+        body.status,
+        body.reason,
+        body.status === 413 ? CODE.RESOURCE_EXHAUSTED : CODE.INVALID_ARGUMENT,
+        body.message,
+      );
     }
 
     if (clientGone(request)) return skipGone(reply);
@@ -140,7 +164,14 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       }
       request.log.error({ err }, 'batch could not be recorded; asked the client to retry');
       reply.header('retry-after', String(opts.retryAfterSeconds));
-      return fail(reply, format, 503, 'unavailable', CODE.UNAVAILABLE, 'the batch could not be recorded; retry after the given delay');
+      return fail(
+        reply,
+        format,
+        503,
+        'unavailable',
+        CODE.UNAVAILABLE,
+        'the batch could not be recorded; retry after the given delay',
+      );
     }
 
     let partial: { rejectedSpans: number; errorMessage: string } | undefined;
@@ -151,7 +182,8 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     if (forbidden && forbidden.rejected > 0) {
       rejected('forbidden_service', forbidden.rejected);
       const names = [...forbidden.services].slice(0, MAX_NAMED_SERVICES).join(', ');
-      const more = forbidden.services.size > MAX_NAMED_SERVICES ? ` and ${forbidden.services.size - MAX_NAMED_SERVICES} more` : '';
+      const more =
+        forbidden.services.size > MAX_NAMED_SERVICES ? ` and ${forbidden.services.size - MAX_NAMED_SERVICES} more` : '';
       const message = `${forbidden.rejected} spans of services this token may not write: ${names}${more}`;
       partial = {
         rejectedSpans: (partial?.rejectedSpans ?? 0) + forbidden.rejected,
@@ -170,9 +202,19 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     opts.metrics.ingestRejected.inc({ reason }, n);
   }
 
-  function fail(reply: FastifyReply, format: Format, status: number, reason: IngestRejectReason, code: number, message: string) {
+  function fail(
+    reply: FastifyReply,
+    format: Format,
+    status: number,
+    reason: IngestRejectReason,
+    code: number,
+    message: string,
+  ) {
     rejected(reason);
-    return reply.code(status).type(CONTENT_TYPE[format]).send(encodeStatus(format, code, message));
+    return reply
+      .code(status)
+      .type(CONTENT_TYPE[format])
+      .send(encodeStatus(format, code, message));
   }
 }
 

@@ -49,15 +49,37 @@ describe.each(kinds)('Langfuse state on %s', (_kind, open, skip) => {
     // Seen ids, counts and owed scores commit with the pipeline batch, in its transaction.
     const batch = emptyBatch();
     const row = { id: 's1', traceId: 't1', name: 'x', value: 1, dataType: 'NUMERIC' as const };
-    batch.extensions.push(st.batchExtension([{ id: 'o1', startMs: 100 }, { id: 'o2', startMs: 5000 }], 3, [row, row], 1000));
+    batch.extensions.push(
+      st.batchExtension(
+        [
+          { id: 'o1', startMs: 100 },
+          { id: 'o2', startMs: 5000 },
+        ],
+        3,
+        [row, row],
+        1000,
+      ),
+    );
     await store.write(batch);
     expect(await st.load()).toMatchObject({ observations: 2, calls: 3 });
-    expect([...(await st.seenSince(0)).entries()].sort()).toEqual([['o1', 100], ['o2', 5000]]);
+    expect([...(await st.seenSince(0)).entries()].sort()).toEqual([
+      ['o1', 100],
+      ['o2', 5000],
+    ]);
     // A batch the store refuses leaves nothing behind.
     const bad = emptyBatch();
     bad.extensions.push(st.batchExtension([{ id: 'o3', startMs: 6000 }], 1, [], 6000));
     // A NOT NULL column left null: both stores refuse the whole transaction.
-    bad.callAggregates.push({ minute: 0, source: 'langfuse', service: null as unknown as string, model: 'm', tool: 't', outcome: 'valid', reason: '', count: 1 });
+    bad.callAggregates.push({
+      minute: 0,
+      source: 'langfuse',
+      service: null as unknown as string,
+      model: 'm',
+      tool: 't',
+      outcome: 'valid',
+      reason: '',
+      count: 1,
+    });
     await expect(store.write(bad)).rejects.toThrow();
     expect((await st.seenSince(0)).has('o3')).toBe(false);
     expect((await st.load()).observations).toBe(2);
@@ -72,10 +94,19 @@ describe.each(kinds)('Langfuse state on %s', (_kind, open, skip) => {
     await st.enqueueScores([{ ...row, id: 's2' }, row], 2000);
     expect(await st.pendingScores()).toBe(2);
     // Through the delivery outbox: what is due, a retry rescheduled (1 s backoff), the sent ones gone.
-    const policy: DeliveryPolicy = { ordered: false, backoff: { baseMs: 1000, maxMs: 60_000 }, minIntervalMs: 0, maxRetryAfterMs: 60_000, keepDone: false, perPass: 10 };
+    const policy: DeliveryPolicy = {
+      ordered: false,
+      backoff: { baseMs: 1000, maxMs: 60_000 },
+      minIntervalMs: 0,
+      maxRetryAfterMs: 60_000,
+      keepDone: false,
+      perPass: 10,
+    };
     const pass = async (nowMs: number, outcome: SendOutcome) => {
       const tried: [string, number][] = [];
-      const send = async (m: OutboxMessage) => (tried.push([(JSON.parse(m.payload) as { id: string }).id, m.attempts]), outcome);
+      const send = async (m: OutboxMessage) => (
+        tried.push([(JSON.parse(m.payload) as { id: string }).id, m.attempts]), outcome
+      );
       await st.outbox.deliver(SCORES_DESTINATION, { policy, now: () => nowMs, send });
       return tried;
     };

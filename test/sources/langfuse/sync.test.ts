@@ -64,7 +64,8 @@ async function toolwatch(extra: Record<string, unknown> = {}, dbPath?: string): 
   return h;
 }
 
-const calls = (text: string, outcome: string) => metricValue(text, 'toolwatch_tool_calls_total', { source: 'langfuse', outcome });
+const calls = (text: string, outcome: string) =>
+  metricValue(text, 'toolwatch_tool_calls_total', { source: 'langfuse', outcome });
 
 async function waitFor(fn: () => Promise<boolean>, ms = 3000): Promise<void> {
   const until = Date.now() + ms;
@@ -77,7 +78,8 @@ async function waitFor(fn: () => Promise<boolean>, ms = 3000): Promise<void> {
 async function expectCounts(h: Harness, want: Record<string, number>): Promise<void> {
   await waitFor(async () => calls(await h.metrics(), 'unvalidated') >= (want['unvalidated'] ?? 0));
   const text = await h.metrics();
-  for (const o of ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated']) expect([o, calls(text, o)]).toEqual([o, want[o] ?? 0]);
+  for (const o of ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated'])
+    expect([o, calls(text, o)]).toEqual([o, want[o] ?? 0]);
 }
 
 describe('Langfuse source over the v2 API', () => {
@@ -100,12 +102,23 @@ describe('Langfuse source over the v2 API', () => {
     expect(metricValue(text, 'toolwatch_langfuse_observations_total')).toBe(fake.observations.length);
     expect(metricValue(text, 'toolwatch_langfuse_observations_total', { type: 'GENERATION' })).toBe(6);
     expect(metricValue(text, 'toolwatch_langfuse_observations_total', { type: 'TOOL' })).toBe(3);
-    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v2_observations', status: '429' })).toBe(1);
-    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v2_observations', status: '500' })).toBe(1);
-    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v2_observations', status: 'timeout' })).toBe(1);
+    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v2_observations', status: '429' })).toBe(
+      1,
+    );
+    expect(metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v2_observations', status: '500' })).toBe(
+      1,
+    );
+    expect(
+      metricValue(text, 'toolwatch_langfuse_requests_total', { endpoint: 'v2_observations', status: 'timeout' }),
+    ).toBe(1);
     expect(metricValue(text, 'toolwatch_tool_executions_total', { tool: 'get_weather', status: 'error' })).toBe(1);
     const v2 = fake.log.filter((r) => r.endpoint === 'v2' && r.status === 200);
-    expect(v2.every((r) => ['io', 'model', 'usage'].every((g) => r.query['fields']!.split(',').includes(g)) && r.query['limit'] === '3')).toBe(true);
+    expect(
+      v2.every(
+        (r) =>
+          ['io', 'model', 'usage'].every((g) => r.query['fields']!.split(',').includes(g)) && r.query['limit'] === '3',
+      ),
+    ).toBe(true);
     expect(v2.some((r) => r.query['cursor'])).toBe(true);
 
     // Late arrival: a generation that starts 2 minutes before the watermark, inside the 5-minute overlap.
@@ -130,13 +143,37 @@ describe('Langfuse source over the v2 API', () => {
     expect(await lf.scores.flush()).toMatchObject({ sent: 1, retry: 0 });
     const outcome = [...fake.scores.values()].filter((s) => s['name'] === 'tool_call_outcome');
     expect(outcome.map((s) => `${s['traceId']}:${s['observationId']}:${s['value']}`).sort()).toEqual(
-      ['trA:A1:valid', 'trB:B1:SchemaMismatch', 'trC:C1:valid', 'trD:D1:InvalidJson', 'trE:E1:UnknownName', 'trG:G1:valid'].sort(),
+      [
+        'trA:A1:valid',
+        'trB:B1:SchemaMismatch',
+        'trC:C1:valid',
+        'trD:D1:InvalidJson',
+        'trE:E1:UnknownName',
+        'trG:G1:valid',
+      ].sort(),
     );
     expect(outcome.every((s) => s['dataType'] === 'CATEGORICAL')).toBe(true);
-    expect(await lf.writeVerdictScores({ traceId: 'trA', runId: '7', reachedGoal: true, scores: { unnecessary_calls: 0 }, comment: 'done' })).toBe(2);
-    expect(await lf.onJudgeVerdict({ traceId: 'trB', runId: 8, status: 'ok', verdict: { reached_goal: false, unnecessary_calls: 1, dangerous_calls: 0, reasoning: 'bad args' } })).toBeUndefined();
+    expect(
+      await lf.writeVerdictScores({
+        traceId: 'trA',
+        runId: '7',
+        reachedGoal: true,
+        scores: { unnecessary_calls: 0 },
+        comment: 'done',
+      }),
+    ).toBe(2);
+    expect(
+      await lf.onJudgeVerdict({
+        traceId: 'trB',
+        runId: 8,
+        status: 'ok',
+        verdict: { reached_goal: false, unnecessary_calls: 1, dangerous_calls: 0, reasoning: 'bad args' },
+      }),
+    ).toBeUndefined();
     await lf.scores.flush();
-    const goal = [...fake.scores.values()].filter((s) => s['name'] === 'reached_goal').map((s) => [s['traceId'], s['value'], s['dataType']]);
+    const goal = [...fake.scores.values()]
+      .filter((s) => s['name'] === 'reached_goal')
+      .map((s) => [s['traceId'], s['value'], s['dataType']]);
     expect(goal.sort()).toEqual([
       ['trA', 1, 'BOOLEAN'],
       ['trB', 0, 'BOOLEAN'],
@@ -149,9 +186,17 @@ describe('Langfuse source over the v2 API', () => {
     const res = await fetch(`${h.url}/api/sources`);
     const body = await res.text();
     expect(body).not.toContain(fake.secretKey);
-    const src = (JSON.parse(body) as { sources: Record<string, unknown>[] }).sources.find((s) => s['name'] === 'langfuse')!;
+    const src = (JSON.parse(body) as { sources: Record<string, unknown>[] }).sources.find(
+      (s) => s['name'] === 'langfuse',
+    )!;
     // The faults were retried within the run, so no run failed: no last error.
-    expect(src).toMatchObject({ enabled: true, mode: 'v2', lastError: null, counts: { observations: fake.observations.length, calls: 6 }, pendingScores: 0 });
+    expect(src).toMatchObject({
+      enabled: true,
+      mode: 'v2',
+      lastError: null,
+      counts: { observations: fake.observations.length, calls: 6 },
+      pendingScores: 0,
+    });
     expect(Date.parse(src['watermark'] as string)).toBe(lf.source.watermarkMs);
     expect(JSON.stringify(h.services.config)).not.toContain(fake.secretKey);
   });
@@ -185,7 +230,9 @@ describe('Langfuse source on an old server (no v2)', () => {
     await lf.source.runOnce();
     await expectCounts(h, { ...EXPECTED, valid: 3 });
     expect(fake.log.filter((r) => r.endpoint === 'v2')).toHaveLength(1);
-    expect(fake.log.filter((r) => r.endpoint === 'v1').every((r) => r.query['page'] && r.query['limit'] === '3')).toBe(true);
+    expect(fake.log.filter((r) => r.endpoint === 'v1').every((r) => r.query['page'] && r.query['limit'] === '3')).toBe(
+      true,
+    );
     const text = await h.metrics();
     expect(metricValue(text, 'toolwatch_spans_received_total', { source: 'langfuse' })).toBe(fake.observations.length);
     const src = (await (await fetch(`${h.url}/api/sources`)).json()) as { sources: { name: string; mode?: string }[] };
@@ -227,7 +274,9 @@ describe('Langfuse source: a crash mid-window', () => {
     const spansA = metricValue(textA, 'toolwatch_spans_received_total', { source: 'langfuse' });
     expect(spansA).toBeGreaterThan(0);
     await a.services.pipeline.settle(Date.now() + 60_000);
-    const callsA = ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated'].map((o) => calls(textA, o)).reduce((x, y) => x + y, 0);
+    const callsA = ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated']
+      .map((o) => calls(textA, o))
+      .reduce((x, y) => x + y, 0);
     // The process goes away; its database stays (Harness.close would delete the directory).
     await a.app.close();
     await a.services.close();
@@ -237,15 +286,22 @@ describe('Langfuse source: a crash mid-window', () => {
     // A new process over the same database.
     const b = await toolwatch({}, dbPath);
     await b.services.langfuse!.source.runOnce();
-    await waitFor(async () => (await b.services.store.callCounts({ sinceMs: 0 })).reduce((s, r) => s + r.count, 0) >= 6);
+    await waitFor(
+      async () => (await b.services.store.callCounts({ sinceMs: 0 })).reduce((s, r) => s + r.count, 0) >= 6,
+    );
     const textB = await b.metrics();
     // No gap, no duplicate: both processes together saw every observation exactly once …
-    expect(spansA + metricValue(textB, 'toolwatch_spans_received_total', { source: 'langfuse' })).toBe(fake.observations.length);
+    expect(spansA + metricValue(textB, 'toolwatch_spans_received_total', { source: 'langfuse' })).toBe(
+      fake.observations.length,
+    );
     // … and the store holds each call once, by outcome.
     const byOutcome: Record<string, number> = {};
-    for (const r of await b.services.store.callCounts({ sinceMs: 0 })) byOutcome[r.outcome] = (byOutcome[r.outcome] ?? 0) + r.count;
+    for (const r of await b.services.store.callCounts({ sinceMs: 0 }))
+      byOutcome[r.outcome] = (byOutcome[r.outcome] ?? 0) + r.count;
     expect(byOutcome).toEqual(EXPECTED);
-    const callsB = ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated'].map((o) => calls(textB, o)).reduce((x, y) => x + y, 0);
+    const callsB = ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated']
+      .map((o) => calls(textB, o))
+      .reduce((x, y) => x + y, 0);
     expect(callsA + callsB).toBe(6);
     const st = await b.services.langfuse!.state.load();
     expect(st.observations).toBe(fake.observations.length);

@@ -37,7 +37,8 @@ function plain(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plain);
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: plain((v as Record<string, unknown>)[k]), enumerable: true });
+    for (const k of Object.keys(v))
+      Object.defineProperty(out, k, { value: plain((v as Record<string, unknown>)[k]), enumerable: true });
     return out;
   }
   return v;
@@ -65,13 +66,13 @@ function makeSdkSpans(): ReadableSpan[] {
     'gen_ai.usage.input_tokens': 1234,
     'neg.int': -42,
     'big.int': 2 ** 53,
-    'temp': 0.25,
-    'stream': true,
+    temp: 0.25,
+    stream: true,
     'gen_ai.response.finish_reasons': ['tool_calls', 'stop'],
-    'ints': [1, 2, 3],
-    'bools': [true, false],
+    ints: [1, 2, 3],
+    bools: [true, false],
   } satisfies Attributes);
-  child.addEvent('gen_ai.choice', { index: 0, 'finish_reason': 'tool_calls' }, [1700000001, 500000000]);
+  child.addEvent('gen_ai.choice', { index: 0, finish_reason: 'tool_calls' }, [1700000001, 500000000]);
   child.setStatus({ code: SpanStatusCode.ERROR, message: 'rate limited' });
   child.end([1700000002, 250000000]);
   parent.end([1700000003, 0]);
@@ -330,8 +331,18 @@ describe('decodeJson: reference fixture', () => {
   });
 
   it('malformed payloads → ok:false', () => {
-    for (const body of ['', 'nope', '[]', '"x"', '42', 'null', '{"resourceSpans":{}}', '{"resourceSpans":[1]}',
-      '{"resourceSpans":[{"scopeSpans":"x"}]}', '{"resourceSpans":[{"scopeSpans":[{"spans":{}}]}]}']) {
+    for (const body of [
+      '',
+      'nope',
+      '[]',
+      '"x"',
+      '42',
+      'null',
+      '{"resourceSpans":{}}',
+      '{"resourceSpans":[1]}',
+      '{"resourceSpans":[{"scopeSpans":"x"}]}',
+      '{"resourceSpans":[{"scopeSpans":[{"spans":{}}]}]}',
+    ]) {
       const res = decodeJson(body);
       expect(res.ok, body).toBe(false);
     }
@@ -414,7 +425,15 @@ describe('decodeProtobuf: hand-built payloads', () => {
   it('field order does not matter; unknown fields skipped', () => {
     const res = ok(decodeProtobuf(buildRequest([{ traceId: T1, spanId: S1 }], { service: 'svc', resourceLast: true })));
     expect(res.spans).toHaveLength(1);
-    expect(res.spans[0]).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', parentSpanId: '', service: 'svc', scope: 'late.scope', scopeVersion: '0.9', startTimeMs: 1 });
+    expect(res.spans[0]).toMatchObject({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      parentSpanId: '',
+      service: 'svc',
+      scope: 'late.scope',
+      scopeVersion: '0.9',
+      startTimeMs: 1,
+    });
   });
 
   it('bad ids reject the span', () => {
@@ -443,7 +462,16 @@ describe('decodeProtobuf: hand-built payloads', () => {
   it('int64 extremes and duplicate keys', () => {
     const attrs = (w: W) => {
       const kvInt = (key: string, v: number | string) => {
-        w.uint32(74).fork().uint32(10).string(key).uint32(18).fork().uint32(24).int64(v as number).ldelim().ldelim();
+        w.uint32(74)
+          .fork()
+          .uint32(10)
+          .string(key)
+          .uint32(18)
+          .fork()
+          .uint32(24)
+          .int64(v as number)
+          .ldelim()
+          .ldelim();
       };
       kvInt('zero', 0);
       kvInt('neg', -1);
@@ -467,7 +495,8 @@ function deepProtobufAttr(kind: 'array' | 'kvlist'): (w: W) => void {
   return (w) => {
     w.uint32(74).fork().uint32(10).string('deep').uint32(18).fork(); // KeyValue { key, value: AnyValue
     for (let i = 0; i < DEEP; i++) {
-      if (kind === 'array') w.uint32(42).fork().uint32(10).fork(); // array_value { values: AnyValue
+      if (kind === 'array')
+        w.uint32(42).fork().uint32(10).fork(); // array_value { values: AnyValue
       else w.uint32(50).fork().uint32(10).fork().uint32(10).string('k').uint32(18).fork(); // kvlist { KeyValue { key, value
     }
     w.uint32(10).string('bottom');
@@ -500,7 +529,12 @@ describe('deep nesting', () => {
       const value = open.repeat(DEEP) + '{"stringValue":"bottom"}' + close.repeat(DEEP);
       const req = fixture();
       const spans = req.resourceSpans[0].scopeSpans[0].spans;
-      spans.push({ ...spans[0], spanId: '00f067aa0ba902b7', name: 'deep', attributes: [{ key: 'deep', value: '@@DEEP@@' }] });
+      spans.push({
+        ...spans[0],
+        spanId: '00f067aa0ba902b7',
+        name: 'deep',
+        attributes: [{ key: 'deep', value: '@@DEEP@@' }],
+      });
       const body = JSON.stringify(req).replace('"@@DEEP@@"', value);
       const t0 = performance.now();
       const res = ok(decodeJson(body));
@@ -565,12 +599,23 @@ describe('__proto__ keys are plain data', () => {
 
   it('json', () => {
     const req = fixture();
-    const proto = { kvlistValue: { values: [{ key: '__proto__', value: { kvlistValue: { values: [{ key: 'polluted', value: { stringValue: 'yes' } }] } } }] } };
+    const proto = {
+      kvlistValue: {
+        values: [
+          {
+            key: '__proto__',
+            value: { kvlistValue: { values: [{ key: 'polluted', value: { stringValue: 'yes' } }] } },
+          },
+        ],
+      },
+    };
     req.resourceSpans[0].scopeSpans[0].spans[0].attributes = [
       { key: '__proto__', value: proto },
       { key: 'plain', value: { stringValue: 'p' } },
     ];
-    req.resourceSpans[0].scopeSpans[0].spans[0].events = [{ timeUnixNano: 1, name: 'e', attributes: [{ key: '__proto__', value: { stringValue: 'ev' } }] }];
+    req.resourceSpans[0].scopeSpans[0].spans[0].events = [
+      { timeUnixNano: 1, name: 'e', attributes: [{ key: '__proto__', value: { stringValue: 'ev' } }] },
+    ];
     // JSON.stringify of a literal with "__proto__" inside kvlist keys is fine: the key is a string value.
     const s = ok(decodeJson(JSON.stringify(req))).spans[0]!;
     expectPrototypeUntouched();
@@ -609,7 +654,10 @@ function readPartial(buf: Uint8Array): { rejected?: number; message?: string; ou
 describe('response encoders', () => {
   it('ExportTraceServiceResponse, protobuf', () => {
     expect(encodeExportResponse('protobuf').length).toBe(0);
-    const buf = encodeExportResponse('protobuf', { rejectedSpans: 3, errorMessage: 'traceId must be 32 hex characters' });
+    const buf = encodeExportResponse('protobuf', {
+      rejectedSpans: 3,
+      errorMessage: 'traceId must be 32 hex characters',
+    });
     expect(Buffer.isBuffer(buf)).toBe(true);
     expect(readPartial(buf)).toEqual({ rejected: 3, message: 'traceId must be 32 hex characters', outerTags: [10] });
     // the OTel JS exporter's own response parser agrees
