@@ -5,8 +5,9 @@
  *   2. baseline: bench/baseline.js (Fastify + toolwatch's decodeProtobuf, nothing else) pinned to
  *      one core, max throughput from the load generator pinned to the other core
  *   3. toolwatch: `node dist/main.js` (defaults, SQLite in a temp dir) pinned to the same core, alone:
- *      max throughput until its one-call-one-count memory is full (50k traces, the steady state of a
- *      busy instance), max throughput in that steady state (the figure the ratio uses), then a fixed
+ *      max throughput until its one-call-one-count memory is full (dedupe.max_traces, 20,000 by
+ *      default: the steady state of a busy instance), max throughput in that steady state (the figure
+ *      the ratio uses), then a fixed
  *      rate at half of its own max, then (when below its max) a fixed rate of 42.5k spans/s (half
  *      the 85k spans/s aim)
  *   4. checks /metrics against what was sent (every call counted once, by outcome), reads peak RSS
