@@ -125,19 +125,7 @@ function takeSummary(
     traceId: f.traceId,
     key,
     dueMs: ctx.dueMs,
-    call: {
-      traceId: f.traceId,
-      spanId: f.spanId,
-      ...(s.callId ? { callId: s.callId } : {}),
-      service: f.service,
-      model: f.model ?? '',
-      name: s.name,
-      args: s.args,
-      ...(f.offered ? { offered: f.offered } : {}),
-      timeMs: f.endTimeMs || f.startTimeMs,
-      fromExecution: false,
-      ...originOf(f),
-    },
+    call: callOf(f, s, f.endTimeMs || f.startTimeMs, false),
   };
   txn.defer(entry, pending);
   out.deferred.push(pending);
@@ -159,19 +147,29 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
     txn.add(f.traceId, key, entry);
   }
   out.entries.push(entry);
-  out.calls.push({
+  out.calls.push(callOf(f, p, f.endTimeMs || f.startTimeMs, false));
+}
+
+/** A call to count as its span reports it: a proposal (fromExecution false), a summary, or a tool span. */
+function callOf(
+  f: SpanFacts,
+  c: CallSighting | ToolExecution,
+  timeMs: number,
+  fromExecution: boolean,
+): CallToCount {
+  return {
     traceId: f.traceId,
     spanId: f.spanId,
-    ...(p.callId ? { callId: p.callId } : {}),
+    ...(c.callId ? { callId: c.callId } : {}),
     service: f.service,
     model: f.model ?? '',
-    name: p.name,
-    args: p.args,
+    name: c.name,
+    args: c.args,
     ...(f.offered ? { offered: f.offered } : {}),
-    timeMs: f.endTimeMs || f.startTimeMs,
-    fromExecution: false,
+    timeMs,
+    fromExecution,
     ...originOf(f),
-  });
+  };
 }
 
 function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merged, ctx: MergeContext): void {
@@ -200,19 +198,7 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
     traceId: f.traceId,
     key,
     dueMs: ctx.dueMs,
-    call: {
-      traceId: f.traceId,
-      spanId: f.spanId,
-      ...(e.callId ? { callId: e.callId } : {}),
-      service: f.service,
-      model: f.model ?? '',
-      name: e.name,
-      args: e.args,
-      ...(f.offered ? { offered: f.offered } : {}),
-      timeMs: f.startTimeMs,
-      fromExecution: true,
-      ...originOf(f),
-    },
+    call: callOf(f, e, f.startTimeMs, true),
   };
   txn.defer(entry, pending);
   out.deferred.push(pending);
