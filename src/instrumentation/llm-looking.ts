@@ -21,12 +21,11 @@ const M = 109;
 export function isLlmKey(key: string): boolean {
   switch (key.charCodeAt(0)) {
     case G:
-      return key.startsWith('gen_ai.') || key.startsWith('gcp.vertex.agent.');
+      return (key.startsWith('gen_ai.') && key !== CONVERSATION_ID) || key.startsWith('gcp.vertex.agent.');
     case L:
       return (
         key.startsWith('llm.') || // OpenInference, OpenLLMetry
-        key.startsWith('langfuse.') ||
-        key.startsWith('logfire.') || // Pydantic Logfire's own spans around model calls
+        (key.startsWith('langfuse.') && !isLangfuseContextKey(key)) ||
         (key.startsWith('lk.') && isLiveKitLlmKey(key))
       );
     case A:
@@ -44,6 +43,29 @@ export function isLlmKey(key: string): boolean {
     default:
       return false;
   }
+}
+
+/*
+ * Keys an instrumentation copies onto every span of a conversation or trace, model call or not (Koog's
+ * graph nodes, Langfuse's propagated trace attributes and metadata): they say which conversation a span
+ * belongs to, not that it is about a model. Pydantic Logfire's `logfire.*` (`logfire.msg`,
+ * `logfire.span_type`, `logfire.json_schema`) is on every span Logfire makes, so it is no sign either;
+ * its model spans carry `gen_ai.*` as well.
+ */
+const CONVERSATION_ID = 'gen_ai.conversation.id';
+const LANGFUSE_CONTEXT_PREFIXES: readonly string[] = [
+  'langfuse.observation.metadata.',
+  'langfuse.trace.',
+  'langfuse.session.id',
+  'langfuse.user.id',
+  'langfuse.release',
+  'langfuse.version',
+  'langfuse.environment',
+];
+
+function isLangfuseContextKey(key: string): boolean {
+  for (const p of LANGFUSE_CONTEXT_PREFIXES) if (key.startsWith(p)) return true;
+  return false;
 }
 
 /** LiveKit's `lk.*` also covers speech and transport: only its model and tool keys count. */
