@@ -151,12 +151,7 @@ function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerT
 }
 
 /** A call to count as its span reports it: a proposal (fromExecution false), a summary, or a tool span. */
-function callOf(
-  f: SpanFacts,
-  c: CallSighting | ToolExecution,
-  timeMs: number,
-  fromExecution: boolean,
-): CallToCount {
+function callOf(f: SpanFacts, c: CallSighting | ToolExecution, timeMs: number, fromExecution: boolean): CallToCount {
   return {
     traceId: f.traceId,
     spanId: f.spanId,
