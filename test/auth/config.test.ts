@@ -3,11 +3,12 @@
  * itself), every problem reported at once, the loopback-only default, and a config that prints no
  * token however it is printed.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/temp-dir.js';
 import { isLoopback } from '../../src/auth/config.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { newTokenValue } from './tokens.js';
@@ -16,7 +17,7 @@ function load(
   auth: unknown,
   opts: { env?: Record<string, string>; host?: string; files?: Record<string, string> } = {},
 ) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-authcfg-'));
+  const dir = tempDir('toolwatch-authcfg-');
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(path.join(dir, name), text);
   return loadConfig({ cwd: dir, env: opts.env ?? {}, overrides: { auth, server: { host: opts.host ?? '127.0.0.1' } } });
 }
@@ -30,6 +31,8 @@ function problems(fn: () => unknown): string[] {
   }
   throw new Error('expected a ConfigError');
 }
+
+afterAll(removeTempDirs);
 
 describe('auth config', () => {
   const fileToken = newTokenValue();
@@ -145,7 +148,7 @@ describe('auth config', () => {
   });
 
   it('server.tls must name a readable certificate and key that match; cors_origins must be origins', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-tlscfg-'));
+    const dir = tempDir('toolwatch-tlscfg-');
     writeFileSync(path.join(dir, 'cert.pem'), 'not a certificate');
     const found = problems(() =>
       loadConfig({

@@ -1,18 +1,21 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/temp-dir.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 function dirWith(yaml: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-config-'));
+  const dir = tempDir('toolwatch-config-');
   writeFileSync(path.join(dir, 'toolwatch.yaml'), yaml);
   return dir;
 }
 
+afterAll(removeTempDirs);
+
 describe('config', () => {
   it('defaults without a file, frozen', () => {
-    const cfg = loadConfig({ cwd: mkdtempSync(path.join(tmpdir(), 'tw-')), env: {} });
+    const cfg = loadConfig({ cwd: tempDir('toolwatch-config-'), env: {} });
     expect(cfg.server).toEqual({ host: '127.0.0.1', port: 4318, shutdownGraceMs: 10_000, corsOrigins: [] });
     expect(cfg.auth).toEqual({ tokens: [], allowUnauthenticated: false });
     expect(cfg.store.redactArguments).toBe('secrets');

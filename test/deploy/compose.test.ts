@@ -4,11 +4,12 @@
  * its services (Prometheus targets, Alertmanager, Grafana's data source, the Collector chain,
  * toolwatch's own config as toolwatch itself loads it).
  */
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/temp-dir.js';
 import { loadConfig } from '../../src/config.js';
 import { deploy, hostPort, imageEnv, readYaml } from './files.js';
 
@@ -69,7 +70,7 @@ function secretFile(service: string, containerPath: string): string {
   expect(services[service].secrets ?? [], `${service}: ${containerPath}`).toContain(name);
   const s = compose.secrets[name] as { file?: string; environment?: string };
   if (s.file) return path.resolve(composeDir, interpolate(s.file));
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'toolwatch-compose-secret-')), name);
+  const file = path.join(tempDir('toolwatch-compose-secret-'), name);
   writeFileSync(file, REQUIRED[s.environment!]!);
   return file;
 }
@@ -89,6 +90,8 @@ function toolwatchConfig(service: string) {
     overrides: { auth },
   });
 }
+
+afterAll(removeTempDirs);
 
 describe('compose.yaml', () => {
   it('runs two toolwatch replicas built from the repository Dockerfile', () => {
