@@ -39,24 +39,32 @@ export async function startToolwatch(opts: HarnessOptions = {}): Promise<Harness
     writeFileSync(file, JSON.stringify(f.tools));
     return { ...(f.service ? { service: f.service } : {}), path: file };
   });
-  const config = loadConfig({
-    cwd: dir,
-    env: opts.env ?? {},
-    overrides: {
-      database_url: path.join(dir, 'toolwatch.db'),
-      log_level: process.env.TEST_LOG_LEVEL ?? 'silent',
-      server: { host: '127.0.0.1', port: 0 },
-      tools,
-      ...opts.config,
-      // The tests' own CPU work runs on this event loop: shedding on its delay would refuse their
-      // batches at random. Tests of the shedder set it; the reliability probes run the real defaults.
-      ingest: { max_event_loop_delay: '0s', ...(opts.config?.ingest as Record<string, unknown> | undefined) },
-    },
+  // A start that fails (a config or store error under test) leaves nothing behind either.
+  const started = await (async () => {
+    const config = loadConfig({
+      cwd: dir,
+      env: opts.env ?? {},
+      overrides: {
+        database_url: path.join(dir, 'toolwatch.db'),
+        log_level: process.env.TEST_LOG_LEVEL ?? 'silent',
+        server: { host: '127.0.0.1', port: 0 },
+        tools,
+        ...opts.config,
+        // The tests' own CPU work runs on this event loop: shedding on its delay would refuse their
+        // batches at random. Tests of the shedder set it; the reliability probes run the real defaults.
+        ingest: { max_event_loop_delay: '0s', ...(opts.config?.ingest as Record<string, unknown> | undefined) },
+      },
+    });
+    const services = await createServices(config, createLogger(config.logLevel), opts.services);
+    const app = await buildApp(services, opts.app);
+    let url = '';
+    if (opts.listen !== false) url = await app.listen({ host: '127.0.0.1', port: 0 });
+    return { services, app, url };
+  })().catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   });
-  const services = await createServices(config, createLogger(config.logLevel), opts.services);
-  const app = await buildApp(services, opts.app);
-  let url = '';
-  if (opts.listen !== false) url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const { services, app, url } = started;
   return {
     url,
     app,

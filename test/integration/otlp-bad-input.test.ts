@@ -5,6 +5,7 @@
 import { gzipSync } from 'node:zlib';
 import protobuf from 'protobufjs/minimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/temp-dir.js';
 import type { Store } from '../../src/store/store.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
@@ -84,6 +85,8 @@ function decodePartial(buf: Buffer): { rejectedSpans: number; errorMessage: stri
   }
   return out;
 }
+
+afterAll(removeTempDirs);
 
 describe('bad input on /v1/traces', () => {
   let tw: Harness;
@@ -244,8 +247,7 @@ describe('bad input on /v1/traces', () => {
 describe('when the store cannot take data', () => {
   it('answers 503 with Retry-After, and counts the retried batch in full', async () => {
     let failNext = true;
-    const dir = await import('node:os').then((os) => os.tmpdir());
-    const real = new SqliteStore({ path: `${dir}/toolwatch-503-${process.pid}.db`, synchronous: 'NORMAL' });
+    const real = new SqliteStore({ path: `${tempDir('toolwatch-503-')}/toolwatch.db`, synchronous: 'NORMAL' });
     const flaky = new Proxy(real, {
       get(target, prop) {
         if (prop === 'write') {

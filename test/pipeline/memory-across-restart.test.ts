@@ -5,6 +5,7 @@
  * recorded it died (recorded, never answered) is a duplicate, and a tool span whose proposal the
  * previous process counted pairs with it instead of being counted a second time.
  */
+import { rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
@@ -55,9 +56,12 @@ function tool(traceId: string, spanId: string, name: string, id?: string): objec
 }
 
 let open: Harness[] = [];
+const stoppedDirs: string[] = [];
 afterEach(async () => {
   for (const h of open) await h.close().catch(() => undefined);
   open = [];
+  // A stopped process's folder (its SQLite database, read by the next one) goes after the test.
+  for (const d of stoppedDirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function start(databaseUrl: string): Promise<Harness> {
@@ -71,6 +75,7 @@ async function start(databaseUrl: string): Promise<Harness> {
 /** The process goes away; its database stays. */
 async function stop(h: Harness): Promise<void> {
   open = open.filter((x) => x !== h);
+  stoppedDirs.push(h.dir);
   await h.app.close();
   await h.services.close();
 }

@@ -5,6 +5,7 @@
  * lease ran out, or it released them when it stopped), and counts a row only while it still holds
  * it. On SQLite one process serves a file: a restart takes every row.
  */
+import { rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Span } from '../../src/model.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
@@ -31,9 +32,12 @@ function toolOnly(traceId: string, name: string): Span {
 const traceOf = (n: number): string => n.toString(16).padStart(32, 'a');
 
 let open: Harness[] = [];
+const stoppedDirs: string[] = [];
 afterEach(async () => {
   for (const h of open) await h.close().catch(() => undefined);
   open = [];
+  // A stopped process's folder (its SQLite database, read by the next one) goes after the test.
+  for (const d of stoppedDirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function replica(databaseUrl: string, extra: Record<string, unknown> = {}): Promise<Harness> {
@@ -52,6 +56,7 @@ async function replica(databaseUrl: string, extra: Record<string, unknown> = {})
 /** Stops a replica the way a graceful shutdown does, keeping its database (Harness.close would delete its dir). */
 async function stop(h: Harness): Promise<void> {
   open = open.filter((x) => x !== h);
+  stoppedDirs.push(h.dir);
   await h.app.close();
   await h.services.close();
 }
