@@ -6,10 +6,9 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ToolDef } from '../../model.js';
-import { withRetries, type Attempt } from '../retry.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import { HarnessError, type AdapterFactory, type AdapterRequest, type AdapterResult } from './adapter.js';
-import { classifySdkError, type Failure } from './sdk-errors.js';
+import { sendWithRetries } from './sdk-errors.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
@@ -121,36 +120,24 @@ export const createAnthropicMessagesAdapter: AdapterFactory = (spec, opts) => {
         const outcome = { kind: 'provider_error' as const, code: 'harness' as const, message: (err as Error).message };
         return { outcome, request: null, response: null, latencyMs: 0, attempts: 0 };
       }
-      let latencyMs = 0;
-      const attempt = async (): Promise<Attempt<unknown, Failure>> => {
-        const t0 = now();
-        try {
-          const res = await client.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming);
-          latencyMs = now() - t0;
-          return { ok: true, value: res };
-        } catch (err) {
-          latencyMs = now() - t0;
-          return { ok: false, ...classifySdkError(err, Anthropic) };
-        }
-      };
-      const r = await withRetries(attempt, opts.retry);
-      if (!r.ok)
-        return {
-          outcome: r.failure.outcome,
-          request: body,
-          response: r.failure.response,
-          latencyMs,
-          attempts: r.attempts,
-        };
-      const usage = (r.value as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
-      return {
-        outcome: fromAnthropicResponse(r.value),
-        request: body,
-        response: r.value,
-        latencyMs,
-        ...(usage ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } } : {}),
-        attempts: r.attempts,
-      };
+      return sendWithRetries(
+        () => client.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming),
+        Anthropic,
+        body,
+        {
+          retry: opts.retry,
+          now,
+          read: (res) => {
+            const usage = (res as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
+            return {
+              outcome: fromAnthropicResponse(res),
+              ...(usage
+                ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } }
+                : {}),
+            };
+          },
+        },
+      );
     },
   };
 };

@@ -6,10 +6,9 @@
  */
 import OpenAI from 'openai';
 import type { ToolDef } from '../../model.js';
-import { withRetries, type Attempt } from '../retry.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import type { AdapterFactory, AdapterRequest, AdapterResult } from './adapter.js';
-import { classifySdkError, type Failure } from './sdk-errors.js';
+import { sendWithRetries } from './sdk-errors.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -99,40 +98,24 @@ export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
         ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
         ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
       };
-      let latencyMs = 0;
-      const attempt = async (): Promise<Attempt<unknown, Failure>> => {
-        const t0 = now();
-        try {
-          const res = await client.chat.completions.create(
-            body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-          );
-          latencyMs = now() - t0;
-          return { ok: true, value: res };
-        } catch (err) {
-          latencyMs = now() - t0;
-          return { ok: false, ...classifySdkError(err, OpenAI) };
-        }
-      };
-      const r = await withRetries(attempt, opts.retry);
-      if (!r.ok)
-        return {
-          outcome: r.failure.outcome,
-          request: body,
-          response: r.failure.response,
-          latencyMs,
-          attempts: r.attempts,
-        };
-      const usage = (r.value as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
-      return {
-        outcome: fromOpenAIResponse(r.value),
-        request: body,
-        response: r.value,
-        latencyMs,
-        ...(usage
-          ? { usage: { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } }
-          : {}),
-        attempts: r.attempts,
-      };
+      return sendWithRetries(
+        () => client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming),
+        OpenAI,
+        body,
+        {
+          retry: opts.retry,
+          now,
+          read: (res) => {
+            const usage = (res as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
+            return {
+              outcome: fromOpenAIResponse(res),
+              ...(usage
+                ? { usage: { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } }
+                : {}),
+            };
+          },
+        },
+      );
     },
   };
 };

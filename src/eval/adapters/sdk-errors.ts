@@ -3,8 +3,9 @@
  * connection / timeout errors) → a provider_error outcome, whether to retry, and how long the
  * server asked us to wait.
  */
-import { retryAfterMs } from '../retry.js';
-import type { CanonicalOutcome, ProviderErrorCode } from '../types.js';
+import { retryAfterMs, withRetries, type Attempt, type RetryPolicy } from '../retry.js';
+import type { CanonicalOutcome, ProviderErrorCode, Usage } from '../types.js';
+import type { AdapterResult } from './adapter.js';
 
 type Ctor = abstract new (...args: never[]) => Error;
 
@@ -64,4 +65,34 @@ export function classifySdkError(err: unknown, sdk: SdkErrorClasses): Classified
     return fail('rejected', msg, false, response, status);
   }
   return fail('bad_response', `unreadable answer: ${(err as Error)?.message ?? String(err)}`, false, null);
+}
+
+/**
+ * One request through an SDK with the run's retry policy (the SDKs' own retries are off): each
+ * attempt timed, failures classified; the result as an adapter returns it. `read` maps the answer
+ * to the canonical outcome and the provider's token usage.
+ */
+export async function sendWithRetries(
+  send: () => Promise<unknown>,
+  sdk: SdkErrorClasses,
+  body: unknown,
+  o: { retry: RetryPolicy; now: () => number; read: (res: unknown) => { outcome: CanonicalOutcome; usage?: Usage } },
+): Promise<AdapterResult> {
+  let latencyMs = 0;
+  const attempt = async (): Promise<Attempt<unknown, Failure>> => {
+    const t0 = o.now();
+    try {
+      const res = await send();
+      latencyMs = o.now() - t0;
+      return { ok: true, value: res };
+    } catch (err) {
+      latencyMs = o.now() - t0;
+      return { ok: false, ...classifySdkError(err, sdk) };
+    }
+  };
+  const r = await withRetries(attempt, o.retry);
+  if (!r.ok)
+    return { outcome: r.failure.outcome, request: body, response: r.failure.response, latencyMs, attempts: r.attempts };
+  const { outcome, usage } = o.read(r.value);
+  return { outcome, request: body, response: r.value, latencyMs, ...(usage ? { usage } : {}), attempts: r.attempts };
 }
