@@ -102,6 +102,20 @@ export async function loadCallWindows(
   return { current, baseline };
 }
 
+/** The execution counts of `window`, optionally for one `service`; none when the store keeps no executions. */
+export async function loadExecutionWindow(
+  params: { window: string; service?: string },
+  io: RuleIO,
+  now: number,
+): Promise<ExecutionCountRow[]> {
+  if (!io.executionCounts) return [];
+  const windowMs = parseDuration(params.window) ?? 5 * MINUTE_MS;
+  return io.executionCounts({
+    ...currentWindow(now, windowMs),
+    ...(params.service ? { service: params.service } : {}),
+  });
+}
+
 export type GroupLabel = 'service' | 'tool' | 'model';
 export const GROUP_LABELS: readonly GroupLabel[] = ['service', 'tool', 'model'];
 

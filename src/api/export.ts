@@ -8,15 +8,10 @@ import type { FastifyInstance } from 'fastify';
 import { exportedCases } from '../queries/export-cases.js';
 import type { ReaderFor } from '../queries/reader.js';
 import { RedactionError, toJsonl } from '../replay/export.js';
-import { parseExportFilters } from '../replay/filters.js';
+import { parseExportFilters, type RawFilters } from '../replay/filters.js';
 
-interface Query {
-  since?: string;
-  service?: string;
-  outcome?: string;
-  feedback?: string;
-  judge?: string;
-  trace_id?: string;
+/** The CLI's filters, as a query string carries them (every value a string), and the answer's format. */
+interface Query extends Omit<RawFilters, 'limit'> {
   limit?: string;
   format?: 'jsonl' | 'json';
 }

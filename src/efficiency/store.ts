@@ -28,6 +28,16 @@ interface Sums {
   durationMs: number;
 }
 
+const emptySums = (): Omit<Sums, 'minute' | 'service' | 'model'> => ({
+  trajectories: 0,
+  steps: 0,
+  toolCalls: 0,
+  failedCalls: 0,
+  tokens: 0,
+  withTokens: 0,
+  durationMs: 0,
+});
+
 const measureValue = (t: CompletedTrajectory, m: Measure): number | null =>
   m === 'steps'
     ? t.steps
@@ -50,18 +60,7 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
     const k = `${minute}\u0000${t.service}\u0000${t.model}`;
     let g = last?.k === k ? last.g : groups.get(k);
     if (!g) {
-      const sums: Sums = {
-        minute,
-        service: t.service,
-        model: t.model,
-        trajectories: 0,
-        steps: 0,
-        toolCalls: 0,
-        failedCalls: 0,
-        tokens: 0,
-        withTokens: 0,
-        durationMs: 0,
-      };
+      const sums: Sums = { minute, service: t.service, model: t.model, ...emptySums() };
       g = { sums, counts: MEASURES.map(() => new Map<number, number>()) };
       groups.set(k, g);
     }
@@ -184,16 +183,6 @@ interface Raw {
   sums: Omit<Sums, 'minute' | 'service' | 'model'>;
   buckets: Map<Measure, Map<number, number>>;
 }
-
-const emptySums = (): Raw['sums'] => ({
-  trajectories: 0,
-  steps: 0,
-  toolCalls: 0,
-  failedCalls: 0,
-  tokens: 0,
-  withTokens: 0,
-  durationMs: 0,
-});
 
 /** Per service and model, and per service (every model together), over the window; most trajectories first. */
 export async function trajectoryStats(

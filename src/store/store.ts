@@ -157,14 +157,8 @@ export interface CallSeriesRow {
   firstMinute: number;
 }
 
-export interface ExecutionCountRow {
-  service: string;
-  model: string;
-  tool: string;
-  status: ExecutionStatus;
-  callOutcome: CallOutcomeLabel;
-  count: number;
-}
+/** Executions summed over a window: the aggregate rows without their minute and source. */
+export type ExecutionCountRow = Omit<ExecutionAggregate, 'minute' | 'source'>;
 
 export interface CallCountQuery {
   sinceMs: number;

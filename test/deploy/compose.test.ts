@@ -5,7 +5,6 @@
  * toolwatch's own config as toolwatch itself loads it).
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';

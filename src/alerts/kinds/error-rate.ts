@@ -8,12 +8,12 @@
  */
 import type { ExecutionStatus } from '../../model.js';
 import type { ExecutionCountRow } from '../../store/store.js';
-import { durationMs, durationSchema } from '../../util/duration.js';
+import { durationSchema } from '../../util/duration.js';
 import {
   bySchema,
-  currentWindow,
   groupRows,
   loadCallWindows,
+  loadExecutionWindow,
   pct,
   type CallWindows,
   type GroupLabel,
@@ -54,8 +54,7 @@ export const errorRate: RuleKind<ErrorRateParams, ErrorRateData> = {
   async load(p, io, now) {
     const calls = await loadCallWindows(p, io, now);
     if (!p.include_execution || !io.executionCounts) return calls;
-    const svc = p.service ? { service: p.service } : {};
-    return { ...calls, executions: await io.executionCounts({ ...currentWindow(now, durationMs(p.window)), ...svc }) };
+    return { ...calls, executions: await loadExecutionWindow(p, io, now) };
   },
   evaluate(p, data) {
     return p.include_execution ? combined(p, data) : structural(p, data);

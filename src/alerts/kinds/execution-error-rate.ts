@@ -7,8 +7,16 @@
  */
 import type { ExecutionStatus } from '../../model.js';
 import type { ExecutionCountRow } from '../../store/store.js';
-import { durationMs, durationSchema } from '../../util/duration.js';
-import { bySchema, currentWindow, groupRows, pct, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
+import { durationSchema } from '../../util/duration.js';
+import {
+  bySchema,
+  groupRows,
+  loadExecutionWindow,
+  pct,
+  type GroupLabel,
+  type Observation,
+  type RuleKind,
+} from '../rules.js';
 import { executionTally, statusesSchema, topFailingExecutions } from './counts.js';
 
 export interface ExecutionErrorRateParams {
@@ -33,13 +41,7 @@ export const executionErrorRate: RuleKind<ExecutionErrorRateParams, ExecutionCou
       service: { type: 'string', minLength: 1 },
     },
   },
-  async load(p, io, now) {
-    if (!io.executionCounts) return [];
-    return io.executionCounts({
-      ...currentWindow(now, durationMs(p.window)),
-      ...(p.service ? { service: p.service } : {}),
-    });
-  },
+  load: loadExecutionWindow,
   evaluate(p, rows) {
     const out: Observation[] = [];
     const which = p.statuses.join(' or ');
