@@ -2,19 +2,13 @@
  * Migration 005 moves the alert outbox, the notifiers' rate-limit slots and the Langfuse score
  * outbox into the one delivery outbox, on both engines, keeping every message and its state.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { AlertStore } from '../../src/alerts/alert-store.js';
 import { migrations } from '../../src/store/migrations/index.js';
-import { PostgresStore } from '../../src/store/postgres.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { LangfuseState } from '../../src/sources/langfuse/state.js';
-import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
+import { migratePostgres, migrateSqlite } from '../helpers/migrated-store.js';
+import { pgServer } from '../helpers/pg.js';
 
 const BEFORE = migrations.filter((m) => m.version < 5);
 const ROWS = [
@@ -47,50 +41,7 @@ async function check(store: Store): Promise<void> {
 }
 
 describe('migration 005 (one outbox)', () => {
-  it('SQLite: moves every message', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-mig-'));
-    const file = path.join(dir, 'db');
-    try {
-      const db = new Database(file);
-      db.exec(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-      );
-      for (const m of BEFORE)
-        db.exec(m.sqlite), db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
-      for (const r of ROWS) db.exec(r);
-      db.close();
-      const store = new SqliteStore({ path: file, synchronous: 'NORMAL' });
-      try {
-        await check(store);
-      } finally {
-        await store.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it('SQLite: moves every message', () => migrateSqlite(BEFORE, ROWS, check));
 
-  it.skipIf(pgServer().skip)('PostgreSQL: moves every message', async () => {
-    const url = await freshDatabase();
-    try {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-      );
-      for (const m of BEFORE)
-        await client.query(m.postgres),
-          await client.query('INSERT INTO schema_migrations VALUES ($1, $2, 0)', [m.version, m.name]);
-      for (const r of ROWS) await client.query(r);
-      await client.end();
-      const store = await PostgresStore.open(url);
-      try {
-        await check(store);
-      } finally {
-        await store.close();
-      }
-    } finally {
-      await dropDatabase(url);
-    }
-  });
+  it.skipIf(pgServer().skip)('PostgreSQL: moves every message', () => migratePostgres(BEFORE, ROWS, check));
 });
