@@ -17,6 +17,9 @@ export interface Harness {
   services: Services;
   dir: string;
   metrics(): Promise<string>;
+  /** Stops it as a graceful shutdown does, keeping its folder: a next process may open its SQLite file. */
+  stop(): Promise<void>;
+  /** Stops it (unless stopped) and removes its folder. */
   close(): Promise<void>;
 }
 
@@ -65,6 +68,13 @@ export async function startToolwatch(opts: HarnessOptions = {}): Promise<Harness
     throw err;
   });
   const { services, app, url } = started;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await app.close();
+    await services.close();
+  };
   return {
     url,
     app,
@@ -73,9 +83,9 @@ export async function startToolwatch(opts: HarnessOptions = {}): Promise<Harness
     async metrics() {
       return services.metrics.registry.metrics();
     },
+    stop,
     async close() {
-      await app.close();
-      await services.close();
+      await stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -5,7 +5,6 @@
  * recorded it died (recorded, never answered) is a duplicate, and a tool span whose proposal the
  * previous process counted pairs with it instead of being counted a second time.
  */
-import { rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
@@ -56,12 +55,9 @@ function tool(traceId: string, spanId: string, name: string, id?: string): objec
 }
 
 let open: Harness[] = [];
-const stoppedDirs: string[] = [];
 afterEach(async () => {
   for (const h of open) await h.close().catch(() => undefined);
   open = [];
-  // A stopped process's folder (its SQLite database, read by the next one) goes after the test.
-  for (const d of stoppedDirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function start(databaseUrl: string): Promise<Harness> {
@@ -70,14 +66,6 @@ async function start(databaseUrl: string): Promise<Harness> {
   });
   open.push(h);
   return h;
-}
-
-/** The process goes away; its database stays. */
-async function stop(h: Harness): Promise<void> {
-  open = open.filter((x) => x !== h);
-  stoppedDirs.push(h.dir);
-  await h.app.close();
-  await h.services.close();
 }
 
 async function post(h: Harness, body: string): Promise<void> {
@@ -126,7 +114,7 @@ describe.each(engines)('the dedupe memory across a restart on $name', ({ name, s
       tool(TRACE, 'a000000000000002', 'book', 'c1'),
     ]);
     await post(a, body);
-    await stop(a);
+    await a.stop();
 
     const b = await start(url || (await db(a)));
     await post(b, body); // the client never saw the first 200
@@ -139,7 +127,7 @@ describe.each(engines)('the dedupe memory across a restart on $name', ({ name, s
     const url = await db(undefined);
     const a = await start(url);
     await post(a, otlp('pairs', [chat(TRACE2, 'b000000000000001', [{ id: 'k1', name: 'search' }, { name: 'fetch' }])]));
-    await stop(a);
+    await a.stop();
 
     const b = await start(url || (await db(a)));
     // By id, and an id-less one by name.

@@ -5,7 +5,6 @@
  * lease ran out, or it released them when it stopped), and counts a row only while it still holds
  * it. On SQLite one process serves a file: a restart takes every row.
  */
-import { rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Span } from '../../src/model.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
@@ -32,12 +31,9 @@ function toolOnly(traceId: string, name: string): Span {
 const traceOf = (n: number): string => n.toString(16).padStart(32, 'a');
 
 let open: Harness[] = [];
-const stoppedDirs: string[] = [];
 afterEach(async () => {
   for (const h of open) await h.close().catch(() => undefined);
   open = [];
-  // A stopped process's folder (its SQLite database, read by the next one) goes after the test.
-  for (const d of stoppedDirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function replica(databaseUrl: string, extra: Record<string, unknown> = {}): Promise<Harness> {
@@ -51,14 +47,6 @@ async function replica(databaseUrl: string, extra: Record<string, unknown> = {})
   });
   open.push(h);
   return h;
-}
-
-/** Stops a replica the way a graceful shutdown does, keeping its database (Harness.close would delete its dir). */
-async function stop(h: Harness): Promise<void> {
-  open = open.filter((x) => x !== h);
-  stoppedDirs.push(h.dir);
-  await h.app.close();
-  await h.services.close();
 }
 
 /** Calls per tool in the store (every process's counts together). */
@@ -107,9 +95,9 @@ describe.skipIf(pgServer().skip)('waiting calls with two replicas on one Postgre
     const b = await replica(url, { dedupe: { execution_grace: '1s', pending_lease: `${LEASE_MS}ms` } });
     await a.services.pipeline.ingestSpans([toolOnly(traceOf(3), 'held_by_a')]);
     await b.services.pipeline.ingestSpans([toolOnly(traceOf(4), 'held_by_b')]);
-    await stop(a); // inside the grace period
+    await a.stop(); // inside the grace period
     const a2 = await replica(url, { dedupe: { execution_grace: '1s', pending_lease: `${LEASE_MS}ms` } });
-    await stop(b);
+    await b.stop();
     const b2 = await replica(url, { dedupe: { execution_grace: '1s', pending_lease: `${LEASE_MS}ms` } });
     await eventually(async () => Object.keys(await stored(a2)).length === 2);
     await new Promise((r) => setTimeout(r, LEASE_MS + 1_000));

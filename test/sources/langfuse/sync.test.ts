@@ -4,7 +4,6 @@
  * late arrivals and a crash mid-window. Exact counts on /metrics, no duplicates, no gaps, and the
  * scores written back.
  */
-import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { metricValue, startToolwatch, type Harness } from '../../helpers/harness.js';
 import { LangfuseSource } from '../../../src/sources/langfuse/source.js';
@@ -17,7 +16,6 @@ let fake: FakeLangfuse;
 let open: Harness[] = [];
 let waits: number[] = [];
 let skew = 0;
-const cleanup: string[] = [];
 
 beforeEach(async () => {
   fake = await startFakeLangfuse();
@@ -28,7 +26,6 @@ afterEach(async () => {
   for (const h of open) await h.close();
   open = [];
   await fake.close();
-  for (const d of cleanup.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function toolwatch(extra: Record<string, unknown> = {}, dbPath?: string): Promise<Harness> {
@@ -277,11 +274,8 @@ describe('Langfuse source: a crash mid-window', () => {
     const callsA = ['valid', 'InvalidJson', 'UnknownName', 'SchemaMismatch', 'unvalidated']
       .map((o) => calls(textA, o))
       .reduce((x, y) => x + y, 0);
-    // The process goes away; its database stays (Harness.close would delete the directory).
-    await a.app.close();
-    await a.services.close();
-    open = open.filter((h) => h !== a);
-    cleanup.push(a.dir);
+    // The process goes away; its database stays (its folder goes with close() after the test).
+    await a.stop();
 
     // A new process over the same database.
     const b = await toolwatch({}, dbPath);
@@ -346,10 +340,7 @@ describe('Langfuse source: a call is counted once across a restart', () => {
 
   async function stopKeepingDb(h: Harness): Promise<string> {
     const dbPath = h.services.config.database.kind === 'sqlite' ? h.services.config.database.path : '';
-    await h.app.close();
-    await h.services.close();
-    open = open.filter((x) => x !== h);
-    cleanup.push(h.dir);
+    await h.stop();
     return dbPath;
   }
 
