@@ -5,25 +5,14 @@
  * /api/stats?by=model answers with the numbers worked out by hand, and the page's models section —
  * read back in headless Chromium from its data attributes — shows the same, with the switch marked.
  */
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRow } from '../../src/queries/models.js';
 import { minuteOf } from '../../src/store/store.js';
 import { downstreamTurn, type PlannedCall } from '../helpers/downstream-agent.js';
+import { openPage, recordProblems, SKIP_BROWSER } from '../helpers/browser.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { otelClient } from '../helpers/otel.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const SKIP_BROWSER = process.env.TOOLWATCH_SKIP_BROWSER === '1';
 
 const MIN = 60_000;
 const M = minuteOf(Date.now());
@@ -218,18 +207,8 @@ describe.skipIf(SKIP_BROWSER)('the page’s models section, in headless Chromium
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} is missing: install the Debian package \`chromium\`, or set TOOLWATCH_SKIP_BROWSER=1`,
-      );
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.addInitScript(
-      `document.addEventListener('securitypolicyviolation', (e) => console.error('CSP ' + e.violatedDirective))`,
-    );
+    ({ browser, page } = await openPage());
+    await recordProblems(page, problems);
   });
   afterAll(async () => {
     await browser?.close();

@@ -6,24 +6,13 @@
  * Without it the test fails, unless TOOLWATCH_SKIP_BROWSER=1.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { openPage, SKIP_BROWSER } from '../helpers/browser.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { chatResourceSpans } from '../helpers/otlp-json.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const SKIP_BROWSER = process.env.TOOLWATCH_SKIP_BROWSER === '1';
 
 const EVIL_TOOL = '<script>alert(1)</script>';
 const EVIL_NAME = '<img src=x onerror=alert(2)>';
@@ -226,14 +215,7 @@ describe.skipIf(SKIP_BROWSER)('GET / in headless Chromium', () => {
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing: install the Debian package \`chromium\` (apt-get install -y --no-install-recommends chromium), or set TOOLWATCH_SKIP_BROWSER=1 to skip the browser test`,
-      );
-    }
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    ({ browser, page } = await openPage());
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text());
     });

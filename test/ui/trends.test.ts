@@ -6,26 +6,15 @@
  * to the temp dir (their paths printed) for a person to look at.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolStats } from '../../src/queries/stats.js';
 import { minuteOf } from '../../src/store/store.js';
+import { openPage, recordProblems, SKIP_BROWSER } from '../helpers/browser.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { chatResourceSpans } from '../helpers/otlp-json.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const SKIP_BROWSER = process.env.TOOLWATCH_SKIP_BROWSER === '1';
 
 const NOW = Date.now();
 const M = minuteOf(NOW);
@@ -131,18 +120,8 @@ describe.skipIf(SKIP_BROWSER)('trends on the page, in headless Chromium', () => 
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} is missing: install the Debian package \`chromium\`, or set TOOLWATCH_SKIP_BROWSER=1`,
-      );
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.addInitScript(
-      `document.addEventListener('securitypolicyviolation', (e) => console.error('CSP ' + e.violatedDirective))`,
-    );
+    ({ browser, page } = await openPage());
+    await recordProblems(page, problems);
   });
   afterAll(async () => {
     await browser?.close();
