@@ -9,36 +9,10 @@ import type { FeedbackItem } from '../../src/feedback/value.js';
 import type { SpanFacts } from '../../src/model.js';
 import { storeRedactor, type StoreRedactor } from '../../src/redact/stored.js';
 import { failureContextExtension, loadFailureContexts, pruneFailureContexts } from '../../src/replay/context.js';
-import { PostgresStore } from '../../src/store/postgres.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { emptyBatch, type FailureRecord, type Store } from '../../src/store/store.js';
-import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
+import { emptyBatch, type FailureRecord } from '../../src/store/store.js';
+import { storeEngines } from '../helpers/engines.js';
 
-const engines: { name: string; skip: boolean; open(): Promise<{ store: Store; dispose(): Promise<void> }> }[] = [
-  {
-    name: 'SQLite',
-    skip: false,
-    open: async () => {
-      const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
-      return { store, dispose: () => store.close() };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: pgServer().skip,
-    open: async () => {
-      const url = await freshDatabase();
-      const store = await PostgresStore.open(url);
-      return {
-        store,
-        dispose: async () => {
-          await store.close();
-          await dropDatabase(url);
-        },
-      };
-    },
-  },
-];
+const engines = storeEngines;
 
 const T = (c: string) => c.repeat(32);
 const item = (traceId: string, value: number, timeMs: number, extra: Partial<FeedbackItem> = {}): FeedbackItem => ({

@@ -11,30 +11,10 @@ import { storeRedactor } from '../../src/redact/stored.js';
 import { failureContextExtension } from '../../src/replay/context.js';
 import { exportCases } from '../../src/replay/export.js';
 import { parseExportFilters } from '../../src/replay/filters.js';
-import { PostgresStore } from '../../src/store/postgres.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { emptyBatch, type FailureRecord, type Store } from '../../src/store/store.js';
-import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
+import { emptyBatch, type FailureRecord } from '../../src/store/store.js';
+import { storeEngines } from '../helpers/engines.js';
 
-const engines: { name: string; skip: boolean; open(): Promise<{ store: Store; dispose(): Promise<void> }> }[] = [
-  {
-    name: 'SQLite',
-    skip: false,
-    open: async () => {
-      const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
-      return { store, dispose: () => store.close() };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    skip: pgServer().skip,
-    open: async () => {
-      const url = await freshDatabase();
-      const store = await PostgresStore.open(url);
-      return { store, dispose: async () => (await store.close(), await dropDatabase(url)) };
-    },
-  },
-];
+const engines = storeEngines;
 
 let open: { dispose(): Promise<void> } | undefined;
 afterEach(async () => {
