@@ -4,37 +4,27 @@
  * it sees the page of its token's services only, and the page's links to the API work with the same
  * credentials. Without /usr/bin/chromium the test fails, unless TOOLWATCH_SKIP_BROWSER=1.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { chatResourceSpans } from '../helpers/otlp-json.js';
 import { bearer, tokenConfig, type TestToken } from './tokens.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const definitions = JSON.stringify([
   { type: 'function', name: 'lookup', parameters: { type: 'object', required: ['id'] } },
 ]);
 
-describe.skipIf(process.env.TOOLWATCH_SKIP_BROWSER === '1')('the page in a browser, with a token', () => {
+describe.skipIf(SKIP_BROWSER)('the page in a browser, with a token', () => {
   let dir: string;
   let tw: Harness;
   let browser: Browser;
   let shop: TestToken;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install chromium, or TOOLWATCH_SKIP_BROWSER=1`);
     dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-browser-'));
     const made = tokenConfig(dir, { shop: { scopes: ['read'], services: ['shop'] }, agents: { scopes: ['ingest'] } });
     shop = made.tokens.shop!;
@@ -55,8 +45,7 @@ describe.skipIf(process.env.TOOLWATCH_SKIP_BROWSER === '1')('the page in a brows
       body: JSON.stringify({ resourceSpans }),
     });
     expect(res.status).toBe(200);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -17,15 +17,19 @@ const CHROMIUM_FLAGS = [
 
 export const SKIP_BROWSER = process.env.TOOLWATCH_SKIP_BROWSER === '1';
 
-/** A browser and one 1280×900 page. */
-export async function openPage(): Promise<{ browser: Browser; page: Page }> {
+export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `${CHROMIUM} is missing: install the Debian package \`chromium\` (apt-get install -y --no-install-recommends chromium), or set TOOLWATCH_SKIP_BROWSER=1 to skip the browser test`,
     );
   }
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+}
+
+/** A browser and one 1280×900 page. */
+export async function openPage(): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
   return { browser, page: await browser.newPage({ viewport: { width: 1280, height: 900 } }) };
 }
 
