@@ -20,6 +20,7 @@ import { otelClient, type OtelClient } from '../helpers/otel.js';
 import { startAlertmanager, type Daemon } from '../deploy/daemons.js';
 import { tool } from '../deploy/tools.js';
 import { agentCalls, sleep } from './helpers.js';
+import { poll } from '../helpers/poll.js';
 
 const deploy = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../deploy');
 const PUBLIC = 'https://toolwatch.example.com';
@@ -32,21 +33,6 @@ interface AmAlert {
   updatedAt: string;
   generatorURL: string;
   status: { state: string; silencedBy: string[]; inhibitedBy: string[] };
-}
-
-async function poll<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-  explain: () => string,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}\n${explain()}`);
-    await sleep(100);
-  }
 }
 
 describe('the alertmanager notifier with the real Alertmanager', () => {

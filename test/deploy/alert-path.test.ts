@@ -18,6 +18,7 @@ import { bearer, tokenConfig } from '../auth/tokens.js';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { otelClient, type OtelClient } from '../helpers/otel.js';
 import { startAlertmanager, startPrometheus, type Daemon } from './daemons.js';
+import { poll as pollEvery } from '../helpers/poll.js';
 
 const deploy = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../deploy');
 const readYaml = (file: string) => parse(readFileSync(path.join(deploy, file), 'utf8')) as Record<string, any>;
@@ -37,20 +38,9 @@ interface PromAlert {
   value: string;
 }
 
-async function poll<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-  explain: () => string,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}\n${explain()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Prometheus evaluates every second: polled every 200 ms. */
+const poll = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, explain: () => string) =>
+  pollEvery(what, probe, timeoutMs, explain, 200);
 
 describe('Prometheus → Alertmanager → Slack, with the real servers', () => {
   let tw: Harness;
