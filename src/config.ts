@@ -14,7 +14,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { parse as parseYaml } from 'yaml';
 import { authFileSchema, checkExposure, toAuthConfig, type AuthConfig } from './auth/config.js';
 import { alertsFileSchema, applyAlertsEnv, toAlertsConfig, type AlertsConfig } from './alerts/config.js';
-import { loadToolRegistry } from './check/registry.js';
+import { loadToolRegistry, type ToolSource } from './check/registry.js';
 import { checkJudgeConfig, judgeFileSchema, toJudgeConfig, type JudgeConfig } from './judge/config.js';
 import { builtinKinds, type Kinds } from './kinds.js';
 import type { StoredRedaction } from './redact/stored.js';
@@ -29,13 +29,6 @@ import { telemetryFileSchema, toTelemetryConfig, type TelemetryConfig } from './
 import { deepFreeze } from './util/deep-freeze.js';
 import { durationMs, durationSchema as duration } from './util/duration.js';
 import { schemaProblem } from './util/schema-problem.js';
-
-export interface ToolSource {
-  /** Only this service's calls are checked against these tools; absent = every service. */
-  service?: string;
-  /** Absolute path (resolved against the config file's folder). */
-  path: string;
-}
 
 export interface Config {
   configPath: string | undefined;

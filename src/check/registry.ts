@@ -4,11 +4,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { ToolSource } from '../config.js';
 import type { ToolDef } from '../model.js';
 import { toToolDef } from '../normalize/tooldefs.js';
 
 const ALL = '*';
+
+export interface ToolSource {
+  /** Only this service's calls are checked against these tools; absent = every service. */
+  service?: string;
+  /** Absolute path (resolved against the config file's folder). */
+  path: string;
+}
 
 export class ToolRegistry {
   /** service (or '*') → tool name → definition */
