@@ -19,6 +19,7 @@ import { checkJudgeConfig, judgeFileSchema, toJudgeConfig, type JudgeConfig } fr
 import { builtinKinds, type Kinds } from './kinds.js';
 import type { StoredRedaction } from './redact/stored.js';
 import { readTls, tlsFileSchema, toTlsConfig, type TlsConfig } from './server/tls.js';
+import type { DatabaseConfig } from './store/open.js';
 import {
   applyLangfuseEnv,
   langfuseFileSchema,
@@ -45,7 +46,7 @@ export interface Config {
   auth: AuthConfig;
   logLevel: string;
   /** A SQLite file path (sqlite:/file: prefixes removed) or a postgres:// URL. */
-  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+  database: DatabaseConfig;
   ingest: {
     /** Applies to the body as sent and again after gunzip. */
     maxBodyBytes: number;

@@ -1,15 +1,22 @@
 import { existsSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import type { Store } from './store.js';
+
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+/** What opening a store reads from the config, and nothing else: the database and SQLite's durability. */
+export interface StoreConfig {
+  database: DatabaseConfig;
+  store: { sqliteSynchronous: 'NORMAL' | 'FULL' };
+}
 
 /**
  * Opens the store the config names and runs its migrations. Each engine is loaded only when asked
  * for: the embedded default never pulls in pg, and a PostgreSQL deployment never loads the
  * better-sqlite3 addon.
  */
-export async function openStore(config: Config, log: Logger): Promise<Store> {
+export async function openStore(config: StoreConfig, log: Logger): Promise<Store> {
   const db = config.database;
   if (db.kind === 'sqlite') {
     const { SqliteStore } = await import('./sqlite.js');
@@ -26,7 +33,7 @@ export async function openStore(config: Config, log: Logger): Promise<Store> {
  * Call before openStore: returns what removes the SQLite file (and its WAL, shared memory and the
  * folders) if this start created them, for a start refused after the store was opened.
  */
-export function noteSqliteCreation(config: Config): () => void {
+export function noteSqliteCreation(config: Pick<StoreConfig, 'database'>): () => void {
   const db = config.database;
   if (db.kind !== 'sqlite' || db.path === ':memory:' || existsSync(db.path)) return () => {};
   let firstNew = path.dirname(db.path);
