@@ -6,7 +6,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerAuth } from './auth/hook.js';
-import { readerFor } from './queries/reader.js';
+import { readerFor } from './api/reader-for.js';
 import type { TlsMaterial } from './server/tls.js';
 import { CorsPolicy, registerCors } from './sources/otlp/cors.js';
 import { failuresRoutes } from './api/failures.js';

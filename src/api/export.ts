@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { exportedCases } from '../queries/export-cases.js';
-import type { ReaderFor } from '../queries/reader.js';
+import type { ReaderFor } from './reader-for.js';
 import { RedactionError, toJsonl } from '../replay/export.js';
 import { parseExportFilters, type RawFilters } from '../replay/filters.js';
 

@@ -1,7 +1,7 @@
 /** GET /api/instrumentation?service= — the instrumentation-coverage report of this process. */
 import type { FastifyInstance } from 'fastify';
 import { instrumentationReport } from '../queries/instrumentation.js';
-import type { ReaderFor } from '../queries/reader.js';
+import type { ReaderFor } from './reader-for.js';
 
 export async function instrumentationRoutes(app: FastifyInstance, opts: { read: ReaderFor }): Promise<void> {
   app.get<{ Querystring: { service?: string } }>(

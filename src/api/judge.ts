@@ -8,7 +8,7 @@ import type { Judge } from '../judge/service.js';
 import type { Label } from '../judge/types.js';
 import { checkLabel } from '../judge/verdict.js';
 import { judgeSummary, trajectoryDetail } from '../queries/judge.js';
-import type { ReaderFor } from '../queries/reader.js';
+import type { ReaderFor } from './reader-for.js';
 import { durationSchema } from '../util/duration.js';
 
 const MAX_LABELS_PER_REQUEST = 10_000;

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { efficiency } from '../queries/efficiency.js';
 import { modelComparison } from '../queries/models.js';
-import type { ReaderFor } from '../queries/reader.js';
+import type { ReaderFor } from './reader-for.js';
 import { toolStats } from '../queries/stats.js';
 import { durationMs, durationSchema, formatDuration } from '../util/duration.js';
 

@@ -8,7 +8,7 @@
  * tokens in force stay, and the problems are returned for the log.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { EVERY_SERVICE, servicesView, type ServiceView } from '../queries/view.js';
+import { EVERY_SERVICE, servicesView, type ServiceView } from '../util/service-view.js';
 import { readToken, type AuthConfig } from './config.js';
 import { scopeBits } from './scopes.js';
 

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { SpanTap } from '../pipeline/pipeline.js';
-import type { ServiceView } from '../queries/view.js';
+import type { ServiceView } from '../util/service-view.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { Sql } from '../store/sql.js';
 import { feedbackFromSpans } from './spans.js';

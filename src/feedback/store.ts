@@ -157,7 +157,7 @@ export class FeedbackStore {
   async traces(q: {
     sinceMs: number;
     service?: string;
-    /** Service globs a reader may see (src/queries/view.ts); absent = every service. */
+    /** Service globs a reader may see (src/util/service-view.ts); absent = every service. */
     services?: readonly string[];
     bucket?: Bucket;
     traceIds?: readonly string[];

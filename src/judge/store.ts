@@ -348,7 +348,7 @@ export class JudgeStore {
   async latestVerdicts(q: {
     sinceMs?: number;
     service?: string;
-    /** Service globs a reader may see (src/queries/view.ts); absent = every service. */
+    /** Service globs a reader may see (src/util/service-view.ts); absent = every service. */
     services?: readonly string[];
     traceIds?: readonly string[];
   }): Promise<Map<string, LatestVerdict>> {

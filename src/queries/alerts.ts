@@ -6,7 +6,7 @@
  */
 import type { Alerting } from '../alerts/setup.js';
 import type { Reader } from './reader.js';
-import { isRestricted } from './view.js';
+import { isRestricted } from '../util/service-view.js';
 
 /** What GET /api/alerts answers (the built-in page shows the same). */
 export async function alertsSnapshot(reader: Reader) {

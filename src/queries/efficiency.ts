@@ -7,7 +7,7 @@
 import { trajectoryStats, type TrajectoryGroup, type TrajectoryStats } from '../efficiency/store.js';
 import { MINUTE_MS, minuteOf } from '../store/store.js';
 import type { Reader } from './reader.js';
-import { storeFilter } from './view.js';
+import { storeFilter } from '../util/service-view.js';
 
 export type { TrajectoryStats };
 

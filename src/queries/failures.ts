@@ -2,7 +2,7 @@
 import type { FailureQuery, StoredFailure } from '../store/store.js';
 import { isoTime } from '../util/iso-time.js';
 import type { Reader } from './reader.js';
-import { storeFilter } from './view.js';
+import { storeFilter } from '../util/service-view.js';
 
 export interface FailuresPage {
   /** `time` is null for a stored time no date can show (a row no writer of ours made). */

@@ -6,7 +6,7 @@
  */
 import type { CoverageRow, CoverageTracker } from '../instrumentation/coverage.js';
 import type { Reader } from './reader.js';
-import { isRestricted } from './view.js';
+import { isRestricted } from '../util/service-view.js';
 
 /** The running report and when this process started keeping it. */
 export interface CoverageSource {

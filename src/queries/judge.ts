@@ -10,7 +10,7 @@ import type { VerdictPoint } from '../judge/store.js';
 import type { RunRecord } from '../judge/types.js';
 import { durationMs } from '../util/duration.js';
 import type { Reader } from './reader.js';
-import { isRestricted, storeFilter } from './view.js';
+import { isRestricted, storeFilter } from '../util/service-view.js';
 
 /**
  * Per run (newest first, runs that judged something within the window): the weighted reached_goal

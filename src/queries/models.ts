@@ -16,7 +16,7 @@ import { callSeries, seriesRange } from './series.js';
 import { executionSummary, type ExecutionSummary } from './stats.js';
 import { modelChanges, type ModelChange } from './trends.js';
 import type { TrajectoryStats } from '../efficiency/store.js';
-import { storeFilter } from './view.js';
+import { storeFilter } from '../util/service-view.js';
 
 export interface ModelRow {
   service: string;

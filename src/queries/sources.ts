@@ -5,7 +5,7 @@
  * no span count or Langfuse counts, feedback scores included (those are not kept per service).
  */
 import type { Reader } from './reader.js';
-import { isRestricted } from './view.js';
+import { isRestricted } from '../util/service-view.js';
 
 type Counter = { get(): Promise<{ values: { labels: Record<string, string | number>; value: number }[] }> };
 

@@ -8,7 +8,7 @@ import type { ExecutionCountRow } from '../store/store.js';
 import { MINUTE_MS, minuteOf } from '../store/store.js';
 import { formatDuration } from '../util/duration.js';
 import type { Reader } from './reader.js';
-import { storeFilter } from './view.js';
+import { storeFilter } from '../util/service-view.js';
 
 export interface ToolStats {
   service: string;

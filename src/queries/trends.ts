@@ -9,7 +9,7 @@ import { perTool } from '../alerts/kinds/counts.js';
 import { type CallWindows, groupKey, groupRows, loadCallWindows } from '../alerts/rules.js';
 import type { Store } from '../store/store.js';
 import type { Reader } from './reader.js';
-import { storeFilter } from './view.js';
+import { storeFilter } from '../util/service-view.js';
 import { callSeries, rollup, type Series, seriesRange, stepFor } from './series.js';
 
 export interface ModelChange {

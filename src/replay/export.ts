@@ -12,7 +12,7 @@
  * answer; picked for its feedback or verdict, the whole trajectory as one case (see build.ts, and
  * README "Replay into the golden set" for what a case holds in each situation).
  *
- * A reader's service view (src/queries/view.ts) is applied in every query's WHERE clause, so a
+ * A reader's service view (src/util/service-view.ts) is applied in every query's WHERE clause, so a
  * service-restricted token exports its services' traces only.
  */
 import { createHash } from 'node:crypto';
@@ -21,7 +21,7 @@ import type { Redactor } from '../redact/redact.js';
 import type { JudgeStore, LatestVerdict } from '../judge/store.js';
 import { FAILURE_OUTCOMES, type OutcomeName } from '../model.js';
 import { fromFailureRow } from '../store/rows.js';
-import type { ServiceView } from '../queries/view.js';
+import type { ServiceView } from '../util/service-view.js';
 import { servicesMatch, type Row, type Sql } from '../store/sql.js';
 import type { StoredFailure } from '../store/store.js';
 import { failureCases, stepCases, trajectoryCase, type Draft, type Skip, type TraceFacts } from './build.js';

@@ -52,7 +52,7 @@ export function valuesList(rows: number, columns: number): string {
 }
 
 /**
- * Rows of the services a reader may see (src/queries/view.ts): `column` matches one of the globs, on
+ * Rows of the services a reader may see (src/util/service-view.ts): `column` matches one of the globs, on
  * SQLite by GLOB and on PostgreSQL by LIKE, both case-sensitive. `param` adds a value and returns its
  * placeholder. No globs: no rows.
  */

@@ -110,7 +110,7 @@ export interface StoredFailure extends FailureRecord {
 
 export interface FailureQuery {
   service?: string;
-  /** Only services matching one of these globs (a reader's view, src/queries/view.ts); absent = every service. */
+  /** Only services matching one of these globs (a reader's view, src/util/service-view.ts); absent = every service. */
   services?: readonly string[];
   /** Matches the counted tool or the raw name. */
   tool?: string;
@@ -140,7 +140,7 @@ export interface CallSeriesQuery {
   /** Where bucket 0 starts (≤ sinceMs; e.g. sinceMs rounded down to the hour); minutes before sinceMs are not read. */
   originMs: number;
   service?: string;
-  /** Only services matching one of these globs (a reader's view, src/queries/view.ts). */
+  /** Only services matching one of these globs (a reader's view, src/util/service-view.ts). */
   services?: readonly string[];
   by: readonly SeriesDimension[];
 }

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { durationMs, durationSchema } from '../util/duration.js';
-import type { ReaderFor } from '../queries/reader.js';
+import type { ReaderFor } from '../api/reader-for.js';
 import { loadPageData } from './data.js';
 import { renderPage } from './page.js';
 

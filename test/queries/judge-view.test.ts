@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { judgeSummary } from '../../src/queries/judge.js';
 import type { Reader } from '../../src/queries/reader.js';
-import { EVERY_SERVICE, servicesView } from '../../src/queries/view.js';
+import { EVERY_SERVICE, servicesView } from '../../src/util/service-view.js';
 import { verdictJson } from '../fakes/openai.js';
 import { judgeEnv, type JudgeEnv } from '../judge/setup.js';
 

@@ -1,6 +1,6 @@
 /**
  * What one reader may see: every service, or the services its token's globs match
- * (auth.tokens[].services). Every query in this folder takes a Reader (reader.ts), which carries a
+ * (auth.tokens[].services). Every query in src/queries/ takes a Reader (queries/reader.ts), which carries a
  * view, and applies it — in the store's WHERE clause where rows are read, in memory where an answer
  * is assembled — so an endpoint that reads through src/queries/ is filtered by construction.
  *
@@ -8,7 +8,7 @@
  * counts) is an aggregate over every team: a restricted reader gets null or an empty list for it.
  * Configuration is shown unless it names a service the reader may not see.
  */
-import { globsRegExp } from '../util/glob.js';
+import { globsRegExp } from './glob.js';
 
 export interface ServiceView {
   /** The globs; undefined = every service. */
