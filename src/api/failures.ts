@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { FAILURE_OUTCOMES } from '../model.js';
 import { failuresPage } from '../queries/failures.js';
 import type { ReaderFor } from './reader-for.js';
-import { parseSince } from './time-params.js';
+import { parseSince } from '../util/time-params.js';
 
 interface Query {
   service?: string;

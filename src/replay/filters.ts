@@ -2,7 +2,7 @@
  * The filters of `toolwatch eval export` and GET /api/export/cases, read once for both: every
  * problem reported, nothing guessed. Pure.
  */
-import { parseSince } from '../api/time-params.js';
+import { parseSince } from '../util/time-params.js';
 import { BUCKETS, type Bucket } from '../feedback/value.js';
 import { FAILURE_OUTCOMES, type OutcomeName } from '../model.js';
 

@@ -1,4 +1,4 @@
-import { parseDuration } from '../util/duration.js';
+import { parseDuration } from './duration.js';
 
 /**
  * `since` as a user would type it: a duration back from now ('15m', '24h'), an RFC 3339 time,
