@@ -18,7 +18,7 @@
  * first, and every pattern is linear.
  */
 import type { AttrObject, ExecutionStatus, Span } from '../model.js';
-import { num, str } from './values.js';
+import { num, str } from '../util/values.js';
 
 const TEXT_READ = 500;
 

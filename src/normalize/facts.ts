@@ -1,7 +1,7 @@
 /** The parts of SpanFacts every reader fills the same way. */
 import type { Span, SpanFacts, ToolExecution } from '../model.js';
 import { spanStatus } from './exec-status.js';
-import { str, toToolArgs, resultText } from './values.js';
+import { str, toToolArgs, resultText } from '../util/values.js';
 
 export function baseFacts(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
   const f: SpanFacts = {

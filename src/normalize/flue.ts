@@ -18,7 +18,7 @@ import { execution, lazyFact } from './facts.js';
 import { genAiRole, readGenAi } from './genai.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { argValue, firstAttr, isRecord, jsonValue, str, type Rec } from './values.js';
+import { argValue, firstAttr, isRecord, jsonValue, str, type Rec } from '../util/values.js';
 
 const MARKERS = [
   'flue.tool.name',

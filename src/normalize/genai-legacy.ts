@@ -24,7 +24,7 @@ import {
   type Msg,
 } from './messages.js';
 import { toToolDef } from './tooldefs.js';
-import { isRecord, jsonValue, str, type Rec } from './values.js';
+import { isRecord, jsonValue, str, type Rec } from '../util/values.js';
 
 /** v1.28 message events carry the role in the event name. */
 const INPUT_EVENT_ROLES = new Map<string, string>([

@@ -7,7 +7,7 @@ import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { argValue, firstAttr, jsonValue, num, str } from './values.js';
+import { argValue, firstAttr, jsonValue, num, str } from '../util/values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
 const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);

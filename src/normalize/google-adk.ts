@@ -20,7 +20,7 @@ import { baseFacts, execution, lazyFact } from './facts.js';
 import { genAiRole, readGenAiCommon } from './genai.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { isRecord, jsonValue, str } from './values.js';
+import { isRecord, jsonValue, str } from '../util/values.js';
 
 const SYSTEM = 'gcp.vertex.agent';
 const REQUEST = 'gcp.vertex.agent.llm_request';

@@ -17,7 +17,7 @@ import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { baseFacts } from './facts.js';
 import { observationToFacts, type LangfuseObservation } from './langfuse.js';
-import { isRecord, jsonValue, str } from './values.js';
+import { isRecord, jsonValue, str } from '../util/values.js';
 
 const P = 'langfuse.observation.';
 const METADATA = `${P}metadata.`;

@@ -22,7 +22,7 @@ import { baseFacts, execution, lazyFact } from './facts.js';
 import { genaiReader } from './genai.js';
 import { genaiLegacyReader } from './genai-legacy.js';
 import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
-import { field, isRecord, jsonValue, str } from './values.js';
+import { field, isRecord, jsonValue, str } from '../util/values.js';
 
 const either = (a: AttrObject, key: string): AttrValue | undefined => a[`lk.pii.${key}`] ?? a[`lk.${key}`];
 

@@ -5,7 +5,7 @@
  * current attributes, Vercel has its own part names). Walks fixed paths only: no recursion.
  */
 import type { CallSighting } from '../model.js';
-import { field, isRecord, jsonValue, resultText, toToolArgs, type Rec } from './values.js';
+import { field, isRecord, jsonValue, resultText, toToolArgs, type Rec } from '../util/values.js';
 
 export interface MsgCall {
   id?: string;

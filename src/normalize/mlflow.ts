@@ -17,7 +17,7 @@ import { baseFacts, execution, lazyFact } from './facts.js';
 import { messagesIn, offeredIn } from './langfuse.js';
 import { assistantText, firstUserText, proposalsOf, replaysOf } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { isRecord, parseJson } from './values.js';
+import { isRecord, parseJson } from '../util/values.js';
 
 /** MLflow's encoding undone: JSON when it parses, the raw value otherwise (as MLflow's reader does). */
 function decoded(v: AttrValue | undefined): unknown {

@@ -22,7 +22,7 @@ import { looksLikeSchema } from '../check/schema-shape.js';
 import { messagesIn } from './langfuse.js';
 import { proposalsOf } from './messages.js';
 import { parseToolDefs, toToolDef } from './tooldefs.js';
-import { isRecord, jsonValue, str } from './values.js';
+import { isRecord, jsonValue, str } from '../util/values.js';
 
 /** BeeAI tool event spans: only the terminal ones (success, error) stand for the execution. */
 const BEEAI_EVENTS = new Set(['start', 'success', 'error', 'finish', 'retry']);

@@ -10,7 +10,7 @@ import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import { assistantText, emptyMsg, firstUserText, proposalsOf, replaysOf, type Msg } from './messages.js';
 import { fillAdkArguments, invocationDefinitions, outputValueProposals, readToolSpan } from './openinference-gaps.js';
 import { parseToolDefs } from './tooldefs.js';
-import { num, str } from './values.js';
+import { num, str } from '../util/values.js';
 
 const KIND = 'openinference.span.kind';
 

@@ -19,7 +19,7 @@ import { baseFacts, lazyFact } from './facts.js';
 import { genAiRole, readGenAi, readGenAiCommon } from './genai.js';
 import { firstUserText, proposalsOf, readMessages, type Msg } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { isRecord, jsonValue, num, str } from './values.js';
+import { isRecord, jsonValue, num, str } from '../util/values.js';
 
 function requestDefinitions(a: AttrObject): ToolDef[] | undefined {
   const p = jsonValue(a['model_request_parameters']);

@@ -3,8 +3,8 @@
  * file loader (toToolDef), so it accepts anything a person might paste into a file too.
  */
 import type { ToolDef } from '../model.js';
-import { Lru } from './lru.js';
-import { exceedsDepth, isRecord, jsonValue, parseJson, TOO_DEEP_RAW, type Rec } from './values.js';
+import { Lru } from '../util/lru.js';
+import { exceedsDepth, isRecord, jsonValue, parseJson, TOO_DEEP_RAW, type Rec } from '../util/values.js';
 
 /** Where the schema of the arguments lives, by emitter (OTel/OpenAI, Pydantic AI, Vercel/MCP, Anthropic). */
 const SCHEMA_KEYS = ['parameters', 'parameters_json_schema', 'inputSchema', 'input_schema'] as const;

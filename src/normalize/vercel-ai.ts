@@ -9,7 +9,7 @@ import type { DialectReader } from './registry.js';
 import { baseFacts, execution } from './facts.js';
 import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
 import { parseToolDefs } from './tooldefs.js';
-import { field, firstAttr, isRecord, jsonValue, num, str } from './values.js';
+import { field, firstAttr, isRecord, jsonValue, num, str } from '../util/values.js';
 
 const OUTER_OPS = new Set(['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject']);
 

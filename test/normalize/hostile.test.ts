@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtinDialects } from '../../src/normalize/registry.js';
 import { parseToolDefs, toToolDef } from '../../src/normalize/tooldefs.js';
-import { TOO_DEEP_RAW, toToolArgs } from '../../src/normalize/values.js';
+import { TOO_DEEP_RAW, toToolArgs } from '../../src/util/values.js';
 import { kv, makeEvent, makeSpan } from '../helpers/spans.js';
 
 const dialects = builtinDialects();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { groupIndexed } from '../../src/normalize/indexed.js';
-import { Lru } from '../../src/normalize/lru.js';
+import { Lru } from '../../src/util/lru.js';
 import { clearToolDefCache, parseToolDefs, toToolDef } from '../../src/normalize/tooldefs.js';
-import { jsonValue, resultText, toToolArgs } from '../../src/normalize/values.js';
+import { jsonValue, resultText, toToolArgs } from '../../src/util/values.js';
 import { attrs, kv } from '../helpers/spans.js';
 
 const schema = { type: 'object', properties: { city: { type: 'string' } } };
