@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { ToolDef } from '../model.js';
-import { toToolDef } from '../normalize/tooldefs.js';
+import { toToolDef } from '../tools/tooldefs.js';
 
 const ALL = '*';
 

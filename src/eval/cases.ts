@@ -7,7 +7,7 @@ import { classify } from '../check/classify.js';
 import { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
-import { toToolDef } from '../normalize/tooldefs.js';
+import { toToolDef } from '../tools/tooldefs.js';
 import { expectedToolNames, readExpected, readExpectedTool, readTrajectory } from './case-expected.js';
 import { readMessages, type Read } from './case-messages.js';
 import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedCase } from './types.js';

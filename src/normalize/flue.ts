@@ -17,7 +17,7 @@ import type { DialectReader } from './registry.js';
 import { execution, lazyFact } from './facts.js';
 import { genAiRole, readGenAi } from './genai.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
-import { parseToolDefs } from './tooldefs.js';
+import { parseToolDefs } from '../tools/tooldefs.js';
 import { argValue, firstAttr, isRecord, jsonValue, str, type Rec } from '../util/values.js';
 
 const MARKERS = [

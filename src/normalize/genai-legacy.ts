@@ -23,7 +23,7 @@ import {
   replaysOf,
   type Msg,
 } from './messages.js';
-import { toToolDef } from './tooldefs.js';
+import { toToolDef } from '../tools/tooldefs.js';
 import { isRecord, jsonValue, str, type Rec } from '../util/values.js';
 
 /** v1.28 message events carry the role in the event name. */

@@ -6,7 +6,7 @@ import type { AttrObject, AttrValue, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
-import { parseToolDefs } from './tooldefs.js';
+import { parseToolDefs } from '../tools/tooldefs.js';
 import { argValue, firstAttr, jsonValue, num, str } from '../util/values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);

@@ -12,14 +12,14 @@
  *
  * The model's function calls usually carry no id (ADK assigns `adk-…` ids afterwards, which the
  * tool spans carry): the merge pairs them by name and arguments. Function declarations use
- * Gemini's Schema (upper-case types), which tooldefs.ts turns into JSON Schema.
+ * Gemini's Schema (upper-case types), which tools/tooldefs.ts turns into JSON Schema.
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { genAiRole, readGenAiCommon } from './genai.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
-import { parseToolDefs } from './tooldefs.js';
+import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, jsonValue, str } from '../util/values.js';
 
 const SYSTEM = 'gcp.vertex.agent';

@@ -11,7 +11,7 @@
 import type { SpanFacts, ToolExecution } from '../model.js';
 import { textStatus } from './exec-status.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf, type Msg } from './messages.js';
-import { parseToolDefs } from './tooldefs.js';
+import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, jsonValue, resultText, toToolArgs, type Rec } from '../util/values.js';
 
 /** The fields of a v2 (`fields=core,basic,io,metadata,model,usage,metrics`) or v1 observation we read. */

@@ -16,7 +16,7 @@ import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { messagesIn, offeredIn } from './langfuse.js';
 import { assistantText, firstUserText, proposalsOf, replaysOf } from './messages.js';
-import { parseToolDefs } from './tooldefs.js';
+import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, parseJson } from '../util/values.js';
 
 /** MLflow's encoding undone: JSON when it parses, the raw value otherwise (as MLflow's reader does). */

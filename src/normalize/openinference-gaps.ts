@@ -21,7 +21,7 @@ import type { AttrObject, CallSighting, Span, SpanFacts, ToolDef } from '../mode
 import { looksLikeSchema } from '../check/schema-shape.js';
 import { messagesIn } from './langfuse.js';
 import { proposalsOf } from './messages.js';
-import { parseToolDefs, toToolDef } from './tooldefs.js';
+import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
 import { isRecord, jsonValue, str } from '../util/values.js';
 
 /** BeeAI tool event spans: only the terminal ones (success, error) stand for the execution. */

@@ -9,7 +9,7 @@ import { baseFacts, execution } from './facts.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import { assistantText, emptyMsg, firstUserText, proposalsOf, replaysOf, type Msg } from './messages.js';
 import { fillAdkArguments, invocationDefinitions, outputValueProposals, readToolSpan } from './openinference-gaps.js';
-import { parseToolDefs } from './tooldefs.js';
+import { parseToolDefs } from '../tools/tooldefs.js';
 import { num, str } from '../util/values.js';
 
 const KIND = 'openinference.span.kind';

@@ -18,7 +18,7 @@ import type { DialectReader } from './registry.js';
 import { baseFacts, lazyFact } from './facts.js';
 import { genAiRole, readGenAi, readGenAiCommon } from './genai.js';
 import { firstUserText, proposalsOf, readMessages, type Msg } from './messages.js';
-import { parseToolDefs } from './tooldefs.js';
+import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, jsonValue, num, str } from '../util/values.js';
 
 function requestDefinitions(a: AttrObject): ToolDef[] | undefined {

@@ -8,7 +8,7 @@ import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { baseFacts, execution } from './facts.js';
 import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
-import { parseToolDefs } from './tooldefs.js';
+import { parseToolDefs } from '../tools/tooldefs.js';
 import { field, firstAttr, isRecord, jsonValue, num, str } from '../util/values.js';
 
 const OUTER_OPS = new Set(['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject']);

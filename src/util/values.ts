@@ -1,7 +1,8 @@
 /**
- * Attribute value helpers shared by every dialect reader. Attribute values of type `any` arrive either
- * as a JSON string or as an already-decoded structure (kvlist → null-prototype object, arrayValue →
- * array), so every reader goes through these instead of guessing.
+ * Attribute value helpers shared by every dialect reader (src/normalize/) and the tool-definition
+ * reader (src/tools/). Attribute values of type `any` arrive either as a JSON string or as an
+ * already-decoded structure (kvlist → null-prototype object, arrayValue → array), so every reader
+ * goes through these instead of guessing.
  */
 import type { AttrObject, AttrValue, ToolArgs } from '../model.js';
 

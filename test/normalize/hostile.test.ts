@@ -1,7 +1,7 @@
 /** Input an attacker controls must not throw, overflow the stack, or touch prototypes. */
 import { describe, expect, it } from 'vitest';
 import { builtinDialects } from '../../src/normalize/registry.js';
-import { parseToolDefs, toToolDef } from '../../src/normalize/tooldefs.js';
+import { parseToolDefs, toToolDef } from '../../src/tools/tooldefs.js';
 import { TOO_DEEP_RAW, toToolArgs } from '../../src/util/values.js';
 import { kv, makeEvent, makeSpan } from '../helpers/spans.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { groupIndexed } from '../../src/normalize/indexed.js';
 import { Lru } from '../../src/util/lru.js';
-import { clearToolDefCache, parseToolDefs, toToolDef } from '../../src/normalize/tooldefs.js';
+import { clearToolDefCache, parseToolDefs, toToolDef } from '../../src/tools/tooldefs.js';
 import { jsonValue, resultText, toToolArgs } from '../../src/util/values.js';
 import { attrs, kv } from '../helpers/spans.js';
 

@@ -1,6 +1,6 @@
-/** Definition shapes beyond OpenAI/flat/Vercel/Anthropic (src/normalize/tooldefs.ts). */
+/** Definition shapes beyond OpenAI/flat/Vercel/Anthropic (src/tools/tooldefs.ts). */
 import { describe, expect, it } from 'vitest';
-import { parseToolDefs, toToolDef } from '../../src/normalize/tooldefs.js';
+import { parseToolDefs, toToolDef } from '../../src/tools/tooldefs.js';
 
 const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 
