@@ -5,7 +5,7 @@
 import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';
 import type { ToolRegistry } from './registry.js';
 import type { SchemaCache } from './schema-cache.js';
-import { schemaShape } from './schema-shape.js';
+import { schemaShape } from '../tools/schema-shape.js';
 
 export interface CallToCheck {
   name: string;

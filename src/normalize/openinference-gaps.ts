@@ -4,7 +4,7 @@
  *
  * - `tool.parameters` is the tool's schema in the spec (CrewAI, LlamaIndex) but the call's
  *   arguments in Agno, Google ADK, BeeAI and the Vercel processor: a schema only when it has a
- *   JSON Schema keyword (src/check/schema-shape.ts), otherwise arguments.
+ *   JSON Schema keyword (src/tools/schema-shape.ts), otherwise arguments.
  * - the call id of a TOOL span is `tool.id` in the spec, `tool_call.id` in some instrumentations.
  * - definitions only in `llm.invocation_parameters` (`tools`, or the older `functions`).
  * - Agno (before it wrote `llm.output_messages`) left the proposal only in `output.value`, the raw
@@ -18,7 +18,7 @@
  *   model span; the handoff span is no execution of it (its "arguments" are an agent name).
  */
 import type { AttrObject, CallSighting, Span, SpanFacts, ToolDef } from '../model.js';
-import { looksLikeSchema } from '../check/schema-shape.js';
+import { looksLikeSchema } from '../tools/schema-shape.js';
 import { messagesIn } from './langfuse.js';
 import { proposalsOf } from './messages.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';

@@ -1,6 +1,6 @@
 /** What counts as a JSON Schema: a known keyword with a value of the right type. */
 import { describe, expect, it } from 'vitest';
-import { looksLikeSchema, schemaShape } from '../../src/check/schema-shape.js';
+import { looksLikeSchema, schemaShape } from '../../src/tools/schema-shape.js';
 
 const rows: { value: unknown; shape: ReturnType<typeof schemaShape> }[] = [
   { value: { type: 'object', properties: { q: { type: 'string' } } }, shape: 'schema' },
