@@ -187,6 +187,24 @@ export function countedTool(outcome: OutcomeName, name: string): string {
 /** Where a batch came from: shows as the `source` label and column. */
 export type SourceName = 'otlp' | 'langfuse';
 
+/** The structural outcome of an executed call, as far as it was known when the execution was counted. */
+export type CallOutcomeLabel = OutcomeName | 'unknown';
+
+/** An execution counted now (the pipeline's execution hold releases it), with everything its rows and metrics need. */
+export interface ReleasedExecution {
+  source: SourceName;
+  traceId: string;
+  service: string;
+  model: string;
+  tool: string;
+  status: ExecutionStatus;
+  callOutcome: CallOutcomeLabel;
+  durationMs: number;
+  timeMs: number;
+  /** When its status grace ended: the moment it counts as having arrived, for the trajectory's idle clock. */
+  dueMs: number;
+}
+
 /** A call counted once, with the outcome of its check. */
 export interface CheckedCall {
   source: SourceName;

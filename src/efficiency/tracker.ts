@@ -25,8 +25,7 @@
  * The trajectory's model is the one most of its steps used (the first of them on a tie), else the
  * model most of its calls came from.
  */
-import { isFailure, type CheckedCall, type SpanFacts } from '../model.js';
-import type { ReleasedExecution } from '../pipeline/executions.js';
+import { isFailure, type CheckedCall, type ReleasedExecution, type SpanFacts } from '../model.js';
 
 export interface TrajectoryOptions {
   idleMs: number;

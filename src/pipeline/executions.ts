@@ -16,8 +16,7 @@
  * that moment; a clean shutdown counts them. Children are remembered for at most `maxChildren` parent
  * spans, oldest forgotten first, and for at most `childTtlMs`.
  */
-import type { ExecutionStatus, SourceName, Span } from '../model.js';
-import type { CallOutcomeLabel } from '../store/store.js';
+import type { ExecutionStatus, ReleasedExecution, SourceName, Span } from '../model.js';
 import { downstreamStatus, worse } from '../normalize/exec-status.js';
 import { callEntry, type CallEntry } from './ledger.js';
 
@@ -42,21 +41,6 @@ export interface HeldExecution {
   timeMs: number;
   /** The ledger entry of its call (its outcome and model are set once the call is counted). */
   entry?: CallEntry | undefined;
-  dueMs: number;
-}
-
-/** An execution counted now, with everything its rows and metrics need. */
-export interface ReleasedExecution {
-  source: SourceName;
-  traceId: string;
-  service: string;
-  model: string;
-  tool: string;
-  status: ExecutionStatus;
-  callOutcome: CallOutcomeLabel;
-  durationMs: number;
-  timeMs: number;
-  /** When its status grace ended: the moment it counts as having arrived, for the trajectory's idle clock. */
   dueMs: number;
 }
 

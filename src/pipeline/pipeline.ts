@@ -7,7 +7,7 @@
  * an OTLP batch's raw spans after that, in their own write; a tap that fails fails the request, and
  * the client's retry counts no call twice (the ledger remembers the batch's spans).
  */
-import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import type { CheckedCall, ReleasedExecution, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import { classify } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
@@ -23,7 +23,7 @@ import { emptyBatch } from '../store/store.js';
 import type { TrajectoryTracker } from '../efficiency/tracker.js';
 import { trajectoryExtension } from '../efficiency/store.js';
 import type { CallEntry, Ledger, PendingCall } from './ledger.js';
-import { childStatuses, ExecutionHold, type ChildStatus, type ReleasedExecution } from './executions.js';
+import { childStatuses, ExecutionHold, type ChildStatus } from './executions.js';
 import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
 import { decodePending, encodePending, storedPendingKey } from './pending-payload.js';
 import { journalRecord, type CountedAs } from './ledger-journal.js';

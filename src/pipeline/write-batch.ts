@@ -5,12 +5,18 @@
  * once (callLabels) and used for its metric and its stored rows alike.
  */
 import type { LabelCap } from '../metrics/label-cap.js';
-import { countedTool, UNKNOWN_TOOL, UNNAMED_TOOL, type CheckedCall, type SourceName } from '../model.js';
+import {
+  countedTool,
+  UNKNOWN_TOOL,
+  UNNAMED_TOOL,
+  type CheckedCall,
+  type ReleasedExecution,
+  type SourceName,
+} from '../model.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
 import { minuteOf } from '../store/store.js';
 import { storableText } from '../store/storable-text.js';
-import type { ReleasedExecution } from './executions.js';
 import type { ExecutionToRecord } from './merge.js';
 
 const MAX_TEXT = 200;

@@ -2,10 +2,10 @@
  * Executions over a window: per service, model, tool, status and the call's structural outcome,
  * summed over the minute aggregates. Written once over the store's SQL port for both engines.
  */
-import type { ExecutionStatus } from '../model.js';
+import type { CallOutcomeLabel, ExecutionStatus } from '../model.js';
 import { num } from './rows.js';
 import { byteOrder, servicesMatch, type Sql } from './sql.js';
-import type { CallCountQuery, CallOutcomeLabel, ExecutionCountRow } from './store.js';
+import type { CallCountQuery, ExecutionCountRow } from './store.js';
 
 export async function selectExecutionCounts(sql: Sql, q: CallCountQuery): Promise<ExecutionCountRow[]> {
   const args: unknown[] = [q.sinceMs, q.untilMs ?? Number.MAX_SAFE_INTEGER];

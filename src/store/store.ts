@@ -2,7 +2,7 @@
  * The store port. SQLite (embedded default) and PostgreSQL (replicated) implement it; everything
  * else talks to this interface only.
  */
-import type { ExecutionStatus, OutcomeName, SourceName, ValidationError } from '../model.js';
+import type { CallOutcomeLabel, ExecutionStatus, OutcomeName, SourceName, ValidationError } from '../model.js';
 import type { BatchExtension, Sql } from './sql.js';
 
 export type { BatchExtension, BatchTx, Sql } from './sql.js';
@@ -20,9 +20,6 @@ export interface CallAggregate {
   reason: string;
   count: number;
 }
-
-/** The structural outcome of an executed call, as far as it was known when the execution was counted. */
-export type CallOutcomeLabel = OutcomeName | 'unknown';
 
 export interface ExecutionAggregate {
   minute: number;
