@@ -3,7 +3,7 @@
  * view of the delivery outbox (one destination per notifier: `alert:<name>`). A state change and
  * its messages commit in one transaction.
  */
-import { enqueueStatements, Outbox, type OutboxMessage } from '../delivery/outbox.js';
+import { enqueueStatements, Outbox, type OutboxMessage } from '../store/outbox.js';
 import { byteOrder, type Sql } from '../store/sql.js';
 import type { AlertInstance } from './engine.js';
 import type { AlertMessage } from './message.js';

@@ -1,5 +1,5 @@
 /**
- * Delivers the alert notifications through the delivery outbox (src/delivery/outbox.ts), one
+ * Delivers the alert notifications through the delivery outbox (src/store/outbox.ts), one
  * ordered destination per notifier (one webhook):
  * - FIFO: a resolved never overtakes its firing;
  * - at most one message per `min_interval` (default 1 s — Slack's limit for incoming webhooks);
@@ -13,12 +13,7 @@
  *   interruption too: the receiver may have taken the message before we gave up waiting).
  */
 import type { Logger } from 'pino';
-import {
-  MAX_RETRY_AFTER_MS,
-  type DeliveryPolicy,
-  type DeliveryStatus,
-  type OutboxMessage,
-} from '../delivery/outbox.js';
+import { MAX_RETRY_AFTER_MS, type DeliveryPolicy, type DeliveryStatus, type OutboxMessage } from '../store/outbox.js';
 import { alertDestination, toOutboxRow, type AlertStore } from './alert-store.js';
 import type { AlertsConfig } from './config.js';
 import type { Notifier } from './notifiers/registry.js';

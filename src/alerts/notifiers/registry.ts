@@ -3,7 +3,7 @@
  * `webhook`, `alertmanager` and `log`; another kind (PagerDuty, e-mail) is one more register call.
  */
 import type { Logger } from 'pino';
-import type { DeliveryPolicy, SendOutcome } from '../../delivery/outbox.js';
+import type { DeliveryPolicy, SendOutcome } from '../../store/outbox.js';
 import type { AlertMessage } from '../message.js';
 
 /** ok; retry: worth trying again (5xx, 429, timeout, network); permanent (4xx, redirect, blocked address). */

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CheckedCall } from '../../model.js';
-import { MAX_RETRY_AFTER_MS, type DeliveryPolicy, type DeliveryStatus } from '../../delivery/outbox.js';
+import { MAX_RETRY_AFTER_MS, type DeliveryPolicy, type DeliveryStatus } from '../../store/outbox.js';
 import { LANGFUSE_BACKOFF, toLangfuseError, type LangfuseApi, type ScoreBody } from './api.js';
 import { SCORES_DESTINATION, type LangfuseState } from './state.js';
 

@@ -3,7 +3,7 @@
  * watermark (only moved after a window is fully processed), the API mode, the last error and
  * counts; the observation ids of the overlap; and, in the delivery outbox, the scores owed.
  */
-import { enqueueStatements, Outbox, type NewMessage } from '../../delivery/outbox.js';
+import { enqueueStatements, Outbox, type NewMessage } from '../../store/outbox.js';
 import { num, numOrNull, strOrNull } from '../../store/rows.js';
 import { valuesList, type BatchExtension, type Row, type Sql } from '../../store/sql.js';
 import type { ScoreBody } from './api.js';

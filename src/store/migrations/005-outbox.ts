@@ -1,6 +1,6 @@
 import type { Migration } from './index.js';
 
-// One outbox for everything sent later (src/delivery/outbox.ts): alert notifications (destination
+// One outbox for everything sent later (src/store/outbox.ts): alert notifications (destination
 // `alert:<notifier>`) and Langfuse scores (`langfuse:scores`) move in from their own tables. A
 // message with a dedupe key is queued once while pending (Langfuse score ids).
 const tables = (t: { bigint: string; serial: string }) => `

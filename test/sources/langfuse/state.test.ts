@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DeliveryPolicy, OutboxMessage, SendOutcome } from '../../../src/delivery/outbox.js';
+import type { DeliveryPolicy, OutboxMessage, SendOutcome } from '../../../src/store/outbox.js';
 import { LangfuseState, SCORES_DESTINATION } from '../../../src/sources/langfuse/state.js';
 import { PostgresStore } from '../../../src/store/postgres.js';
 import { SqliteStore } from '../../../src/store/sqlite.js';

@@ -12,10 +12,13 @@
  *   or a 429 holds the whole destination until then (capped at `maxRetryAfterMs`);
  * - a permanent failure, or a message older than `giveUpAfterMs` or tried `maxAttempts` times, is
  *   given up: marked failed (kept for the API until pruned) or deleted (`keepDone: false`).
+ *
+ * It is a table over the store's SQL port, so it lives in store/; the stateless pieces of the
+ * policy (backoff, Retry-After, HTTP status classes) stay in delivery/, below the store.
  */
-import { valuesList, type BatchTx, type Row, type Sql } from '../store/sql.js';
-import { num, numOrNull, strOrNull } from '../store/rows.js';
-import { retryDelay, type BackoffPolicy } from './backoff.js';
+import { valuesList, type BatchTx, type Row, type Sql } from './sql.js';
+import { num, numOrNull, strOrNull } from './rows.js';
+import { retryDelay, type BackoffPolicy } from '../delivery/backoff.js';
 
 export type OutboxStatus = 'pending' | 'sent' | 'failed';
 
