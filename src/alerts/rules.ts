@@ -4,21 +4,33 @@
  * instance (src/kinds.ts: the built-in kinds of kinds/index.ts and the judge's judge_goal_rate);
  * the config phase checks each rule's keys against its kind's schema.
  */
-import type { FeedbackRuleSource } from '../feedback/alert-kind.js';
-import type { JudgeRuleSource } from '../judge/alert-kind.js';
 import type { CallCountQuery, CallCountRow, ExecutionCountRow } from '../store/store.js';
 import { MINUTE_MS, minuteOf } from '../store/store.js';
 import { parseDuration } from '../util/duration.js';
 
-/** What a rule may read. The evaluator passes the store (and the judge, when it runs); tests pass plain functions. */
-export interface RuleIO {
+/**
+ * What rules read beyond the store's counts: one member per feature that brings rule kinds of its
+ * own. Empty here on purpose — the feature adds its member from its own folder, next to its kinds,
+ * by declaration merging:
+ *
+ *     declare module '../alerts/rules.js' {
+ *       interface RuleSources { judge: JudgeRuleSource }
+ *     }
+ *
+ * so alerts/ never names the features whose kinds it runs (they import it, never the reverse), and
+ * the services hand each source in through `AlertingDeps.sources`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging from the features (see above)
+export interface RuleSources {}
+
+/**
+ * What a rule may read. The evaluator passes the store and the sources the services run (a source
+ * is absent when its feature is off); tests pass plain functions.
+ */
+export interface RuleIO extends Partial<RuleSources> {
   callCounts(q: CallCountQuery): Promise<CallCountRow[]>;
   /** Tool executions by status and call outcome (execution_error_rate, error_rate with include_execution). */
   executionCounts?(q: CallCountQuery): Promise<ExecutionCountRow[]>;
-  /** The judge's verdicts and calibration (judge_goal_rate, judge_unnecessary_calls read them). */
-  judge?: JudgeRuleSource;
-  /** User feedback per trace (negative_feedback_rate reads it). */
-  feedback?: FeedbackRuleSource;
 }
 
 /** Extra facts for the message: top tools, shifted shares, the p-value… all optional. */

@@ -6,8 +6,6 @@
  * notifier that hangs or waits out a Retry-After never delays another.
  */
 import type { Logger } from 'pino';
-import type { FeedbackRuleSource } from '../feedback/alert-kind.js';
-import type { JudgeRuleSource } from '../judge/alert-kind.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
@@ -18,6 +16,7 @@ import { evaluateRound, type CompiledRule, type RoundResult } from './evaluator.
 import type { RuleKinds } from './kinds/index.js';
 import type { Notifier, NotifierKinds } from './notifiers/index.js';
 import { OutboxWorker } from './outbox.js';
+import type { RuleSources } from './rules.js';
 
 export interface Alerting {
   readonly config: AlertsConfig;
@@ -37,10 +36,8 @@ export interface AlertingDeps {
   /** The registries the config was checked against. */
   kinds: { rules: RuleKinds; notifiers: NotifierKinds };
   store: Store;
-  /** The judge's verdicts, for judge_goal_rate rules (absent: those rules read none). */
-  judge?: JudgeRuleSource;
-  /** User feedback, for negative_feedback_rate rules (absent: those rules read none). */
-  feedback?: FeedbackRuleSource;
+  /** What the features' rule kinds read (the judge's verdicts, user feedback…); an absent one: its rules read none. */
+  sources?: Partial<RuleSources>;
   metrics?: Pick<Metrics, 'alertsFiring' | 'notifications'>;
   log: Logger;
   now: () => number;
@@ -95,8 +92,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
             io: {
               callCounts: (q) => deps.store.callCounts(q),
               executionCounts: (q) => deps.store.executionCounts(q),
-              ...(deps.judge ? { judge: deps.judge } : {}),
-              ...(deps.feedback ? { feedback: deps.feedback } : {}),
+              ...deps.sources,
             },
             failures: (q) => deps.store.failures(q),
             alertStore,

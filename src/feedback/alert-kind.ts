@@ -2,7 +2,8 @@
  * Alert rule kind `negative_feedback_rate`: per service (or for one `service`), the share of traces
  * with user feedback in `window` whose feedback is negative is above `threshold`, once
  * `min_feedback` traces got feedback. Windows are whole minutes, the current one included, as for
- * every other rule. evaluate() is pure; load() reads the feedback store through RuleIO.
+ * every other rule. evaluate() is pure; load() reads the feedback store through RuleIO (`io.feedback`,
+ * the source feedback adds to alerts' RuleSources below).
  */
 import { currentWindow, pct, type Observation, type RuleKind } from '../alerts/rules.js';
 import { durationMs, durationSchema } from '../util/duration.js';
@@ -18,6 +19,13 @@ export interface NegativeFeedbackRateParams {
 /** What the rule reads: traces with feedback and negative ones, per service. */
 export interface FeedbackRuleSource {
   rates(q: { sinceMs: number; untilMs: number; service?: string }): Promise<FeedbackRate[]>;
+}
+
+declare module '../alerts/rules.js' {
+  interface RuleSources {
+    /** User feedback per trace (negative_feedback_rate reads it). */
+    feedback: FeedbackRuleSource;
+  }
 }
 
 export function evaluateNegativeFeedbackRate(

@@ -8,7 +8,7 @@
  * says so in its summary and details.
  *
  * evaluate() is pure; load() reads the judge's store through the evaluator's RuleIO (`io.judge`,
- * present when the services run a judge).
+ * present when the services run a judge): the judge adds that source to alerts' RuleSources below.
  */
 import { pct, type Observation, type RuleIO, type RuleKind } from '../alerts/rules.js';
 import { verdictRates, type Calibration, type KappaField } from './calibration.js';
@@ -29,6 +29,13 @@ export interface JudgeGoalRateData {
 export interface JudgeRuleSource {
   store: JudgeStore;
   calibration(): Promise<Calibration>;
+}
+
+declare module '../alerts/rules.js' {
+  interface RuleSources {
+    /** The judge's verdicts and calibration (judge_goal_rate, judge_unnecessary_calls read them). */
+    judge: JudgeRuleSource;
+  }
 }
 
 function byService(p: { service?: string }, points: readonly VerdictPoint[]): Map<string, VerdictPoint[]> {

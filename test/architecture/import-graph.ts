@@ -1,10 +1,12 @@
 /**
  * The import graph of src/ as the layers test sees it. Every relative import is an arrow —
- * `import … from`, `export … from`, `import type`, dynamic `import('…')` and `import('…')` types
- * alike, because a type import still ties the two rooms together for whoever moves either one.
+ * `import … from`, `export … from`, `import type`, dynamic `import('…')`, `import('…')` types and
+ * `declare module '…'` augmentations alike, because a type import still ties the two rooms together
+ * for whoever moves either one.
  * A room is the first path segment under src/ (`normalize`, `check`), a top-level file its own room;
- * the layer order below is the table in README.md's Architecture section and
- * ../shared/design/architecture.md, kept here as data so the test can hold the code to it.
+ * the layer order below is the table in README.md's Architecture section, kept here as data so the
+ * test can hold the code to it (one change to the design's table: alerts/ sits below the features
+ * whose rule kinds plug into it).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,8 +18,11 @@ export const LAYERS: readonly { name: string; rooms: readonly string[] }[] = [
   { name: 'primitives', rooms: ['tools', 'redact', 'metrics', 'telemetry', 'delivery', 'jobs'] },
   { name: 'readers and checks', rooms: ['normalize', 'check', 'instrumentation'] },
   { name: 'state', rooms: ['store'] },
+  // Below every feature that brings rule kinds (feedback, judge, and problems/changes to come): they
+  // extend its RuleSources and import it, it never imports them.
+  { name: 'rules over state', rooms: ['alerts'] },
   { name: 'counting', rooms: ['pipeline', 'efficiency', 'feedback', 'problems', 'changes'] },
-  { name: 'features over state', rooms: ['alerts', 'judge', 'replay', 'eval'] },
+  { name: 'features over state', rooms: ['judge', 'replay', 'eval'] },
   { name: 'reading', rooms: ['queries', 'auth'] },
   { name: 'edges', rooms: ['sources', 'api', 'ui', 'server'] },
   {
@@ -35,6 +40,8 @@ export interface Arrow {
 export interface ImportGraph {
   files: string[];
   arrows: Arrow[];
+  /** The packages (bare specifiers: `fastify`, `node:fs`) each file imports. */
+  packages: Map<string, Set<string>>;
 }
 
 /** The room a src-relative path lives in: its first folder, or the file itself at the top level. */
@@ -73,6 +80,8 @@ export function specifiersOf(fileName: string, text: string): string[] {
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [arg] = node.arguments;
       if (arg && ts.isStringLiteralLike(arg)) found.push(arg.text);
+    } else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) {
+      found.push(node.name.text);
     } else if (ts.isImportTypeNode(node)) {
       const arg = node.argument;
       if (ts.isLiteralTypeNode(arg) && ts.isStringLiteral(arg.literal)) found.push(arg.literal.text);
@@ -95,14 +104,35 @@ export function readImportGraph(srcDir: string): ImportGraph {
   const files = listTs(srcDir);
   const known = new Set(files);
   const arrows: Arrow[] = [];
+  const packages = new Map<string, Set<string>>();
   for (const from of files) {
-    const text = readFileSync(path.join(srcDir, from), 'utf8');
-    for (const specifier of specifiersOf(from, text)) {
-      const to = resolve(from, specifier, known);
-      if (to !== undefined) arrows.push({ from, to });
+    const specifiers = specifiersOf(from, readFileSync(path.join(srcDir, from), 'utf8'));
+    // A file that names a module twice (an import and a `declare module`) is one arrow.
+    const targets = new Set(specifiers.map((s) => resolve(from, s, known)));
+    for (const to of targets) if (to !== undefined) arrows.push({ from, to });
+    packages.set(from, new Set(specifiers.filter((s) => !s.startsWith('.'))));
+  }
+  return { files, arrows, packages };
+}
+
+/**
+ * Files that reach `pkg` — import it, or import (through any chain) a file that does — each with
+ * the chain that gets there, `pkg` last.
+ */
+export function reaching(graph: ImportGraph, pkg: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [file, pkgs] of graph.packages) if (pkgs.has(pkg)) out.set(file, [file, pkg]);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const { from, to } of graph.arrows) {
+      const via = out.get(to);
+      if (via && !out.has(from)) {
+        out.set(from, [from, ...via]);
+        changed = true;
+      }
     }
   }
-  return { files, arrows };
+  return out;
 }
 
 /** Arrows whose target sits in a higher layer than their source. */

@@ -12,6 +12,7 @@ import {
   LAYERS,
   layerOf,
   longFiles,
+  reaching,
   readImportGraph,
   roomCycles,
   roomEdges,
@@ -32,8 +33,9 @@ const long = longFiles(SRC, graph.files, 400);
 console.log(
   `architecture: ${graph.files.length} files, ${graph.arrows.length} imports, ${rooms.size} rooms, ` +
     `${roomArrows} room arrows; ` +
-    `${upward.length} upward imports, ${cycles.length} room cycles ` +
-    `(${cycles.map((c) => c.length).join(', ') || 'none'} rooms), ${long.length} files over 400 lines` +
+    `${upward.length} upward imports, ${cycles.length} room cycles` +
+    (cycles.length ? ` (${cycles.map((c) => c.length).join(', ')} rooms)` : '') +
+    `, ${long.length} files over 400 lines` +
     (long.length ? ` (${long.map((f) => `${f.file} ${f.lines}`).join(', ')})` : ''),
 );
 
@@ -50,6 +52,7 @@ describe('the import graph', () => {
       "export * from './f.js';",
       "const g = await import('./g.js');",
       "type H = import('./h.js').H;",
+      "declare module './i.js' { interface I { x: number } }",
       "import 'node:fs';",
     ].join('\n');
     expect(specifiersOf('x.ts', text)).toEqual([
@@ -61,6 +64,7 @@ describe('the import graph', () => {
       './f.js',
       './g.js',
       './h.js',
+      './i.js',
       'node:fs',
     ]);
   });
@@ -83,6 +87,15 @@ describe('layers', () => {
       (a) => `${a.from} → ${a.to}  (${name(layerOf(roomOf(a.from)))} → ${name(layerOf(roomOf(a.to)))})`,
     );
     expect(lines, `imports from a lower layer to a higher one:\n${lines.join('\n')}`).toEqual([]);
+  });
+
+  it('keep Fastify at the edges: below them only the auth hook reaches it, directly or through an import', () => {
+    const edges = LAYERS.findIndex((l) => l.name === 'edges');
+    const lines = [...reaching(graph, 'fastify')]
+      .filter(([file]) => (layerOf(roomOf(file)) ?? edges) < edges && file !== 'auth/hook.ts')
+      .map(([, chain]) => chain.join(' → '))
+      .sort();
+    expect(lines, `files below the edges that reach Fastify:\n${lines.join('\n')}`).toEqual([]);
   });
 
   it('have no cycle between rooms', () => {
