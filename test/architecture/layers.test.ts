@@ -5,8 +5,10 @@
  * It prints the counts the architecture is tracked by — upward imports, room cycles, files over
  * 400 lines — so a change that moves them shows in the run.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { section, tablesWithHeader } from '../docs/markdown.js';
 import {
   arrowsWithin,
   LAYERS,
@@ -78,6 +80,16 @@ describe('the import graph', () => {
 });
 
 describe('layers', () => {
+  it('are the table in README.md', () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+    const [table] = tablesWithHeader(section(readme, 'Architecture').text, ['layer', 'folders']);
+    const documented = (table?.rows ?? []).map((r) => ({
+      name: r.cells[0],
+      rooms: (r.cells[1] ?? '').split(',').map((c) => c.trim().replace(/^`|`$/g, '').replace(/\/$/, '')),
+    }));
+    expect(documented).toEqual(LAYERS.map((l) => ({ name: l.name, rooms: [...l.rooms] })));
+  });
+
   it('place every room of src/', () => {
     expect(unplacedRooms(graph), 'rooms missing from the layer table in import-graph.ts and README').toEqual([]);
   });
