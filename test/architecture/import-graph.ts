@@ -4,9 +4,10 @@
  * `declare module '…'` augmentations alike, because a type import still ties the two rooms together
  * for whoever moves either one.
  * A room is the first path segment under src/ (`normalize`, `check`), a top-level file its own room;
- * the layer order below is the table in README.md's Architecture section, kept here as data so the
- * test can hold the code to it (one change to the design's table: alerts/ sits below the features
- * whose rule kinds plug into it).
+ * the layer order below is the table in README.md's Architecture section (the test checks the two
+ * agree), kept here as data so the test can hold the code to it. One change from the design's
+ * table (../shared/design/architecture.md): alerts/ sits below the features whose rule kinds plug
+ * into it, since they import it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
