@@ -39,7 +39,7 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
        toolwatch eval score --bfcl DIR [--category …] --pred FILE.jsonl [--pred …] [--run-id ID] [--report FILE]
                           [--markdown FILE]
-       toolwatch eval bfcl --data DIR [--category simple_python,…] (--model M --out FILE.jsonl | --pred FILE.jsonl)
+       toolwatch eval bfcl --data DIR [--category simple_python,…] (--model M | --models A,B) --out FILE.jsonl | --pred FILE.jsonl
                           [--provider openai|anthropic] [--base-url URL] [--api-key-env NAME] [--concurrency N]
                           [--temperature T] [--run-id ID] [--report FILE] [--markdown FILE]
        toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
