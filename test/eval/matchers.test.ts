@@ -153,7 +153,9 @@ describe('matcher errors and the schema check', () => {
 
   it('an object without any_of/approx is a literal value', () => {
     const r = parse({ id: 'l', user: 'p', expected: [{ name: 'weather', arguments: { city: 'A' } }] });
-    const spec = (r.cases[0]!.expected as { calls: { args: never }[] }).calls[0]!.args;
+    const e = r.cases[0]!.expected;
+    if (e.kind !== 'tool') throw new Error('a tool expectation');
+    const spec = e.calls[0]!.args!;
     expect(argsProblems(spec, { city: 'A' })).toEqual([]);
     expect(literalEqual({ q: { optional: false } }, { q: { optional: false } })).toBe(true);
   });
