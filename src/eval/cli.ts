@@ -11,6 +11,7 @@ import { createAdapterRegistry } from './adapters/index.js';
 import { bfclCommand, scoreBfclCommand } from './bfcl/command.js';
 import { loadBfcl, parseCategories } from './bfcl/load.js';
 import { compareReports, formatComparison, parseReport } from './compare.js';
+import { generateCommand } from './generate/command.js';
 import { toJUnit } from './junit.js';
 import { comparisonMarkdown, toMarkdown } from './markdown.js';
 import { createProgress } from './progress.js';
@@ -42,6 +43,8 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
        toolwatch eval bfcl --data DIR [--category simple_python,…] (--model M | --models A,B) --out FILE.jsonl | --pred FILE.jsonl
                           [--provider openai|anthropic] [--base-url URL] [--api-key-env NAME] [--concurrency N]
                           [--temperature T] [--run-id ID] [--report FILE] [--markdown FILE]
+       toolwatch eval generate --suite DIR --model M --out FILE.jsonl [--per-tool N] [--categories LIST] [--append]
+                          [--refused FILE] [--provider openai|anthropic] [--base-url URL] [--api-key-env NAME]
        toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
        toolwatch eval export --out FILE.jsonl [--since 7d] [--service S] [--outcome …] [--feedback negative]
                           [--judge reached_goal=false] [--trace-id ID] [--limit N] [--append] [--config FILE]`;
@@ -188,6 +191,18 @@ export const EVAL_OPTIONS = {
     'run-id': { type: 'string' },
     report: { type: 'string' },
     markdown: { type: 'string' },
+  },
+  generate: {
+    suite: { type: 'string' },
+    model: { type: 'string' },
+    provider: { type: 'string' },
+    'base-url': { type: 'string' },
+    'api-key-env': { type: 'string' },
+    out: { type: 'string' },
+    append: { type: 'boolean' },
+    refused: { type: 'string' },
+    'per-tool': { type: 'string' },
+    categories: { type: 'string' },
   },
 } as const;
 
@@ -342,6 +357,15 @@ export async function runEvalCli(
     if (sub === 'run') return await run(rest, env, io, deps, cwd);
     if (sub === 'score') return await score(rest, io, cwd);
     if (sub === 'compare') return compare(rest, io, cwd);
+    if (sub === 'generate') {
+      const { values } = parseArgs({
+        args: rest,
+        options: EVAL_OPTIONS.generate,
+        strict: true,
+        allowPositionals: false,
+      });
+      return await generateCommand(values, env, io, deps, cwd);
+    }
     if (sub === 'bfcl') {
       const { values } = parseArgs({ args: rest, options: EVAL_OPTIONS.bfcl, strict: true, allowPositionals: false });
       return await bfclCommand(values, env, io, deps, cwd);
