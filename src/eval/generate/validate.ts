@@ -171,7 +171,8 @@ export function reviewDrafts(
       continue;
     }
     if (want === 'clarification') {
-      const props = Object.keys(((offered.get(o.tool)?.parameters as { properties?: object }) ?? {}).properties ?? {});
+      const params = offered.get(o.tool)?.parameters as { properties?: object } | undefined;
+      const props = Object.keys(params?.properties ?? {});
       const bad = (d.missing ?? []).find((m) => !props.includes(m));
       if (!d.missing?.length || bad !== undefined) {
         refused.push(
