@@ -275,6 +275,7 @@ async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
       throw new UsageError('score --bfcl takes neither --suite, --junit nor --check-gates');
     return scoreBfclCommand(loadBfcl(path.resolve(cwd, v.bfcl), parseCategories(v.category)), v.pred, v, io, cwd);
   }
+  if (v.category && !v.bfcl) throw new UsageError('score: --category goes with --bfcl');
   if (!v.suite || !v.pred?.length) throw new UsageError('score needs --suite (or --bfcl) and --pred');
   const suite = loadSuite(path.resolve(cwd, v.suite));
   const read = readRecords(v.pred.map((p) => path.resolve(cwd, p)));

@@ -3,6 +3,8 @@
  * ast_checker.py it pins), and the whole checker on the 298 real cases of ../shared/fixtures/bfcl:
  * answering every entry with its own first acceptable values passes every AST entry.
  */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { astCheck, type BfclFunction, bestPairing, standardizeString } from '../../src/eval/bfcl/ast-checker.js';
@@ -155,6 +157,33 @@ describe('the 298 real BFCL cases', () => {
       45, 30, 35, 8,
     ]);
     expect(data.datasetVersion).toMatch(/^bfcl-v4-[0-9a-f]{12}$/);
+  });
+
+  it('reads v3 names (simple → simple_python) and prefers the newest version of a category', () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'toolwatch-bfcl-v3-'));
+    try {
+      mkdirSync(path.join(tmp, 'possible_answer'));
+      const two = (f: string) => `${readFileSync(f, 'utf8').split('\n').slice(0, 2).join('\n')}\n`;
+      writeFileSync(path.join(tmp, 'BFCL_v3_simple.json'), two(path.join(FIXTURES, 'BFCL_v4_simple_python.json')));
+      writeFileSync(
+        path.join(tmp, 'possible_answer', 'BFCL_v3_simple.json'),
+        two(path.join(FIXTURES, 'possible_answer', 'BFCL_v4_simple_python.json')),
+      );
+      writeFileSync(path.join(tmp, 'BFCL_v3_irrelevance.json'), two(path.join(FIXTURES, 'BFCL_v4_irrelevance.json')));
+      writeFileSync(
+        path.join(tmp, 'BFCL_v4_irrelevance.json'),
+        `${readFileSync(path.join(FIXTURES, 'BFCL_v4_irrelevance.json'), 'utf8').split('\n')[0]}\n`,
+      );
+      writeFileSync(path.join(tmp, 'BFCL_v3_multi_turn_base.json'), '{"id": "ignored"}\n');
+      const d = loadBfcl(tmp);
+      expect(d.categories).toEqual(['simple_python', 'irrelevance']);
+      expect(d.entries.map((e) => e.category)).toEqual(['simple_python', 'simple_python', 'irrelevance']);
+      expect(d.datasetVersion).toMatch(/^bfcl-v4-/);
+      rmSync(path.join(tmp, 'possible_answer', 'BFCL_v3_simple.json'));
+      expect(() => loadBfcl(tmp)).toThrow(/possible answers of simple_python/);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it('the ground truth as the answer passes every AST entry; irrelevance passes text, fails a call', () => {
