@@ -1,5 +1,6 @@
 /**
- * toolwatch eval selftest | run | score | compare — see USAGE. Exit codes: 0 done, 1 a gate or a
+ * toolwatch eval selftest | run | score | compare | bfcl | generate — see USAGE (bfcl/ and generate/ hold the last
+ * two; they share this file's model options and errors). Exit codes: 0 done, 1 a gate or a
  * drop was crossed (compare; run/score with --check-gates) or the selftest failed, 2 bad input or
  * usage (nothing is run or written then).
  */
