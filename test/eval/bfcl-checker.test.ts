@@ -179,6 +179,7 @@ describe('the 298 real BFCL cases', () => {
       expect(d.categories).toEqual(['simple_python', 'irrelevance']);
       expect(d.entries.map((e) => e.category)).toEqual(['simple_python', 'simple_python', 'irrelevance']);
       expect(d.datasetVersion).toMatch(/^bfcl-v4-/);
+      expect(d.ignored).toEqual(['BFCL_v3_multi_turn_base.json']);
       rmSync(path.join(tmp, 'possible_answer', 'BFCL_v3_simple.json'));
       expect(() => loadBfcl(tmp)).toThrow(/possible answers of simple_python/);
     } finally {

@@ -84,6 +84,7 @@ export async function bfclCommand(
   const concurrency = numberOption(v, 'concurrency', 1, 64, true);
   const temperature = numberOption(v, 'temperature', 0, 2, false);
   const data = loadBfcl(path.resolve(cwd, dataDir), parseCategories(str(v, 'category')));
+  if (data.ignored.length) io.err(`note: not scored (categories toolwatch does not run): ${data.ignored.join(', ')}\n`);
   if (preds.length) return scoreBfclCommand(data, preds, v, io, cwd);
 
   const suite = bfclSuite(data, {

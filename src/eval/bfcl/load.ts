@@ -53,6 +53,8 @@ export interface BfclData {
   datasetVersion: string;
   categories: BfclCategory[];
   entries: BfclEntry[];
+  /** BFCL files of categories toolwatch does not score (multi-turn, Java, JavaScript, agentic …). */
+  ignored: string[];
 }
 
 export function parseCategories(list: string | undefined): BfclCategory[] | undefined {
@@ -121,11 +123,15 @@ export function loadBfcl(dir: string, only?: readonly BfclCategory[]): BfclData 
   if (!existsSync(root)) throw new SuiteError([`${root}: no such folder`]);
   // Per category the newest version present (BFCL_v4_… over BFCL_v3_…).
   const found = new Map<BfclCategory, { file: string; version: number }>();
+  const ignored: string[] = [];
   for (const name of readdirSync(root).sort()) {
     const m = FILE.exec(name);
     if (!m) continue;
     const cat = (ALIASES[m[2]!] ?? m[2]) as BfclCategory;
-    if (!(BFCL_CATEGORIES as readonly string[]).includes(cat)) continue;
+    if (!(BFCL_CATEGORIES as readonly string[]).includes(cat)) {
+      ignored.push(name);
+      continue;
+    }
     const version = Number(m[1]);
     if ((found.get(cat)?.version ?? -1) < version) found.set(cat, { file: name, version });
   }
@@ -210,5 +216,6 @@ export function loadBfcl(dir: string, only?: readonly BfclCategory[]): BfclData 
     datasetVersion: `bfcl-v${Math.max(...[...found.values()].map((f) => f.version))}-${hash.digest('hex').slice(0, 12)}`,
     categories: [...categories],
     entries,
+    ignored,
   };
 }
