@@ -3,6 +3,7 @@
  * nothing is coerced, repaired or defaulted. The `soft` match mode forgives only case, accents and
  * spacing in strings ("Novák" = "novak ").
  */
+import { Matcher } from './matchers.js';
 import type { ArgsSpec, Constraint } from './types.js';
 
 /** JSON equality: same types, same keys (any order), same values. */
@@ -74,11 +75,16 @@ export function argsProblems(spec: ArgsSpec, actual: Record<string, unknown>): s
   for (const c of spec.checks) {
     named.add(c.key);
     if (c.mode === 'ignore') continue;
+    const m = c.value instanceof Matcher ? c.value : undefined;
     if (!has(c.key)) {
-      p.push(`${c.key}: missing (expected ${JSON.stringify(c.value)})`);
+      if (!m?.optional) p.push(`${c.key}: missing (expected ${JSON.stringify(c.value)})`);
       continue;
     }
-    const ok = c.mode === 'soft' ? softEqual(c.value, actual[c.key]) : deepEqual(c.value, actual[c.key]);
+    const ok = m
+      ? m.matches(actual[c.key], c.mode)
+      : c.mode === 'soft'
+        ? softEqual(c.value, actual[c.key])
+        : deepEqual(c.value, actual[c.key]);
     if (!ok)
       p.push(
         `${c.key}: expected ${JSON.stringify(c.value)}${c.mode === 'soft' ? ' (soft)' : ''}, got ${JSON.stringify(actual[c.key])}`,
@@ -89,4 +95,20 @@ export function argsProblems(spec: ArgsSpec, actual: Record<string, unknown>): s
     for (const k of Object.keys(actual)) if (!named.has(k)) p.push(`${k}: unexpected argument`);
   }
   return p;
+}
+
+/**
+ * The exact-match comparison: the literal object, except that a matcher value (any_of, approx,
+ * optional) is applied as written — an alternative or a number within tolerance is as literal as
+ * the case allows; no match mode is applied.
+ */
+export function literalEqual(literal: Record<string, unknown>, actual: Record<string, unknown>): boolean {
+  for (const [k, v] of Object.entries(literal)) {
+    if (!Object.hasOwn(actual, k)) {
+      if (v instanceof Matcher && v.optional) continue;
+      return false;
+    }
+    if (v instanceof Matcher ? !v.matches(actual[k]) : !deepEqual(v, actual[k])) return false;
+  }
+  return Object.keys(actual).every((k) => Object.hasOwn(literal, k));
 }

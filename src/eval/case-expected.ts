@@ -11,6 +11,7 @@
  *   tool_args_match_overrides} with agentevals' modes.
  */
 import type { Read } from './case-messages.js';
+import { readMatcher } from './matchers.js';
 import type {
   ArgsSpec,
   Constraint,
@@ -108,16 +109,29 @@ export function readArgs(
     if (!(k in v) && modes.value[k] !== 'ignore')
       return fail(`${where}: match_mode names ${JSON.stringify(k)} but no expected value is given`);
   }
+  const values = readValues(v, where);
+  if (!values.ok) return values;
   return {
     ok: true,
     value: {
-      checks: keys.map((key) => ({ key, mode: modes.value[key] ?? 'exact', value: v[key] })),
+      checks: keys.map((key) => ({ key, mode: modes.value[key] ?? 'exact', value: values.value[key] })),
       optional: Object.keys(modes.value).filter((k) => !(k in v)),
       constraints: {},
       extra,
-      literal: v,
+      literal: values.value,
     },
   };
+}
+
+/** Expected values with their matchers (any_of, approx, optional) read; literals as written. */
+function readValues(v: Record<string, unknown>, where: string): Read<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const r = readMatcher(x, `${where}.${k}`);
+    if (!r.ok) return r;
+    out[k] = r.value;
+  }
+  return { ok: true, value: out };
 }
 
 function readSpec(v: Record<string, unknown>, modes: Record<string, ValueMode>, where: string): Read<ArgsSpec> {
@@ -136,14 +150,16 @@ function readSpec(v: Record<string, unknown>, modes: Record<string, ValueMode>, 
       return fail(`${where}.constraints.${k}: not in requiredEquals or optional`);
     constraints[k] = r.value;
   }
+  const values = readValues(req, `${where}.requiredEquals`);
+  if (!values.ok) return values;
   return {
     ok: true,
     value: {
-      checks: Object.entries(req).map(([key, value]) => ({ key, mode: modes[key] ?? 'exact', value })),
+      checks: Object.entries(values.value).map(([key, value]) => ({ key, mode: modes[key] ?? 'exact', value })),
       optional: optional as string[],
       constraints,
       extra: 'fail',
-      literal: req,
+      literal: values.value,
     },
   };
 }

@@ -10,6 +10,7 @@ import type { ToolDef } from '../model.js';
 import { toToolDef } from '../tools/tooldefs.js';
 import { expectedToolNames, readExpected, readExpectedTool, readTrajectory } from './case-expected.js';
 import { readMessages, type Read } from './case-messages.js';
+import { Matcher } from './matchers.js';
 import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedCase } from './types.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -251,7 +252,7 @@ function checkExpectedArgs(e: Expectation, offered: readonly ToolDef[], schemas:
     for (const c of e.calls) {
       const a = c.args;
       if (a && a.extra === 'fail' && a.optional.length === 0 && a.checks.every((x) => x.mode === 'exact'))
-        literals.push({ name: c.name, args: a.literal });
+        literals.push(...literalChoices(c.name, a.literal));
     }
   } else if (e.kind === 'trajectory' && e.argsMode === 'exact' && Object.keys(e.argsOverrides).length === 0) {
     for (const c of e.calls) literals.push({ name: c.name, args: c.arguments });
@@ -272,3 +273,33 @@ function checkExpectedArgs(e: Expectation, offered: readonly ToolDef[], schemas:
 }
 
 const EMPTY = new ToolRegistry();
+
+/**
+ * The literal argument objects a spec with matchers stands for, each checked against the schema:
+ * every alternative of an any_of (the others at their first), an optional one also left out. A
+ * spec without matchers is itself.
+ */
+function literalChoices(
+  name: string,
+  literal: Record<string, unknown>,
+): { name: string; args: Record<string, unknown> }[] {
+  const keys = Object.keys(literal).filter((k) => literal[k] instanceof Matcher);
+  if (!keys.length) return [{ name, args: literal }];
+  const base: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(literal)) if (!(v instanceof Matcher)) base[k] = v;
+  const first = (m: Matcher) => m.examples()[0];
+  for (const k of keys) {
+    const x = first(literal[k] as Matcher);
+    if (x !== undefined) base[k] = x;
+  }
+  const out = [{ name, args: base }];
+  for (const k of keys) {
+    const m = literal[k] as Matcher;
+    for (const x of m.examples().slice(1)) out.push({ name, args: { ...base, [k]: x } });
+    if (m.optional) {
+      const { [k]: _, ...rest } = base;
+      out.push({ name, args: rest });
+    }
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 /**
- * toolwatch eval selftest | run | score | compare — see USAGE. Exit codes: 0 done, 1 a gate or a
+ * toolwatch eval selftest | run | score | compare | bfcl | generate — see USAGE (bfcl/ and generate/ hold the last
+ * two; they share this file's model options and errors). Exit codes: 0 done, 1 a gate or a
  * drop was crossed (compare; run/score with --check-gates) or the selftest failed, 2 bad input or
  * usage (nothing is run or written then).
  */
@@ -8,7 +9,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AdapterRegistry } from './adapters/adapter.js';
 import { createAdapterRegistry } from './adapters/index.js';
+import { bfclCommand, scoreBfclCommand } from './bfcl/command.js';
+import { loadBfcl, parseCategories } from './bfcl/load.js';
 import { compareReports, formatComparison, parseReport } from './compare.js';
+import { generateCommand } from './generate/command.js';
 import { toJUnit } from './junit.js';
 import { comparisonMarkdown, toMarkdown } from './markdown.js';
 import { createProgress } from './progress.js';
@@ -35,6 +39,13 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
                           [--run-id ID] [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
        toolwatch eval score --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID]
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
+       toolwatch eval score --bfcl DIR [--category …] --pred FILE.jsonl [--pred …] [--run-id ID] [--report FILE]
+                          [--markdown FILE]
+       toolwatch eval bfcl --data DIR [--category simple_python,…] (--model M | --models A,B) --out FILE.jsonl | --pred FILE.jsonl
+                          [--provider openai|anthropic] [--base-url URL] [--api-key-env NAME] [--concurrency N]
+                          [--temperature T] [--run-id ID] [--report FILE] [--markdown FILE]
+       toolwatch eval generate --suite DIR --model M --out FILE.jsonl [--per-tool N] [--categories LIST] [--append]
+                          [--refused FILE] [--provider openai|anthropic] [--base-url URL] [--api-key-env NAME]
        toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
        toolwatch eval export --out FILE.jsonl [--since 7d] [--service S] [--outcome …] [--feedback negative]
                           [--judge reached_goal=false] [--trace-id ID] [--limit N] [--append] [--config FILE]`;
@@ -52,10 +63,10 @@ export interface EvalDeps {
   cwd?: string;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 /** Written whole or not at all: a temp file renamed into place. */
-function writeAtomic(file: string, text: string): void {
+export function writeAtomic(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, text);
@@ -92,7 +103,7 @@ function writeOutputs(report: Report, o: Outputs): void {
   if (o.markdown) writeAtomic(o.markdown, toMarkdown(report));
 }
 
-function modelsFrom(suite: Suite, v: Record<string, string | boolean | string[] | undefined>): ModelSpec[] {
+export function modelsFrom(suite: Suite, v: Record<string, string | boolean | string[] | undefined>): ModelSpec[] {
   const names =
     typeof v.models === 'string'
       ? v.models
@@ -159,11 +170,41 @@ export const EVAL_OPTIONS = {
   },
   score: {
     suite: { type: 'string' },
+    bfcl: { type: 'string' },
+    category: { type: 'string' },
     pred: { type: 'string', multiple: true },
     'run-id': { type: 'string' },
     ...REPORT_OPTIONS,
   },
   compare: { report: { type: 'string' }, baseline: { type: 'string' }, markdown: { type: 'string' } },
+  bfcl: {
+    data: { type: 'string' },
+    category: { type: 'string' },
+    out: { type: 'string' },
+    pred: { type: 'string', multiple: true },
+    model: { type: 'string' },
+    models: { type: 'string' },
+    provider: { type: 'string' },
+    'base-url': { type: 'string' },
+    'api-key-env': { type: 'string' },
+    concurrency: { type: 'string' },
+    temperature: { type: 'string' },
+    'run-id': { type: 'string' },
+    report: { type: 'string' },
+    markdown: { type: 'string' },
+  },
+  generate: {
+    suite: { type: 'string' },
+    model: { type: 'string' },
+    provider: { type: 'string' },
+    'base-url': { type: 'string' },
+    'api-key-env': { type: 'string' },
+    out: { type: 'string' },
+    append: { type: 'boolean' },
+    refused: { type: 'string' },
+    'per-tool': { type: 'string' },
+    categories: { type: 'string' },
+  },
 } as const;
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: EvalDeps, cwd: string): Promise<number> {
@@ -230,7 +271,13 @@ async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
     strict: true,
     allowPositionals: false,
   });
-  if (!v.suite || !v.pred?.length) throw new UsageError('score needs --suite and --pred');
+  if (v.bfcl && v.pred?.length) {
+    if (v.suite || v.junit || v['check-gates'])
+      throw new UsageError('score --bfcl takes neither --suite, --junit nor --check-gates');
+    return scoreBfclCommand(loadBfcl(path.resolve(cwd, v.bfcl), parseCategories(v.category)), v.pred, v, io, cwd);
+  }
+  if (v.category && !v.bfcl) throw new UsageError('score: --category goes with --bfcl');
+  if (!v.suite || !v.pred?.length) throw new UsageError('score needs --suite (or --bfcl) and --pred');
   const suite = loadSuite(path.resolve(cwd, v.suite));
   const read = readRecords(v.pred.map((p) => path.resolve(cwd, p)));
   if (read.problems.length) throw new SuiteError(read.problems);
@@ -312,6 +359,19 @@ export async function runEvalCli(
     if (sub === 'run') return await run(rest, env, io, deps, cwd);
     if (sub === 'score') return await score(rest, io, cwd);
     if (sub === 'compare') return compare(rest, io, cwd);
+    if (sub === 'generate') {
+      const { values } = parseArgs({
+        args: rest,
+        options: EVAL_OPTIONS.generate,
+        strict: true,
+        allowPositionals: false,
+      });
+      return await generateCommand(values, env, io, deps, cwd);
+    }
+    if (sub === 'bfcl') {
+      const { values } = parseArgs({ args: rest, options: EVAL_OPTIONS.bfcl, strict: true, allowPositionals: false });
+      return await bfclCommand(values, env, io, deps, cwd);
+    }
   } catch (err) {
     if (err instanceof SuiteError) {
       io.err(`toolwatch eval: ${err.message}\n`);

@@ -4,6 +4,7 @@
  * fails), and the cases that changed — fixed (failed before, every repeat passes now) and broke
  * (passed before, not now). Models are matched by key (label, plus the variant).
  */
+import { type BfclComparison, compareBfcl, formatBfclComparison } from './bfcl/compare.js';
 import { activeGates, GATE_METRICS, type GateName, type GateResult, type Gates } from './gates.js';
 import type { ModelReport, Report } from './report.js';
 import { round, type Rate } from './score.js';
@@ -28,6 +29,8 @@ export interface ModelComparison {
   added: string[];
   removed: string[];
   passed: boolean;
+  /** Reports of `eval bfcl`: BFCL's accuracy per category against the baseline (not gated). */
+  bfcl?: BfclComparison;
 }
 
 export interface Comparison {
@@ -82,7 +85,19 @@ export function compareReports(report: Report, baseline?: Report): Comparison {
     }
     const removed = base ? [...before.keys()].filter((id) => !now.has(id)) : [];
     const passed = m.gates.every((g) => g.status !== 'failed') && drops.every((d) => !d.failed);
-    return { key: m.key, inBaseline: Boolean(base), gates: m.gates, drops, fixed, broke, added, removed, passed };
+    const bfcl = compareBfcl(m.key, report.bfcl, baseline?.bfcl);
+    return {
+      key: m.key,
+      inBaseline: Boolean(base),
+      gates: m.gates,
+      drops,
+      fixed,
+      broke,
+      added,
+      removed,
+      passed,
+      ...(bfcl ? { bfcl } : {}),
+    };
   });
   const missingModels = baseline
     ? baseline.models.filter((b) => !report.models.some((m) => m.key === b.key)).map((b) => b.key)
@@ -137,6 +152,7 @@ export function formatComparison(c: Comparison): string[] {
     if (m.broke.length) lines.push(`  broke: ${m.broke.join(', ')}`);
     if (m.added.length) lines.push(`  new cases: ${m.added.join(', ')}`);
     if (m.removed.length) lines.push(`  removed cases: ${m.removed.join(', ')}`);
+    if (m.bfcl) lines.push(...formatBfclComparison(m.bfcl));
   }
   for (const k of c.missingModels) lines.push(`note: ${k} is in the baseline but not in the report`);
   lines.push(c.passed ? 'compare: passed' : 'compare: FAILED');

@@ -10,7 +10,7 @@
  */
 import type { SchemaCache } from '../check/schema-cache.js';
 import { isFailure, UNNAMED_TOOL, type ToolDef } from '../model.js';
-import { argsProblems, deepEqual } from './args.js';
+import { argsProblems, literalEqual } from './args.js';
 import { checkCall } from './check.js';
 import { matchTrajectory } from './trajectory.js';
 import type { CanonicalOutcome, CheckedCall, EvalCase, ExpectedCall, ProviderErrorCode, Turn } from './types.js';
@@ -141,7 +141,7 @@ function callsProblems(expected: ExpectedCall[], made: CheckedCall[], literal: b
       if (!m.parsed) p = [`${e.name}: arguments are not a JSON object`];
       else if (!e.args) p = [];
       else if (literal)
-        p = deepEqual(e.args.literal, m.parsed)
+        p = literalEqual(e.args.literal, m.parsed)
           ? []
           : [`${e.name}: arguments differ from ${JSON.stringify(e.args.literal)}`];
       else p = argsProblems(e.args, m.parsed).map((x) => `${e.name}.${x}`);

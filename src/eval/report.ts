@@ -4,6 +4,7 @@
  * case × repeat without a record is a failure (coverage loss). Gates apply to the core variant; the
  * compatibility variant (tools.compatibility.json) is reported, not gated.
  */
+import type { BfclReport } from './bfcl/score.js';
 import { evaluate, missing, type EvalContext, type Evaluated, type Observation } from './evaluate.js';
 import { checkGates, type GateResult, type Gates } from './gates.js';
 import { modelKey, type ResultRecord, type RunRecord } from './records.js';
@@ -68,6 +69,8 @@ export interface Report {
   /** Records whose case is no longer in the suite (ignored). */
   unknownCases: string[];
   passed: boolean;
+  /** `eval bfcl` / `score --bfcl` only: BFCL's own scores beside the toolwatch report. */
+  bfcl?: BfclReport;
 }
 
 function observationOf(r: ResultRecord): Observation {
