@@ -115,6 +115,20 @@ describe('the redactor on its own: every planted secret, parsed and as text', ()
     expect(plain.filter((k) => isSecretKey(k))).toEqual([]);
   });
 
+  it('leaves ordinary values alone', () => {
+    const ordinary = [
+      'max_tokens: 5, token_count=7, prompt_tokens: 12',
+      'see https://example.com/docs?page=2&q=weather#top',
+      'commit 0123456789abcdef0123456789abcdef01234567 on main',
+      'ThisIsAVeryLongCamelCaseIdentifierName12 /usr/local/lib/node_modules/toolwatch/dist',
+      'session_id: 9f1c, cache_key=user:42, secret_name: prod-db, api_key_env: OPENAI_API_KEY',
+      '{"type": "object", "properties": {"password": {"type": "string"}}}',
+    ];
+    for (const t of ordinary) expect(r.text(t)).toBe(t);
+    const args = JSON.stringify({ ...ORDINARY, key: 'user:42', session_id: 'abc', password_required: true, token: null });
+    expect(r.jsonText(args)).toBe(args);
+  });
+
   it('leaves a tool schema describing a password alone, masks credentials given as an object', () => {
     const out = JSON.parse(
       r.jsonText(
