@@ -28,6 +28,8 @@ interface Rule {
   replace: (match: string, ...groups: string[]) => string;
   /** Personal data rather than a secret: applied only at level `pii`. */
   pii?: true;
+  /** A substring every match holds: without it in the text the rule is skipped (most text has none). */
+  when?: string;
   /** The whole text at once, for a rule that must decide match by match where the scan goes on. */
   apply?: (s: string) => string;
 }
@@ -122,12 +124,31 @@ function maskAwsSecret(m: string): string {
 const KEY_VALUE =
   /(?<![\w.-])([A-Za-z][\w.-]{0,63})(\\{0,8}["']?\s*[:=](?!\/\/)\s*)(?:(\\{0,8}["'])((?:(?!\\?["'])[^\n])+)|([^\s"'\\,;&}{<>[\]]+))/g;
 
+const SECRET_KEY_HINT = /pass|pw|secret|token|key|cred|auth|cookie|otp|cv[vc]/i;
+
+/** Whether the text has a run of at least 40 base64 characters (a plain loop: cheaper than the regex). */
+function hasLongBase64Run(s: string): boolean {
+  let run = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const b64 = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47;
+    run = b64 ? run + 1 : 0;
+    if (run >= 40) return true;
+  }
+  return false;
+}
+
+const AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+
 /**
  * Only a secret key's value is consumed: after any other key the scan goes on right behind the key,
  * so `url=https://x/?token=…` or `note: a?password=…` still reach the pair inside.
  */
 function maskKeyValues(s: string): string {
-  const re = new RegExp(KEY_VALUE);
+  // Most text names no secret at all: one cheap scan for the words every secret key holds.
+  if (!SECRET_KEY_HINT.test(s)) return s;
+  const re = KEY_VALUE;
+  re.lastIndex = 0;
   let out = '';
   let cursor = 0;
   for (let m = re.exec(s); m !== null; m = re.exec(s)) {
@@ -150,28 +171,32 @@ const BUILTIN: Rule[] = [
   {
     re: /-----BEGIN (?:[A-Z0-9]+ )*(?:PRIVATE KEY(?: BLOCK)?|SECRET KEY)-----[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
     replace: mask('SECRET'),
+    when: '-----BEGIN ',
   },
   // JWTs: three base64url parts, the first two starting with eyJ ('{"').
-  { re: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, replace: mask('SECRET') },
+  { re: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, replace: mask('SECRET'), when: 'eyJ' },
   // Webhook URLs are credentials in themselves (Slack, Discord, Microsoft Teams, Google Chat): the path goes.
   {
     re: /\bhttps?:\/\/(hooks\.slack\.com|discord(?:app)?\.com\/api\/webhooks|[\w-]+\.webhook\.office\.com|outlook\.office\.com\/webhook|chat\.googleapis\.com\/v1\/spaces)\/[^\s"'<>\\]+/gi,
     replace: (m) => `${m.slice(0, m.indexOf('/', m.indexOf('//') + 2))}/[SECRET]`,
+    when: '://',
   },
   // Credentials in a URL: scheme://user:password@host (DSNs: postgres://, redis://, amqp://, https://).
   {
     re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>\\]{0,256}:)([^\s@/?#"'<>\\]{1,1024})@/gi,
     replace: (_m, head) => `${head}[SECRET]@`,
+    when: '://',
   },
   // Signed-URL signatures (S3, GCS, Azure SAS); token=, access_token=, api_key= go by the key rule below.
   {
     re: /([?&](?:sig|signature|x-amz-signature|x-goog-signature)=)[^&#\s"'<>\\]+/gi,
     replace: (m) => `${m.slice(0, m.indexOf('=') + 1)}[SECRET]`,
+    when: '=',
   },
   // Authorization headers.
   { re: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, replace: (m) => `${m.split(/\s+/)[0]} [SECRET]` },
   // Provider keys: OpenAI/Anthropic sk-…, GitHub, GitLab, Slack, Google, Stripe, Hugging Face, npm, AWS access key ids.
-  { re: /\bsk-[A-Za-z0-9_-]{16,}/g, replace: mask('SECRET') },
+  { re: /\bsk-[A-Za-z0-9_-]{16,}/g, replace: mask('SECRET'), when: 'sk-' },
   {
     re: /\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})/g,
     replace: mask('SECRET'),
@@ -182,7 +207,11 @@ const BUILTIN: Rule[] = [
   { re: /\b(hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36})\b/g, replace: mask('SECRET') },
   { re: /\b(AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: mask('SECRET') },
   // AWS secret access keys, with or without their key next to them.
-  { re: /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g, replace: maskAwsSecret },
+  {
+    re: AWS_SECRET,
+    replace: maskAwsSecret,
+    apply: (t) => (hasLongBase64Run(t) ? t.replace(AWS_SECRET, maskAwsSecret) : t),
+  },
   // key=value / "key": "value" for secret-named keys.
   { re: KEY_VALUE, replace: (m) => m, apply: maskKeyValues },
   // Emails. (Starting only where a run of local-part characters starts keeps it linear: otherwise a
@@ -231,6 +260,7 @@ export function createRedactor(cfg: RedactionConfig): Redactor {
     let out = s;
     for (const r of rules) {
       r.re.lastIndex = 0;
+      if (r.when !== undefined && !out.includes(r.when)) continue;
       out = r.apply ? r.apply(out) : out.replace(r.re, r.replace);
     }
     return out;
