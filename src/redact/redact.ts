@@ -119,10 +119,11 @@ function maskAwsSecret(m: string): string {
  * `key=value`, `key: value`, `"key": "value"` (also inside JSON-escaped JSON, `\"key\": \"value\"`) for
  * a key that names a secret (src/redact/secret-keys.ts): the value is masked whatever it looks like,
  * the key and quotes kept. A quoted value runs to its closing quote (spaces included); an unquoted one
- * to whitespace or , ; & } ] >. A value that is already a mask, a bare null/true/false, is kept.
+ * to whitespace or , ; & } ] > (after an auth scheme word, `Authorization: Bearer abc`, the token too).
+ * A value that is already a mask, a bare null/true/false, is kept.
  */
 const KEY_VALUE =
-  /(?<![\w.-])([A-Za-z][\w.-]{0,63})(\\{0,8}["']?\s*[:=](?!\/\/)\s*)(?:(\\{0,8}["'])((?:(?!\\?["'])[^\n])+)|([^\s"'\\,;&}{<>[\]]+))/g;
+  /(?<![\w.-])([A-Za-z][\w.-]{0,63})(\\{0,8}["']?\s*[:=](?!\/\/)\s*)(?:(\\{0,8}["'])((?:(?!\\?["'])[^\n])+)|((?:(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest)[ \t]+)?[^\s"'\\,;&}{<>[\]]+))/g;
 
 const SECRET_KEY_HINT = /pass|pw|secret|token|key|cred|auth|cookie|otp|cv[vc]/i;
 

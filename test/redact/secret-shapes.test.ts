@@ -115,6 +115,11 @@ describe('the redactor on its own: every planted secret, parsed and as text', ()
     expect(plain.filter((k) => isSecretKey(k))).toEqual([]);
   });
 
+  it('an Authorization header with a short token: scheme and token both go', () => {
+    expect(r.text('Authorization: Bearer abc123\nX-Other: 1')).toBe('Authorization: [SECRET]\nX-Other: 1');
+    expect(r.text('authorization=Basic dXNl')).toBe('authorization=[SECRET]');
+  });
+
   it('leaves ordinary values alone', () => {
     const ordinary = [
       'max_tokens: 5, token_count=7, prompt_tokens: 12',
@@ -125,7 +130,13 @@ describe('the redactor on its own: every planted secret, parsed and as text', ()
       '{"type": "object", "properties": {"password": {"type": "string"}}}',
     ];
     for (const t of ordinary) expect(r.text(t)).toBe(t);
-    const args = JSON.stringify({ ...ORDINARY, key: 'user:42', session_id: 'abc', password_required: true, token: null });
+    const args = JSON.stringify({
+      ...ORDINARY,
+      key: 'user:42',
+      session_id: 'abc',
+      password_required: true,
+      token: null,
+    });
     expect(r.jsonText(args)).toBe(args);
   });
 
