@@ -118,12 +118,13 @@ function maskAwsSecret(m: string): string {
 /**
  * `key=value`, `key: value`, `"key": "value"` (also inside JSON-escaped JSON, `\"key\": \"value\"`) for
  * a key that names a secret (src/redact/secret-keys.ts): the value is masked whatever it looks like,
- * the key and quotes kept. A quoted value runs to its closing quote (spaces included); an unquoted one
- * to whitespace or , ; & } ] > (after an auth scheme word, `Authorization: Bearer abc`, the token too).
+ * the key and quotes kept. A quoted value runs to its own closing quote (spaces and the other quote
+ * included); an unquoted one to whitespace or , ; & } ] > (after an auth scheme word,
+ * `Authorization: Bearer abc`, the token too).
  * A value that is already a mask, a bare null/true/false, is kept.
  */
 const KEY_VALUE =
-  /(?<![\w.-])([A-Za-z][\w.-]{0,63})(\\{0,8}["']?\s*[:=](?!\/\/)\s*)(?:(\\{0,8}["'])((?:(?!\\?["'])[^\n])+)|((?:(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest)[ \t]+)?[^\s"'\\,;&}{<>[\]]+))/g;
+  /(?<![\w.-])([A-Za-z][\w.-]{0,63})(\\{0,8}["']?\s*[:=](?!\/\/)\s*)(?:(\\{0,8}(["']))((?:(?!\\?\4)[^\n])+)|((?:(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest)[ \t]+)?[^\s"'\\,;&}{<>[\]]+))/g;
 
 const SECRET_KEY_HINT = /pass|pw|secret|token|key|cred|auth|cookie|otp|cv[vc]/i;
 
@@ -153,7 +154,7 @@ function maskKeyValues(s: string): string {
   let out = '';
   let cursor = 0;
   for (let m = re.exec(s); m !== null; m = re.exec(s)) {
-    const [all, key = '', sep = '', quote = '', quoted, bare] = m;
+    const [all, key = '', sep = '', quote = '', , quoted, bare] = m;
     const value = quoted ?? bare ?? '';
     if (!isSecretKey(key) || value.startsWith('[') || /^(null|true|false)$/.test(value)) {
       re.lastIndex = m.index + key.length;
@@ -196,7 +197,8 @@ const BUILTIN: Rule[] = [
   },
   // Authorization headers.
   { re: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, replace: (m) => `${m.split(/\s+/)[0]} [SECRET]` },
-  // Provider keys: OpenAI/Anthropic sk-…, GitHub, GitLab, Slack, Google, Stripe, Hugging Face, npm, AWS access key ids.
+  // Provider keys: OpenAI/Anthropic sk-…, GitHub, GitLab, Slack, Google, Stripe, Hugging Face, npm,
+  // AWS access key ids.
   { re: /\bsk-[A-Za-z0-9_-]{16,}/g, replace: mask('SECRET'), when: 'sk-' },
   {
     re: /\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})/g,

@@ -120,7 +120,7 @@ const HARMLESS_TOKEN = new Set([
 /** `…_tokens` (plural) is a count or a list of text tokens (`max_tokens`) unless one of these precedes it. */
 const SECRET_TOKENS = new Set(['access', 'auth', 'refresh', 'api', 'bearer', 'session', 'id', 'oauth', 'github']);
 
-/** `…_key` is a secret after one of these (`api_key`, `private_key`, `aws_secret_access_key`); a bare `key` is not. */
+/** `…_key` is a secret after one of these (`api_key`, `private_key`, `aws_secret_access_key`); a bare key is not. */
 const SECRET_KEY_KINDS = new Set([
   'access',
   'account',
@@ -149,7 +149,7 @@ const SECRET_KEY_KINDS = new Set([
   'webhook',
 ]);
 
-/** The words of a key: `newPassword` → new, password; `OPENAI_API_KEY` → openai, api, key; `XApiKey` → x, api, key. */
+/** The words of a key: `newPassword` → new, password; `OPENAI_API_KEY` → openai, api, key; `XApiKey` → x, api, key */
 export function keyWords(key: string): string[] {
   return key
     .slice(0, 200)

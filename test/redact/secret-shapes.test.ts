@@ -118,6 +118,9 @@ describe('the redactor on its own: every planted secret, parsed and as text', ()
   it('an Authorization header with a short token: scheme and token both go', () => {
     expect(r.text('Authorization: Bearer abc123\nX-Other: 1')).toBe('Authorization: [SECRET]\nX-Other: 1');
     expect(r.text('authorization=Basic dXNl')).toBe('authorization=[SECRET]');
+    // A quoted value runs to its own closing quote, the other quote inside it included.
+    expect(r.text(`{"password": "it's-a-s3cret", "x": 1`)).toBe(`{"password": "[SECRET]", "x": 1`);
+    expect(r.text(`password='say "hi" twice'`)).toBe(`password='[SECRET]'`);
   });
 
   it('leaves ordinary values alone', () => {
