@@ -149,7 +149,7 @@ const SECRET_KEY_KINDS = new Set([
   'webhook',
 ]);
 
-/** The words of a key: `newPassword` → new, password; `OPENAI_API_KEY` → openai, api, key; `XApiKey` → x, api, key */
+/** The words of a key: `newPassword` → new password; `OPENAI_API_KEY` → openai api key; `XApiKey` → x api key. */
 export function keyWords(key: string): string[] {
   return key
     .slice(0, 200)
