@@ -263,7 +263,8 @@ export function readTrajectory(v: unknown): Read<Expectation> {
   for (const [tool, m] of Object.entries(rawOverrides)) {
     const r = readArgsMode(m, `expected_trajectory.tool_args_match_overrides.${tool}`);
     if (!r.ok) return r;
-    overrides[tool] = r.value;
+    // defineProperty: a tool named `__proto__` is a key like any other (an assignment would set the prototype).
+    Object.defineProperty(overrides, tool, { value: r.value, enumerable: true, writable: true, configurable: true });
   }
   return {
     ok: true,

@@ -237,7 +237,8 @@ function readToolResults(v: unknown, offered: Set<string>): Read<Record<string, 
       }
       results.push('result' in r ? { result: r.result } : { error: r.error });
     }
-    out[tool] = results;
+    // defineProperty: a tool named `__proto__` is a key like any other (an assignment would set the prototype).
+    Object.defineProperty(out, tool, { value: results, enumerable: true, writable: true, configurable: true });
   }
   return { ok: true, value: out };
 }

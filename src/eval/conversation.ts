@@ -56,7 +56,8 @@ function answerCall(
     const details = nameless ? input.tools.map((t) => t.name) : (checked.detail ?? null);
     return { content: JSON.stringify({ ok: false, error: { code, message, details } }), isError: true };
   }
-  const canned = input.case.toolResults[call.name];
+  // Own keys only: a tool named `constructor` has no canned result unless the case gives it one.
+  const canned = Object.hasOwn(input.case.toolResults, call.name) ? input.case.toolResults[call.name] : undefined;
   if (!canned) return { content: JSON.stringify({ ok: true, result: null }), isError: false };
   const n = counters.get(call.name) ?? 0;
   counters.set(call.name, n + 1);

@@ -6,11 +6,37 @@
 import type { Comparison } from './compare.js';
 import type { Report } from './report.js';
 import type { Rate } from './score.js';
+import { replaceControl } from '../util/control-chars.js';
 
 const MAX_FAILING = 20;
 
+const ZWSP = '\u200b';
+
+/**
+ * Text for a Markdown table cell or heading, from names and model output: shown as written, never
+ * acted on. Links and images (`[x](y)`, `![x](y)`) lose their brackets to backslash escapes (so do
+ * emphasis, strikethrough and code marks; an underscore inside a word is never emphasis); raw HTML
+ * by entities; bare URLs (`https://…`, `www.…`, which GitHub links by itself) and `@mentions` get a
+ * zero-width space so nothing links or notifies; pipes cannot end the cell; line breaks and other
+ * control characters become spaces.
+ */
 export function mdCell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;').slice(0, 300);
+  const flat = replaceControl(s.slice(0, 600)).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escaped = flat.replace(/[\\`*[\]|~]/g, '\\$&');
+  const inert = escaped
+    .replace(/@(?=[A-Za-z0-9])/g, `@${ZWSP}`)
+    .replace(/:\/\//g, `:${ZWSP}//`)
+    .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}${ZWSP}.`);
+  return clip(inert, 300);
+}
+
+/** Cut without leaving a lone escaping backslash or half an entity at the end. */
+function clip(s: string, max: number): string {
+  if (s.length <= max) return s;
+  let out = s.slice(0, max).replace(/&[a-z]{0,3}$/, '');
+  const trailing = /\\+$/.exec(out)?.[0].length ?? 0;
+  if (trailing % 2 === 1) out = out.slice(0, -1);
+  return /[\ud800-\udbff]$/.test(out) ? out.slice(0, -1) : out;
 }
 
 export const pct = (v: number) => `${(v * 100).toFixed(1)}%`;

@@ -4,6 +4,30 @@
  */
 import type { ResultRecord } from './records.js';
 
+/**
+ * Names and model output as one inert line: control characters (line breaks, carriage returns,
+ * escape sequences) are shown as \n, \r, \x1b…, so nothing redraws the terminal or starts a new line,
+ * and a leading `::` (a GitHub Actions workflow command such as `::error::`, `::add-mask::`) gets a
+ * space in front, since a runner acts on a line that starts with it.
+ */
+export function inert(s: string): string {
+  const shown = s.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) =>
+      c === '\n'
+        ? '\\n'
+        : c === '\r'
+          ? '\\r'
+          : c === '\t'
+            ? '\\t'
+            : c.charCodeAt(0) < 0x100
+              ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
+              : `\\u${c.charCodeAt(0).toString(16)}`,
+  );
+  return shown.startsWith('::') ? ` ${shown}` : shown;
+}
+
 export interface ProgressSink {
   write: (s: string) => void;
   isTTY: boolean;
@@ -14,7 +38,7 @@ const WIDTH = 30;
 function describe(r: ResultRecord): string {
   const o = r.outcome;
   if (r.status !== 'ok') return `provider_error ${r.error?.code ?? ''}`.trim();
-  if (o.kind === 'tool_calls') return `tool_calls ${o.calls.map((c) => c.name).join(',')}`;
+  if (o.kind === 'tool_calls') return `tool_calls ${o.calls.map((c) => inert(c.name)).join(',')}`;
   return o.kind;
 }
 
@@ -26,13 +50,13 @@ export function createProgress(sink: ProgressSink) {
       if (r.status !== 'ok') errors++;
       if (!sink.isTTY) {
         sink.write(
-          `[${done}/${total}] ${r.label}${r.variant === 'core' ? '' : ` [${r.variant}]`} ${r.caseId} #${r.repeat} ${describe(r)} ${r.latencyMs}ms\n`,
+          `[${done}/${total}] ${inert(r.label)}${r.variant === 'core' ? '' : ` [${inert(r.variant)}]`} ${inert(r.caseId)} #${r.repeat} ${describe(r)} ${r.latencyMs}ms\n`,
         );
         return;
       }
       const filled = Math.round((done / total) * WIDTH);
       const bar = `${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}`;
-      sink.write(`\r${bar} ${done}/${total}  provider errors: ${errors}  ${r.label.slice(0, 40)}\u001b[K`);
+      sink.write(`\r${bar} ${done}/${total}  provider errors: ${errors}  ${inert(r.label.slice(0, 40))}\u001b[K`);
       drawn = true;
     },
     finish(): void {

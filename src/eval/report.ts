@@ -153,12 +153,16 @@ export function buildReport(
     });
     const overall = computeMetrics(items, repeats);
     const tags = [...new Set(suite.cases.flatMap((c) => c.tags))].sort();
-    const byTag: Record<string, Metrics> = {};
-    for (const t of tags)
-      byTag[t] = computeMetrics(
-        items.filter((i) => i.case.tags.includes(t)),
-        repeats,
-      );
+    // Own properties only: a tag named `__proto__` is a tag, not the object's prototype.
+    const byTag: Record<string, Metrics> = Object.fromEntries(
+      tags.map((t) => [
+        t,
+        computeMetrics(
+          items.filter((i) => i.case.tags.includes(t)),
+          repeats,
+        ),
+      ]),
+    );
     const gates = first.variant === 'core' ? checkGates(overall, suite.settings.gates) : [];
     models.push({
       key,

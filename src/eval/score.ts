@@ -85,20 +85,35 @@ export interface CaseEvals {
   evals: Evaluated[];
 }
 
+/**
+ * Labels are tool names the model chose: `constructor`, `__proto__`, `toString` must count like any
+ * other. So the matrix is counted in Maps and written out with own properties only (Object.fromEntries),
+ * and read back (from report.json too) through Object.entries — never by indexing a plain object,
+ * where a missing `constructor` row would find Object's.
+ */
+function rowsOf(confusion: Metrics['confusion']): Map<string, Map<string, number>> {
+  return new Map(Object.entries(confusion).map(([row, cols]) => [row, new Map(Object.entries(cols))]));
+}
+
+export function toRecord<T, U>(m: ReadonlyMap<string, T>, f: (v: T) => U): Record<string, U> {
+  return Object.fromEntries([...m].map(([k, v]) => [k, f(v)]));
+}
+
 export function macroF1(confusion: Metrics['confusion']): Rate {
+  const rows = rowsOf(confusion);
   const classes = new Set<string>();
-  for (const [row, cols] of Object.entries(confusion)) {
+  for (const [row, cols] of rows) {
     classes.add(row);
-    for (const c of Object.keys(cols)) classes.add(c);
+    for (const c of cols.keys()) classes.add(c);
   }
   classes.delete(MISSING);
   let sum = 0;
   for (const c of classes) {
-    const tp = confusion[c]?.[c] ?? 0;
+    const tp = rows.get(c)?.get(c) ?? 0;
     let fp = 0;
     let fn = 0;
-    for (const [row, cols] of Object.entries(confusion)) {
-      for (const [col, n] of Object.entries(cols)) {
+    for (const [row, cols] of rows) {
+      for (const [col, n] of cols) {
         if (row !== c && col === c) fp += n;
         if (row === c && col !== c) fn += n;
       }
@@ -118,11 +133,13 @@ export function computeMetrics(items: readonly CaseEvals[], repeats: number): Me
   const shouldNot = single.filter((e) => kind(e) !== 'tool');
   const clar = all.filter((e) => kind(e) === 'clarification');
 
-  const confusion: Metrics['confusion'] = {};
+  const counted = new Map<string, Map<string, number>>();
   for (const e of single) {
-    const row = (confusion[e.expectedLabel] ??= {});
-    row[e.decisionLabel] = (row[e.decisionLabel] ?? 0) + 1;
+    let row = counted.get(e.expectedLabel);
+    if (!row) counted.set(e.expectedLabel, (row = new Map()));
+    row.set(e.decisionLabel, (row.get(e.decisionLabel) ?? 0) + 1);
   }
+  const confusion: Metrics['confusion'] = toRecord(counted, (row) => toRecord(row, (n) => n));
 
   const calls = answered.flatMap((e) => e.calls);
   const byOutcome = (o: string) => count(calls, (c) => c.outcome === o);
@@ -237,9 +254,11 @@ export function computeMetrics(items: readonly CaseEvals[], repeats: number): Me
 
 /** Most common normalized outcome / successful repeats, for one case. */
 export function caseStability(evals: readonly Evaluated[]): Rate & { outcomes: Record<string, number> } {
-  const outcomes: Record<string, number> = {};
-  for (const e of evals) if (e.status === 'ok' && e.key !== undefined) outcomes[e.key] = (outcomes[e.key] ?? 0) + 1;
-  const counts = Object.values(outcomes);
+  // Keys hold tool names (model output): counted in a Map, like the confusion matrix.
+  const outcomes = new Map<string, number>();
+  for (const e of evals)
+    if (e.status === 'ok' && e.key !== undefined) outcomes.set(e.key, (outcomes.get(e.key) ?? 0) + 1);
+  const counts = [...outcomes.values()];
   const successful = counts.reduce((a, b) => a + b, 0);
-  return { ...rate(counts.length ? Math.max(...counts) : 0, successful), outcomes };
+  return { ...rate(counts.length ? Math.max(...counts) : 0, successful), outcomes: toRecord(outcomes, (n) => n) };
 }

@@ -59,7 +59,8 @@ export function matchTrajectory(
   e: TrajectoryExpectation,
   made: readonly MadeCall[],
 ): { ok: boolean; problem?: string } {
-  const m = (name: string) => matcherFor(e.argsOverrides[name] ?? e.argsMode);
+  const m = (name: string) =>
+    matcherFor((Object.hasOwn(e.argsOverrides, name) ? e.argsOverrides[name] : undefined) ?? e.argsMode);
   const ref: MadeCall[] = e.calls.map((c) => ({ name: c.name, args: c.arguments }));
   let ok: boolean;
   if (e.match === 'strict')

@@ -27,34 +27,10 @@ export interface StoreRedactor {
 
 const keep = (value: string): Redacted => ({ ok: true, value });
 
-/**
- * Keys whose values are secrets whatever they look like. In text the key=value rule sees the key
- * next to its value; in parsed JSON each value is scanned alone, so the keys are matched here.
- */
-export const SECRET_KEYS: readonly string[] = [
-  ...['api', 'secret', 'secret_access', 'aws_secret_access', 'private'].flatMap((p) => [
-    `${p}_key`,
-    `${p}-key`,
-    `${p}key`,
-  ]),
-  ...['access', 'auth', 'refresh', 'id', 'session', 'aws_session', 'bearer'].flatMap((p) => [
-    `${p}_token`,
-    `${p}-token`,
-    `${p}token`,
-  ]),
-  'client_secret',
-  'client-secret',
-  'clientsecret',
-  'password',
-  'passwd',
-  'pwd',
-  'passphrase',
-  'authorization',
-];
-
 export function storeRedactor(level: StoredRedaction): StoreRedactor {
   if (level === 'none') return { level, json: keep, text: keep };
-  const r = createRedactor({ fields: SECRET_KEYS, patterns: [], level });
+  // Secret-named keys are built into the redactor (src/redact/secret-keys.ts), as for the judge and the export.
+  const r = createRedactor({ fields: [], patterns: [], level });
   return { level, json: (raw) => guarded(() => maskJson(r, raw)), text: (s) => guarded(() => r.text(s)) };
 }
 

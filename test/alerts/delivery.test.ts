@@ -92,7 +92,8 @@ describe('alert delivery to a Slack-like webhook', () => {
     const text = slackText(a1.body);
     expect(a1.body.blocks[0]).toMatchObject({ type: 'header' });
     expect(a1.body.text).toMatch(
-      /^Firing: tool-errors \(service=weather-agent\): error rate 60% > 20% \(6 of 10 checked calls failed, 5m\)/,
+      // Escaped as Slack documents (it shows &gt; as >).
+      /^Firing: tool-errors \(service=weather-agent\): error rate 60% &gt; 20% \(6 of 10 checked calls failed, 5m\)/,
     );
     expect(text).toContain('*Rule*\ntool-errors (error_rate, critical)');
     expect(text).toContain('*Group*\nservice=weather-agent');

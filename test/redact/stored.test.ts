@@ -59,7 +59,7 @@ describe('storeRedactor', () => {
     expect(out.ok && JSON.parse(out.value)).toEqual({
       card: '[CARD]',
       key: '[SECRET]',
-      db: { Password: '[REDACTED]', api_key: '[REDACTED]' },
+      db: { Password: '[SECRET]', api_key: '[SECRET]' },
     });
     const plain = '{ "city" :  "Brno",\n "days": [1, 2] }';
     expect(secrets.json(plain)).toEqual({ ok: true, value: plain });
@@ -221,7 +221,7 @@ describe.each(stores)('stored rows on $name', ({ pg }) => {
       expect(deep.arguments).toBeUndefined();
       expect(deep.argumentsOmitted).toMatch(/^redaction failed \(RangeError/);
       const mismatch = items.find((f) => f.callId === 'mismatch')!;
-      expect(JSON.parse(mismatch.arguments!)).toMatchObject({ id: 'o-3', card: '[CARD]', password: '[REDACTED]' });
+      expect(JSON.parse(mismatch.arguments!)).toMatchObject({ id: 'o-3', card: '[CARD]', password: '[SECRET]' });
       const t = JSON.parse((await tw.app.inject(`/api/trajectories/${traceId}`)).body);
       const calls = t.steps.find((s: { kind: string }) => s.kind === 'model').calls as {
         callId: string;
