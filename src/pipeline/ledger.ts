@@ -4,6 +4,11 @@
  * `maxTraces` traces (least recently touched evicted first, and any idle longer than the TTL),
  * at most `maxCallsPerTrace` calls each. Every change made while a batch is being recorded can be
  * undone, so a batch the store refused (503) is counted in full when the client sends it again.
+ *
+ * A trace past its call cap is marked overflowed (and the mark is journalled): a call counted then is
+ * not remembered, so a tool span of a call the ledger does not know, in that trace, may be the
+ * execution of such a call and is taken as seen, never counted on its own. The cap may so miss a
+ * tool-span-only call of a huge trace, but never counts one call twice.
  */
 import { canonicalJson } from '../check/schema-cache.js';
 import type { OutcomeName, SourceName } from '../model.js';
@@ -75,6 +80,8 @@ interface TraceState {
   spans: Set<string>;
   calls: Map<string, CallEntry>;
   touchedMs: number;
+  /** A call of this trace was counted past maxCallsPerTrace and not remembered (see the file comment). */
+  overflowed: boolean;
   /**
    * Spans and calls taken by a batch whose store write has not settled yet. A resend of that batch
    * must not be acknowledged as a duplicate before the original committed (if the original is then
@@ -92,7 +99,12 @@ export interface TakenInTrace {
   traceId: string;
   spans: string[];
   calls: Map<string, CallEntry>;
+  /** This batch overflowed the trace's call cap (journalled as OVERFLOW_KEY). */
+  overflowed?: true;
 }
+
+/** The journal's marker of an overflowed trace: a call key no reader makes (theirs start `id:`, `pos:`, …). */
+export const OVERFLOW_KEY = '!overflow';
 
 export interface LedgerOptions {
   maxTraces: number;
@@ -199,7 +211,15 @@ export class Ledger {
       t.touchedMs = nowMs;
       return t;
     }
-    t = { id: traceId, older: undefined, newer: undefined, spans: new Set(), calls: new Map(), touchedMs: nowMs };
+    t = {
+      id: traceId,
+      older: undefined,
+      newer: undefined,
+      spans: new Set(),
+      calls: new Map(),
+      touchedMs: nowMs,
+      overflowed: false,
+    };
     this.traces.set(traceId, t);
     this.append(t);
     const created = t;
@@ -229,13 +249,14 @@ export class Ledger {
     for (const s of spans) t.spans.add(s);
     for (const [key, c] of calls) {
       const e = t.calls.get(key);
-      if (e) Object.assign(e, c);
+      if (key === OVERFLOW_KEY) t.overflowed = true;
+      else if (e) Object.assign(e, c);
       else if (t.calls.size < this.opts.maxCallsPerTrace) {
         t.calls.set(
           key,
           Object.assign(callEntry(c.name, undefined, c.hasId, c.executed, c.fromExecution, c.summary), c),
         );
-      }
+      } else t.overflowed = true;
     }
   }
 
@@ -333,15 +354,33 @@ export class LedgerTxn {
     return e;
   }
 
-  /** Records a counted call. Past the per-trace cap the call is still counted, just not remembered. */
-  add(traceId: string, key: string, entry: CallEntry): void {
+  /**
+   * Records a call; false past the per-trace cap, where the trace is marked overflowed instead (a
+   * proposal is still counted, a tool-span-only call is not: see the file comment).
+   */
+  add(traceId: string, key: string, entry: CallEntry): boolean {
     const t = this.ledger.trace(traceId, this.nowMs, this.undoLog);
-    if (t.calls.size >= this.ledger.maxCallsPerTrace) return;
+    if (t.calls.size >= this.ledger.maxCallsPerTrace) {
+      if (!t.overflowed) {
+        t.overflowed = true;
+        this.undoLog.push(() => {
+          t.overflowed = false;
+        });
+        this.takenOf(traceId).overflowed = true;
+      }
+      return false;
+    }
     t.calls.set(key, entry);
     this.undoLog.push(() => t.calls.delete(key));
     this.hold(t, `\u0001${key}`);
     this.located.set(entry, [traceId, key]);
     this.takenOf(traceId).calls.set(key, entry);
+    return true;
+  }
+
+  /** The trace's call cap was reached: a tool span of a call the ledger does not know is taken as seen. */
+  overflowed(traceId: string): boolean {
+    return this.ledger.trace(traceId, this.nowMs, this.undoLog).overflowed;
   }
 
   /** A proposal arrived for a call known from its tool span: pair them. */

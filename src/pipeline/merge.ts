@@ -116,10 +116,11 @@ function takeSummary(
   const key = s.callId ? `id:${s.callId}` : `sum:${f.spanId}:${index}`;
   const argsRaw = rawOf(s.args);
   const known = s.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, s.name, argsRaw, () => true);
-  if (known) return;
+  // In a trace past its call cap the summarised call may be one counted and not remembered (ledger.ts).
+  if (known || txn.overflowed(f.traceId)) return;
   const hasId = Boolean(s.callId);
   const entry = callEntry(s.name, argsRaw, hasId, false, true, true);
-  txn.add(f.traceId, key, entry);
+  if (!txn.add(f.traceId, key, entry)) return;
   const pending: PendingCall = {
     source: ctx.source,
     traceId: f.traceId,
@@ -185,9 +186,12 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
     exec.entry = known;
     return;
   }
+  // Past the trace's call cap an unknown call may be one counted and not remembered: recorded as an
+  // execution, never counted as a call of its own (ledger.ts).
+  if (txn.overflowed(f.traceId)) return;
   const entry = callEntry(e.name, argsRaw, Boolean(e.callId), true, true);
+  if (!txn.add(f.traceId, key, entry)) return;
   exec.entry = entry;
-  txn.add(f.traceId, key, entry);
   const pending: PendingCall = {
     source: ctx.source,
     traceId: f.traceId,
