@@ -82,6 +82,8 @@ interface TraceState {
   touchedMs: number;
   /** A call of this trace was counted past maxCallsPerTrace and not remembered (see the file comment). */
   overflowed: boolean;
+  /** Spans put back from a journal record written before spans were keyed by service (bare span ids). */
+  legacy: boolean;
   /**
    * Spans and calls taken by a batch whose store write has not settled yet. A resend of that batch
    * must not be acknowledged as a duplicate before the original committed (if the original is then
@@ -113,6 +115,13 @@ export interface LedgerOptions {
 }
 
 const pendingKey = (traceId: string, key: string): string => `${traceId}\u0000${key}`;
+
+/**
+ * A taken span is remembered by its id and its service: trace and span ids travel in `traceparent` to
+ * every service an agent calls, so a span of another service under the same ids (sent first, by
+ * another team) is a different span, not a resend that would hide the real one.
+ */
+export const spanKey = (spanId: string, service: string): string => `${spanId}\u0000${service}`;
 
 export class Ledger {
   private readonly traces = new Map<string, TraceState>();
@@ -194,7 +203,7 @@ export class Ledger {
   }
 
   /**
-   * The unsettled batch that took this span (`span` kind) or call key (`call`) of the trace, if
+   * The unsettled batch that took this span (`span` kind, its spanKey) or call key (`call`) of the trace, if
    * another batch than `self` did; a caller awaits its `settled` before deciding about duplicates.
    */
   heldBy(traceId: string, kind: 'span' | 'call', key: string): LedgerTxn | undefined {
@@ -219,6 +228,7 @@ export class Ledger {
       calls: new Map(),
       touchedMs: nowMs,
       overflowed: false,
+      legacy: false,
     };
     this.traces.set(traceId, t);
     this.append(t);
@@ -246,7 +256,10 @@ export class Ledger {
     calls: readonly (readonly [string, RecordedCall])[],
   ): void {
     const t = this.trace(traceId, atMs, []);
-    for (const s of spans) t.spans.add(s);
+    for (const s of spans) {
+      t.spans.add(s);
+      if (!s.includes('\u0000')) t.legacy = true;
+    }
     for (const [key, c] of calls) {
       const e = t.calls.get(key);
       if (key === OVERFLOW_KEY) t.overflowed = true;
@@ -332,14 +345,15 @@ export class LedgerTxn {
     return this.takenIn.values();
   }
 
-  /** Claims a span; false when the span was already taken (a resent batch). */
-  claimSpan(traceId: string, spanId: string): boolean {
+  /** Claims a span of a service; false when that service's span was already taken (a resent batch). */
+  claimSpan(traceId: string, spanId: string, service = ''): boolean {
     const t = this.ledger.trace(traceId, this.nowMs, this.undoLog);
-    if (t.spans.has(spanId)) return false;
-    t.spans.add(spanId);
-    this.undoLog.push(() => t.spans.delete(spanId));
-    this.hold(t, spanId);
-    this.takenOf(traceId).spans.push(spanId);
+    const key = spanKey(spanId, service);
+    if (t.spans.has(key) || (t.legacy && t.spans.has(spanId))) return false;
+    t.spans.add(key);
+    this.undoLog.push(() => t.spans.delete(key));
+    this.hold(t, key);
+    this.takenOf(traceId).spans.push(key);
     return true;
   }
 
