@@ -39,12 +39,24 @@ import {
 } from './write-batch.js';
 import type { WriteHealth } from '../store/write-health.js';
 
+/**
+ * Which services the sender of a batch may write (its token's `services`; `globs` undefined: every
+ * service). Its spans are all of those (the receiver rejected the rest), but a span may name another
+ * team's trace: what a batch adds to a trace's stored data or feedback is checked against it.
+ */
+export interface BatchWriter {
+  readonly globs: readonly string[] | undefined;
+  sees(service: string): boolean;
+}
+
 /** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
 export interface BatchSink {
   collect(input: {
     source: SourceName;
     facts: readonly SpanFacts[];
     calls: readonly CheckedCall[];
+    /** Undefined: a trusted source (Langfuse, an unrestricted token). */
+    writer?: BatchWriter | undefined;
   }): readonly BatchExtension[];
 }
 
@@ -54,7 +66,7 @@ export interface BatchSink {
  * retry counts no call twice (the ledger remembers the batch's spans).
  */
 export interface SpanTap {
-  take(spans: readonly OtlpSpan[], source: SourceName): Promise<void> | undefined;
+  take(spans: readonly OtlpSpan[], source: SourceName, writer?: BatchWriter): Promise<void> | undefined;
 }
 
 /** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */
@@ -75,6 +87,8 @@ interface BatchHooks {
   cancelled?: (() => boolean) | undefined;
   /** The batch's failing HTTP/RPC client spans (for their parent tool spans' status). */
   children?: readonly ChildStatus[] | undefined;
+  /** Who sent the batch (sinks check what it may add to other teams' traces). */
+  writer?: BatchWriter | undefined;
 }
 
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
@@ -177,20 +191,22 @@ export class Pipeline {
   /**
    * `cancelled` is asked once nothing is recorded yet and the batch would be written now (after any
    * wait for an unsettled original): true skips the batch (BatchCancelled) — its client went away
-   * and will resend.
+   * and will resend. `writer`: the services its sender may write (BatchWriter; undefined: any).
    */
   ingestSpans(
     spans: readonly OtlpSpan[],
     source: SourceName = 'otlp',
     cancelled?: () => boolean,
+    writer?: BatchWriter,
   ): Promise<IngestSummary> {
     const { dialects, coverage, tracer, taps } = this.deps;
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
-    const after = taps?.length ? () => this.runTaps(taps, spans, source) : undefined;
+    const after = taps?.length ? () => this.runTaps(taps, spans, source, writer) : undefined;
     const children = childStatuses(spans);
     if (!coverage) {
-      return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after, cancelled, children });
+      const hooks = { after, cancelled, children, writer };
+      return this.record(span, dialects.normalizeSpans(spans), source, spans.length, hooks);
     }
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
@@ -205,6 +221,7 @@ export class Pipeline {
       after,
       cancelled,
       children,
+      writer,
     });
   }
 
@@ -240,7 +257,7 @@ export class Pipeline {
     spanCount: number,
     hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
-    const { extend, committed, after, cancelled, children } = hooks;
+    const { extend, committed, after, cancelled, children, writer } = hooks;
     const { deps } = this;
     const started = process.hrtime.bigint();
     try {
@@ -278,7 +295,7 @@ export class Pipeline {
         // What the batch took, for the next process (ledger-journal.ts).
         ledger: journalRecord(txn.taken(), now, countedAs(merged.entries, calls, labels)),
         extensions: [
-          ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })),
+          ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls, writer })),
           ...(extend?.(calls) ?? []),
           ...(context ? [context.extension] : []),
         ],
@@ -506,9 +523,15 @@ export class Pipeline {
   }
 
   /** A committed batch's raw spans to every tap, one after another; undefined when none had work to do. */
-  private runTaps(taps: readonly SpanTap[], spans: readonly OtlpSpan[], source: SourceName): Promise<void> | undefined {
+  private runTaps(
+    taps: readonly SpanTap[],
+    spans: readonly OtlpSpan[],
+    source: SourceName,
+    writer: BatchWriter | undefined,
+  ): Promise<void> | undefined {
     let chain: Promise<void> | undefined;
-    for (const tap of taps) chain = chain ? chain.then(() => tap.take(spans, source)) : tap.take(spans, source);
+    for (const tap of taps)
+      chain = chain ? chain.then(() => tap.take(spans, source, writer)) : tap.take(spans, source, writer);
     return chain;
   }
 
