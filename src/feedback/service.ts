@@ -34,13 +34,26 @@ export class Feedback {
   constructor(private readonly w: FeedbackWiring) {
     this.store = new FeedbackStore(w.sql);
     this.tap = {
-      take: (spans) => {
+      take: (spans, _source, writer) => {
         const found = feedbackFromSpans(spans);
         if (!found) return undefined;
         if (found.unreadable) this.ignored('span', 'bad_value', found.unreadable);
-        return found.items.length ? this.record(found.items).then(() => undefined) : undefined;
+        if (!found.items.length) return undefined;
+        return writer?.globs ? this.recordAllowed(found.items, writer) : this.record(found.items).then(() => undefined);
       },
     };
+  }
+
+  /**
+   * Span feedback of a service-restricted sender, checked as POST /api/feedback checks it: a span of
+   * its own service may still name another team's trace (trace ids travel in `traceparent`). What it
+   * may not post is left out and counted (`forbidden`); the rest is stored.
+   */
+  private async recordAllowed(items: readonly FeedbackItem[], writer: ServiceView): Promise<void> {
+    const refused = new Set((await this.forbidden(items, writer)).map((p) => p.index));
+    if (refused.size) this.ignored('span', 'forbidden', refused.size);
+    const allowed = refused.size ? items.filter((_, i) => !refused.has(i)) : items;
+    if (allowed.length) await this.record(allowed);
   }
 
   /** Stores items; those without a service (and no stored row) take the trace's known service, else `fallbackService`. */
@@ -99,7 +112,7 @@ export class Feedback {
     return out;
   }
 
-  ignored(source: 'span' | 'langfuse', reason: 'bad_value' | 'no_trace', n = 1): void {
+  ignored(source: 'span' | 'langfuse', reason: 'bad_value' | 'no_trace' | 'forbidden', n = 1): void {
     this.w.metrics.feedbackIgnored.inc({ source, reason }, n);
   }
 }

@@ -145,4 +145,26 @@ for (const { engine, skip } of engines)
       expect(JSON.parse(res.body).service).toBe(B); // its first service stays
       expect(res.body).toContain(`secret question of ${A}`);
     });
+    it("finding 10: team A's span feedback on team B's trace is refused as POST /api/feedback refuses it", async () => {
+      const theirs = ids();
+      const ours = ids();
+      await posted(t.ingestB!, [chat(B, theirs.traceId, theirs.spanId, { failing: true })]);
+      const withFeedback = (traceId: string) => {
+        const rs = chat(A, traceId, ids().spanId);
+        rs.scopeSpans[0]!.spans[0]!.attributes.push({
+          key: 'toolwatch.feedback',
+          value: { stringValue: 'thumbs_down' },
+        });
+        return rs;
+      };
+      const before = metricValue(await tw.metrics(), 'toolwatch_feedback_ignored_total', { reason: 'forbidden' });
+      await posted(t.ingestA!, [withFeedback(theirs.traceId), withFeedback(ours.traceId)]);
+      const stored = await tw.services.store.sql.all<{ trace_id: string; service: string }>(
+        'SELECT trace_id, service FROM feedback WHERE trace_id IN (?, ?)',
+        [theirs.traceId, ours.traceId],
+      );
+      expect(stored).toEqual([{ trace_id: ours.traceId, service: A }]);
+      const after = metricValue(await tw.metrics(), 'toolwatch_feedback_ignored_total', { reason: 'forbidden' });
+      expect(after - before).toBe(1);
+    });
   });
