@@ -122,7 +122,14 @@ export interface PipelineDeps {
   statusGraceMs?: number;
   /** Follows every trace to its end for the trajectory statistics (src/efficiency/); none = off. */
   trajectories?: TrajectoryTracker;
+  /** Wall-clock time: what is stored (counts' minutes, failure records, the journal's record times). */
   now: () => number;
+  /**
+   * The clock of durations, TTLs and grace periods (the dedupe memory's trace_ttl, execution_grace,
+   * status_grace, the trajectories' idle time): util/steady-clock.ts, so a wall-clock jump moves none
+   * of them. Default: `now`.
+   */
+  steady?: () => number;
   sinks?: BatchSink[];
   /**
    * The instrumentation-coverage report of this process: every span received through ingestSpans
@@ -177,7 +184,11 @@ export class Pipeline {
     Record<'toolCalls' | 'steps' | 'failedCalls' | 'duration' | 'tokens', { observe(v: number): void }>
   >();
 
+  /** Timers' clock (PipelineDeps.steady). */
+  private readonly tick: () => number;
+
   constructor(private readonly deps: PipelineDeps) {
+    this.tick = deps.steady ?? deps.now;
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
     this.owner = deps.owner ?? LOCAL_OWNER;
     this.executions = new ExecutionHold({
@@ -272,7 +283,9 @@ export class Pipeline {
     }
     // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
     const now = deps.now();
-    const txn = deps.ledger.begin(now);
+    // Times stored come from `now`; timers (the ledger's TTL, graces, idle clocks) from `tick`.
+    const tick = this.tick();
+    const txn = deps.ledger.begin(tick);
     let merged: ReturnType<typeof mergeBatch>;
     let calls: CheckedCall[];
     let labels: CallLabels[];
@@ -281,7 +294,7 @@ export class Pipeline {
     let context: FailureContextRows | undefined;
     const writeStarted = span ? performance.now() : 0;
     try {
-      merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
+      merged = mergeBatch(facts, txn, { source, dueMs: tick + deps.executionGraceMs });
       calls = merged.calls.map((c) => this.check(c, source, now));
       labels = calls.map((c) => callLabels(c, deps.labels));
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
@@ -313,16 +326,19 @@ export class Pipeline {
     plan.commitCaps();
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, now);
+    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick);
     for (let i = 0; i < merged.executions.length; i++) {
       const e = merged.executions[i]!;
       const { service, tool } = execLabels[i]!;
       const { status, durationMs } = e.execution;
       const { traceId, spanId, timeMs, entry } = e;
-      this.executions.add({ source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0 }, now);
+      this.executions.add(
+        { source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0 },
+        tick,
+      );
     }
-    if (children) for (const c of children) this.executions.child(c, now);
-    deps.trajectories?.spans(facts, now);
+    if (children) for (const c of children) this.executions.child(c, tick);
+    deps.trajectories?.spans(facts, tick);
     if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
@@ -353,9 +369,9 @@ export class Pipeline {
    * (those whose rows this process still holds: pending-owner.ts), then the executions whose status
    * grace ended (and whose call is counted), then the trajectories that went idle; returns how many
    * calls it counted. Runs on a timer; on a store error everything stays waiting and the next run
-   * tries again.
+   * tries again. `nowMs` is on the timers' clock (PipelineDeps.steady).
    */
-  async settle(nowMs = this.deps.now()): Promise<number> {
+  async settle(nowMs = this.tick()): Promise<number> {
     const settled = await this.settleCalls(nowMs);
     await this.countExecutions(this.executions.takeDue(nowMs), nowMs);
     await this.countTrajectories(nowMs, false);
@@ -363,7 +379,7 @@ export class Pipeline {
   }
 
   /** At shutdown: every held execution and every trajectory in flight is counted as it stands. */
-  async drain(nowMs = this.deps.now()): Promise<void> {
+  async drain(nowMs = this.tick()): Promise<void> {
     await this.countExecutions(this.executions.takeDue(nowMs, true), nowMs);
     await this.countTrajectories(nowMs, true);
   }
@@ -372,12 +388,13 @@ export class Pipeline {
     const { deps } = this;
     const due = deps.ledger.takeDue(nowMs);
     if (due.length === 0) return 0;
+    const wall = this.stamp(nowMs);
     const bySource = new Map<SourceName, PendingCall[]>();
     for (const p of due) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
     let counted = 0;
     for (const [source, items] of bySource) {
       const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
-      const calls = items.map((p) => this.check(p.call, source, nowMs));
+      const calls = items.map((p) => this.check(p.call, source, wall));
       const labels = calls.map((c) => callLabels(c, deps.labels));
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
@@ -390,7 +407,7 @@ export class Pipeline {
           held = mine.map((i) => calls[i]!);
           heldLabels = mine.map((i) => labels[i]!);
           heldEntries = mine.map((i) => items[i]!.entry);
-          plan = buildWrite(source, held, heldLabels, [], this.failureCap, nowMs, deps.redactor);
+          plan = buildWrite(source, held, heldLabels, [], this.failureCap, wall, deps.redactor);
           return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: [] };
         });
       } catch (err) {
@@ -424,7 +441,7 @@ export class Pipeline {
       else bySource.set(e.source, [e]);
     }
     for (const [source, items] of bySource) {
-      const plan = buildWrite(source, [], [], items, this.failureCap, nowMs, deps.redactor);
+      const plan = buildWrite(source, [], [], items, this.failureCap, this.stamp(nowMs), deps.redactor);
       for (const row of plan.rows.executionAggregates) batch.executionAggregates.push(row);
     }
     try {
@@ -491,17 +508,28 @@ export class Pipeline {
   restorePending(rows: readonly PendingRow[]): RestoreResult {
     const items: PendingCall[] = [];
     const unreadable: RestoreResult['unreadable'] = [];
+    // A row's due time is on its writer's timer clock; after a wall-clock jump there it may lie far
+    // ahead: a call never waits longer than one grace period from now.
+    const latest = this.tick() + this.deps.executionGraceMs;
     for (const r of rows) {
       const d = decodePending(r);
-      if (d.ok) items.push(d.call);
+      if (d.ok) items.push(d.call.dueMs > latest ? { ...d.call, dueMs: latest } : d.call);
       else unreadable.push({ traceId: r.traceId, callKey: r.callKey, reason: d.reason });
     }
-    const superseded = this.deps.ledger.restore(items, this.deps.now());
+    const superseded = this.deps.ledger.restore(items, this.tick());
     return {
       restored: items.length - superseded.length,
       unreadable,
       superseded: superseded.map((p) => storedPendingKey(p.traceId, p.key)),
     };
+  }
+
+  /**
+   * The wall-clock time to store for a timer reading: the wall clock's own when the timers run on it
+   * (tests that pass their own `nowMs`), else now.
+   */
+  private stamp(tickMs: number): number {
+    return this.deps.steady ? this.deps.now() : tickMs;
   }
 
   private check(c: CallToCount, source: SourceName, now: number): CheckedCall {
