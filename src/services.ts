@@ -120,8 +120,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     },
   });
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
-  const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }));
-  trajectories = new TrajectoryTracker(config.trajectories, (model) => modelLabel(model, labels));
+  const labels = new LabelCap(
+    config.metrics.maxLabelValues,
+    (label) => metrics.labelOverflow.inc({ label }),
+    config.metrics.maxLabelValuesPerToken,
+  );
+  trajectories = new TrajectoryTracker(config.trajectories, (model, budget) => modelLabel(model, labels, budget));
   // What start-up built so far, stopped in reverse order if a later part fails.
   // A refused start leaves no database file of its own behind (an existing one is kept).
   const built: (() => unknown)[] = [undoCreate, () => store.close()];

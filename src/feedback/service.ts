@@ -6,7 +6,7 @@
  * closed (a comment the redactor cannot handle is left out; the value is still stored).
  */
 import type { Logger } from 'pino';
-import type { LabelCap } from '../metrics/label-cap.js';
+import { labelBudget, type LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { SpanTap } from '../pipeline/pipeline.js';
 import type { ServiceView } from '../queries/view.js';
@@ -53,11 +53,14 @@ export class Feedback {
     const refused = new Set((await this.forbidden(items, writer)).map((p) => p.index));
     if (refused.size) this.ignored('span', 'forbidden', refused.size);
     const allowed = refused.size ? items.filter((_, i) => !refused.has(i)) : items;
-    if (allowed.length) await this.record(allowed);
+    if (allowed.length) await this.record(allowed, undefined, labelBudget(writer.globs));
   }
 
-  /** Stores items; those without a service (and no stored row) take the trace's known service, else `fallbackService`. */
-  async record(items: readonly FeedbackItem[], fallbackService = 'unknown'): Promise<RecordResult> {
+  /**
+   * Stores items; those without a service (and no stored row) take the trace's known service, else
+   * `fallbackService`. `budget`: a restricted sender's share of the service label's cap (label-cap.ts).
+   */
+  async record(items: readonly FeedbackItem[], fallbackService = 'unknown', budget?: string): Promise<RecordResult> {
     const res = await this.store.record(this.redacted(items), this.w.now(), async (ids) => {
       const known = await this.store.servicesOf(ids);
       for (const id of ids) if (!known.has(id)) known.set(id, fallbackService);
@@ -65,7 +68,7 @@ export class Feedback {
     });
     for (const it of res.counted)
       this.w.metrics.feedback.inc({
-        service: this.w.labels.value('service', it.service.slice(0, 200)),
+        service: this.w.labels.value('service', it.service.slice(0, 200), budget),
         value: bucketOf(it.value),
       });
     return res;

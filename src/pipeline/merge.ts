@@ -20,6 +20,8 @@ export interface CallToCount {
   /** The instrumentation scope of the span the call is counted from (kept while it waits, for the coverage report). */
   scope?: string;
   scopeVersion?: string;
+  /** The label budget of its sender (metrics/label-cap.ts), kept while it waits: it is labelled when counted. */
+  budget?: string;
 }
 
 export interface ExecutionToRecord {

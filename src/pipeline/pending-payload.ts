@@ -54,6 +54,7 @@ const payloadSchema = {
         fromExecution: { type: 'boolean' },
         scope: str,
         scopeVersion: str,
+        budget: str,
       },
     },
   },

@@ -13,7 +13,7 @@ import { classify } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { LabelCap } from '../metrics/label-cap.js';
+import { labelBudget, type LabelCap } from '../metrics/label-cap.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { Dialects } from '../normalize/registry.js';
 import type { StoreRedactor } from '../redact/stored.js';
@@ -228,7 +228,7 @@ export class Pipeline {
       if (f) facts.push(f);
     }
     return this.record(span, facts, source, spans.length, {
-      committed: () => this.observeSpans(coverage, spans, perSpan),
+      committed: () => this.observeSpans(coverage, spans, perSpan, labelBudget(writer?.globs)),
       after,
       cancelled,
       children,
@@ -269,6 +269,7 @@ export class Pipeline {
     hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
     const { extend, committed, after, cancelled, children, writer } = hooks;
+    const budget = labelBudget(writer?.globs);
     const { deps } = this;
     const started = process.hrtime.bigint();
     try {
@@ -296,8 +297,10 @@ export class Pipeline {
     try {
       merged = mergeBatch(facts, txn, { source, dueMs: tick + deps.executionGraceMs });
       calls = merged.calls.map((c) => this.check(c, source, now));
-      labels = calls.map((c) => callLabels(c, deps.labels));
-      execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
+      labels = calls.map((c) => callLabels(c, deps.labels, budget));
+      execLabels = merged.executions.map((e) => executionLabels(e, deps.labels, budget));
+      // A waiting call is labelled when counted, under its sender's budget.
+      if (budget !== undefined) for (const p of merged.deferred) p.call.budget = budget;
       // Executions are counted a little later, with their settled status (executions.ts): none in this write.
       plan = buildWrite(source, calls, labels, [], this.failureCap, now, deps.redactor);
       context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
@@ -338,7 +341,7 @@ export class Pipeline {
       );
     }
     if (children) for (const c of children) this.executions.child(c, tick);
-    deps.trajectories?.spans(facts, tick);
+    deps.trajectories?.spans(facts, tick, budget);
     if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
@@ -395,7 +398,7 @@ export class Pipeline {
     for (const [source, items] of bySource) {
       const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
       const calls = items.map((p) => this.check(p.call, source, wall));
-      const labels = calls.map((c) => callLabels(c, deps.labels));
+      const labels = calls.map((c, i) => callLabels(c, deps.labels, items[i]!.call.budget));
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
       let heldEntries: (CallEntry | undefined)[] = [];
@@ -568,6 +571,7 @@ export class Pipeline {
     coverage: CoverageTracker,
     spans: readonly OtlpSpan[],
     perSpan: readonly (SpanFacts | undefined)[],
+    budget: string | undefined,
   ): void {
     let unrecognized: Map<string, number> | undefined;
     for (let i = 0; i < spans.length; i++) {
@@ -578,7 +582,8 @@ export class Pipeline {
     }
     if (!unrecognized) return;
     const { metrics, labels } = this.deps;
-    for (const [scope, n] of unrecognized) metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels) }, n);
+    for (const [scope, n] of unrecognized)
+      metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels, budget) }, n);
   }
 
   /** The trajectory histograms' children of a service (bound once, like durationOf). */
