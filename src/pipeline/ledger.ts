@@ -77,13 +77,16 @@ interface TraceState {
   /** Neighbours in recency order (Ledger.oldest … Ledger.newest). */
   older: TraceState | undefined;
   newer: TraceState | undefined;
-  spans: Set<string>;
+  /**
+   * Taken spans: span id → the service (or services) that sent it, ANY_SERVICE for one restored from
+   * a journal record that named none. Service strings are shared by every span of a resource, so
+   * this costs what a set of span ids did.
+   */
+  spans: Map<string, string | string[]>;
   calls: Map<string, CallEntry>;
   touchedMs: number;
   /** A call of this trace was counted past maxCallsPerTrace and not remembered (see the file comment). */
   overflowed: boolean;
-  /** Spans put back from a journal record written before spans were keyed by service (bare span ids). */
-  legacy: boolean;
   /**
    * Spans and calls taken by a batch whose store write has not settled yet. A resend of that batch
    * must not be acknowledged as a duplicate before the original committed (if the original is then
@@ -122,6 +125,12 @@ const pendingKey = (traceId: string, key: string): string => `${traceId}\u0000${
  * another team) is a different span, not a resend that would hide the real one.
  */
 export const spanKey = (spanId: string, service: string): string => `${spanId}\u0000${service}`;
+
+/** A span restored from a journal record written before spans were kept with their service: any service's resend. */
+const ANY_SERVICE = '\u0000*';
+
+const takenBy = (v: string | string[] | undefined, service: string): boolean =>
+  v !== undefined && (v === service || v === ANY_SERVICE || (Array.isArray(v) && v.includes(service)));
 
 export class Ledger {
   private readonly traces = new Map<string, TraceState>();
@@ -203,7 +212,7 @@ export class Ledger {
   }
 
   /**
-   * The unsettled batch that took this span (`span` kind, its spanKey) or call key (`call`) of the trace, if
+   * The unsettled batch that took this span (`span` kind, by span id) or call key (`call`) of the trace, if
    * another batch than `self` did; a caller awaits its `settled` before deciding about duplicates.
    */
   heldBy(traceId: string, kind: 'span' | 'call', key: string): LedgerTxn | undefined {
@@ -224,11 +233,10 @@ export class Ledger {
       id: traceId,
       older: undefined,
       newer: undefined,
-      spans: new Set(),
+      spans: new Map(),
       calls: new Map(),
       touchedMs: nowMs,
       overflowed: false,
-      legacy: false,
     };
     this.traces.set(traceId, t);
     this.append(t);
@@ -257,8 +265,9 @@ export class Ledger {
   ): void {
     const t = this.trace(traceId, atMs, []);
     for (const s of spans) {
-      t.spans.add(s);
-      if (!s.includes('\u0000')) t.legacy = true;
+      const cut = s.indexOf('\u0000');
+      if (cut < 0) t.spans.set(s, ANY_SERVICE);
+      else addService(t.spans, s.slice(0, cut), s.slice(cut + 1));
     }
     for (const [key, c] of calls) {
       const e = t.calls.get(key);
@@ -348,12 +357,16 @@ export class LedgerTxn {
   /** Claims a span of a service; false when that service's span was already taken (a resent batch). */
   claimSpan(traceId: string, spanId: string, service = ''): boolean {
     const t = this.ledger.trace(traceId, this.nowMs, this.undoLog);
-    const key = spanKey(spanId, service);
-    if (t.spans.has(key) || (t.legacy && t.spans.has(spanId))) return false;
-    t.spans.add(key);
-    this.undoLog.push(() => t.spans.delete(key));
-    this.hold(t, key);
-    this.takenOf(traceId).spans.push(key);
+    const before = t.spans.get(spanId);
+    if (takenBy(before, service)) return false;
+    addService(t.spans, spanId, service);
+    this.undoLog.push(() => {
+      if (before === undefined) t.spans.delete(spanId);
+      else t.spans.set(spanId, before);
+    });
+    // Held by span id alone: a span of another service under the same ids waits for this batch, no more.
+    this.hold(t, spanId);
+    this.takenOf(traceId).spans.push(spanKey(spanId, service));
     return true;
   }
 
@@ -491,4 +504,11 @@ function sameArgs(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Notes that `service` took the span (a new array when a second service did: the old value may be in an undo). */
+function addService(spans: Map<string, string | string[]>, spanId: string, service: string): void {
+  const v = spans.get(spanId);
+  if (v === undefined || v === ANY_SERVICE) spans.set(spanId, service);
+  else if (!takenBy(v, service)) spans.set(spanId, Array.isArray(v) ? [...v, service] : [v, service]);
 }

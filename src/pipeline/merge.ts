@@ -4,7 +4,7 @@
  * its sightings arrive in different, concurrent, out-of-order export batches.
  */
 import type { CallSighting, SourceName, SpanFacts, ToolArgs, ToolDef, ToolExecution } from '../model.js';
-import { callEntry, type CallEntry, type Ledger, type LedgerTxn, type PendingCall, spanKey } from './ledger.js';
+import { callEntry, type CallEntry, type Ledger, type LedgerTxn, type PendingCall } from './ledger.js';
 
 export interface CallToCount {
   traceId: string;
@@ -78,7 +78,7 @@ export function unsettledOwners(facts: readonly SpanFacts[], ledger: Ledger): Pr
   };
   for (const f of facts) {
     if (f.proposals.length === 0 && !f.execution) continue;
-    note(ledger.heldBy(f.traceId, 'span', spanKey(f.spanId, f.service)));
+    note(ledger.heldBy(f.traceId, 'span', f.spanId));
     for (const p of f.proposals) if (p.callId) note(ledger.heldBy(f.traceId, 'call', `id:${p.callId}`));
     if (f.execution?.callId) note(ledger.heldBy(f.traceId, 'call', `id:${f.execution.callId}`));
   }
