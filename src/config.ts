@@ -69,7 +69,7 @@ export interface Config {
   };
   /** Every trace followed to its end for the efficiency statistics (src/efficiency/). */
   trajectories: { idleMs: number; maxTraces: number };
-  metrics: { maxLabelValues: number };
+  metrics: { maxLabelValues: number; maxLabelValuesPerToken: number };
   store: {
     failuresPerToolPerMinute: number;
     retentionDays: number;
@@ -161,7 +161,10 @@ export const fileSchema = {
       type: 'object',
       additionalProperties: false,
       default: {},
-      properties: { max_label_values: { ...posInt, default: 500 } },
+      properties: {
+        max_label_values: { ...posInt, default: 500 },
+        max_label_values_per_token: { ...posInt, default: 100 },
+      },
     },
     store: {
       type: 'object',
@@ -403,7 +406,10 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       statusGraceMs: durationMs(f.dedupe.status_grace),
     },
     trajectories: { idleMs: durationMs(f.trajectories.idle), maxTraces: f.trajectories.max_traces },
-    metrics: { maxLabelValues: f.metrics.max_label_values },
+    metrics: {
+      maxLabelValues: f.metrics.max_label_values,
+      maxLabelValuesPerToken: f.metrics.max_label_values_per_token,
+    },
     store: {
       failuresPerToolPerMinute: f.store.failures_per_tool_per_minute,
       retentionDays: f.store.retention_days,

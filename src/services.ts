@@ -2,6 +2,7 @@
  * The composition root: builds every adapter and service from the frozen config. Tests build
  * their own with other adapters; nothing here listens on a socket.
  */
+import { steadyClock } from './util/steady-clock.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { loadToolRegistry, type ToolRegistry } from './check/registry.js';
@@ -66,6 +67,11 @@ export interface Services {
 
 export interface ServiceOverrides {
   now?: () => number;
+  /**
+   * The monotonic clock behind the timers (util/steady-clock.ts; default performance.now). A test that
+   * passes `now` alone drives the timers with it too.
+   */
+  monotonic?: () => number;
   store?: Store;
   /** Replaces the judge's OpenAI client. */
   judgeClient?: JudgeClient;
@@ -92,6 +98,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const tokens = new TokenSet(config.auth);
   const redactor = storeRedactor(config.store.redactArguments);
   const now = overrides.now ?? Date.now;
+  // Durations, TTLs and graces: a wall-clock jump must not expire or stretch them.
+  const steady = overrides.now && !overrides.monotonic ? overrides.now : steadyClock(now, overrides.monotonic);
   const undoCreate = overrides.store ? () => {} : noteSqliteCreation(config);
   const store =
     overrides.store ??
@@ -112,8 +120,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     },
   });
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
-  const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }));
-  trajectories = new TrajectoryTracker(config.trajectories, (model) => modelLabel(model, labels));
+  const labels = new LabelCap(
+    config.metrics.maxLabelValues,
+    (label) => metrics.labelOverflow.inc({ label }),
+    config.metrics.maxLabelValuesPerToken,
+  );
+  trajectories = new TrajectoryTracker(config.trajectories, (model, budget) => modelLabel(model, labels, budget));
   // What start-up built so far, stopped in reverse order if a later part fails.
   // A refused start leaves no database file of its own behind (an existing one is kept).
   const built: (() => unknown)[] = [undoCreate, () => store.close()];
@@ -166,6 +178,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     statusGraceMs: config.dedupe.statusGraceMs,
     trajectories,
     now,
+    steady,
     sinks: judge.sink ? [judge.sink] : [],
     coverage: coverage.tracker,
     writeHealth,
@@ -187,7 +200,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     return restored.restored;
   };
   try {
-    const loaded = await journal.load(ledger, now());
+    const loaded = await journal.load(ledger, steady());
     if (loaded.unreadable > 0) {
       log.warn({ unreadable: loaded.unreadable }, 'dedupe journal: unreadable records skipped');
     }

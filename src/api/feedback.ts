@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../auth/hook.js';
+import { labelBudget } from '../metrics/label-cap.js';
 import { preflight, type CorsPolicy } from '../sources/otlp/cors.js';
 import { checkFeedback } from '../feedback/check.js';
 import type { Feedback } from '../feedback/service.js';
@@ -49,7 +50,7 @@ export async function feedbackRoutes(
         message: `${forbidden.length} feedback item(s) for services this token may not write; nothing stored`,
         problems: forbidden.slice(0, 100),
       });
-    const res = await opts.feedback.record(ok);
+    const res = await opts.feedback.record(ok, undefined, labelBudget(principalOf(req).view.globs));
     return { stored: res.stored, counted: res.counted.length };
   });
 }

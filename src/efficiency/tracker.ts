@@ -103,6 +103,8 @@ export class TrajectoryTracker {
   private used = 0;
   private readonly traceId: (string | undefined)[] = [];
   private readonly service: (string | undefined)[] = [];
+  /** The label budget of a restricted sender of the trace's spans (metrics/label-cap.ts): its step model is labelled under it. */
+  private readonly budget: (string | undefined)[] = [];
   private readonly stepModel: (string | undefined)[] = [];
   private readonly callModel: (string | undefined)[] = [];
   private readonly stepOthers: (Others | undefined)[] = [];
@@ -135,7 +137,7 @@ export class TrajectoryTracker {
   constructor(
     private readonly opts: TrajectoryOptions,
     /** The model label a step's model is counted under (the calls' label cap). */
-    private readonly modelLabel: (model: string) => string,
+    private readonly modelLabel: (model: string, budget?: string) => string,
   ) {}
 
   get size(): number {
@@ -143,7 +145,7 @@ export class TrajectoryTracker {
   }
 
   /** A committed batch's spans: model steps, tokens, the trace's time range. */
-  spans(facts: readonly SpanFacts[], nowMs: number): void {
+  spans(facts: readonly SpanFacts[], nowMs: number, budget?: string): void {
     // A batch holds a trace's spans mostly side by side: one lookup per run of them.
     let id: string | undefined;
     let slot = -1;
@@ -152,6 +154,7 @@ export class TrajectoryTracker {
       if (id !== f.traceId) {
         slot = this.trace(f.traceId, nowMs);
         id = f.traceId;
+        if (budget !== undefined) this.budget[slot] = budget;
       }
       if (f.startTimeMs && f.startTimeMs < this.firstMs[slot]!) this.firstMs[slot] = f.startTimeMs;
       if (f.endTimeMs > this.lastMs[slot]!) this.lastMs[slot] = f.endTimeMs;
@@ -272,7 +275,7 @@ export class TrajectoryTracker {
       const stepModel = most(this.stepModel[slot], this.stepModelN[slot]!, this.stepOthers[slot]);
       const model =
         stepModel !== undefined && stepModel !== ''
-          ? this.modelLabel(stepModel)
+          ? this.modelLabel(stepModel, this.budget[slot])
           : (most(this.callModel[slot], this.callModelN[slot]!, this.callOthers[slot]) ?? '');
       const first = this.firstMs[slot]!;
       const last = this.lastMs[slot]!;
@@ -290,6 +293,7 @@ export class TrajectoryTracker {
     }
     this.traceId[slot] = undefined;
     this.service[slot] = undefined;
+    this.budget[slot] = undefined;
     this.stepModel[slot] = undefined;
     this.callModel[slot] = undefined;
     this.stepOthers[slot] = undefined;

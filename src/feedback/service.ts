@@ -6,7 +6,7 @@
  * closed (a comment the redactor cannot handle is left out; the value is still stored).
  */
 import type { Logger } from 'pino';
-import type { LabelCap } from '../metrics/label-cap.js';
+import { labelBudget, type LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { SpanTap } from '../pipeline/pipeline.js';
 import type { ServiceView } from '../util/service-view.js';
@@ -34,17 +34,33 @@ export class Feedback {
   constructor(private readonly w: FeedbackWiring) {
     this.store = new FeedbackStore(w.sql);
     this.tap = {
-      take: (spans) => {
+      take: (spans, _source, writer) => {
         const found = feedbackFromSpans(spans);
         if (!found) return undefined;
         if (found.unreadable) this.ignored('span', 'bad_value', found.unreadable);
-        return found.items.length ? this.record(found.items).then(() => undefined) : undefined;
+        if (!found.items.length) return undefined;
+        return writer?.globs ? this.recordAllowed(found.items, writer) : this.record(found.items).then(() => undefined);
       },
     };
   }
 
-  /** Stores items; those without a service (and no stored row) take the trace's known service, else `fallbackService`. */
-  async record(items: readonly FeedbackItem[], fallbackService = 'unknown'): Promise<RecordResult> {
+  /**
+   * Span feedback of a service-restricted sender, checked as POST /api/feedback checks it: a span of
+   * its own service may still name another team's trace (trace ids travel in `traceparent`). What it
+   * may not post is left out and counted (`forbidden`); the rest is stored.
+   */
+  private async recordAllowed(items: readonly FeedbackItem[], writer: ServiceView): Promise<void> {
+    const refused = new Set((await this.forbidden(items, writer)).map((p) => p.index));
+    if (refused.size) this.ignored('span', 'forbidden', refused.size);
+    const allowed = refused.size ? items.filter((_, i) => !refused.has(i)) : items;
+    if (allowed.length) await this.record(allowed, undefined, labelBudget(writer.globs));
+  }
+
+  /**
+   * Stores items; those without a service (and no stored row) take the trace's known service, else
+   * `fallbackService`. `budget`: a restricted sender's share of the service label's cap (label-cap.ts).
+   */
+  async record(items: readonly FeedbackItem[], fallbackService = 'unknown', budget?: string): Promise<RecordResult> {
     const res = await this.store.record(this.redacted(items), this.w.now(), async (ids) => {
       const known = await this.store.servicesOf(ids);
       for (const id of ids) if (!known.has(id)) known.set(id, fallbackService);
@@ -52,7 +68,7 @@ export class Feedback {
     });
     for (const it of res.counted)
       this.w.metrics.feedback.inc({
-        service: this.w.labels.value('service', it.service.slice(0, 200)),
+        service: this.w.labels.value('service', it.service.slice(0, 200), budget),
         value: bucketOf(it.value),
       });
     return res;
@@ -99,7 +115,7 @@ export class Feedback {
     return out;
   }
 
-  ignored(source: 'span' | 'langfuse', reason: 'bad_value' | 'no_trace', n = 1): void {
+  ignored(source: 'span' | 'langfuse', reason: 'bad_value' | 'no_trace' | 'forbidden', n = 1): void {
     this.w.metrics.feedbackIgnored.inc({ source, reason }, n);
   }
 }

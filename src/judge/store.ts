@@ -20,6 +20,11 @@ export interface TrajectoryWrite {
   hasFailure: boolean;
   position: number;
   steps: { spanId: string; startMs: number; endMs: number; kind: Step['kind']; payload: string }[];
+  /**
+   * The service globs the batch's sender may write (undefined: any). Its spans join a stored
+   * trajectory only when the sender may write the trajectory's service: trace ids are no secret.
+   */
+  writer?: readonly string[] | undefined;
 }
 
 export interface VerdictPoint {
@@ -53,31 +58,42 @@ export interface LabelPair {
 
 const MAX_STEP_ROWS_PER_STATEMENT = 200; // 6 parameters each: far below SQLite's limit
 
-const UPSERT_HEADER = `
+/**
+ * A trajectory's service is the one it was first stored under and never changes (an earlier span of
+ * another service only widens its time range); `writable` restricts which trajectories a batch may add to.
+ */
+const upsertHeader = (writable: string) => `
   INSERT INTO judge_trajectories (trace_id, service, first_ms, end_ms, last_seen_ms, has_failure, position, status, updated_ms)
   VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?)
   ON CONFLICT (trace_id) DO UPDATE SET
-    service = CASE WHEN excluded.first_ms < judge_trajectories.first_ms THEN excluded.service ELSE judge_trajectories.service END,
     first_ms = CASE WHEN excluded.first_ms < judge_trajectories.first_ms THEN excluded.first_ms ELSE judge_trajectories.first_ms END,
     end_ms = CASE WHEN excluded.end_ms > judge_trajectories.end_ms THEN excluded.end_ms ELSE judge_trajectories.end_ms END,
     last_seen_ms = CASE WHEN excluded.last_seen_ms > judge_trajectories.last_seen_ms THEN excluded.last_seen_ms ELSE judge_trajectories.last_seen_ms END,
     has_failure = CASE WHEN excluded.has_failure = 1 THEN 1 ELSE judge_trajectories.has_failure END,
     updated_ms = excluded.updated_ms
-  WHERE judge_trajectories.status = 'open'`;
+  WHERE judge_trajectories.status = 'open'${writable}`;
 
-/** Steps only join an open trajectory: spans arriving after it completed are ignored (documented). */
-function insertSteps(n: number): string {
+/**
+ * Steps only join an open trajectory (spans arriving after it completed are ignored, documented) whose
+ * service the sender may write (`writable`).
+ */
+function insertSteps(n: number, writable: string): string {
   const row = '(?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?)';
   return `INSERT INTO judge_steps (trace_id, span_id, start_ms, end_ms, kind, payload)
     SELECT * FROM (VALUES ${Array.from({ length: n }, () => row).join(', ')}) AS v
-    WHERE EXISTS (SELECT 1 FROM judge_trajectories WHERE trace_id = ? AND status = 'open')
+    WHERE EXISTS (SELECT 1 FROM judge_trajectories WHERE trace_id = ? AND status = 'open'${writable})
     ON CONFLICT (trace_id, span_id) DO NOTHING`;
 }
 
-function statementsFor(w: TrajectoryWrite): [string, unknown[]][] {
+function statementsFor(w: TrajectoryWrite, dialect: Sql['dialect']): [string, unknown[]][] {
+  // The sender's globs against the stored trajectory's service, as SQL and its parameters.
+  const globArgs: string[] = [];
+  const writable = w.writer
+    ? ` AND ${servicesMatch(dialect, 'judge_trajectories.service', w.writer, (v) => (globArgs.push(v), '?'))}`
+    : '';
   const out: [string, unknown[]][] = [
     [
-      UPSERT_HEADER,
+      upsertHeader(writable),
       [
         storableText(w.traceId),
         storableText(w.service),
@@ -87,6 +103,7 @@ function statementsFor(w: TrajectoryWrite): [string, unknown[]][] {
         w.hasFailure ? 1 : 0,
         w.position,
         w.seenMs,
+        ...globArgs,
       ],
     ],
   ];
@@ -95,7 +112,7 @@ function statementsFor(w: TrajectoryWrite): [string, unknown[]][] {
     // Span ids are hex (OTLP) or Langfuse ids; the payload is JSON, whose escapes are storable.
     const traceId = storableText(w.traceId);
     const params = chunk.flatMap((s) => [traceId, storableText(s.spanId), s.startMs, s.endMs, s.kind, s.payload]);
-    out.push([insertSteps(chunk.length), [...params, traceId]]);
+    out.push([insertSteps(chunk.length, writable), [...params, traceId, ...globArgs]]);
   }
   return out;
 }
@@ -108,7 +125,7 @@ export class JudgeStore {
 
   /** The rows one batch adds for its candidate traces, inside the batch's own transaction. */
   ingestExtension(writes: readonly TrajectoryWrite[]): BatchExtension {
-    const statements = writes.flatMap(statementsFor);
+    const statements = writes.flatMap((w) => statementsFor(w, this.sql.dialect));
     return (tx) => {
       for (const [text, params] of statements) tx.run(text, params);
     };

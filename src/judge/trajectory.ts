@@ -3,19 +3,20 @@
  * transaction as the batch's counts.
  *
  * Spans of one trace arrive over many batches, and whether a trace is sampled can change as they
- * come: a later span may carry the first structural failure (so `failed_rate` applies), or start
- * earlier and name the service whose rate applies. We therefore decide in two stages:
+ * come: a later span may carry the first structural failure (so `failed_rate` applies). We therefore decide in two stages:
  *  1. at ingest, a trace whose position u is at or above the highest rate any trajectory can get
  *     (`maxProbability`) is skipped — the bulk of traffic, at the cost of one hash;
  *  2. below it the trace is a candidate: its steps are stored, and once it is complete (no span
  *     for `judge.idle`) the job computes its real inclusion probability from its service and
  *     failure flag; unsampled candidates are then dropped (their steps deleted).
+ * A trajectory's service is that of the earliest span of the batch that first stored it, and stays:
+ * a span of a restricted sender joins only a trajectory whose service it may write (store.ts).
  * So storage is bounded by max(rate) of traffic for `idle` plus the sample, and a failure in the
  * last span still gets the whole trajectory. Spans arriving after a trajectory completed are not
  * added to it.
  */
 import type { CheckedCall, SourceName, SpanFacts, ToolDef } from '../model.js';
-import type { BatchSink } from '../pipeline/pipeline.js';
+import type { BatchSink, BatchWriter } from '../pipeline/pipeline.js';
 import { isFailure } from '../model.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension } from '../store/store.js';
@@ -58,6 +59,7 @@ export class TrajectorySink implements BatchSink {
     source: SourceName;
     facts: readonly SpanFacts[];
     calls: readonly CheckedCall[];
+    writer?: BatchWriter | undefined;
   }): readonly BatchExtension[] {
     if (this.threshold <= 0) return [];
     const byTrace = new Map<string, SpanFacts[]>();
@@ -102,6 +104,7 @@ export class TrajectorySink implements BatchSink {
         hasFailure,
         position: this.position(traceId),
         steps,
+        ...(input.writer?.globs ? { writer: input.writer.globs } : {}),
       });
     }
     return [this.deps.store.ingestExtension(writes)];

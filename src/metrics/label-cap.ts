@@ -1,17 +1,27 @@
 /**
  * Caps the distinct values a label may take, so no input can explode cardinality: the first
  * `max` values are kept, any later one becomes `_other`.
+ *
+ * The cap is shared by every team, so one token inventing names could use it up and turn every
+ * other team's new service, tool or model into `_other` (issue 17, finding 4). A value asked for
+ * under a budget (a service-restricted token's glob set: labelBudget) therefore also counts
+ * against that budget's share, `perBudget` new values per label; past it that budget's new values
+ * are `_other`, and the rest of the cap stays for everyone else. A value once admitted is free for
+ * all. Unbudgeted values (unrestricted tokens, Langfuse) draw on the shared cap alone.
  */
 export const OTHER = '_other';
 
 export class LabelCap {
   private readonly seen = new Map<string, Set<string>>();
+  /** New values admitted per budget and label (`budget \0 label`); as many keys as glob sets × labels. */
+  private readonly spent = new Map<string, number>();
   constructor(
     private readonly max: number,
     private readonly onOverflow: (label: string) => void = () => {},
+    private readonly perBudget: number = max,
   ) {}
 
-  value(label: string, v: string): string {
+  value(label: string, v: string, budget?: string): string {
     let set = this.seen.get(label);
     if (!set) this.seen.set(label, (set = new Set()));
     if (set.has(v)) return v;
@@ -19,7 +29,21 @@ export class LabelCap {
       this.onOverflow(label);
       return OTHER;
     }
+    if (budget !== undefined) {
+      const key = `${budget}\u0000${label}`;
+      const used = this.spent.get(key) ?? 0;
+      if (used >= this.perBudget) {
+        this.onOverflow(label);
+        return OTHER;
+      }
+      this.spent.set(key, used + 1);
+    }
     set.add(v);
     return v;
   }
+}
+
+/** The label budget of a sender restricted to these service globs (undefined: unrestricted, no budget). */
+export function labelBudget(globs: readonly string[] | undefined): string | undefined {
+  return globs ? globs.join('\u0001') : undefined;
 }

@@ -282,7 +282,7 @@ export function createMetrics(probes: MetricProbes = {}) {
     }),
     feedbackIgnored: new client.Counter({
       name: 'toolwatch_feedback_ignored_total',
-      help: 'Feedback found in spans or Langfuse scores that could not be read, by source (span, langfuse) and reason (bad_value, no_trace).',
+      help: 'Feedback found in spans or Langfuse scores that could not be read, by source (span, langfuse) and reason (bad_value, no_trace, forbidden).',
       labelNames: ['source', 'reason'] as const,
       registers: r,
     }),

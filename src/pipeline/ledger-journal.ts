@@ -13,14 +13,14 @@
  * A record is compact JSON: `[2, [model…], [traceId, [spanId…], [key, name, flags, …]], …]`, flags as
  * bits (1 the call has an id, 2 executed, 4 known from its tool span alone, 8 from a summary; bits 4–6
  * the outcome it was counted with, 1 + its index in OUTCOMES, 0 not counted yet; from bit 7 on the
- * index of its model label in the record's model list). The outcome and model let an execution whose
+ * index of its model label in the record's model list; the key `!overflow` marks a trace past its call cap). The outcome and model let an execution whose
  * call an earlier process counted be counted with them at once (executions.ts). Version 1 records
  * (no model list, no outcome) are still read.
  */
 import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { LedgerRecord, Sql } from '../store/store.js';
 import { num } from '../store/rows.js';
-import type { CallEntry, Ledger, RecordedCall, TakenInTrace } from './ledger.js';
+import { type CallEntry, type Ledger, OVERFLOW_KEY, type RecordedCall, type TakenInTrace } from './ledger.js';
 
 const VERSION = 2;
 const HAS_ID = 1;
@@ -61,6 +61,8 @@ export function journalRecord(
       }
       calls.push(key, e.name, flags);
     }
+    // Read back as a call by a process that predates the mark: a key no sighting has, so harmless there.
+    if (t.overflowed) calls.push(OVERFLOW_KEY, '', 0);
     out.push([t.traceId, t.spans, calls]);
   }
   return out.length > 2 ? { timeMs, traces: out.length - 2, body: JSON.stringify(out) } : undefined;

@@ -4,6 +4,11 @@
  * `maxTraces` traces (least recently touched evicted first, and any idle longer than the TTL),
  * at most `maxCallsPerTrace` calls each. Every change made while a batch is being recorded can be
  * undone, so a batch the store refused (503) is counted in full when the client sends it again.
+ *
+ * A trace past its call cap is marked overflowed (and the mark is journalled): a call counted then is
+ * not remembered, so a tool span of a call the ledger does not know, in that trace, may be the
+ * execution of such a call and is taken as seen, never counted on its own. The cap may so miss a
+ * tool-span-only call of a huge trace, but never counts one call twice.
  */
 import { canonicalJson } from '../check/schema-cache.js';
 import type { OutcomeName, SourceName } from '../model.js';
@@ -72,9 +77,16 @@ interface TraceState {
   /** Neighbours in recency order (Ledger.oldest … Ledger.newest). */
   older: TraceState | undefined;
   newer: TraceState | undefined;
-  spans: Set<string>;
+  /**
+   * Taken spans: span id → the service (or services) that sent it, ANY_SERVICE for one restored from
+   * a journal record that named none. Service strings are shared by every span of a resource, so
+   * this costs what a set of span ids did.
+   */
+  spans: Map<string, string | string[]>;
   calls: Map<string, CallEntry>;
   touchedMs: number;
+  /** A call of this trace was counted past maxCallsPerTrace and not remembered (see the file comment). */
+  overflowed: boolean;
   /**
    * Spans and calls taken by a batch whose store write has not settled yet. A resend of that batch
    * must not be acknowledged as a duplicate before the original committed (if the original is then
@@ -92,7 +104,12 @@ export interface TakenInTrace {
   traceId: string;
   spans: string[];
   calls: Map<string, CallEntry>;
+  /** This batch overflowed the trace's call cap (journalled as OVERFLOW_KEY). */
+  overflowed?: true;
 }
+
+/** The journal's marker of an overflowed trace: a call key no reader makes (theirs start `id:`, `pos:`, …). */
+export const OVERFLOW_KEY = '!overflow';
 
 export interface LedgerOptions {
   maxTraces: number;
@@ -101,6 +118,19 @@ export interface LedgerOptions {
 }
 
 const pendingKey = (traceId: string, key: string): string => `${traceId}\u0000${key}`;
+
+/**
+ * A taken span is remembered by its id and its service: trace and span ids travel in `traceparent` to
+ * every service an agent calls, so a span of another service under the same ids (sent first, by
+ * another team) is a different span, not a resend that would hide the real one.
+ */
+export const spanKey = (spanId: string, service: string): string => `${spanId}\u0000${service}`;
+
+/** A span restored from a journal record written before spans were kept with their service: any service's resend. */
+const ANY_SERVICE = '\u0000*';
+
+const takenBy = (v: string | string[] | undefined, service: string): boolean =>
+  v !== undefined && (v === service || v === ANY_SERVICE || (Array.isArray(v) && v.includes(service)));
 
 export class Ledger {
   private readonly traces = new Map<string, TraceState>();
@@ -182,7 +212,7 @@ export class Ledger {
   }
 
   /**
-   * The unsettled batch that took this span (`span` kind) or call key (`call`) of the trace, if
+   * The unsettled batch that took this span (`span` kind, by span id) or call key (`call`) of the trace, if
    * another batch than `self` did; a caller awaits its `settled` before deciding about duplicates.
    */
   heldBy(traceId: string, kind: 'span' | 'call', key: string): LedgerTxn | undefined {
@@ -199,7 +229,15 @@ export class Ledger {
       t.touchedMs = nowMs;
       return t;
     }
-    t = { id: traceId, older: undefined, newer: undefined, spans: new Set(), calls: new Map(), touchedMs: nowMs };
+    t = {
+      id: traceId,
+      older: undefined,
+      newer: undefined,
+      spans: new Map(),
+      calls: new Map(),
+      touchedMs: nowMs,
+      overflowed: false,
+    };
     this.traces.set(traceId, t);
     this.append(t);
     const created = t;
@@ -226,16 +264,21 @@ export class Ledger {
     calls: readonly (readonly [string, RecordedCall])[],
   ): void {
     const t = this.trace(traceId, atMs, []);
-    for (const s of spans) t.spans.add(s);
+    for (const s of spans) {
+      const cut = s.indexOf('\u0000');
+      if (cut < 0) t.spans.set(s, ANY_SERVICE);
+      else addService(t.spans, s.slice(0, cut), s.slice(cut + 1));
+    }
     for (const [key, c] of calls) {
       const e = t.calls.get(key);
-      if (e) Object.assign(e, c);
+      if (key === OVERFLOW_KEY) t.overflowed = true;
+      else if (e) Object.assign(e, c);
       else if (t.calls.size < this.opts.maxCallsPerTrace) {
         t.calls.set(
           key,
           Object.assign(callEntry(c.name, undefined, c.hasId, c.executed, c.fromExecution, c.summary), c),
         );
-      }
+      } else t.overflowed = true;
     }
   }
 
@@ -311,14 +354,19 @@ export class LedgerTxn {
     return this.takenIn.values();
   }
 
-  /** Claims a span; false when the span was already taken (a resent batch). */
-  claimSpan(traceId: string, spanId: string): boolean {
+  /** Claims a span of a service; false when that service's span was already taken (a resent batch). */
+  claimSpan(traceId: string, spanId: string, service = ''): boolean {
     const t = this.ledger.trace(traceId, this.nowMs, this.undoLog);
-    if (t.spans.has(spanId)) return false;
-    t.spans.add(spanId);
-    this.undoLog.push(() => t.spans.delete(spanId));
+    const before = t.spans.get(spanId);
+    if (takenBy(before, service)) return false;
+    addService(t.spans, spanId, service);
+    this.undoLog.push(() => {
+      if (before === undefined) t.spans.delete(spanId);
+      else t.spans.set(spanId, before);
+    });
+    // Held by span id alone: a span of another service under the same ids waits for this batch, no more.
     this.hold(t, spanId);
-    this.takenOf(traceId).spans.push(spanId);
+    this.takenOf(traceId).spans.push(spanKey(spanId, service));
     return true;
   }
 
@@ -333,15 +381,33 @@ export class LedgerTxn {
     return e;
   }
 
-  /** Records a counted call. Past the per-trace cap the call is still counted, just not remembered. */
-  add(traceId: string, key: string, entry: CallEntry): void {
+  /**
+   * Records a call; false past the per-trace cap, where the trace is marked overflowed instead (a
+   * proposal is still counted, a tool-span-only call is not: see the file comment).
+   */
+  add(traceId: string, key: string, entry: CallEntry): boolean {
     const t = this.ledger.trace(traceId, this.nowMs, this.undoLog);
-    if (t.calls.size >= this.ledger.maxCallsPerTrace) return;
+    if (t.calls.size >= this.ledger.maxCallsPerTrace) {
+      if (!t.overflowed) {
+        t.overflowed = true;
+        this.undoLog.push(() => {
+          t.overflowed = false;
+        });
+        this.takenOf(traceId).overflowed = true;
+      }
+      return false;
+    }
     t.calls.set(key, entry);
     this.undoLog.push(() => t.calls.delete(key));
     this.hold(t, `\u0001${key}`);
     this.located.set(entry, [traceId, key]);
     this.takenOf(traceId).calls.set(key, entry);
+    return true;
+  }
+
+  /** The trace's call cap was reached: a tool span of a call the ledger does not know is taken as seen. */
+  overflowed(traceId: string): boolean {
+    return this.ledger.trace(traceId, this.nowMs, this.undoLog).overflowed;
   }
 
   /** A proposal arrived for a call known from its tool span: pair them. */
@@ -438,4 +504,11 @@ function sameArgs(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Notes that `service` took the span (a new array when a second service did: the old value may be in an undo). */
+function addService(spans: Map<string, string | string[]>, spanId: string, service: string): void {
+  const v = spans.get(spanId);
+  if (v === undefined || v === ANY_SERVICE) spans.set(spanId, service);
+  else if (!takenBy(v, service)) spans.set(spanId, Array.isArray(v) ? [...v, service] : [v, service]);
 }

@@ -20,6 +20,8 @@ export interface CallToCount {
   /** The instrumentation scope of the span the call is counted from (kept while it waits, for the coverage report). */
   scope?: string;
   scopeVersion?: string;
+  /** The label budget of its sender (metrics/label-cap.ts), kept while it waits: it is labelled when counted. */
+  budget?: string;
 }
 
 export interface ExecutionToRecord {
@@ -88,7 +90,7 @@ export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: Mer
   const relevant = facts.filter((f) => f.proposals.length > 0 || f.execution || f.summaryCalls);
   relevant.sort(order);
   for (const f of relevant) {
-    if (!txn.claimSpan(f.traceId, f.spanId)) {
+    if (!txn.claimSpan(f.traceId, f.spanId, f.service)) {
       out.duplicateSpans++;
       continue;
     }
@@ -116,10 +118,11 @@ function takeSummary(
   const key = s.callId ? `id:${s.callId}` : `sum:${f.spanId}:${index}`;
   const argsRaw = rawOf(s.args);
   const known = s.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, s.name, argsRaw, () => true);
-  if (known) return;
+  // In a trace past its call cap the summarised call may be one counted and not remembered (ledger.ts).
+  if (known || txn.overflowed(f.traceId)) return;
   const hasId = Boolean(s.callId);
   const entry = callEntry(s.name, argsRaw, hasId, false, true, true);
-  txn.add(f.traceId, key, entry);
+  if (!txn.add(f.traceId, key, entry)) return;
   const pending: PendingCall = {
     source: ctx.source,
     traceId: f.traceId,
@@ -185,9 +188,12 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
     exec.entry = known;
     return;
   }
+  // Past the trace's call cap an unknown call may be one counted and not remembered: recorded as an
+  // execution, never counted as a call of its own (ledger.ts).
+  if (txn.overflowed(f.traceId)) return;
   const entry = callEntry(e.name, argsRaw, Boolean(e.callId), true, true);
+  if (!txn.add(f.traceId, key, entry)) return;
   exec.entry = entry;
-  txn.add(f.traceId, key, entry);
   const pending: PendingCall = {
     source: ctx.source,
     traceId: f.traceId,

@@ -13,7 +13,9 @@ import type { CallToCount } from './merge.js';
 
 /**
  * Written into every payload. Rows from before versioning (no `v`) have the same shape as 1.
- * 2 adds the call's instrumentation scope (`scope`, `scopeVersion`), optional, so 1 reads as 2.
+ * 2 adds the call's instrumentation scope (`scope`, `scopeVersion`), optional, so 1 reads as 2; the
+ * optional `budget` (its sender's label budget, metrics/label-cap.ts) came later within 2: a row without
+ * it is labelled on the shared cap, and an older process ignores it.
  */
 export const PENDING_PAYLOAD_VERSION = 2;
 
@@ -54,6 +56,7 @@ const payloadSchema = {
         fromExecution: { type: 'boolean' },
         scope: str,
         scopeVersion: str,
+        budget: str,
       },
     },
   },

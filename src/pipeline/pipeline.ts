@@ -13,7 +13,7 @@ import { classify } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { LabelCap } from '../metrics/label-cap.js';
+import { labelBudget, type LabelCap } from '../metrics/label-cap.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { Dialects } from '../normalize/registry.js';
 import type { StoreRedactor } from '../redact/stored.js';
@@ -39,12 +39,24 @@ import {
 } from './write-batch.js';
 import type { WriteHealth } from '../store/write-health.js';
 
+/**
+ * Which services the sender of a batch may write (its token's `services`; `globs` undefined: every
+ * service). Its spans are all of those (the receiver rejected the rest), but a span may name another
+ * team's trace: what a batch adds to a trace's stored data or feedback is checked against it.
+ */
+export interface BatchWriter {
+  readonly globs: readonly string[] | undefined;
+  sees(service: string): boolean;
+}
+
 /** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
 export interface BatchSink {
   collect(input: {
     source: SourceName;
     facts: readonly SpanFacts[];
     calls: readonly CheckedCall[];
+    /** Undefined: a trusted source (Langfuse, an unrestricted token). */
+    writer?: BatchWriter | undefined;
   }): readonly BatchExtension[];
 }
 
@@ -54,7 +66,7 @@ export interface BatchSink {
  * retry counts no call twice (the ledger remembers the batch's spans).
  */
 export interface SpanTap {
-  take(spans: readonly OtlpSpan[], source: SourceName): Promise<void> | undefined;
+  take(spans: readonly OtlpSpan[], source: SourceName, writer?: BatchWriter): Promise<void> | undefined;
 }
 
 /** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */
@@ -75,6 +87,8 @@ interface BatchHooks {
   cancelled?: (() => boolean) | undefined;
   /** The batch's failing HTTP/RPC client spans (for their parent tool spans' status). */
   children?: readonly ChildStatus[] | undefined;
+  /** Who sent the batch (sinks check what it may add to other teams' traces). */
+  writer?: BatchWriter | undefined;
 }
 
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
@@ -108,7 +122,14 @@ export interface PipelineDeps {
   statusGraceMs?: number;
   /** Follows every trace to its end for the trajectory statistics (src/efficiency/); none = off. */
   trajectories?: TrajectoryTracker;
+  /** Wall-clock time: what is stored (counts' minutes, failure records, the journal's record times). */
   now: () => number;
+  /**
+   * The clock of durations, TTLs and grace periods (the dedupe memory's trace_ttl, execution_grace,
+   * status_grace, the trajectories' idle time): util/steady-clock.ts, so a wall-clock jump moves none
+   * of them. Default: `now`.
+   */
+  steady?: () => number;
   sinks?: BatchSink[];
   /**
    * The instrumentation-coverage report of this process: every span received through ingestSpans
@@ -163,7 +184,11 @@ export class Pipeline {
     Record<'toolCalls' | 'steps' | 'failedCalls' | 'duration' | 'tokens', { observe(v: number): void }>
   >();
 
+  /** Timers' clock (PipelineDeps.steady). */
+  private readonly tick: () => number;
+
   constructor(private readonly deps: PipelineDeps) {
+    this.tick = deps.steady ?? deps.now;
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
     this.owner = deps.owner ?? LOCAL_OWNER;
     this.executions = new ExecutionHold({
@@ -177,20 +202,22 @@ export class Pipeline {
   /**
    * `cancelled` is asked once nothing is recorded yet and the batch would be written now (after any
    * wait for an unsettled original): true skips the batch (BatchCancelled) — its client went away
-   * and will resend.
+   * and will resend. `writer`: the services its sender may write (BatchWriter; undefined: any).
    */
   ingestSpans(
     spans: readonly OtlpSpan[],
     source: SourceName = 'otlp',
     cancelled?: () => boolean,
+    writer?: BatchWriter,
   ): Promise<IngestSummary> {
     const { dialects, coverage, tracer, taps } = this.deps;
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
-    const after = taps?.length ? () => this.runTaps(taps, spans, source) : undefined;
+    const after = taps?.length ? () => this.runTaps(taps, spans, source, writer) : undefined;
     const children = childStatuses(spans);
     if (!coverage) {
-      return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after, cancelled, children });
+      const hooks = { after, cancelled, children, writer };
+      return this.record(span, dialects.normalizeSpans(spans), source, spans.length, hooks);
     }
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
@@ -201,10 +228,11 @@ export class Pipeline {
       if (f) facts.push(f);
     }
     return this.record(span, facts, source, spans.length, {
-      committed: () => this.observeSpans(coverage, spans, perSpan),
+      committed: () => this.observeSpans(coverage, spans, perSpan, labelBudget(writer?.globs)),
       after,
       cancelled,
       children,
+      writer,
     });
   }
 
@@ -240,7 +268,8 @@ export class Pipeline {
     spanCount: number,
     hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
-    const { extend, committed, after, cancelled, children } = hooks;
+    const { extend, committed, after, cancelled, children, writer } = hooks;
+    const budget = labelBudget(writer?.globs);
     const { deps } = this;
     const started = process.hrtime.bigint();
     try {
@@ -255,7 +284,9 @@ export class Pipeline {
     }
     // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
     const now = deps.now();
-    const txn = deps.ledger.begin(now);
+    // Times stored come from `now`; timers (the ledger's TTL, graces, idle clocks) from `tick`.
+    const tick = this.tick();
+    const txn = deps.ledger.begin(tick);
     let merged: ReturnType<typeof mergeBatch>;
     let calls: CheckedCall[];
     let labels: CallLabels[];
@@ -264,10 +295,12 @@ export class Pipeline {
     let context: FailureContextRows | undefined;
     const writeStarted = span ? performance.now() : 0;
     try {
-      merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
+      merged = mergeBatch(facts, txn, { source, dueMs: tick + deps.executionGraceMs });
       calls = merged.calls.map((c) => this.check(c, source, now));
-      labels = calls.map((c) => callLabels(c, deps.labels));
-      execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
+      labels = calls.map((c) => callLabels(c, deps.labels, budget));
+      execLabels = merged.executions.map((e) => executionLabels(e, deps.labels, budget));
+      // A waiting call is labelled when counted, under its sender's budget.
+      if (budget !== undefined) for (const p of merged.deferred) p.call.budget = budget;
       // Executions are counted a little later, with their settled status (executions.ts): none in this write.
       plan = buildWrite(source, calls, labels, [], this.failureCap, now, deps.redactor);
       context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
@@ -278,7 +311,7 @@ export class Pipeline {
         // What the batch took, for the next process (ledger-journal.ts).
         ledger: journalRecord(txn.taken(), now, countedAs(merged.entries, calls, labels)),
         extensions: [
-          ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls })),
+          ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls, writer })),
           ...(extend?.(calls) ?? []),
           ...(context ? [context.extension] : []),
         ],
@@ -296,16 +329,19 @@ export class Pipeline {
     plan.commitCaps();
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, now);
+    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick);
     for (let i = 0; i < merged.executions.length; i++) {
       const e = merged.executions[i]!;
       const { service, tool } = execLabels[i]!;
       const { status, durationMs } = e.execution;
       const { traceId, spanId, timeMs, entry } = e;
-      this.executions.add({ source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0 }, now);
+      this.executions.add(
+        { source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0 },
+        tick,
+      );
     }
-    if (children) for (const c of children) this.executions.child(c, now);
-    deps.trajectories?.spans(facts, now);
+    if (children) for (const c of children) this.executions.child(c, tick);
+    deps.trajectories?.spans(facts, tick, budget);
     if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
@@ -336,9 +372,9 @@ export class Pipeline {
    * (those whose rows this process still holds: pending-owner.ts), then the executions whose status
    * grace ended (and whose call is counted), then the trajectories that went idle; returns how many
    * calls it counted. Runs on a timer; on a store error everything stays waiting and the next run
-   * tries again.
+   * tries again. `nowMs` is on the timers' clock (PipelineDeps.steady).
    */
-  async settle(nowMs = this.deps.now()): Promise<number> {
+  async settle(nowMs = this.tick()): Promise<number> {
     const settled = await this.settleCalls(nowMs);
     await this.countExecutions(this.executions.takeDue(nowMs), nowMs);
     await this.countTrajectories(nowMs, false);
@@ -346,7 +382,7 @@ export class Pipeline {
   }
 
   /** At shutdown: every held execution and every trajectory in flight is counted as it stands. */
-  async drain(nowMs = this.deps.now()): Promise<void> {
+  async drain(nowMs = this.tick()): Promise<void> {
     await this.countExecutions(this.executions.takeDue(nowMs, true), nowMs);
     await this.countTrajectories(nowMs, true);
   }
@@ -355,13 +391,14 @@ export class Pipeline {
     const { deps } = this;
     const due = deps.ledger.takeDue(nowMs);
     if (due.length === 0) return 0;
+    const wall = this.stamp(nowMs);
     const bySource = new Map<SourceName, PendingCall[]>();
     for (const p of due) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
     let counted = 0;
     for (const [source, items] of bySource) {
       const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
-      const calls = items.map((p) => this.check(p.call, source, nowMs));
-      const labels = calls.map((c) => callLabels(c, deps.labels));
+      const calls = items.map((p) => this.check(p.call, source, wall));
+      const labels = calls.map((c, i) => callLabels(c, deps.labels, items[i]!.call.budget));
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
       let heldEntries: (CallEntry | undefined)[] = [];
@@ -373,7 +410,7 @@ export class Pipeline {
           held = mine.map((i) => calls[i]!);
           heldLabels = mine.map((i) => labels[i]!);
           heldEntries = mine.map((i) => items[i]!.entry);
-          plan = buildWrite(source, held, heldLabels, [], this.failureCap, nowMs, deps.redactor);
+          plan = buildWrite(source, held, heldLabels, [], this.failureCap, wall, deps.redactor);
           return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: [] };
         });
       } catch (err) {
@@ -407,7 +444,7 @@ export class Pipeline {
       else bySource.set(e.source, [e]);
     }
     for (const [source, items] of bySource) {
-      const plan = buildWrite(source, [], [], items, this.failureCap, nowMs, deps.redactor);
+      const plan = buildWrite(source, [], [], items, this.failureCap, this.stamp(nowMs), deps.redactor);
       for (const row of plan.rows.executionAggregates) batch.executionAggregates.push(row);
     }
     try {
@@ -474,17 +511,28 @@ export class Pipeline {
   restorePending(rows: readonly PendingRow[]): RestoreResult {
     const items: PendingCall[] = [];
     const unreadable: RestoreResult['unreadable'] = [];
+    // A row's due time is on its writer's timer clock; after a wall-clock jump there it may lie far
+    // ahead: a call never waits longer than one grace period from now.
+    const latest = this.tick() + this.deps.executionGraceMs;
     for (const r of rows) {
       const d = decodePending(r);
-      if (d.ok) items.push(d.call);
+      if (d.ok) items.push(d.call.dueMs > latest ? { ...d.call, dueMs: latest } : d.call);
       else unreadable.push({ traceId: r.traceId, callKey: r.callKey, reason: d.reason });
     }
-    const superseded = this.deps.ledger.restore(items, this.deps.now());
+    const superseded = this.deps.ledger.restore(items, this.tick());
     return {
       restored: items.length - superseded.length,
       unreadable,
       superseded: superseded.map((p) => storedPendingKey(p.traceId, p.key)),
     };
+  }
+
+  /**
+   * The wall-clock time to store for a timer reading: the wall clock's own when the timers run on it
+   * (tests that pass their own `nowMs`), else now.
+   */
+  private stamp(tickMs: number): number {
+    return this.deps.steady ? this.deps.now() : tickMs;
   }
 
   private check(c: CallToCount, source: SourceName, now: number): CheckedCall {
@@ -506,9 +554,15 @@ export class Pipeline {
   }
 
   /** A committed batch's raw spans to every tap, one after another; undefined when none had work to do. */
-  private runTaps(taps: readonly SpanTap[], spans: readonly OtlpSpan[], source: SourceName): Promise<void> | undefined {
+  private runTaps(
+    taps: readonly SpanTap[],
+    spans: readonly OtlpSpan[],
+    source: SourceName,
+    writer: BatchWriter | undefined,
+  ): Promise<void> | undefined {
     let chain: Promise<void> | undefined;
-    for (const tap of taps) chain = chain ? chain.then(() => tap.take(spans, source)) : tap.take(spans, source);
+    for (const tap of taps)
+      chain = chain ? chain.then(() => tap.take(spans, source, writer)) : tap.take(spans, source, writer);
     return chain;
   }
 
@@ -517,6 +571,7 @@ export class Pipeline {
     coverage: CoverageTracker,
     spans: readonly OtlpSpan[],
     perSpan: readonly (SpanFacts | undefined)[],
+    budget: string | undefined,
   ): void {
     let unrecognized: Map<string, number> | undefined;
     for (let i = 0; i < spans.length; i++) {
@@ -527,7 +582,8 @@ export class Pipeline {
     }
     if (!unrecognized) return;
     const { metrics, labels } = this.deps;
-    for (const [scope, n] of unrecognized) metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels) }, n);
+    for (const [scope, n] of unrecognized)
+      metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels, budget) }, n);
   }
 
   /** The trajectory histograms' children of a service (bound once, like durationOf). */

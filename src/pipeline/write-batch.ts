@@ -47,34 +47,34 @@ export interface ExecutionLabels {
  * The label values a call is counted under, in /metrics and in the store: clipped and storable,
  * capped per label (overflow → `_other`, so no input can explode cardinality), `_unknown` for a
  * name the model invented, `_unnamed` for a call or execution no span named. Derived once per call,
- * so the metric and the stored row always agree.
+ * so the metric and the stored row always agree. `budget`: the sender's share of the cap (label-cap.ts).
  */
-export function callLabels(c: CheckedCall, cap: LabelCap): CallLabels {
+export function callLabels(c: CheckedCall, cap: LabelCap, budget?: string): CallLabels {
   return {
-    service: cap.value('service', clip(c.service)),
-    model: cap.value('model', clip(c.model)),
-    tool: toolLabel(countedTool(c.outcome.outcome, c.name), cap),
+    service: cap.value('service', clip(c.service), budget),
+    model: cap.value('model', clip(c.model), budget),
+    tool: toolLabel(countedTool(c.outcome.outcome, c.name), cap, budget),
   };
 }
 
-export function executionLabels(e: ExecutionToRecord, cap: LabelCap): ExecutionLabels {
-  const tool = toolLabel(e.execution.name === '' ? UNNAMED_TOOL : e.execution.name, cap);
-  return { service: cap.value('service', clip(e.service)), tool };
+export function executionLabels(e: ExecutionToRecord, cap: LabelCap, budget?: string): ExecutionLabels {
+  const tool = toolLabel(e.execution.name === '' ? UNNAMED_TOOL : e.execution.name, cap, budget);
+  return { service: cap.value('service', clip(e.service), budget), tool };
 }
 
 /** A model name as the `model` label: clipped and capped as in callLabels. */
-export function modelLabel(model: string, cap: LabelCap): string {
-  return cap.value('model', clip(model));
+export function modelLabel(model: string, cap: LabelCap, budget?: string): string {
+  return cap.value('model', clip(model), budget);
 }
 
 /** The `scope` label of toolwatch_spans_unrecognized_total: the scope name, clipped and capped. */
-export function scopeLabel(scope: string, cap: LabelCap): string {
-  return cap.value('scope', clip(scope));
+export function scopeLabel(scope: string, cap: LabelCap, budget?: string): string {
+  return cap.value('scope', clip(scope), budget);
 }
 
 /** `_unknown` and `_unnamed` are fixed values, never capped; any other name is clipped and capped. */
-function toolLabel(counted: string, cap: LabelCap): string {
-  return counted === UNKNOWN_TOOL || counted === UNNAMED_TOOL ? counted : cap.value('tool', clip(counted));
+function toolLabel(counted: string, cap: LabelCap, budget?: string): string {
+  return counted === UNKNOWN_TOOL || counted === UNNAMED_TOOL ? counted : cap.value('tool', clip(counted), budget);
 }
 
 /** Records kept per (minute, service, tool); remembered for the current and previous minutes only. */

@@ -5,7 +5,7 @@
  * TTL (measured up to the newest record, so time a process was down does not age the memory).
  */
 import { describe, expect, it } from 'vitest';
-import { Ledger, type CallEntry } from '../../src/pipeline/ledger.js';
+import { Ledger, spanKey, type CallEntry } from '../../src/pipeline/ledger.js';
 import { decodeRecord, journalRecord, LedgerJournal } from '../../src/pipeline/ledger-journal.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { emptyBatch, type LedgerRecord } from '../../src/store/store.js';
@@ -43,7 +43,7 @@ describe('dedupe journal records', () => {
     expect(decodeRecord(journalRecord(first.taken(), 0)!.body)).toEqual([
       {
         traceId: 't1',
-        spans: ['s1'],
+        spans: [spanKey('s1', '')],
         calls: [
           ['id:c1', { name: 'f', hasId: true, executed: false, fromExecution: false }],
           ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: true }],
@@ -62,7 +62,7 @@ describe('dedupe journal records', () => {
     expect(decodeRecord(rec.body)).toEqual([
       {
         traceId: 't1',
-        spans: ['s2'],
+        spans: [spanKey('s2', '')],
         calls: [
           ['id:c1', { name: 'f', hasId: true, executed: true, fromExecution: false }],
           ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: false }],
@@ -110,6 +110,17 @@ describe('dedupe journal records', () => {
         calls: [['id:c', { name: 'f', hasId: true, executed: true, fromExecution: false }]],
       },
     ]);
+  });
+
+  it('spans are remembered per service; a bare span id of an older record still marks a resend', () => {
+    const ledger = new Ledger(opts);
+    ledger.remember('t1', 0, ['s-old'], []);
+    const txn = ledger.begin(0);
+    expect(txn.claimSpan('t1', 's-old', 'svc')).toBe(false);
+    expect(txn.claimSpan('t1', 's-new', 'team-a')).toBe(true);
+    expect(txn.claimSpan('t1', 's-new', 'team-b')).toBe(true);
+    expect(txn.claimSpan('t1', 's-new', 'team-b')).toBe(false);
+    txn.commit();
   });
 
   it.each([

@@ -52,4 +52,25 @@ describe('label caps', () => {
     expect(cap.value('service', 'c')).toBe('c');
     expect(overflow).toEqual(['tool', 'tool']);
   });
+
+  it('a budget admits at most its share of new values; admitted values are free for all', () => {
+    const cap = new LabelCap(5, () => {}, 2);
+    expect(['a', 'b', 'c'].map((v) => cap.value('service', v, 'team-x'))).toEqual(['a', 'b', OTHER]);
+    expect(cap.value('service', 'a', 'team-y')).toBe('a'); // already admitted: costs team-y nothing
+    expect(['d', 'e', 'f'].map((v) => cap.value('service', v, 'team-y'))).toEqual(['d', 'e', OTHER]);
+    expect(cap.value('tool', 'g', 'team-x')).toBe('g'); // per label
+    expect(cap.value('service', 'h')).toBe('h'); // unbudgeted: the shared cap alone
+    expect(cap.value('service', 'i')).toBe(OTHER); // the shared cap is full
+  });
+
+  it('a span claimed by one service and then another is undone one claim at a time', () => {
+    const ledger = new Ledger({ maxTraces: 10, maxCallsPerTrace: 10, traceTtlMs: 3_600_000 });
+    ledger.begin(0).claimSpan('t', 's', 'a');
+    const second = ledger.begin(0);
+    expect(second.claimSpan('t', 's', 'b')).toBe(true);
+    second.rollback();
+    const third = ledger.begin(0);
+    expect(third.claimSpan('t', 's', 'a')).toBe(false);
+    expect(third.claimSpan('t', 's', 'b')).toBe(true);
+  });
 });

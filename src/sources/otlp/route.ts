@@ -153,7 +153,7 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     const spans = forbidden ? forbidden.allowed : decoded.spans;
 
     try {
-      await opts.pipeline.ingestSpans(spans, 'otlp', () => clientGone(request));
+      await opts.pipeline.ingestSpans(spans, 'otlp', () => clientGone(request), view.globs ? view : undefined);
     } catch (err) {
       if (err instanceof BatchCancelled) return skipGone(reply);
       if (isUnstorable(err)) {
