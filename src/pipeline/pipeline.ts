@@ -9,6 +9,7 @@
  */
 import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
+import { CompileBudget, DEFAULT_CHECK_LIMITS, type CheckLimits, type CompileAllowance } from '../check/budget.js';
 import { classify } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
@@ -75,6 +76,8 @@ interface BatchHooks {
   cancelled?: (() => boolean) | undefined;
   /** The batch's failing HTTP/RPC client spans (for their parent tool spans' status). */
   children?: readonly ChildStatus[] | undefined;
+  /** The ingest token that sent the batch: its compile budget is charged too. */
+  token?: string | undefined;
 }
 
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
@@ -93,6 +96,8 @@ export interface PipelineDeps {
   dialects: Dialects;
   registry: ToolRegistry;
   schemas: SchemaCache;
+  /** What checking may cost per call, per batch and per ingest token (check.*); default: the config defaults. */
+  check?: CheckLimits;
   ledger: Ledger;
   store: Store;
   metrics: Metrics;
@@ -146,6 +151,18 @@ export class BatchCancelled extends Error {
   }
 }
 
+/**
+ * The batch failed before it reached the store, in toolwatch's own processing: the same batch would
+ * fail the same way on every resend, so it must not be answered as retryable (503), and the store's
+ * health is not in question.
+ */
+export class BatchUnprocessable extends Error {
+  constructor(cause: unknown) {
+    super(`the batch could not be processed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'BatchUnprocessable';
+  }
+}
+
 /** Failing children wait this long (and at most this many parents) for their tool span. */
 const CHILD_TTL_MS = 10 * 60_000;
 const MAX_CHILDREN = 10_000;
@@ -155,6 +172,8 @@ const CALL_WAIT_SLACK_MS = 60_000;
 export class Pipeline {
   private readonly failureCap: FailureCap;
   private readonly owner: string;
+  private readonly limits: CheckLimits;
+  private readonly compiles: CompileBudget;
   /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
   readonly executions: ExecutionHold;
   private readonly durations = new Map<string, { observe(v: number): void }>();
@@ -166,6 +185,8 @@ export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
     this.owner = deps.owner ?? LOCAL_OWNER;
+    this.limits = deps.check ?? DEFAULT_CHECK_LIMITS;
+    this.compiles = new CompileBudget(this.limits);
     this.executions = new ExecutionHold({
       statusGraceMs: deps.statusGraceMs ?? 0,
       callWaitMs: deps.executionGraceMs + CALL_WAIT_SLACK_MS,
@@ -177,12 +198,13 @@ export class Pipeline {
   /**
    * `cancelled` is asked once nothing is recorded yet and the batch would be written now (after any
    * wait for an unsettled original): true skips the batch (BatchCancelled) — its client went away
-   * and will resend.
+   * and will resend. `token`: the name of the ingest token that sent the batch (its compile budget).
    */
   ingestSpans(
     spans: readonly OtlpSpan[],
     source: SourceName = 'otlp',
     cancelled?: () => boolean,
+    token?: string,
   ): Promise<IngestSummary> {
     const { dialects, coverage, tracer, taps } = this.deps;
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
@@ -190,7 +212,12 @@ export class Pipeline {
     const after = taps?.length ? () => this.runTaps(taps, spans, source) : undefined;
     const children = childStatuses(spans);
     if (!coverage) {
-      return this.record(span, dialects.normalizeSpans(spans), source, spans.length, { after, cancelled, children });
+      return this.record(span, dialects.normalizeSpans(spans), source, spans.length, {
+        after,
+        cancelled,
+        children,
+        token,
+      });
     }
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
     const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
@@ -205,6 +232,7 @@ export class Pipeline {
       after,
       cancelled,
       children,
+      token,
     });
   }
 
@@ -240,7 +268,7 @@ export class Pipeline {
     spanCount: number,
     hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
-    const { extend, committed, after, cancelled, children } = hooks;
+    const { extend, committed, after, cancelled, children, token } = hooks;
     const { deps } = this;
     const started = process.hrtime.bigint();
     try {
@@ -263,9 +291,11 @@ export class Pipeline {
     let plan: WritePlan;
     let context: FailureContextRows | undefined;
     const writeStarted = span ? performance.now() : 0;
+    let writing = false;
     try {
       merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
-      calls = merged.calls.map((c) => this.check(c, source, now));
+      const compiles = this.compiles.forBatch(token);
+      calls = merged.calls.map((c) => this.check(c, source, now, compiles));
       labels = calls.map((c) => callLabels(c, deps.labels));
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
       // Executions are counted a little later, with their settled status (executions.ts): none in this write.
@@ -283,12 +313,14 @@ export class Pipeline {
           ...(context ? [context.extension] : []),
         ],
       };
+      writing = true;
       await deps.store.write(batch);
     } catch (err) {
       // Whatever failed, the batch is settled: batches waiting on its spans go on.
       txn.rollback();
-      deps.writeHealth?.failed(err);
       if (span) endSpan(span, err);
+      if (!writing) throw new BatchUnprocessable(err);
+      deps.writeHealth?.failed(err);
       throw err;
     }
     txn.commit();
@@ -360,7 +392,8 @@ export class Pipeline {
     let counted = 0;
     for (const [source, items] of bySource) {
       const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
-      const calls = items.map((p) => this.check(p.call, source, nowMs));
+      const compiles = this.compiles.forBatch();
+      const calls = items.map((p) => this.check(p.call, source, nowMs, compiles));
       const labels = calls.map((c) => callLabels(c, deps.labels));
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
@@ -487,8 +520,8 @@ export class Pipeline {
     };
   }
 
-  private check(c: CallToCount, source: SourceName, now: number): CheckedCall {
-    const outcome = classify(c, this.deps.registry, this.deps.schemas);
+  private check(c: CallToCount, source: SourceName, now: number, compiles: CompileAllowance): CheckedCall {
+    const outcome = classify(c, this.deps.registry, this.deps.schemas, { limits: this.limits, compiles });
     return {
       source,
       traceId: c.traceId,
