@@ -279,7 +279,8 @@ export class Pipeline {
       if (cancelled?.()) throw new BatchCancelled();
     } catch (err) {
       if (span) endSpan(span, err);
-      throw err;
+      // Only reading the batch's own facts can throw here: it would throw again on every resend.
+      throw err instanceof BatchCancelled ? err : new BatchUnprocessable(err);
     }
     // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
     const now = deps.now();
