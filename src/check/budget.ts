@@ -16,6 +16,8 @@ export interface CheckLimits {
   compileBytesPerBatch: number;
   /** Schema bytes one ingest token may compile per minute (a bucket holding one minute's worth). */
   compileBytesPerTokenPerMinute: number;
+  /** How long one batch's calls may take validating; a call still running then is `unvalidated` (`budget`). */
+  validationTimePerBatchMs: number;
 }
 
 /** The bounds one call is checked under. */
@@ -27,6 +29,7 @@ export const DEFAULT_CHECK_LIMITS: CheckLimits = Object.freeze({
   maxArgumentDepth: 64,
   compileBytesPerBatch: 64 * 1024,
   compileBytesPerTokenPerMinute: 512 * 1024,
+  validationTimePerBatchMs: 500,
 });
 
 /** Whether a schema of this many bytes may be compiled now. */

@@ -4,6 +4,7 @@
  */
 import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';
 import { DEFAULT_CHECK_LIMITS, deeperThan, type ArgumentLimits, type CompileAllowance } from './budget.js';
+import { validateBy } from './deadline.js';
 import type { ToolRegistry } from './registry.js';
 import type { SchemaCache } from './schema-cache.js';
 import { schemaShape } from './schema-shape.js';
@@ -22,6 +23,8 @@ const MAX_ERRORS = 25;
 export interface CheckBounds {
   limits: ArgumentLimits;
   compiles?: CompileAllowance;
+  /** When validation must have ended (performance.now() clock); none = no deadline. */
+  deadlineMs?: number;
 }
 
 const DEFAULT_BOUNDS: CheckBounds = { limits: DEFAULT_CHECK_LIMITS };
@@ -93,7 +96,12 @@ function classifyUnguarded(
     const reason = 'refused' in compiled ? compiled.refused : 'bad_schema';
     return { outcome: 'unvalidated', reason, message: compiled.message };
   }
-  if (compiled.validate(parsed.value)) return { outcome: 'valid' };
+  const valid = validateBy(compiled.validate, parsed.value, bounds.deadlineMs ?? Number.POSITIVE_INFINITY);
+  if (valid === 'deadline') {
+    const message = "validation stopped: the batch's check.validation_time_per_batch was spent";
+    return { outcome: 'unvalidated', reason: 'budget', message };
+  }
+  if (valid) return { outcome: 'valid' };
   return { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) };
 }
 

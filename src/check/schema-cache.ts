@@ -14,6 +14,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 import { createRequire } from 'node:module';
 import { UNLIMITED_COMPILES, type CompileAllowance } from './budget.js';
+import { meter, withTicks } from './deadline.js';
 import { linearFormats } from './linear-formats.js';
 import { useLinearKeywords } from './linear-keywords.js';
 import { linearRegExp } from './linear-regexp.js';
@@ -47,7 +48,9 @@ const OPTIONS: Options = {
   // Model output is attacker-reachable: keep Ajv's regexes on the safe engine path.
   unicodeRegExp: true,
   // `pattern` and `patternProperties` run on RE2: linear time whatever the pattern (linear-regexp.ts).
-  code: { regExp: linearRegExp },
+  // Every function and loop ticks the deadline meter (deadline.ts), read by the code as self.opts.meter.
+  code: { regExp: linearRegExp, process: withTicks },
+  ...({ meter } as object),
 };
 
 const DRAFT_2019 = /json-schema\.org\/draft\/2019-09\/schema/;

@@ -9,8 +9,8 @@
  */
 import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
-import { CompileBudget, DEFAULT_CHECK_LIMITS, type CheckLimits, type CompileAllowance } from '../check/budget.js';
-import { classify } from '../check/classify.js';
+import { CompileBudget, DEFAULT_CHECK_LIMITS, type CheckLimits } from '../check/budget.js';
+import { classify, type CheckBounds } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -295,8 +295,8 @@ export class Pipeline {
     let writing = false;
     try {
       merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
-      const compiles = this.compiles.forBatch(token);
-      calls = merged.calls.map((c) => this.check(c, source, now, compiles));
+      const bounds = this.bounds(token);
+      calls = merged.calls.map((c) => this.check(c, source, now, bounds));
       labels = calls.map((c) => callLabels(c, deps.labels));
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
       // Executions are counted a little later, with their settled status (executions.ts): none in this write.
@@ -393,8 +393,8 @@ export class Pipeline {
     let counted = 0;
     for (const [source, items] of bySource) {
       const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
-      const compiles = this.compiles.forBatch();
-      const calls = items.map((p) => this.check(p.call, source, nowMs, compiles));
+      const bounds = this.bounds();
+      const calls = items.map((p) => this.check(p.call, source, nowMs, bounds));
       const labels = calls.map((c) => callLabels(c, deps.labels));
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
@@ -521,8 +521,14 @@ export class Pipeline {
     };
   }
 
-  private check(c: CallToCount, source: SourceName, now: number, compiles: CompileAllowance): CheckedCall {
-    const outcome = classify(c, this.deps.registry, this.deps.schemas, { limits: this.limits, compiles });
+  /** What one batch's checking may cost, from now: its compile allowance and its validation deadline. */
+  private bounds(token?: string): CheckBounds {
+    const deadlineMs = performance.now() + this.limits.validationTimePerBatchMs;
+    return { limits: this.limits, compiles: this.compiles.forBatch(token), deadlineMs };
+  }
+
+  private check(c: CallToCount, source: SourceName, now: number, bounds: CheckBounds): CheckedCall {
+    const outcome = classify(c, this.deps.registry, this.deps.schemas, bounds);
     return {
       source,
       traceId: c.traceId,

@@ -127,6 +127,7 @@ describe('classify never throws: what a check cannot do is that call’s outcome
     maxArgumentDepth: 64,
     compileBytesPerBatch: 10_000,
     compileBytesPerTokenPerMinute: 10_000,
+    validationTimePerBatchMs: 100,
   };
   const run = (schema: unknown, raw: string, over: Partial<CheckLimits> = {}, cache = new SchemaCache()) =>
     classify({ name: 't', args: s(raw), service: 'x', offered: [{ name: 't', parameters: schema }] }, registry, cache, {
@@ -143,6 +144,34 @@ describe('classify never throws: what a check cannot do is that call’s outcome
     ['a schema over the batch bound', tree, '{}', { compileBytesPerBatch: 20 }, { reason: 'too_large' }],
   ])('%s', (_, schema, raw, over, expected) => {
     expect(run(schema, raw, over)).toMatchObject(expected);
+  });
+
+  /** 1.9 KB of schema that makes Ajv evaluate a value 2^n times: 2^30 would take Ajv about an hour. */
+  const exponential = (n: number) => {
+    const $defs: Record<string, unknown> = { [`a${n}`]: { type: 'string' } };
+    for (let i = 0; i < n; i++)
+      $defs[`a${i}`] = { allOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+    return { type: 'object', properties: { x: { $ref: '#/$defs/a0' } }, $defs };
+  };
+
+  it('a validation past the deadline is stopped: budget; small ones after it still finish', () => {
+    const cache = new SchemaCache();
+    const offered = [
+      { name: 'slow', parameters: exponential(30) },
+      { name: 't', parameters: tree },
+    ];
+    const bounds = { limits, deadlineMs: performance.now() + 50 };
+    const check = (name: string, raw: string) =>
+      classify({ name, args: s(raw), service: 'x', offered }, registry, cache, bounds);
+    expect(check('slow', '{"x":1}')).toMatchObject({ outcome: 'unvalidated', reason: 'budget' });
+    // Past the deadline, a call that needs fewer than 1,024 steps never looks at the clock.
+    expect(check('t', nested(3))).toEqual({ outcome: 'valid' });
+    expect(check('slow', '{"x":1}')).toMatchObject({ outcome: 'unvalidated', reason: 'budget' });
+    // Without a deadline (toolwatch eval) the same validator still answers, in full.
+    const small = exponential(3);
+    const compiled = cache.get(small);
+    expect(compiled.ok && compiled.validate({ x: 1 })).toBe(false);
+    expect(compiled.ok && compiled.validate.errors?.length).toBe(8);
   });
 
   it('a schema nested too deep to read is unvalidated, not thrown', () => {

@@ -27,6 +27,7 @@ describe('config: check', () => {
       maxArgumentDepth: 64,
       compileBytesPerBatch: 65_536,
       compileBytesPerTokenPerMinute: 524_288,
+      validationTimePerBatchMs: 500,
     });
     expect(cfg.check).toEqual(DEFAULT_CHECK_LIMITS);
     expect(Object.isFrozen(cfg.check)).toBe(true);
@@ -38,12 +39,14 @@ describe('config: check', () => {
       max_argument_depth: 10,
       compile_bytes_per_batch: 1000,
       compile_bytes_per_token_per_minute: 1000,
+      validation_time_per_batch: '1s',
     });
     expect(cfg.check).toEqual({
       maxArgumentBytes: 2048,
       maxArgumentDepth: 10,
       compileBytesPerBatch: 1000,
       compileBytesPerTokenPerMinute: 1000,
+      validationTimePerBatchMs: 1000,
     });
   });
 
@@ -52,6 +55,7 @@ describe('config: check', () => {
     [{ max_argument_depth: 5000 }, 'check.max_argument_depth'],
     [{ max_argument_depth: 1 }, 'check.max_argument_depth'],
     [{ compile_bytes_per_batch: 'lots' }, 'check.compile_bytes_per_batch'],
+    [{ validation_time_per_batch: 200 }, 'check.validation_time_per_batch'],
     [{ compile_budget: 1 }, 'check.compile_budget: unknown key'],
     // A schema the batch bound admits but the token's bucket can never hold would never compile.
     [
