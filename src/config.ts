@@ -14,6 +14,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { parse as parseYaml } from 'yaml';
 import { authFileSchema, checkExposure, toAuthConfig, type AuthConfig } from './auth/config.js';
 import { alertsFileSchema, applyAlertsEnv, toAlertsConfig, type AlertsConfig } from './alerts/config.js';
+import { DEFAULT_CHECK_LIMITS as CHECK, type CheckLimits } from './check/budget.js';
 import { loadToolRegistry, type ToolSource } from './check/registry.js';
 import { checkJudgeConfig, judgeFileSchema, toJudgeConfig, type JudgeConfig } from './judge/config.js';
 import { builtinKinds, type Kinds } from './kinds.js';
@@ -78,6 +79,8 @@ export interface Config {
     redactArguments: StoredRedaction;
   };
   tools: ToolSource[];
+  /** What checking may cost per call, per batch and per ingest token (src/check/budget.ts). */
+  check: CheckLimits;
   /** The hourly LLM judge (src/judge/config.ts); apiKey comes from env JUDGE_API_KEY. */
   judge: JudgeConfig;
   /** Alert rules and notifiers (src/alerts/config.ts); a Slack URL may come from env SLACK_WEBHOOK_URL. */
@@ -185,6 +188,18 @@ export const fileSchema = {
         additionalProperties: false,
         required: ['path'],
         properties: { service: { type: 'string', minLength: 1 }, path: { type: 'string', minLength: 1 } },
+      },
+    },
+    check: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        max_argument_bytes: { ...posInt, default: CHECK.maxArgumentBytes },
+        max_argument_depth: { type: 'integer', minimum: 2, maximum: 1000, default: CHECK.maxArgumentDepth },
+        compile_bytes_per_batch: { ...posInt, default: CHECK.compileBytesPerBatch },
+        compile_bytes_per_token_per_minute: { ...posInt, default: CHECK.compileBytesPerTokenPerMinute },
+        validation_time_per_batch: { ...duration, default: `${CHECK.validationTimePerBatchMs}ms` },
       },
     },
     judge: judgeFileSchema,
@@ -376,6 +391,10 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       );
     }
   }
+  if (ok('check') && f.check.compile_bytes_per_token_per_minute < f.check.compile_bytes_per_batch) {
+    // A schema the batch bound admits but the bucket can never hold would never be compiled.
+    problems.push('check.compile_bytes_per_token_per_minute: must be at least check.compile_bytes_per_batch');
+  }
   if (ph.broken.size > 0 || !judge || !alerts || !langfuse || !auth || !telemetry) return undefined;
   return {
     configPath: ph.configPath,
@@ -417,6 +436,13 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       redactArguments: f.store.redact_arguments,
     },
     tools,
+    check: {
+      maxArgumentBytes: f.check.max_argument_bytes,
+      maxArgumentDepth: f.check.max_argument_depth,
+      compileBytesPerBatch: f.check.compile_bytes_per_batch,
+      compileBytesPerTokenPerMinute: f.check.compile_bytes_per_token_per_minute,
+      validationTimePerBatchMs: durationMs(f.check.validation_time_per_batch),
+    },
     judge,
     alerts,
     langfuse,

@@ -150,7 +150,16 @@ export interface ValidationError {
 
 export type OutcomeName = 'valid' | 'InvalidJson' | 'UnknownName' | 'SchemaMismatch' | 'unvalidated';
 /** Why a call could not be checked: the `reason` label of toolwatch_unvalidated_calls_total. */
-export const UNVALIDATED_REASONS = ['no_arguments', 'no_schema', 'bad_schema', 'no_name'] as const;
+export const UNVALIDATED_REASONS = [
+  'no_arguments',
+  'no_schema',
+  'bad_schema',
+  'no_name',
+  'too_large',
+  'too_deep',
+  'budget',
+  'check_error',
+] as const;
 export type UnvalidatedReason = (typeof UNVALIDATED_REASONS)[number];
 
 /** The outcome contract (the README's outcome table), as a discriminated union. */

@@ -167,6 +167,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     dialects: kinds.dialects,
     registry: loaded.registry,
     schemas: new SchemaCache(),
+    check: config.check,
     ledger,
     store,
     metrics,

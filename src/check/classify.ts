@@ -3,6 +3,8 @@
  * unvalidated — the first that applies wins.
  */
 import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';
+import { DEFAULT_CHECK_LIMITS, deeperThan, type ArgumentLimits, type CompileAllowance } from './budget.js';
+import { validateBy } from './deadline.js';
 import type { ToolRegistry } from './registry.js';
 import type { SchemaCache } from './schema-cache.js';
 import { schemaShape } from '../tools/schema-shape.js';
@@ -17,7 +19,46 @@ export interface CallToCheck {
 
 const MAX_ERRORS = 25;
 
-export function classify(call: CallToCheck, registry: ToolRegistry, schemas: SchemaCache): Outcome {
+/** What checking one call may cost (check/budget.ts); the defaults and no compile bound when absent. */
+export interface CheckBounds {
+  limits: ArgumentLimits;
+  compiles?: CompileAllowance;
+  /** When validation must have ended (performance.now() clock); none = no deadline. */
+  deadlineMs?: number;
+}
+
+const DEFAULT_BOUNDS: CheckBounds = { limits: DEFAULT_CHECK_LIMITS };
+
+/**
+ * Never throws: whatever fails while one call is checked (a stack overflow in a recursive schema, a
+ * schema nested too deep to read) is that call's outcome, `unvalidated`, and not its batch's error —
+ * a batch that failed for it would fail the same way on every resend.
+ */
+export function classify(
+  call: CallToCheck,
+  registry: ToolRegistry,
+  schemas: SchemaCache,
+  bounds: CheckBounds = DEFAULT_BOUNDS,
+): Outcome {
+  try {
+    return classifyUnguarded(call, registry, schemas, bounds);
+  } catch (err) {
+    return failedCheck(err);
+  }
+}
+
+function failedCheck(err: unknown): Outcome {
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+  const overflow = err instanceof RangeError && /call stack/i.test(err.message);
+  return { outcome: 'unvalidated', reason: overflow ? 'too_deep' : 'check_error', message };
+}
+
+function classifyUnguarded(
+  call: CallToCheck,
+  registry: ToolRegistry,
+  schemas: SchemaCache,
+  bounds: CheckBounds,
+): Outcome {
   // A call nobody named cannot be checked, labelled or told apart from an invented name.
   if (call.name === '') return { outcome: 'unvalidated', reason: 'no_name' };
   const parsed = parseArguments(call.args);
@@ -36,12 +77,31 @@ export function classify(call: CallToCheck, registry: ToolRegistry, schemas: Sch
   }
 
   if (parsed.kind === 'none') return { outcome: 'unvalidated', reason: 'no_arguments' };
+  // Bounded before anything is compiled or run: validation is synchronous, on the event loop.
+  const { maxArgumentBytes, maxArgumentDepth } = bounds.limits;
+  const bytes = Buffer.byteLength(call.args.kind === 'none' ? '' : call.args.raw);
+  if (bytes > maxArgumentBytes) {
+    const message = `arguments of ${bytes} bytes are larger than check.max_argument_bytes (${maxArgumentBytes})`;
+    return { outcome: 'unvalidated', reason: 'too_large', message };
+  }
+  if (deeperThan(parsed.value, maxArgumentDepth)) {
+    const message = `arguments nested deeper than check.max_argument_depth (${maxArgumentDepth})`;
+    return { outcome: 'unvalidated', reason: 'too_deep', message };
+  }
   const pick = pickSchema(def.parameters, offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
   if (pick.kind === 'none') return { outcome: 'unvalidated', reason: 'no_schema' };
   if (pick.kind === 'not-a-schema') return { outcome: 'unvalidated', reason: 'bad_schema', message: NOT_A_SCHEMA };
-  const compiled = schemas.get(pick.schema);
-  if (!compiled.ok) return { outcome: 'unvalidated', reason: 'bad_schema', message: compiled.message };
-  if (compiled.validate(parsed.value)) return { outcome: 'valid' };
+  const compiled = schemas.get(pick.schema, bounds.compiles);
+  if (!compiled.ok) {
+    const reason = 'refused' in compiled ? compiled.refused : 'bad_schema';
+    return { outcome: 'unvalidated', reason, message: compiled.message };
+  }
+  const valid = validateBy(compiled.validate, parsed.value, bounds.deadlineMs ?? Number.POSITIVE_INFINITY);
+  if (valid === 'deadline') {
+    const message = "validation stopped: the batch's check.validation_time_per_batch was spent";
+    return { outcome: 'unvalidated', reason: 'budget', message };
+  }
+  if (valid) return { outcome: 'valid' };
   return { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) };
 }
 

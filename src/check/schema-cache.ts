@@ -13,8 +13,12 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 import { createRequire } from 'node:module';
+import { UNLIMITED_COMPILES, type CompileAllowance } from './budget.js';
+import { meter, withTicks } from './deadline.js';
 import { linearFormats } from './linear-formats.js';
+import { useLinearKeywords } from './linear-keywords.js';
 import { linearRegExp } from './linear-regexp.js';
+import { canonicalJson } from './canonical-json.js';
 
 // JSON import attributes need Node 20.10; engines allow 20.6.
 const draft6MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as object;
@@ -24,6 +28,8 @@ const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).de
   formatsModule) as unknown as FormatsPlugin;
 
 export type Compiled = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
+/** A schema not compiled because the batch's compile allowance (check/budget.ts) refused it. */
+export type Refused = { ok: false; refused: 'budget' | 'too_large'; message: string };
 
 /**
  * Validation is strict in what it accepts from the model: no coercion, no defaults, nothing removed,
@@ -42,7 +48,9 @@ const OPTIONS: Options = {
   // Model output is attacker-reachable: keep Ajv's regexes on the safe engine path.
   unicodeRegExp: true,
   // `pattern` and `patternProperties` run on RE2: linear time whatever the pattern (linear-regexp.ts).
-  code: { regExp: linearRegExp },
+  // Every function and loop ticks the deadline meter (deadline.ts), read by the code as self.opts.meter.
+  code: { regExp: linearRegExp, process: withTicks },
+  ...({ meter } as object),
 };
 
 const DRAFT_2019 = /json-schema\.org\/draft\/2019-09\/schema/;
@@ -57,6 +65,7 @@ interface Generation {
 }
 
 function withFormats(ajv: Ajv): Ajv {
+  useLinearKeywords(ajv);
   addFormats(ajv);
   for (const [name, validate] of Object.entries(linearFormats)) ajv.addFormat(name, validate);
   return ajv;
@@ -93,7 +102,11 @@ export class SchemaCache {
     return this.byContent.size;
   }
 
-  get(schema: unknown): Compiled {
+  /**
+   * The validator of a schema; a schema not compiled yet is compiled only when `allowance` grants its
+   * size (a refused one is not remembered: a later batch may compile it).
+   */
+  get(schema: unknown, allowance: CompileAllowance = UNLIMITED_COMPILES): Compiled | Refused {
     if (typeof schema === 'boolean') schema = schema ? {} : { not: {} };
     if (!schema || typeof schema !== 'object' || Array.isArray(schema))
       return { ok: false, message: 'schema must be an object' };
@@ -102,6 +115,9 @@ export class SchemaCache {
     const key = canonicalJson(schema);
     let compiled = this.byContent.get(key);
     if (!compiled) {
+      const bytes = Buffer.byteLength(key);
+      const grant = allowance.take(bytes);
+      if (grant !== 'ok') return refusal(grant, bytes);
       compiled = this.compile(schema as Record<string, unknown>);
       if (this.byContent.size >= this.maxEntries) this.byContent.delete(this.byContent.keys().next().value!);
       this.byContent.set(key, compiled);
@@ -128,12 +144,12 @@ export class SchemaCache {
   }
 }
 
-/** JSON with sorted keys, so two equal schemas share one validator whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => {
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = Object.create(null);
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-    return sorted;
-  });
+function refusal(grant: 'budget' | 'too_large', bytes: number): Refused {
+  const message =
+    grant === 'too_large'
+      ? `schema of ${bytes} bytes is larger than check.compile_bytes_per_batch`
+      : `schema of ${bytes} bytes not compiled: this batch's or this token's compile budget is spent`;
+  return { ok: false, refused: grant, message };
 }
+
+export { canonicalJson } from './canonical-json.js';

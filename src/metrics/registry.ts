@@ -13,6 +13,7 @@ export const INGEST_REJECT_REASONS = [
   'bad_gzip',
   'malformed',
   'unstorable',
+  'unprocessable',
   'unavailable',
   'overloaded',
   'client_gone',

@@ -9,7 +9,8 @@
  */
 import type { CheckedCall, ReleasedExecution, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
-import { classify } from '../check/classify.js';
+import { CompileBudget, DEFAULT_CHECK_LIMITS, type CheckLimits } from '../check/budget.js';
+import { classify, type CheckBounds } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -47,6 +48,12 @@ import type { WriteHealth } from '../store/write-health.js';
 export interface BatchWriter {
   readonly globs: readonly string[] | undefined;
   sees(service: string): boolean;
+}
+
+/** Who sent a batch: the services its token may write, and the token's name. */
+export interface BatchSender {
+  writer?: BatchWriter | undefined;
+  token?: string | undefined;
 }
 
 /** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
@@ -89,6 +96,8 @@ interface BatchHooks {
   children?: readonly ChildStatus[] | undefined;
   /** Who sent the batch (sinks check what it may add to other teams' traces). */
   writer?: BatchWriter | undefined;
+  /** The ingest token that sent the batch: its compile budget is charged too. */
+  token?: string | undefined;
 }
 
 /** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
@@ -107,6 +116,8 @@ export interface PipelineDeps {
   dialects: Dialects;
   registry: ToolRegistry;
   schemas: SchemaCache;
+  /** What checking may cost per call, per batch and per ingest token (check.*); default: the config defaults. */
+  check?: CheckLimits;
   ledger: Ledger;
   store: Store;
   metrics: Metrics;
@@ -167,6 +178,18 @@ export class BatchCancelled extends Error {
   }
 }
 
+/**
+ * The batch failed before it reached the store, in toolwatch's own processing: the same batch would
+ * fail the same way on every resend, so it must not be answered as retryable (503), and the store's
+ * health is not in question.
+ */
+export class BatchUnprocessable extends Error {
+  constructor(cause: unknown) {
+    super(`the batch could not be processed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'BatchUnprocessable';
+  }
+}
+
 /** Failing children wait this long (and at most this many parents) for their tool span. */
 const CHILD_TTL_MS = 10 * 60_000;
 const MAX_CHILDREN = 10_000;
@@ -176,6 +199,8 @@ const CALL_WAIT_SLACK_MS = 60_000;
 export class Pipeline {
   private readonly failureCap: FailureCap;
   private readonly owner: string;
+  private readonly limits: CheckLimits;
+  private readonly compiles: CompileBudget;
   /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
   readonly executions: ExecutionHold;
   private readonly durations = new Map<string, { observe(v: number): void }>();
@@ -191,6 +216,8 @@ export class Pipeline {
     this.tick = deps.steady ?? deps.now;
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
     this.owner = deps.owner ?? LOCAL_OWNER;
+    this.limits = deps.check ?? DEFAULT_CHECK_LIMITS;
+    this.compiles = new CompileBudget(this.limits);
     this.executions = new ExecutionHold({
       statusGraceMs: deps.statusGraceMs ?? 0,
       callWaitMs: deps.executionGraceMs + CALL_WAIT_SLACK_MS,
@@ -202,21 +229,23 @@ export class Pipeline {
   /**
    * `cancelled` is asked once nothing is recorded yet and the batch would be written now (after any
    * wait for an unsettled original): true skips the batch (BatchCancelled) — its client went away
-   * and will resend. `writer`: the services its sender may write (BatchWriter; undefined: any).
+   * and will resend. `sender`: the services its sender may write (`writer`, BatchWriter; undefined:
+   * any) and the name of its ingest token (`token`: its compile budget).
    */
   ingestSpans(
     spans: readonly OtlpSpan[],
     source: SourceName = 'otlp',
     cancelled?: () => boolean,
-    writer?: BatchWriter,
+    sender: BatchSender = {},
   ): Promise<IngestSummary> {
+    const { writer, token } = sender;
     const { dialects, coverage, tracer, taps } = this.deps;
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
     const after = taps?.length ? () => this.runTaps(taps, spans, source, writer) : undefined;
     const children = childStatuses(spans);
     if (!coverage) {
-      const hooks = { after, cancelled, children, writer };
+      const hooks = { after, cancelled, children, writer, token };
       return this.record(span, dialects.normalizeSpans(spans), source, spans.length, hooks);
     }
     // The coverage report needs what each span was read as (undefined: no reader recognised it).
@@ -233,6 +262,7 @@ export class Pipeline {
       cancelled,
       children,
       writer,
+      token,
     });
   }
 
@@ -268,7 +298,7 @@ export class Pipeline {
     spanCount: number,
     hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
-    const { extend, committed, after, cancelled, children, writer } = hooks;
+    const { extend, committed, after, cancelled, children, writer, token } = hooks;
     const budget = labelBudget(writer?.globs);
     const { deps } = this;
     const started = process.hrtime.bigint();
@@ -280,7 +310,8 @@ export class Pipeline {
       if (cancelled?.()) throw new BatchCancelled();
     } catch (err) {
       if (span) endSpan(span, err);
-      throw err;
+      // Only reading the batch's own facts can throw here: it would throw again on every resend.
+      throw err instanceof BatchCancelled ? err : new BatchUnprocessable(err);
     }
     // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
     const now = deps.now();
@@ -294,9 +325,11 @@ export class Pipeline {
     let plan: WritePlan;
     let context: FailureContextRows | undefined;
     const writeStarted = span ? performance.now() : 0;
+    let writing = false;
     try {
       merged = mergeBatch(facts, txn, { source, dueMs: tick + deps.executionGraceMs });
-      calls = merged.calls.map((c) => this.check(c, source, now));
+      const bounds = this.bounds(token);
+      calls = merged.calls.map((c) => this.check(c, source, now, bounds));
       labels = calls.map((c) => callLabels(c, deps.labels, budget));
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels, budget));
       // A waiting call is labelled when counted, under its sender's budget.
@@ -316,12 +349,14 @@ export class Pipeline {
           ...(context ? [context.extension] : []),
         ],
       };
+      writing = true;
       await deps.store.write(batch);
     } catch (err) {
       // Whatever failed, the batch is settled: batches waiting on its spans go on.
       txn.rollback();
-      deps.writeHealth?.failed(err);
       if (span) endSpan(span, err);
+      if (!writing) throw new BatchUnprocessable(err);
+      deps.writeHealth?.failed(err);
       throw err;
     }
     txn.commit();
@@ -397,7 +432,8 @@ export class Pipeline {
     let counted = 0;
     for (const [source, items] of bySource) {
       const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
-      const calls = items.map((p) => this.check(p.call, source, wall));
+      const bounds = this.bounds();
+      const calls = items.map((p) => this.check(p.call, source, wall, bounds));
       const labels = calls.map((c, i) => callLabels(c, deps.labels, items[i]!.call.budget));
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
@@ -535,8 +571,14 @@ export class Pipeline {
     return this.deps.steady ? this.deps.now() : tickMs;
   }
 
-  private check(c: CallToCount, source: SourceName, now: number): CheckedCall {
-    const outcome = classify(c, this.deps.registry, this.deps.schemas);
+  /** What one batch's checking may cost, from now: its compile allowance and its validation deadline. */
+  private bounds(token?: string): CheckBounds {
+    const deadlineMs = performance.now() + this.limits.validationTimePerBatchMs;
+    return { limits: this.limits, compiles: this.compiles.forBatch(token), deadlineMs };
+  }
+
+  private check(c: CallToCount, source: SourceName, now: number, bounds: CheckBounds): CheckedCall {
+    const outcome = classify(c, this.deps.registry, this.deps.schemas, bounds);
     return {
       source,
       traceId: c.traceId,

@@ -1,7 +1,9 @@
 /**
  * POST /v1/traces per the OTLP/HTTP specification: protobuf or JSON, optionally gzipped; the
  * answer in the request's format; 200 only after the batch is durably recorded; 400/413/415 for
- * what a retry cannot fix; 503 + Retry-After (never 500) for what it can. Needs the `ingest` scope
+ * what a retry cannot fix; 503 + Retry-After for what it can (the store away or busy, overload) and
+ * for nothing else; 500, which OTLP clients do not retry, for a batch toolwatch itself failed to
+ * process (it would fail again on every resend). Needs the `ingest` scope
  * (401/403 answered as a google.rpc.Status in the request's format); a token restricted to some
  * services has the spans of other services rejected through partialSuccess.
  */
@@ -9,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf, type DenyResponder } from '../../auth/hook.js';
 import type { Span } from '../../model.js';
 import type { IngestRejectReason, Metrics } from '../../metrics/registry.js';
-import { BatchCancelled, type Pipeline } from '../../pipeline/pipeline.js';
+import { BatchCancelled, BatchUnprocessable, type Pipeline } from '../../pipeline/pipeline.js';
 import type { Store } from '../../store/store.js';
 import { isUnstorable } from '../../store/unstorable.js';
 import { readBody } from './body.js';
@@ -26,6 +28,7 @@ const CODE = {
   INVALID_ARGUMENT: 3,
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
+  INTERNAL: 13,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
 } as const;
@@ -153,9 +156,16 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     const spans = forbidden ? forbidden.allowed : decoded.spans;
 
     try {
-      await opts.pipeline.ingestSpans(spans, 'otlp', () => clientGone(request), view.globs ? view : undefined);
+      const sender = { writer: view.globs ? view : undefined, token: principalOf(request).name };
+      await opts.pipeline.ingestSpans(spans, 'otlp', () => clientGone(request), sender);
     } catch (err) {
       if (err instanceof BatchCancelled) return skipGone(reply);
+      if (err instanceof BatchUnprocessable) {
+        // Deterministic: a 503 would have the exporter resend it, and every span after it, forever.
+        request.log.error({ err }, 'batch could not be processed; answered 500 (not retried)');
+        const message = 'toolwatch could not process the batch; resending it would fail the same way';
+        return fail(reply, format, 500, 'unprocessable', CODE.INTERNAL, message);
+      }
       if (isUnstorable(err)) {
         // Retrying cannot help: the client must not resend it forever.
         request.log.warn({ err }, 'batch refused by the store as data it cannot keep; answered 400');

@@ -1,0 +1,103 @@
+/**
+ * How much checking one batch may cost (the `check` section of the config). Validation runs on the
+ * event loop, so whatever a span can make expensive is bounded before it runs: the size and the
+ * nesting of the arguments validated, and the schema bytes compiled — per batch, and per ingest
+ * token over time (a token bucket by token name, so fresh schemas sent batch after batch cannot
+ * keep the process compiling either). What is over a bound is `unvalidated` with a reason, never
+ * waited for.
+ */
+
+export interface CheckLimits {
+  /** Arguments larger than this (UTF-8 bytes of their JSON) are `unvalidated` (`too_large`). */
+  maxArgumentBytes: number;
+  /** Arguments nested deeper than this (the object itself is 1) are `unvalidated` (`too_deep`). */
+  maxArgumentDepth: number;
+  /** Schema bytes (canonical JSON) one batch may compile; past it calls are `unvalidated` (`budget`). */
+  compileBytesPerBatch: number;
+  /** Schema bytes one ingest token may compile per minute (a bucket holding one minute's worth). */
+  compileBytesPerTokenPerMinute: number;
+  /** How long one batch's calls may take validating; a call still running then is `unvalidated` (`budget`). */
+  validationTimePerBatchMs: number;
+}
+
+/** The bounds one call is checked under. */
+export type ArgumentLimits = Pick<CheckLimits, 'maxArgumentBytes' | 'maxArgumentDepth'>;
+
+/** The config defaults (src/config.ts): what a process without a `check` section runs with. */
+export const DEFAULT_CHECK_LIMITS: CheckLimits = Object.freeze({
+  maxArgumentBytes: 1024 * 1024,
+  maxArgumentDepth: 64,
+  compileBytesPerBatch: 64 * 1024,
+  compileBytesPerTokenPerMinute: 512 * 1024,
+  validationTimePerBatchMs: 500,
+});
+
+/** Whether a schema of this many bytes may be compiled now. */
+export type CompileGrant = 'ok' | 'budget' | 'too_large';
+
+/** What one batch may still compile; asked before every compilation, charged only when it runs. */
+export interface CompileAllowance {
+  take(bytes: number): CompileGrant;
+}
+
+/** Unlimited: for callers that are not fed by spans (`toolwatch eval` over a suite's own tools). */
+export const UNLIMITED_COMPILES: CompileAllowance = { take: () => 'ok' };
+
+interface Bucket {
+  level: number;
+  atMs: number;
+}
+
+const MINUTE_MS = 60_000;
+
+export class CompileBudget {
+  private readonly buckets = new Map<string, Bucket>();
+
+  /** `now` must be monotonic: a wall-clock jump must neither refill nor drain a bucket. */
+  constructor(
+    private readonly limits: Pick<CheckLimits, 'compileBytesPerBatch' | 'compileBytesPerTokenPerMinute'>,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** One batch's allowance; `token`: the ingest token's name (none: the per-batch bound alone). */
+  forBatch(token?: string): CompileAllowance {
+    let left = this.limits.compileBytesPerBatch;
+    const bucket = token === undefined ? undefined : this.bucket(token);
+    return {
+      take: (bytes) => {
+        if (bytes > this.limits.compileBytesPerBatch) return 'too_large';
+        if (bytes > left || (bucket && bytes > bucket.level)) return 'budget';
+        left -= bytes;
+        if (bucket) bucket.level -= bytes;
+        return 'ok';
+      },
+    };
+  }
+
+  /** The token's bucket, refilled for the time since it was last asked (names come from the config: few). */
+  private bucket(token: string): Bucket {
+    const perMinute = this.limits.compileBytesPerTokenPerMinute;
+    const now = this.now();
+    let b = this.buckets.get(token);
+    if (!b) this.buckets.set(token, (b = { level: perMinute, atMs: now }));
+    else {
+      b.level = Math.min(perMinute, b.level + ((now - b.atMs) / MINUTE_MS) * perMinute);
+      b.atMs = now;
+    }
+    return b;
+  }
+}
+
+/** Nesting depth of a JSON value (a scalar is 0, `{}` is 1), stopping as soon as it passes `max`. */
+export function deeperThan(value: unknown, max: number): boolean {
+  // An explicit stack: the value may be nested far deeper than the call stack allows.
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const c of children) if (c !== null && typeof c === 'object') stack.push([c, depth + 1]);
+  }
+  return false;
+}
