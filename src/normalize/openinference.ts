@@ -8,7 +8,13 @@ import { textStatus } from './exec-status.js';
 import { baseFacts, execution } from './facts.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import { assistantText, emptyMsg, firstUserText, proposalsOf, replaysOf, type Msg } from './messages.js';
-import { fillAdkArguments, invocationDefinitions, outputValueProposals, readToolSpan } from './openinference-gaps.js';
+import {
+  addLangChainInvalidCalls,
+  fillAdkArguments,
+  invocationDefinitions,
+  outputValueProposals,
+  readToolSpan,
+} from './openinference-gaps.js';
 import { parseToolDefs } from './tooldefs.js';
 import { num, str } from './values.js';
 
@@ -121,6 +127,7 @@ export const openinferenceReader: DialectReader = {
     if (role === 'model') {
       f.proposals = output.length > 0 ? proposalsOf(output) : outputValueProposals(a);
       fillAdkArguments(a, f);
+      addLangChainInvalidCalls(a, f);
       f.replays = replaysOf(input);
     }
     const user = firstUserText(input);
