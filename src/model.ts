@@ -138,6 +138,12 @@ export interface SpanFacts {
   summaryCalls?: CallSighting[];
   /** Span status error, for model spans. */
   error?: string;
+  /**
+   * The instrumentation exports a tool's schema on its tool span, not with the request (OpenInference
+   * TOOL spans' `tool.parameters`, Strands' `gen_ai.tool.json_schema`): a proposal this span has no
+   * definition for waits, like a tool-span-only call, for its tool span's schema.
+   */
+  schemasOnToolSpans?: true;
 }
 
 /** One Ajv error, kept with each SchemaMismatch failure. */
@@ -201,6 +207,8 @@ export interface CheckedCall {
   args: ToolArgs;
   timeMs: number;
   outcome: Outcome;
+  /** Where the schema it was checked against came from, when not from its request or the registry. */
+  schemaFrom?: 'tool_span';
   /** Counted from a tool span alone (no proposal was seen). */
   fromExecution: boolean;
   /** The instrumentation scope of the span it was counted from (absent when not read from a span). */

@@ -10,7 +10,7 @@
 import type { AttrObject, AttrValue, Span, SpanEvent, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { execution } from './facts.js';
-import { genAiRole, readGenAi } from './genai.js';
+import { genAiRole, readGenAi, writesToolSchemas } from './genai.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import {
   assistantText,
@@ -235,6 +235,7 @@ function fillModel(span: Span, f: SpanFacts): void {
   if (f.replays.length === 0) f.replays = firstNonEmpty(inputs, replaysOf, isEmpty) ?? [];
   f.userMessage ??= firstNonEmpty(inputs, firstUserText, () => false);
   f.outputText ??= firstNonEmpty(outputs, assistantText, () => false);
+  if (f.proposals.length > 0 && f.offered === undefined && writesToolSchemas(a)) f.schemasOnToolSpans = true;
 }
 
 /** An attribute of the first event with this name. */

@@ -128,6 +128,8 @@ export const openinferenceReader: DialectReader = {
       f.proposals = output.length > 0 ? proposalsOf(output) : outputValueProposals(a);
       fillAdkArguments(a, f);
       addLangChainInvalidCalls(a, f);
+      // The spec's TOOL spans carry the tool's schema (`tool.parameters`); OpenAI Agents sends it nowhere else.
+      if (f.offered === undefined && f.proposals.length > 0) f.schemasOnToolSpans = true;
       f.replays = replaysOf(input);
     }
     const user = firstUserText(input);

@@ -364,6 +364,23 @@ export class LedgerTxn {
     }
   }
 
+  /**
+   * Changes what a waiting call will be counted as, keeping its due time: a proposal that waits for
+   * its tool span's schema takes over an agent span's summary of the same call. Returns the pending
+   * call to persist again, undefined when the entry waits for nothing.
+   */
+  replacePending(entry: CallEntry, call: CallToCount): PendingCall | undefined {
+    const p = entry.pending;
+    if (!p) return undefined;
+    this.touched(entry);
+    const before = p.call;
+    p.call = call;
+    this.undoLog.push(() => {
+      p.call = before;
+    });
+    return p;
+  }
+
   /** Holds a tool-span-only call until its grace period ends. */
   defer(entry: CallEntry, p: PendingCall): void {
     entry.pending = p;

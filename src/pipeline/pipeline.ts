@@ -264,7 +264,11 @@ export class Pipeline {
     let context: FailureContextRows | undefined;
     const writeStarted = span ? performance.now() : 0;
     try {
-      merged = mergeBatch(facts, txn, { source, dueMs: now + deps.executionGraceMs });
+      merged = mergeBatch(facts, txn, {
+        source,
+        dueMs: now + deps.executionGraceMs,
+        registryKnows: (service) => deps.registry.knows(service),
+      });
       calls = merged.calls.map((c) => this.check(c, source, now));
       labels = calls.map((c) => callLabels(c, deps.labels));
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels));
@@ -500,6 +504,7 @@ export class Pipeline {
       args: c.args,
       timeMs: c.timeMs || now,
       outcome,
+      ...(c.schemaFrom ? { schemaFrom: c.schemaFrom } : {}),
       fromExecution: c.fromExecution,
       ...(c.scope !== undefined ? { scope: c.scope, scopeVersion: c.scopeVersion ?? '' } : {}),
     };

@@ -115,24 +115,35 @@ export function liveProposals(run: LiveRun): LiveProposal[] {
  * Calls whose proposal the instrumentation exported as something else than the model sent, so the
  * outcome toolwatch can give is the one of what was exported, not of what was proposed.
  */
-const EXPORTED_AS: Record<string, { outcome: OutcomeName; why: string }> = {
+const EXPORTED_AS: Record<string, { outcome: OutcomeName; reason?: string; why: string }> = {
   call_strands_278: {
     outcome: 'SchemaMismatch',
     why: 'Strands replaces arguments that are not JSON by {} before any span sees them; {} lacks the required city',
   },
+  call_strands_281: {
+    outcome: 'unvalidated',
+    reason: 'no_schema',
+    why: 'the offered tools are named only on invoke_agent (gen_ai.agent.tools, ended after the calls); the invented tool ran with no schema',
+  },
+  call_openai_agents_191: {
+    outcome: 'unvalidated',
+    reason: 'no_schema',
+    why: 'the model span carries no definitions and no tool runs for an invented name, so no span has the offered tools',
+  },
 };
 
-/** The outcome a call must be counted with: the proposal's, unless its exported form says otherwise. */
-export function exportedOutcome(p: LiveProposal): OutcomeName {
-  return EXPORTED_AS[p.id]?.outcome ?? p.outcome;
+/** The outcome (and unvalidated reason) a call must be counted with: the proposal's, unless its exported form says otherwise. */
+export function exportedOutcome(p: LiveProposal): { outcome: OutcomeName; reason: string } {
+  const e = EXPORTED_AS[p.id];
+  return e ? { outcome: e.outcome, reason: e.reason ?? '' } : { outcome: p.outcome, reason: '' };
 }
 
 /** `tool|outcome|reason` → count, the metric labels each proposal must be counted under. */
 export function expectedTally(run: LiveRun): Record<string, number> {
   const out: Record<string, number> = {};
   for (const p of liveProposals(run)) {
-    const outcome = exportedOutcome(p);
-    const key = `${countedTool(outcome, p.name)}|${outcome}|`;
+    const { outcome, reason } = exportedOutcome(p);
+    const key = `${countedTool(outcome, p.name)}|${outcome}|${reason}`;
     out[key] = (out[key] ?? 0) + 1;
   }
   return out;

@@ -10,7 +10,7 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readableSpans } from '../helpers/fixture-spans.js';
 import { metricValue, startToolwatch, type Harness } from '../helpers/harness.js';
-import { expectedTally, LIVE_RUNS, liveProposals, liveRequest } from '../helpers/live-python.js';
+import { expectedTally, exportedOutcome, LIVE_RUNS, liveProposals, liveRequest } from '../helpers/live-python.js';
 
 const BATCH = 3;
 
@@ -29,6 +29,7 @@ describe.each([
 ] as const)('live Python runs over OTLP/%s', (wire, makeExporter) => {
   let tw: Harness;
   let text = '';
+  const failures = new Map<string, { outcome: string; message: string }[]>();
   const serviceOf = (run: string) => `${wire}:${run}`;
 
   beforeAll(async () => {
@@ -38,6 +39,11 @@ describe.each([
     await exporter.shutdown();
     await tw.services.pipeline.settle(Date.now() + 3_600_000);
     text = await tw.metrics();
+    for (const run of LIVE_RUNS) {
+      const res = await fetch(`${tw.url}/api/failures?service=${encodeURIComponent(serviceOf(run))}&since=0&limit=100`);
+      const body = (await res.json()) as { items: { outcome: string; message: string }[] };
+      failures.set(run, body.items);
+    }
   }, 60_000);
 
   afterAll(async () => {
@@ -46,11 +52,27 @@ describe.each([
 
   it.each(LIVE_RUNS)('%s', (run) => {
     const service = serviceOf(run);
+    const reasons = new Map<string, number>();
     for (const [key, n] of Object.entries(expectedTally(run))) {
-      const [tool, outcome] = key.split('|') as [string, string];
+      const [tool, outcome, reason] = key.split('|') as [string, string, string];
       expect(metricValue(text, 'toolwatch_tool_calls_total', { service, tool, outcome }), key).toBe(n);
+      if (reason !== '') reasons.set(reason, (reasons.get(reason) ?? 0) + n);
     }
+    for (const [reason, n] of reasons)
+      expect(metricValue(text, 'toolwatch_unvalidated_calls_total', { service, reason }), reason).toBe(n);
+    expect(metricValue(text, 'toolwatch_unvalidated_calls_total', { service })).toBe(
+      [...reasons.values()].reduce((a, b) => a + b, 0),
+    );
     const total = liveProposals(run).length;
+    // The schema a SchemaMismatch was found with is recorded with the failure when it came from the tool span.
+    const fromToolSpan = run === 'strands' || run === 'openai-agents';
+    for (const f of failures.get(run) ?? []) {
+      if (f.outcome !== 'SchemaMismatch') continue;
+      expect(f.message.endsWith('(schema from the tool span)'), f.message).toBe(fromToolSpan);
+    }
+    expect((failures.get(run) ?? []).filter((f) => f.outcome === 'SchemaMismatch').length).toBe(
+      liveProposals(run).filter((p) => exportedOutcome(p).outcome === 'SchemaMismatch').length,
+    );
     expect(metricValue(text, 'toolwatch_tool_calls_total', { service })).toBe(total);
     expect(metricValue(text, 'toolwatch_tool_calls_total', { service, model: 'gpt-4o-mini' })).toBe(total);
   });
