@@ -44,6 +44,25 @@ export interface Span {
   scopeVersion: string;
 }
 
+/**
+ * A GenAI event that arrived as an OTLP log record (`gen_ai.choice`, `gen_ai.*.message`,
+ * `gen_ai.client.inference.operation.details` …): what a span event of the same name would carry,
+ * with the record's trace and span ids (lower-case hex) naming the span it belongs to.
+ */
+export interface LogEvent {
+  traceId: string;
+  spanId: string;
+  name: string;
+  timeMs: number;
+  /** Null-prototype object. */
+  attributes: AttrObject;
+  /** The record's body (an event's payload in the older conventions); null when absent. */
+  body: AttrValue;
+  service: string;
+  scope: string;
+  scopeVersion: string;
+}
+
 /** A tool definition as offered to the model or loaded from the registry. */
 export interface ToolDef {
   name: string;
@@ -144,6 +163,13 @@ export interface SpanFacts {
    * definition for waits, like a tool-span-only call, for its tool span's schema.
    */
   schemasOnToolSpans?: true;
+  /**
+   * Read from GenAI log records, not from a span (pipeline/log-join.ts): the id the batch claims them
+   * under (a resent log batch is a duplicate; the span itself and later records of it are not).
+   */
+  claimId?: string;
+  /** Read from log records whose span has not arrived: its calls wait for the span's model (log-join.ts). */
+  awaitsSpan?: true;
 }
 
 /** One Ajv error, kept with each SchemaMismatch failure. */

@@ -176,6 +176,11 @@ export class Ledger {
     return superseded;
   }
 
+  /** @internal A trace's state when the ledger has it, never creating it. */
+  known(traceId: string): TraceState | undefined {
+    return this.traces.get(traceId);
+  }
+
   begin(nowMs: number): LedgerTxn {
     this.expire(nowMs);
     return new LedgerTxn(this, nowMs);
@@ -379,6 +384,20 @@ export class LedgerTxn {
       p.call = before;
     });
     return p;
+  }
+
+  /** The calls read from GenAI log records that wait for this span (merge: releaseForSpan). */
+  heldForSpan(traceId: string, spanId: string): CallEntry[] {
+    const t = this.ledger.known(traceId);
+    if (!t) return [];
+    let out: CallEntry[] | undefined;
+    for (const [key, e] of t.calls) {
+      const p = e.pending;
+      if (p === undefined || p.call.heldFor !== 'span' || p.call.spanId !== spanId) continue;
+      this.located.set(e, [traceId, key]);
+      (out ??= []).push(e);
+    }
+    return out ?? [];
   }
 
   /** Holds a tool-span-only call until its grace period ends. */

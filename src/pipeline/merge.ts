@@ -20,8 +20,11 @@ export interface CallToCount {
   /** The instrumentation scope of the span the call is counted from (kept while it waits, for the coverage report). */
   scope?: string;
   scopeVersion?: string;
-  /** A proposal held for the schema its tool span may carry (see lacksSchema); never set on a call being counted. */
-  heldFor?: 'schema';
+  /**
+   * A proposal held for the schema its tool span may carry (lacksSchema), or read from log records
+   * and held for the span they belong to (log-join.ts); never set on a call being counted.
+   */
+  heldFor?: 'schema' | 'span';
   /** Where the schema it is checked against came from, when not from its own request: its tool span. */
   schemaFrom?: 'tool_span';
 }
@@ -94,10 +97,14 @@ export function unsettledOwners(facts: readonly SpanFacts[], ledger: Ledger): Pr
 
 export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: MergeContext): Merged {
   const out: Merged = { calls: [], entries: [], deferred: [], cancelled: [], executions: [], duplicateSpans: 0 };
+  // A model span with no calls of its own may be the one GenAI log records came before (log-join.ts).
+  for (const f of facts) {
+    if (f.role === 'model' && f.proposals.length === 0 && f.claimId === undefined) releaseForSpan(f, txn, out);
+  }
   const relevant = facts.filter((f) => f.proposals.length > 0 || f.execution || f.summaryCalls);
   relevant.sort(order);
   for (const f of relevant) {
-    if (!txn.claimSpan(f.traceId, f.spanId)) {
+    if (!txn.claimSpan(f.traceId, f.claimId ?? f.spanId)) {
       out.duplicateSpans++;
       continue;
     }
@@ -173,11 +180,11 @@ function takeProposal(
     // The tool span came first (alone, or after a summary): its schema checks the proposal.
     if (lacks && (held.call.fromExecution || held.call.schemaFrom === 'tool_span'))
       call = withSchemaOf(call, held.call.offered);
-  } else if (lacks) {
+  } else if (lacks || f.awaitsSpan) {
     entry = callEntry(p.name, argsRaw, Boolean(p.callId), false, true, true);
     txn.add(f.traceId, key, entry);
     const pending: PendingCall = { source: ctx.source, traceId: f.traceId, key, dueMs: ctx.dueMs, call };
-    pending.call = { ...call, heldFor: 'schema' };
+    pending.call = { ...call, heldFor: f.awaitsSpan ? 'span' : 'schema' };
     txn.defer(entry, pending);
     out.deferred.push(pending);
     return;
@@ -212,6 +219,20 @@ function lacksSchema(f: SpanFacts, p: CallSighting, ctx: MergeContext): boolean 
     }
   }
   return true;
+}
+
+/** The calls of log records that waited for this span: counted now, with its model and offered tools. */
+function releaseForSpan(f: SpanFacts, txn: LedgerTxn, out: Merged): void {
+  for (const entry of txn.heldForSpan(f.traceId, f.spanId)) {
+    const held = entry.pending!;
+    out.cancelled.push({ traceId: held.traceId, key: held.key });
+    txn.claimOrphan(entry);
+    const { heldFor: _, ...call } = held.call;
+    if (f.model !== undefined) call.model = f.model;
+    if (call.offered === undefined && f.offered !== undefined) call.offered = f.offered;
+    out.entries.push(entry);
+    out.calls.push(call);
+  }
 }
 
 /** A proposal's entry held (summary-like, see takeProposal) until its tool span brings a schema. */

@@ -7,7 +7,7 @@
  * an OTLP batch's raw spans after that, in their own write; a tap that fails fails the request, and
  * the client's retry counts no call twice (the ledger remembers the batch's spans).
  */
-import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import type { CheckedCall, LogEvent, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import { classify } from '../check/classify.js';
 import type { ToolRegistry } from '../check/registry.js';
@@ -25,6 +25,8 @@ import { trajectoryExtension } from '../efficiency/store.js';
 import type { CallEntry, Ledger, PendingCall } from './ledger.js';
 import { childStatuses, ExecutionHold, type ChildStatus, type ReleasedExecution } from './executions.js';
 import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
+import { LogJoin } from './log-join.js';
+import { logEventSpans } from '../normalize/log-events.js';
 import { decodePending, encodePending, storedPendingKey } from './pending-payload.js';
 import { journalRecord, type CountedAs } from './ledger-journal.js';
 import {
@@ -157,6 +159,8 @@ export class Pipeline {
   private readonly owner: string;
   /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
   readonly executions: ExecutionHold;
+  /** GenAI log records joined to their spans (log-join.ts). */
+  readonly logJoin = new LogJoin();
   private readonly durations = new Map<string, { observe(v: number): void }>();
   private readonly trajectoryChildren = new Map<
     string,
@@ -209,6 +213,23 @@ export class Pipeline {
   }
 
   /**
+   * GenAI events that came as OTLP log records (POST /v1/logs): read as the span events they stand
+   * for and joined to their span (log-join.ts); recorded like a span batch, with the same guarantees.
+   */
+  ingestLogEvents(events: readonly LogEvent[], cancelled?: () => boolean): Promise<IngestSummary> {
+    const facts: SpanFacts[] = [];
+    for (const s of logEventSpans(events)) {
+      const f = this.deps.dialects.normalizeSpan(s);
+      if (!f) continue;
+      // Same records, same id: a resent log batch is a duplicate, later records of the span are not.
+      this.logJoin.join(f, `log:${s.spanId}:${s.startTimeMs}:${s.events.length}`);
+      facts.push(f);
+    }
+    const span = this.deps.tracer ? startChild(this.deps.tracer, 'ingest batch', undefined) : undefined;
+    return this.record(span, facts, 'otlp', 0, { cancelled });
+  }
+
+  /**
    * `extend` lets a caller add rows to this batch's own transaction from the checked calls (the
    * Langfuse source records the observation ids it took and the score writes it owes, so they
    * commit, or not, together with the counts). `parent`: the caller's span (a Langfuse sync window).
@@ -255,6 +276,7 @@ export class Pipeline {
     }
     // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
     const now = deps.now();
+    this.logJoin.remember(facts);
     const txn = deps.ledger.begin(now);
     let merged: ReturnType<typeof mergeBatch>;
     let calls: CheckedCall[];
