@@ -44,6 +44,25 @@ export interface Span {
   scopeVersion: string;
 }
 
+/**
+ * A GenAI event that arrived as an OTLP log record (`gen_ai.choice`, `gen_ai.*.message`,
+ * `gen_ai.client.inference.operation.details` …): what a span event of the same name would carry,
+ * with the record's trace and span ids (lower-case hex) naming the span it belongs to.
+ */
+export interface LogEvent {
+  traceId: string;
+  spanId: string;
+  name: string;
+  timeMs: number;
+  /** Null-prototype object. */
+  attributes: AttrObject;
+  /** The record's body (an event's payload in the older conventions); null when absent. */
+  body: AttrValue;
+  service: string;
+  scope: string;
+  scopeVersion: string;
+}
+
 /** A tool definition as offered to the model or loaded from the registry. */
 export interface ToolDef {
   name: string;
@@ -138,6 +157,19 @@ export interface SpanFacts {
   summaryCalls?: CallSighting[];
   /** Span status error, for model spans. */
   error?: string;
+  /**
+   * The instrumentation exports a tool's schema on its tool span, not with the request (OpenInference
+   * TOOL spans' `tool.parameters`, Strands' `gen_ai.tool.json_schema`): a proposal this span has no
+   * definition for waits, like a tool-span-only call, for its tool span's schema.
+   */
+  schemasOnToolSpans?: true;
+  /**
+   * Read from GenAI log records, not from a span (pipeline/log-join.ts): the id the batch claims them
+   * under (a resent log batch is a duplicate; the span itself and later records of it are not).
+   */
+  claimId?: string;
+  /** Read from log records whose span has not arrived: its calls wait for the span's model (log-join.ts). */
+  awaitsSpan?: true;
 }
 
 /** One Ajv error, kept with each SchemaMismatch failure. */
@@ -228,6 +260,8 @@ export interface CheckedCall {
   args: ToolArgs;
   timeMs: number;
   outcome: Outcome;
+  /** Where the schema it was checked against came from, when not from its request or the registry. */
+  schemaFrom?: 'tool_span';
   /** Counted from a tool span alone (no proposal was seen). */
   fromExecution: boolean;
   /** The instrumentation scope of the span it was counted from (absent when not read from a span). */

@@ -19,7 +19,11 @@ export const INGEST_REJECT_REASONS = [
   'client_gone',
   'unreadable_span',
   'forbidden_service',
+  'unreadable_log_record',
 ] as const;
+
+/** The `kind` label of toolwatch_log_records_received_total. */
+export const LOG_RECORD_KINDS = ['genai_event', 'genai_without_span', 'other'] as const;
 export type IngestRejectReason = (typeof INGEST_REJECT_REASONS)[number];
 
 /** Values read at scrape time, so the gauges are never stale. */
@@ -123,6 +127,14 @@ export function createMetrics(probes: MetricProbes = {}) {
         'LLM-looking spans (gen_ai.*, llm.*, ai.*, openinference.*, langfuse.* … attributes or GenAI events) ' +
         'no dialect reader recognised, by instrumentation scope name. Their keys: GET /api/instrumentation.',
       labelNames: ['scope'] as const,
+      registers: r,
+    }),
+    logRecordsReceived: new client.Counter({
+      name: 'toolwatch_log_records_received_total',
+      help:
+        'OTLP log records received on /v1/logs, by kind: GenAI events read with their span, GenAI events ' +
+        'without a trace and span id (not joinable, dropped), other records (counted and dropped).',
+      labelNames: ['kind'] as const,
       registers: r,
     }),
     ingestRejected: new client.Counter({

@@ -10,7 +10,7 @@
 import type { AttrObject, AttrValue, Span, SpanEvent, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { execution } from './facts.js';
-import { genAiRole, readGenAi } from './genai.js';
+import { genAiRole, readGenAi, writesToolSchemas } from './genai.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import {
   assistantText,
@@ -235,6 +235,7 @@ function fillModel(span: Span, f: SpanFacts): void {
   if (f.replays.length === 0) f.replays = firstNonEmpty(inputs, replaysOf, isEmpty) ?? [];
   f.userMessage ??= firstNonEmpty(inputs, firstUserText, () => false);
   f.outputText ??= firstNonEmpty(outputs, assistantText, () => false);
+  if (f.proposals.length > 0 && f.offered === undefined && writesToolSchemas(a)) f.schemasOnToolSpans = true;
 }
 
 /** An attribute of the first event with this name. */
@@ -269,6 +270,21 @@ function fillTool(span: Span, f: SpanFacts): void {
   if (e.result === undefined && fallback.result !== undefined) e.result = fallback.result;
 }
 
+/**
+ * Strands' `execute_event_loop_cycle` span (legacy events mode) repeats the `gen_ai.choice` of the
+ * `chat` span under it, without the model: it is the agent loop, its calls a summary (counted only
+ * when no model or tool span of the call turns up), never proposals that would carry `model=""`.
+ */
+const STRANDS_CYCLE = 'execute_event_loop_cycle';
+
+function readStrandsCycle(span: Span): SpanFacts {
+  const asModel = readGenAi(span, 'genai-legacy', 'model');
+  fillModel(span, asModel);
+  const f = readGenAi(span, 'genai-legacy', 'agent');
+  if (asModel.proposals.length > 0) f.summaryCalls = asModel.proposals;
+  return f;
+}
+
 export const genaiLegacyReader: DialectReader = {
   name: 'genai-legacy',
   matches(span) {
@@ -285,6 +301,7 @@ export const genaiLegacyReader: DialectReader = {
     return hasNumberedKeys(a);
   },
   read(span) {
+    if (str(span.attributes, 'gen_ai.operation.name') === STRANDS_CYCLE) return readStrandsCycle(span);
     const current = genAiRole(span.attributes);
     const role = current === 'other' ? legacyRole(span) : current;
     const f = readGenAi(span, 'genai-legacy', role);

@@ -2,11 +2,11 @@
  * OpenTelemetry GenAI semantic conventions, current form (v1.37+): messages and definitions as
  * `any`-typed attributes, `execute_tool` spans, and Pydantic AI's tool spans without an operation name.
  */
-import type { AttrObject, AttrValue, Span, SpanFacts } from '../model.js';
+import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
-import { parseToolDefs } from '../tools/tooldefs.js';
+import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
 import { argValue, firstAttr, jsonValue, num, str } from '../util/values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
@@ -80,6 +80,22 @@ function argsFromInputParts(span: Span, callId: string | undefined): unknown {
   return c === undefined ? undefined : argValue(c.args);
 }
 
+/**
+ * The executed tool's own definition on its span (Strands: `gen_ai.tool.json_schema` beside
+ * `gen_ai.tool.description`): the only place some frameworks export the schema (merge: withSchemaOf).
+ */
+function toolSpanDefinition(a: AttrObject, name: string): ToolDef[] | undefined {
+  const schema = a['gen_ai.tool.json_schema'];
+  if (schema === undefined || schema === null || name === '') return undefined;
+  const def = toToolDef({ name, description: a['gen_ai.tool.description'], parameters: jsonValue(schema) });
+  return def ? [def] : undefined;
+}
+
+/** Strands writes `gen_ai.tool.json_schema` on its tool spans and the definitions nowhere near its model spans. */
+export function writesToolSchemas(a: AttrObject): boolean {
+  return a['gen_ai.system'] === 'strands-agents' || a['gen_ai.provider.name'] === 'strands-agents';
+}
+
 /** Reads a span with the given role; genai-legacy reuses this and fills in what only old forms carry. */
 export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
   const a = span.attributes;
@@ -95,6 +111,7 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
       firstAttr(a, TOOL_ARG_KEYS) ?? argsFromInputParts(span, callId),
       firstAttr(a, TOOL_RESULT_KEYS),
     );
+    f.offered ??= toolSpanDefinition(a, f.execution.name);
     return f;
   }
   const input = detailAttr(span, 'gen_ai.input.messages');
@@ -108,6 +125,7 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
     lazyFact(f, 'userMessage', () => firstUserText(history()));
   }
   if (role === 'model') f.proposals = proposalsOf(outMsgs);
+  if (f.proposals.length > 0 && f.offered === undefined && writesToolSchemas(a)) f.schemasOnToolSpans = true;
   const text = assistantText(outMsgs);
   if (text !== undefined) f.outputText = text;
   return f;

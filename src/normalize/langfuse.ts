@@ -91,8 +91,8 @@ const LANGCHAIN_ROLES: Record<string, string> = {
 /**
  * A LangChain message ({type|role, content, additional_kwargs.tool_calls, tool_calls[{name,args,id}]})
  * in the OpenAI shape messages.ts reads. `additional_kwargs.tool_calls` is preferred: it holds the
- * model's raw argument string (so InvalidJson is detectable); LangChain's parsed `tool_calls` repeat
- * the same calls and must not be read as well.
+ * model's raw argument string (so InvalidJson is detectable); LangChain's parsed `tool_calls` (and
+ * `invalid_tool_calls`, the ones that did not parse) repeat the same calls and must not be read as well.
  */
 function fromLangChain(m: Rec): Rec {
   const kw = isRecord(m['additional_kwargs']) ? (m['additional_kwargs'] as Rec) : undefined;
@@ -103,7 +103,9 @@ function fromLangChain(m: Rec): Rec {
   if (role !== undefined) out['role'] = role;
   if (Array.isArray(raw) && raw.length > 0) out['tool_calls'] = raw;
   else if (Array.isArray(parsed)) {
-    out['tool_calls'] = parsed.map((tc) =>
+    // A call whose arguments were not JSON is moved to `invalid_tool_calls` with the raw string: the InvalidJson one.
+    const invalid = Array.isArray(m['invalid_tool_calls']) ? (m['invalid_tool_calls'] as unknown[]) : [];
+    out['tool_calls'] = [...parsed, ...invalid].map((tc) =>
       isRecord(tc) && tc['function'] === undefined && tc['arguments'] === undefined
         ? { id: tc['id'], function: { name: tc['name'], arguments: tc['args'] } }
         : tc,

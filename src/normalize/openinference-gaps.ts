@@ -13,6 +13,9 @@
  *   `input.value`; ADK's own `gcp.vertex.agent.llm_response` / `tool_call_args` on the same spans
  *   still carry them.
  * - BeeAI records each tool event (start, success, error, finish, retry) as its own TOOL span.
+ * - LangChain moves a call whose arguments are not JSON to the message's `invalid_tool_calls`, which
+ *   OpenInference does not flatten: only `output.value` (the `LLMResult`) still has it, with the raw
+ *   argument string — the InvalidJson call.
  * - The OpenAI Agents processor records a handoff as a TOOL span `handoff to {agent}` with the agent
  *   names as input and output: the model's `transfer_to_…` call it stands for is counted from the
  *   model span; the handoff span is no execution of it (its "arguments" are an agent name).
@@ -20,7 +23,7 @@
 import type { AttrObject, CallSighting, Span, SpanFacts, ToolDef } from '../model.js';
 import { looksLikeSchema } from '../tools/schema-shape.js';
 import { messagesIn } from './langfuse.js';
-import { proposalsOf } from './messages.js';
+import { proposalsOf, type MsgCall } from './messages.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
 import { isRecord, jsonValue, str } from '../util/values.js';
 
@@ -126,4 +129,49 @@ export function fillAdkArguments(a: AttrObject, f: SpanFacts): void {
     if (filled.callId === undefined && match.callId !== undefined) filled.callId = match.callId;
     return filled;
   });
+}
+
+/** The message of each prompt's first generation in a LangChain `LLMResult` (serialised `lc` constructors unwrapped). */
+function firstGenerations(v: unknown): Record<string, unknown>[] {
+  const gens = isRecord(v) ? v['generations'] : undefined;
+  if (!Array.isArray(gens)) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const g of gens) {
+    const first = Array.isArray(g) ? g[0] : g;
+    const m = isRecord(first) ? first['message'] : undefined;
+    if (!isRecord(m)) continue;
+    out.push(isRecord(m['kwargs']) ? (m['kwargs'] as Record<string, unknown>) : m);
+  }
+  return out;
+}
+
+/**
+ * LangChain (LangGraph) via OpenInference: the `invalid_tool_calls` of `output.value`, appended to the
+ * flattened proposals unless a proposal with the same id is already there. The text is searched
+ * first, so the (large) result is parsed only on spans that have such a call.
+ */
+export function addLangChainInvalidCalls(a: AttrObject, f: SpanFacts): void {
+  const raw = a['output.value'];
+  if (typeof raw !== 'string' || !raw.includes('invalid_tool_call')) return;
+  const seen = new Set(f.proposals.map((p) => p.callId));
+  const calls: MsgCall[] = [];
+  for (const m of firstGenerations(jsonValue(raw))) {
+    const list = m['invalid_tool_calls'];
+    if (!Array.isArray(list)) continue;
+    for (const tc of list) {
+      if (!isRecord(tc) || typeof tc['name'] !== 'string' || tc['name'] === '') continue;
+      const id = typeof tc['id'] === 'string' && tc['id'] !== '' ? tc['id'] : undefined;
+      if (id !== undefined && seen.has(id)) continue;
+      calls.push(
+        id === undefined ? { name: tc['name'], args: tc['args'] } : { id, name: tc['name'], args: tc['args'] },
+      );
+    }
+  }
+  if (calls.length === 0) return;
+  const base = f.proposals.length;
+  const added = proposalsOf([{ role: 'assistant', texts: [], calls, results: [] }]).map((p) => ({
+    ...p,
+    index: base + p.index,
+  }));
+  f.proposals = [...f.proposals, ...added];
 }

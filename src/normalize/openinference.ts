@@ -8,7 +8,13 @@ import { textStatus } from './exec-status.js';
 import { baseFacts, execution } from './facts.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
 import { assistantText, emptyMsg, firstUserText, proposalsOf, replaysOf, type Msg } from './messages.js';
-import { fillAdkArguments, invocationDefinitions, outputValueProposals, readToolSpan } from './openinference-gaps.js';
+import {
+  addLangChainInvalidCalls,
+  fillAdkArguments,
+  invocationDefinitions,
+  outputValueProposals,
+  readToolSpan,
+} from './openinference-gaps.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
 import { num, str } from '../util/values.js';
 
@@ -121,6 +127,9 @@ export const openinferenceReader: DialectReader = {
     if (role === 'model') {
       f.proposals = output.length > 0 ? proposalsOf(output) : outputValueProposals(a);
       fillAdkArguments(a, f);
+      addLangChainInvalidCalls(a, f);
+      // The spec's TOOL spans carry the tool's schema (`tool.parameters`); OpenAI Agents sends it nowhere else.
+      if (f.offered === undefined && f.proposals.length > 0) f.schemasOnToolSpans = true;
       f.replays = replaysOf(input);
     }
     const user = firstUserText(input);

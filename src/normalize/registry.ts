@@ -11,10 +11,10 @@
  *  3. openinference — an explicit `openinference.span.kind` marker; OpenInference bridges may copy
  *                     gen_ai.* (and Google ADK its gcp.vertex.agent.*) onto the same span, and one
  *                     reader must own it.
- *  4. mlflow, google-adk, pydantic-ai, livekit, flue — framework markers (`mlflow.spanType`,
+ *  4. mlflow, google-adk, pydantic-ai, livekit, flue, logfire — framework markers (`mlflow.spanType`,
  *                     `gcp.vertex.agent.*`, `pydantic_ai.*`/`model_request_parameters`, `lk.*`,
- *                     `flue.*`) on spans that also carry gen_ai.* the generic readers would take
- *                     without the framework's own content.
+ *                     `flue.*`, Logfire's `request_data`) on spans that also carry gen_ai.* the generic
+ *                     readers would take without the framework's own content.
  *  5. genai-legacy  — matches only spans with old forms; it reads the current form first and fills
  *                     gaps, so mixed spans yield their calls once.
  *  6. genai         — the current conventions; the catch-all for gen_ai.*.
@@ -28,6 +28,7 @@ import { genaiLegacyReader } from './genai-legacy.js';
 import { googleAdkReader } from './google-adk.js';
 import { langfuseOtelReader } from './langfuse-otel.js';
 import { livekitReader } from './livekit.js';
+import { logfireReader } from './logfire.js';
 import { mlflowReader } from './mlflow.js';
 import { openinferenceReader } from './openinference.js';
 import { pydanticAiReader } from './pydantic-ai.js';
@@ -103,6 +104,7 @@ export function builtinDialects(): Dialects {
     .add(pydanticAiReader)
     .add(livekitReader)
     .add(flueReader)
+    .add(logfireReader)
     .add(genaiLegacyReader)
     .add(genaiReader);
 }

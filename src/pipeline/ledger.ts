@@ -206,6 +206,11 @@ export class Ledger {
     return superseded;
   }
 
+  /** @internal A trace's state when the ledger has it, never creating it. */
+  known(traceId: string): TraceState | undefined {
+    return this.traces.get(traceId);
+  }
+
   begin(nowMs: number): LedgerTxn {
     this.expire(nowMs);
     return new LedgerTxn(this, nowMs);
@@ -428,6 +433,37 @@ export class LedgerTxn {
         if (held) this.ledger.restore([p], this.nowMs);
       });
     }
+  }
+
+  /**
+   * Changes what a waiting call will be counted as, keeping its due time: a proposal that waits for
+   * its tool span's schema takes over an agent span's summary of the same call. Returns the pending
+   * call to persist again, undefined when the entry waits for nothing.
+   */
+  replacePending(entry: CallEntry, call: CallToCount): PendingCall | undefined {
+    const p = entry.pending;
+    if (!p) return undefined;
+    this.touched(entry);
+    const before = p.call;
+    p.call = call;
+    this.undoLog.push(() => {
+      p.call = before;
+    });
+    return p;
+  }
+
+  /** The calls read from GenAI log records that wait for this span (merge: releaseForSpan). */
+  heldForSpan(traceId: string, spanId: string): CallEntry[] {
+    const t = this.ledger.known(traceId);
+    if (!t) return [];
+    let out: CallEntry[] | undefined;
+    for (const [key, e] of t.calls) {
+      const p = e.pending;
+      if (p === undefined || p.call.heldFor !== 'span' || p.call.spanId !== spanId) continue;
+      this.located.set(e, [traceId, key]);
+      (out ??= []).push(e);
+    }
+    return out ?? [];
   }
 
   /** Holds a tool-span-only call until its grace period ends. */

@@ -22,6 +22,13 @@ export interface CallToCount {
   scopeVersion?: string;
   /** The label budget of its sender (metrics/label-cap.ts), kept while it waits: it is labelled when counted. */
   budget?: string;
+  /**
+   * A proposal held for the schema its tool span may carry (lacksSchema), or read from log records
+   * and held for the span they belong to (log-join.ts); never set on a call being counted.
+   */
+  heldFor?: 'schema' | 'span';
+  /** Where the schema it is checked against came from, when not from its own request: its tool span. */
+  schemaFrom?: 'tool_span';
 }
 
 export interface ExecutionToRecord {
@@ -64,6 +71,11 @@ export interface MergeContext {
   source: SourceName;
   /** When a tool-span-only call seen now is counted if no proposal arrives. */
   dueMs: number;
+  /**
+   * Whether the tool registry has definitions for this service. When it has none, a proposal whose
+   * request carried no schema for it waits (like a tool-span-only call) for its tool span's schema.
+   */
+  registryKnows?: (service: string) => boolean;
 }
 
 /**
@@ -87,14 +99,18 @@ export function unsettledOwners(facts: readonly SpanFacts[], ledger: Ledger): Pr
 
 export function mergeBatch(facts: readonly SpanFacts[], txn: LedgerTxn, ctx: MergeContext): Merged {
   const out: Merged = { calls: [], entries: [], deferred: [], cancelled: [], executions: [], duplicateSpans: 0 };
+  // A model span with no calls of its own may be the one GenAI log records came before (log-join.ts).
+  for (const f of facts) {
+    if (f.role === 'model' && f.proposals.length === 0 && f.claimId === undefined) releaseForSpan(f, txn, out);
+  }
   const relevant = facts.filter((f) => f.proposals.length > 0 || f.execution || f.summaryCalls);
   relevant.sort(order);
   for (const f of relevant) {
-    if (!txn.claimSpan(f.traceId, f.spanId, f.service)) {
+    if (!txn.claimSpan(f.traceId, f.claimId ?? f.spanId, f.service)) {
       out.duplicateSpans++;
       continue;
     }
-    for (let i = 0; i < f.proposals.length; i++) takeProposal(f, f.proposals[i]!, i, txn, out);
+    for (let i = 0; i < f.proposals.length; i++) takeProposal(f, f.proposals[i]!, i, txn, out, ctx);
     if (f.execution) takeExecution(f, f.execution, txn, out, ctx);
     const summary = f.summaryCalls;
     if (summary) for (let i = 0; i < summary.length; i++) takeSummary(f, summary[i]!, i, txn, out, ctx);
@@ -134,23 +150,103 @@ function takeSummary(
   out.deferred.push(pending);
 }
 
-function takeProposal(f: SpanFacts, p: CallSighting, index: number, txn: LedgerTxn, out: Merged): void {
+function takeProposal(
+  f: SpanFacts,
+  p: CallSighting,
+  index: number,
+  txn: LedgerTxn,
+  out: Merged,
+  ctx: MergeContext,
+): void {
   const key = p.callId ? `id:${p.callId}` : `pos:${f.spanId}:${index}`;
   const argsRaw = rawOf(p.args);
   // Seen before: by id, or as an id-less tool span (OpenInference TOOL) with this name and arguments.
   // A proposal without an id pairs with a tool span that has one (Google ADK assigns ids after the model call).
-  const fromToolSpan = p.callId ? (e: CallEntry) => e.fromExecution && !e.hasId : (e: CallEntry) => e.fromExecution;
+  // Never another proposal waiting for its schema (two parallel id-less calls of one tool).
+  const fromToolSpan = p.callId
+    ? (e: CallEntry) => e.fromExecution && !e.hasId && !awaitsSchema(e)
+    : (e: CallEntry) => e.fromExecution && !awaitsSchema(e);
   let entry = txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, fromToolSpan);
+  let call = callOf(f, p, f.endTimeMs || f.startTimeMs, false);
+  const lacks = lacksSchema(f, p, ctx);
   if (entry) {
-    if (!entry.pending) return; // already counted
-    out.cancelled.push({ traceId: entry.pending.traceId, key: entry.pending.key });
+    const held = entry.pending;
+    if (!held) return; // already counted
+    if (lacks && !held.call.fromExecution && !entry.executed) {
+      // An agent span's summary came first: the proposal takes its place and waits for the tool span too.
+      const replaced = txn.replacePending(entry, { ...call, heldFor: 'schema' });
+      if (replaced) out.deferred.push(replaced);
+      return;
+    }
+    out.cancelled.push({ traceId: held.traceId, key: held.key });
     txn.claimOrphan(entry);
+    // The tool span came first (alone, or after a summary): its schema checks the proposal.
+    if (lacks && (held.call.fromExecution || held.call.schemaFrom === 'tool_span'))
+      call = withSchemaOf(call, held.call.offered);
+  } else if (lacks || f.awaitsSpan) {
+    entry = callEntry(p.name, argsRaw, Boolean(p.callId), false, true, true);
+    txn.add(f.traceId, key, entry);
+    const pending: PendingCall = { source: ctx.source, traceId: f.traceId, key, dueMs: ctx.dueMs, call };
+    pending.call = { ...call, heldFor: f.awaitsSpan ? 'span' : 'schema' };
+    txn.defer(entry, pending);
+    out.deferred.push(pending);
+    return;
   } else {
     entry = callEntry(p.name, argsRaw, Boolean(p.callId), false, false);
     txn.add(f.traceId, key, entry);
   }
   out.entries.push(entry);
-  out.calls.push(callOf(f, p, f.endTimeMs || f.startTimeMs, false));
+  out.calls.push(call);
+}
+
+/**
+ * A proposal that only its tool span's schema could check: from an instrumentation that puts schemas
+ * there (SpanFacts.schemasOnToolSpans: OpenAI Agents via OpenInference, Strands), named, with
+ * arguments that parse (an InvalidJson call needs none), its request offering no definition with
+ * parameters for it, and no registry for the service. The tool span ends after the model span.
+ */
+function lacksSchema(f: SpanFacts, p: CallSighting, ctx: MergeContext): boolean {
+  if (!f.schemasOnToolSpans || !ctx.registryKnows || ctx.registryKnows(f.service)) return false;
+  if (p.name === '' || p.args.kind === 'none') return false;
+  const offered = f.offered;
+  if (offered && offered.length > 0) {
+    const def = offered.find((d) => d.name === p.name);
+    if (def === undefined || def.parameters !== undefined) return false; // UnknownName, or checkable now
+  }
+  if (p.args.kind === 'string') {
+    try {
+      const v: unknown = JSON.parse(p.args.raw);
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The calls of log records that waited for this span: counted now, with its model and offered tools. */
+function releaseForSpan(f: SpanFacts, txn: LedgerTxn, out: Merged): void {
+  for (const entry of txn.heldForSpan(f.traceId, f.spanId)) {
+    const held = entry.pending!;
+    out.cancelled.push({ traceId: held.traceId, key: held.key });
+    txn.claimOrphan(entry);
+    const { heldFor: _, ...call } = held.call;
+    if (f.model !== undefined) call.model = f.model;
+    if (call.offered === undefined && f.offered !== undefined) call.offered = f.offered;
+    out.entries.push(entry);
+    out.calls.push(call);
+  }
+}
+
+/** A proposal's entry held (summary-like, see takeProposal) until its tool span brings a schema. */
+const awaitsSchema = (e: CallEntry): boolean => e.pending?.call.heldFor === 'schema';
+
+/** The call with its tool span's definition of the same name (with a schema) in place of its request's. */
+function withSchemaOf(call: CallToCount, toolSpanDefs: readonly ToolDef[] | undefined): CallToCount {
+  const def = toolSpanDefs?.find((d) => d.name === call.name && d.parameters !== undefined);
+  if (!def) return call;
+  const offered = call.offered?.length ? call.offered.map((d) => (d.name === def.name ? def : d)) : [def];
+  return { ...call, offered, schemaFrom: 'tool_span' };
 }
 
 /** A call to count as its span reports it: a proposal (fromExecution false), a summary, or a tool span. */
@@ -181,11 +277,25 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
   const unpaired = (want: (c: CallEntry) => boolean) =>
     e.name === '' ? undefined : txn.findUnpaired(f.traceId, e.name, argsRaw, want);
   const known = e.callId
-    ? (txn.get(f.traceId, key) ?? unpaired((c) => !c.executed && !c.fromExecution && !c.hasId))
+    ? (txn.get(f.traceId, key) ?? unpaired((c) => !c.executed && !c.hasId && (!c.fromExecution || awaitsSchema(c))))
     : unpaired((c) => !c.executed && (!c.fromExecution || c.summary === true));
   if (known) {
     txn.markExecuted(known);
     exec.entry = known;
+    const held = known.pending;
+    // A proposal waiting for a schema is counted now, with this span's if it carries one.
+    if (held?.call.heldFor === 'schema') {
+      out.cancelled.push({ traceId: held.traceId, key: held.key });
+      txn.claimOrphan(known);
+      const { heldFor: _, ...call } = held.call;
+      out.entries.push(known);
+      out.calls.push(withSchemaOf(call, f.offered));
+    } else if (held && !held.call.fromExecution) {
+      // A summary waits: it keeps this span's schema, for itself or the proposal that takes it over.
+      const withDef = withSchemaOf(held.call, f.offered);
+      const replaced = withDef === held.call ? undefined : txn.replacePending(known, withDef);
+      if (replaced) out.deferred.push(replaced);
+    }
     return;
   }
   // Past the trace's call cap an unknown call may be one counted and not remembered: recorded as an

@@ -7,7 +7,7 @@
  * an OTLP batch's raw spans after that, in their own write; a tap that fails fails the request, and
  * the client's retry counts no call twice (the ledger remembers the batch's spans).
  */
-import type { CheckedCall, ReleasedExecution, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import type { CheckedCall, LogEvent, ReleasedExecution, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import { CompileBudget, DEFAULT_CHECK_LIMITS, type CheckLimits } from '../check/budget.js';
 import { classify, type CheckBounds } from '../check/classify.js';
@@ -26,6 +26,8 @@ import { trajectoryExtension } from '../efficiency/store.js';
 import type { CallEntry, Ledger, PendingCall } from './ledger.js';
 import { childStatuses, ExecutionHold, type ChildStatus } from './executions.js';
 import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
+import { LogJoin } from './log-join.js';
+import { logEventSpans } from '../normalize/log-events.js';
 import { decodePending, encodePending, storedPendingKey } from './pending-payload.js';
 import { journalRecord, type CountedAs } from './ledger-journal.js';
 import {
@@ -203,6 +205,8 @@ export class Pipeline {
   private readonly compiles: CompileBudget;
   /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
   readonly executions: ExecutionHold;
+  /** GenAI log records joined to their spans (log-join.ts). */
+  readonly logJoin = new LogJoin();
   private readonly durations = new Map<string, { observe(v: number): void }>();
   private readonly trajectoryChildren = new Map<
     string,
@@ -267,6 +271,27 @@ export class Pipeline {
   }
 
   /**
+   * GenAI events that came as OTLP log records (POST /v1/logs): read as the span events they stand
+   * for and joined to their span (log-join.ts); recorded like a span batch, with the same guarantees.
+   */
+  ingestLogEvents(
+    events: readonly LogEvent[],
+    cancelled?: () => boolean,
+    sender: BatchSender = {},
+  ): Promise<IngestSummary> {
+    const facts: SpanFacts[] = [];
+    for (const s of logEventSpans(events)) {
+      const f = this.deps.dialects.normalizeSpan(s);
+      if (!f) continue;
+      // Same records, same id: a resent log batch is a duplicate, later records of the span are not.
+      this.logJoin.join(f, `log:${s.spanId}:${s.startTimeMs}:${s.events.length}`);
+      facts.push(f);
+    }
+    const span = this.deps.tracer ? startChild(this.deps.tracer, 'ingest batch', undefined) : undefined;
+    return this.record(span, facts, 'otlp', 0, { cancelled, writer: sender.writer, token: sender.token });
+  }
+
+  /**
    * `extend` lets a caller add rows to this batch's own transaction from the checked calls (the
    * Langfuse source records the observation ids it took and the score writes it owes, so they
    * commit, or not, together with the counts). `parent`: the caller's span (a Langfuse sync window).
@@ -317,6 +342,7 @@ export class Pipeline {
     const now = deps.now();
     // Times stored come from `now`; timers (the ledger's TTL, graces, idle clocks) from `tick`.
     const tick = this.tick();
+    this.logJoin.remember(facts);
     const txn = deps.ledger.begin(tick);
     let merged: ReturnType<typeof mergeBatch>;
     let calls: CheckedCall[];
@@ -327,7 +353,11 @@ export class Pipeline {
     const writeStarted = span ? performance.now() : 0;
     let writing = false;
     try {
-      merged = mergeBatch(facts, txn, { source, dueMs: tick + deps.executionGraceMs });
+      merged = mergeBatch(facts, txn, {
+        source,
+        dueMs: tick + deps.executionGraceMs,
+        registryKnows: (service) => deps.registry.knows(service),
+      });
       const bounds = this.bounds(token);
       calls = merged.calls.map((c) => this.check(c, source, now, bounds));
       labels = calls.map((c) => callLabels(c, deps.labels, budget));
@@ -590,6 +620,7 @@ export class Pipeline {
       args: c.args,
       timeMs: c.timeMs || now,
       outcome,
+      ...(c.schemaFrom ? { schemaFrom: c.schemaFrom } : {}),
       fromExecution: c.fromExecution,
       ...(c.scope !== undefined ? { scope: c.scope, scopeVersion: c.scopeVersion ?? '' } : {}),
     };

@@ -161,7 +161,9 @@ export function buildWrite(
         ? o.message
         : o.outcome === 'UnknownName'
           ? `not among the offered tools: ${o.known.slice(0, 50).join(', ')}`
-          : summarize(o.errors);
+          : c.schemaFrom === 'tool_span'
+            ? `${summarize(o.errors)} (schema from the tool span)`
+            : summarize(o.errors);
     // A JSON parse error quotes the input it choked on.
     const message = o.outcome === 'InvalidJson' ? redactor.text(text) : { ok: true as const, value: text };
     if (args && !args.ok) redactionFailures.arguments++;

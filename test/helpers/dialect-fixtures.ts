@@ -75,6 +75,8 @@ export function tally(calls: readonly ExpectedCall[]): Record<string, number> {
 export interface TraceRun {
   calls: ExpectedCall[];
   executions: number;
+  /** The model label of every counted call, in count order. */
+  models: string[];
 }
 
 /**
@@ -131,7 +133,9 @@ export async function runBatches(batches: readonly (readonly Span[])[]): Promise
   clock.now += 60_000;
   await pipeline.settle();
   const calls: ExpectedCall[] = [];
+  const models: string[] = [];
   for (const a of aggregates) {
+    for (let i = 0; i < a.count; i++) models.push(a.model);
     for (let i = 0; i < a.count; i++)
       calls.push(
         a.outcome === 'unvalidated'
@@ -141,7 +145,7 @@ export async function runBatches(batches: readonly (readonly Span[])[]): Promise
   }
   const executions = (await metrics.toolExecutions.get()).values.reduce((n, v) => n + v.value, 0);
   await sqlite.close();
-  return { calls, executions };
+  return { calls, executions, models };
 }
 
 /** The spans of one trace, in fixture order. */

@@ -90,6 +90,27 @@ const cases: [string, LangfuseObservation, Want][] = [
     { calls: [['lc_2', 'get_weather', '{"city":"Q"}']], user: 'q' },
   ],
   [
+    'LangChain parsed tool_calls and the invalid_tool_calls that did not parse',
+    gen('g8b', {
+      input: [{ type: 'human', content: 'q' }],
+      output: {
+        type: 'ai',
+        content: '',
+        tool_calls: [{ id: 'lc_3', name: 'get_weather', args: { city: 'Q' } }],
+        invalid_tool_calls: [
+          { type: 'invalid_tool_call', id: 'lc_4', name: 'get_weather', args: '{"city": Q', error: 'not JSON' },
+        ],
+      },
+    }),
+    {
+      calls: [
+        ['lc_3', 'get_weather', '{"city":"Q"}'],
+        ['lc_4', 'get_weather', '{"city": Q'],
+      ],
+      user: 'q',
+    },
+  ],
+  [
     'history replays are not proposals',
     v2(
       gen('g9', {

@@ -12,6 +12,7 @@ const DEFAULT = [
   'pydantic-ai',
   'livekit',
   'flue',
+  'logfire',
   'genai-legacy',
   'genai',
 ];

@@ -313,3 +313,6 @@ function convertAnyValue(c: Ctx, v: unknown, depth: number): AttrValue {
   }
   return null;
 }
+
+/** The converters the OTLP logs decoder (decode-logs.ts) shares with this one. */
+export { arrayField, convertAnyValue, convertAttributes, field, isObj, Malformed, nanosToMs, serviceName };

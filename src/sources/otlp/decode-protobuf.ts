@@ -516,3 +516,19 @@ function decodeAnyValue(c: Ctx, end: number, depth: number): AttrValue {
   checkEnd(r, end);
   return v;
 }
+
+/** The wire-level readers the OTLP logs decoder (decode-logs.ts) shares with this one. */
+export {
+  checkEnd,
+  decodeAnyValue,
+  decodeKeyValueInto,
+  decodeResourceService,
+  decodeScope,
+  idHex,
+  ldEnd,
+  readNanosAsMs,
+  readString,
+  skipField,
+  type Ctx as ProtobufCtx,
+  type FastBuffer,
+};

@@ -18,6 +18,7 @@ import { readBody } from './body.js';
 import { preflight, type CorsPolicy } from './cors.js';
 import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './decode.js';
 import type { LoadShedder } from './load-shedder.js';
+import { otlpLogsRoute } from './logs-route.js';
 
 type Format = 'protobuf' | 'json';
 
@@ -94,6 +95,9 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       shedder.inflight--;
     }
   });
+
+  // POST /v1/logs: GenAI events as log records, under the same auth, limits and answers.
+  otlpLogsRoute(app, opts, deny, shedder);
 
   /** The client went away: whatever we answer, it will resend, so work done now would count twice. */
   const clientGone = (request: FastifyRequest) => request.raw.socket?.destroyed === true;
