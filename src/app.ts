@@ -52,6 +52,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   // outlives the requests it had in flight (closing waits for connections, not only requests).
   app.addHook('onSend', async (_req, reply) => {
     if (isDraining()) reply.header('connection', 'close');
+    // No answer is to be sniffed into something else (a JSON error echoing a span's text read as HTML).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, req, reply) => {
@@ -94,7 +96,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       maxLoopDelayMs: config.ingest.maxEventLoopDelayMs,
     }),
   });
-  await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth });
+  await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth, tokens: services.tokens });
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { read, now });
   await app.register(statsRoutes, { read, now });
