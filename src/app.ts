@@ -6,6 +6,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerAuth } from './auth/hook.js';
+import { registerLoopbackGuard } from './auth/loopback-guard.js';
 import { readerFor } from './queries/reader.js';
 import type { TlsMaterial } from './server/tls.js';
 import { CorsPolicy, registerCors } from './sources/otlp/cors.js';
@@ -66,6 +67,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   });
 
   const cors = new CorsPolicy(config.server.corsOrigins);
+  // The no-token mode is safe only if a page rebound to 127.0.0.1 cannot use it (loopback-guard.ts).
+  if (!services.tokens.enabled && !config.auth.allowUnauthenticated)
+    registerLoopbackGuard(app, { allowsOrigin: (o) => cors.allowOrigin(o) !== undefined });
   registerCors(app, cors);
   registerAuth(app, { tokens: services.tokens, metrics });
   const langfuse = services.langfuse;
