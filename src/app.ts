@@ -32,8 +32,16 @@ export interface AppOptions {
 
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config, store, metrics, pipeline, now } = services;
+  // Deadlines for slow clients (Fastify's default is none): the headers, then headers and body; Node
+  // checks them every connectionsCheckingInterval, so that is kept well below the shortest deadline.
+  const timeouts = {
+    headersTimeout: config.server.headersTimeoutMs,
+    requestTimeout: config.server.requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, config.server.headersTimeoutMs / 4)),
+  };
   const app = Fastify({
-    ...(opts.https ? { https: opts.https } : {}),
+    ...(opts.https ? { https: { ...opts.https, ...timeouts } } : { http: timeouts }),
+    requestTimeout: config.server.requestTimeoutMs,
     loggerInstance: services.log as FastifyBaseLogger,
     // JSON API bodies only; OTLP reads its own body under its own limit.
     bodyLimit: 1024 * 1024,
@@ -98,7 +106,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     shedder: new LoadShedder({
       maxInflight: config.ingest.maxInflightRequests,
       maxLoopDelayMs: config.ingest.maxEventLoopDelayMs,
+      tokenShare: config.ingest.maxInflightShare,
     }),
+    bodyPace: { timeoutMs: config.ingest.bodyTimeoutMs, minBytesPerSecond: config.ingest.minBodyBytesPerSecond },
   });
   await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth, tokens: services.tokens });
   await app.register(metricsRoutes, { registry: metrics.registry });

@@ -99,7 +99,14 @@ langfuse: {enabled: true}
 
     const eff = parse(out) as Record<string, any>;
     expect(eff.database_url).toBe('postgres://toolwatch:%5Bredacted%5D@db.internal:5432/toolwatch');
-    expect(eff.server).toEqual({ host: '127.0.0.1', port: 9999, shutdown_grace: '10s', cors_origins: [] });
+    expect(eff.server).toEqual({
+      host: '127.0.0.1',
+      port: 9999,
+      shutdown_grace: '10s',
+      cors_origins: [],
+      request_timeout: '60s',
+      headers_timeout: '10s',
+    });
     // Tokens by name and where they come from, never their values.
     expect(
       eff.auth.tokens.map((t: { name: string; token_file?: string; token_env?: string }) => [

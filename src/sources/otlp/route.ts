@@ -7,15 +7,16 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf, type DenyResponder } from '../../auth/hook.js';
+import { UNRESTRICTED } from '../../auth/tokens.js';
 import type { Span } from '../../model.js';
 import type { IngestRejectReason, Metrics } from '../../metrics/registry.js';
 import { BatchCancelled, type Pipeline } from '../../pipeline/pipeline.js';
 import type { Store } from '../../store/store.js';
 import { isUnstorable } from '../../store/unstorable.js';
-import { readBody } from './body.js';
+import { readBody, type BodyPace } from './body.js';
 import { preflight, type CorsPolicy } from './cors.js';
 import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './decode.js';
-import type { LoadShedder } from './load-shedder.js';
+import type { LoadShedder, ShedReason } from './load-shedder.js';
 
 type Format = 'protobuf' | 'json';
 
@@ -29,6 +30,12 @@ const CODE = {
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
 } as const;
+
+const SHED_TEXT: Record<ShedReason, string> = {
+  inflight: 'too many batches in flight',
+  token_share: "this token's share of the batches in flight is taken",
+  event_loop_delay: 'event loop delay',
+};
 
 /** Names listed in a forbidden_service partialSuccess message. */
 const MAX_NAMED_SERVICES = 5;
@@ -49,6 +56,8 @@ export interface OtlpRouteOptions {
   now: () => number;
   /** Refuses new batches early while too many are in flight or the event loop lags (load-shedder.ts). */
   shedder?: LoadShedder;
+  /** The deadline and minimum rate of a batch's body (ingest.body_timeout, ingest.min_body_rate). */
+  bodyPace?: BodyPace;
 }
 
 export function formatOf(contentType: string | undefined): Format | undefined {
@@ -83,14 +92,27 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
   }
 
   app.post('/v1/traces', { config: { auth: 'ingest', cors: true, deny } }, async (request, reply) => {
-    if (!shedder) return handle(request, reply);
-    shedder.inflight++;
+    const principal = principalOf(request);
+    // Without tokens every request is the same anonymous principal: a share of it would only shrink the limit.
+    if (!shedder || principal === UNRESTRICTED) return handle(request, reply);
+    const refused = shedder.enterToken(principal.name);
+    if (refused) return overloaded(request, reply, refused);
     try {
       return await handle(request, reply);
     } finally {
-      shedder.inflight--;
+      shedder.leaveToken(principal.name);
     }
   });
+
+  /** 503 + Retry-After at once: the body (if unread) is drained, the client retries later. */
+  function overloaded(request: FastifyRequest, reply: FastifyReply, why: ShedReason) {
+    request.raw.resume();
+    opts.metrics.ingestShed.inc({ reason: why });
+    reply.header('retry-after', String(opts.retryAfterSeconds));
+    const format = formatOf(request.headers['content-type']) ?? 'json';
+    const message = `toolwatch is overloaded (${SHED_TEXT[why]}); retry after the given delay`;
+    return fail(reply, format, 503, 'overloaded', CODE.UNAVAILABLE, message);
+  }
 
   /** The client went away: whatever we answer, it will resend, so work done now would count twice. */
   const clientGone = (request: FastifyRequest) => request.raw.socket?.destroyed === true;
@@ -108,14 +130,9 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
         `Content-Type must be application/x-protobuf or application/json, got ${request.headers['content-type'] ?? 'none'}`,
       );
     }
+    // Checked before the body is read, so a refusal costs nothing; the batch takes a slot once it is in.
     const shed = shedder?.shed();
-    if (shed) {
-      request.raw.resume();
-      reply.header('retry-after', String(opts.retryAfterSeconds));
-      const why = shed === 'inflight' ? 'too many batches in flight' : 'event loop delay';
-      const message = `toolwatch is overloaded (${why}); retry after the given delay`;
-      return fail(reply, format, 503, 'overloaded', CODE.UNAVAILABLE, message);
-    }
+    if (shed) return overloaded(request, reply, shed);
     if (opts.isDraining() || opts.store.pendingWrites() >= opts.maxPendingBatches) {
       request.raw.resume();
       reply.header('retry-after', String(opts.retryAfterSeconds));
@@ -129,23 +146,35 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       );
     }
 
-    const body = await readBody(request.raw, opts.maxBodyBytes);
+    const body = await readBody(request.raw, opts.maxBodyBytes, opts.bodyPace);
     if (!body.ok) {
-      if (body.status === 413) reply.header('connection', 'close');
-      request.raw.resume();
+      if (body.status === 413 || body.status === 408) reply.header('connection', 'close');
+      // A slow body is not waited for: the answer closes the connection.
+      if (body.status !== 408) request.raw.resume();
       return fail(
         reply,
         format,
         body.status,
         body.reason,
-        body.status === 413 ? CODE.RESOURCE_EXHAUSTED : CODE.INVALID_ARGUMENT,
+        body.status === 413 ? CODE.RESOURCE_EXHAUSTED : body.status === 408 ? CODE.UNAVAILABLE : CODE.INVALID_ARGUMENT,
         body.message,
       );
     }
+    if (!shedder) return record(request, reply, format, body.body);
+    const late = shedder.admit();
+    if (late) return overloaded(request, reply, late);
+    try {
+      return await record(request, reply, format, body.body);
+    } finally {
+      shedder.release();
+    }
+  }
 
+  /** Decodes and records a batch whose body is in. */
+  async function record(request: FastifyRequest, reply: FastifyReply, format: Format, raw: Buffer) {
     if (clientGone(request)) return skipGone(reply);
     const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
-    const decoded = format === 'protobuf' ? decodeProtobuf(body.body, limits) : decodeJson(body.body, limits);
+    const decoded = format === 'protobuf' ? decodeProtobuf(raw, limits) : decodeJson(raw, limits);
     if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
     const view = principalOf(request).view;
