@@ -90,6 +90,8 @@ export interface Config {
     failuresPerToolPerMinute: number;
     retentionDays: number;
     sqliteSynchronous: 'NORMAL' | 'FULL';
+    /** How long a SQLite statement waits for another process's lock (on the event loop) before 503. */
+    sqliteBusyTimeoutMs: number;
     /** What stored arguments and trajectories are masked for (src/redact/stored.ts). */
     redactArguments: StoredRedaction;
   };
@@ -192,6 +194,7 @@ export const fileSchema = {
         failures_per_tool_per_minute: { ...posInt, default: 20 },
         retention_days: { ...posInt, default: 14 },
         sqlite_synchronous: { enum: ['NORMAL', 'FULL'], default: 'NORMAL' },
+        sqlite_busy_timeout: { ...duration, default: '100ms' },
         redact_arguments: { enum: ['secrets', 'pii', 'none'], default: 'secrets' },
       },
     },
@@ -441,6 +444,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       failuresPerToolPerMinute: f.store.failures_per_tool_per_minute,
       retentionDays: f.store.retention_days,
       sqliteSynchronous: f.store.sqlite_synchronous,
+      sqliteBusyTimeoutMs: durationMs(f.store.sqlite_busy_timeout),
       redactArguments: f.store.redact_arguments,
     },
     tools,

@@ -13,7 +13,11 @@ export async function openStore(config: Config, log: Logger): Promise<Store> {
   const db = config.database;
   if (db.kind === 'sqlite') {
     const { SqliteStore } = await import('./sqlite.js');
-    return new SqliteStore({ path: db.path, synchronous: config.store.sqliteSynchronous });
+    return new SqliteStore({
+      path: db.path,
+      synchronous: config.store.sqliteSynchronous,
+      busyTimeoutMs: config.store.sqliteBusyTimeoutMs,
+    });
   }
   const { PostgresStore } = await import('./postgres.js');
   return PostgresStore.open(db.url, {

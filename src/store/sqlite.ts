@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
+import { sqliteOpenProblem } from './open-error.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
@@ -35,7 +36,11 @@ interface Pending {
 export interface SqliteOptions {
   path: string;
   synchronous: 'NORMAL' | 'FULL';
+  /** How long a statement waits for another process's lock before it fails (SQLITE_BUSY). */
+  busyTimeoutMs?: number;
 }
+
+const DEFAULT_BUSY_TIMEOUT_MS = 100;
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -44,22 +49,51 @@ export class SqliteStore implements Store {
   private queue: Pending[] = [];
   private scheduled = false;
   private closed = false;
-  private readonly stmts;
+  private readonly stmts: ReturnType<SqliteStore['prepare']>;
 
   constructor(opts: SqliteOptions) {
+    try {
+      this.db = SqliteStore.openFile(opts);
+    } catch (err) {
+      throw sqliteOpenProblem(opts.path, err) ?? err;
+    }
+    this.port = new SqliteSql(this.db);
+    this.stmts = this.prepare();
+  }
+
+  /** Opens, configures and migrates the file: every write a read-only file refuses happens here, at start. */
+  private static openFile(opts: SqliteOptions): Database.Database {
     if (opts.path !== ':memory:') mkdirSync(path.dirname(opts.path), { recursive: true });
-    this.db = new Database(opts.path);
-    this.db.pragma('journal_mode = WAL');
+    const db = new Database(opts.path);
+    try {
+      SqliteStore.configure(db, opts);
+      migrateSqlite(db);
+      // A read-only file opens and migrates (nothing to do) without a word: a real write says so now,
+      // at start, rather than at the first batch.
+      if (opts.path !== ':memory:') rewriteHeader(db);
+      return db;
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  private static configure(db: Database.Database, opts: SqliteOptions): void {
+    db.pragma('journal_mode = WAL');
     // NORMAL in WAL survives a crash of the process; FULL also survives a power cut, at an fsync per commit.
-    this.db.pragma(`synchronous = ${opts.synchronous}`);
-    this.db.pragma('busy_timeout = 5000');
+    db.pragma(`synchronous = ${opts.synchronous}`);
+    // The driver is synchronous, on the event loop: a lock held by another process (a backup, a
+    // sqlite3 shell) is waited for here with nothing else answering — so only briefly, then the
+    // write fails and its batches get 503 + Retry-After (store.sqlite_busy_timeout).
+    db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
     // 4 MiB of page cache (better-sqlite3 builds SQLite with 16 MiB): most of what is written here — the
     // dedupe journal above all, failure records, trajectories — is seldom read back, so a bigger cache
     // would only hold written pages; reads of older pages come from the operating system's file cache.
-    this.db.pragma('cache_size = -4000');
-    migrateSqlite(this.db);
-    this.port = new SqliteSql(this.db);
-    this.stmts = {
+    db.pragma('cache_size = -4000');
+  }
+
+  private prepare() {
+    return {
       call: this.db.prepare(
         `INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
          VALUES (@minute, @source, @service, @model, @tool, @outcome, @reason, @count)
@@ -262,8 +296,7 @@ export class SqliteStore implements Store {
 
   /** Rewrites the header's user_version with its own value: a committed write of one page. */
   async probeWrite(): Promise<void> {
-    const v = Number(this.db.pragma('user_version', { simple: true }));
-    this.db.pragma(`user_version = ${Number.isInteger(v) ? v : 0}`);
+    rewriteHeader(this.db);
   }
 
   async close(): Promise<void> {
@@ -292,4 +325,10 @@ export function migrateSqlite(db: Database.Database): void {
       );
     })();
   }
+}
+
+/** A real write that changes nothing: the header's user_version set to what it is. */
+function rewriteHeader(db: Database.Database): void {
+  const v = Number(db.pragma('user_version', { simple: true }));
+  db.pragma(`user_version = ${Number.isInteger(v) ? v : 0}`);
 }

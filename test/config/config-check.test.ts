@@ -124,6 +124,7 @@ langfuse: {enabled: true}
       failures_per_tool_per_minute: 20,
       retention_days: 14,
       sqlite_synchronous: 'NORMAL',
+      sqlite_busy_timeout: '100ms',
       redact_arguments: 'secrets',
     });
     // The rule with its kind's defaults, as the evaluator runs it.
