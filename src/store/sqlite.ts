@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
 import { sqliteOpenProblem } from './open-error.js';
+import { isUnstorable } from './unstorable.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
@@ -50,6 +51,9 @@ export class SqliteStore implements Store {
   private scheduled = false;
   private closed = false;
   private readonly stmts: ReturnType<SqliteStore['prepare']>;
+  /** Until when (performance.now()) group writes fail at once: another process held the lock. */
+  private lockedUntil = 0;
+  private readonly lockBackoffMs: number;
 
   constructor(opts: SqliteOptions) {
     try {
@@ -59,6 +63,8 @@ export class SqliteStore implements Store {
     }
     this.port = new SqliteSql(this.db);
     this.stmts = this.prepare();
+    // Of every half second at least ~four fifths stay free for other work while a lock is held.
+    this.lockBackoffMs = Math.max(250, 5 * (opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
   }
 
   /** Opens, configures and migrates the file: every write a read-only file refuses happens here, at start. */
@@ -147,12 +153,26 @@ export class SqliteStore implements Store {
     const items = this.queue;
     this.queue = [];
     if (items.length === 0) return;
+    // Another process holds the lock: fail at once (503 + Retry-After) instead of waiting on the
+    // event loop again for a lock that was held a moment ago.
+    if (performance.now() < this.lockedUntil) {
+      const busy = Object.assign(new Error('the database is locked by another process'), { code: 'SQLITE_BUSY' });
+      for (const it of items) it.reject(busy);
+      return;
+    }
     try {
       this.db.transaction(() => {
         for (const it of items) this.apply(it.batch);
       })();
       for (const it of items) it.resolve();
-    } catch {
+    } catch (err) {
+      if (isBusy(err)) this.lockedUntil = performance.now() + this.lockBackoffMs;
+      // A failure of the store itself (a lock, a full disk) would fail — and wait — again for every
+      // batch: all of them get it. Only a batch whose data was refused is looked for one by one.
+      if (!isUnstorable(err)) {
+        for (const it of items) it.reject(err as Error);
+        return;
+      }
       // One bad batch must not fail its neighbours: retry each on its own.
       for (const it of items) {
         try {
@@ -297,6 +317,8 @@ export class SqliteStore implements Store {
   /** Rewrites the header's user_version with its own value: a committed write of one page. */
   async probeWrite(): Promise<void> {
     rewriteHeader(this.db);
+    // The lock is gone: batches need not wait out the rest of the back-off.
+    this.lockedUntil = 0;
   }
 
   async close(): Promise<void> {
@@ -325,6 +347,12 @@ export function migrateSqlite(db: Database.Database): void {
       );
     })();
   }
+}
+
+/** SQLITE_BUSY (and its extended codes): another connection holds a lock this one waited out busy_timeout for. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
 /** A real write that changes nothing: the header's user_version set to what it is. */
