@@ -107,6 +107,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       maxInflight: config.ingest.maxInflightRequests,
       maxLoopDelayMs: config.ingest.maxEventLoopDelayMs,
       tokenShare: config.ingest.maxInflightShare,
+      maxConcurrent: config.ingest.maxConcurrentBatches,
+      maxQueueDelayMs: config.ingest.maxQueueDelayMs,
     }),
     bodyPace: { timeoutMs: config.ingest.bodyTimeoutMs, minBytesPerSecond: config.ingest.minBodyBytesPerSecond },
   });

@@ -74,6 +74,10 @@ export interface Config {
     minBodyBytesPerSecond: number;
     /** The share of max_inflight_requests one token's open batches may take (bodies being read included). */
     maxInflightShare: number;
+    /** Batches decoded and recorded at once; the rest wait their turn (0 = no limit). */
+    maxConcurrentBatches: number;
+    /** A batch that waited this long for its turn gets 503 + Retry-After (0 = never). */
+    maxQueueDelayMs: number;
   };
   dedupe: {
     maxTraces: number;
@@ -156,6 +160,8 @@ export const fileSchema = {
         body_timeout: { ...duration, default: '30s' },
         min_body_rate: { type: 'integer', minimum: 0, default: 1024 },
         max_inflight_share: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.5 },
+        max_concurrent_batches: { type: 'integer', minimum: 0, default: 64 },
+        max_queue_delay: { ...duration, default: '2s' },
       },
     },
     dedupe: {
@@ -429,6 +435,8 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       bodyTimeoutMs: durationMs(f.ingest.body_timeout),
       minBodyBytesPerSecond: f.ingest.min_body_rate,
       maxInflightShare: f.ingest.max_inflight_share,
+      maxConcurrentBatches: f.ingest.max_concurrent_batches,
+      maxQueueDelayMs: durationMs(f.ingest.max_queue_delay),
     },
     dedupe: {
       maxTraces: f.dedupe.max_traces,

@@ -133,7 +133,7 @@ export function createMetrics(probes: MetricProbes = {}) {
     }),
     ingestShed: new client.Counter({
       name: 'toolwatch_ingest_shed_total',
-      help: 'Batches refused with 503 by load shedding, by why: inflight, token_share, event_loop_delay.',
+      help: 'Batches refused with 503 by load shedding, by why: inflight, token_share, event_loop_delay, queueing_delay.',
       labelNames: ['reason'] as const,
       registers: r,
     }),

@@ -10,6 +10,13 @@
  * What one token may hold at once — bodies being read included — is its share of the slots, so one
  * tenant's slow or numerous connections cannot take them all.
  *
+ * Work itself is bounded too: at most maxConcurrent batches are decoded and recorded at once, the
+ * rest wait in arrival order; one that waited maxQueueDelayMs without starting gets 503 then, and
+ * while the oldest waiting batch is past it a new one is refused at once. Past the point the CPU or
+ * the store keeps up, every answer would otherwise come later and later — exporters time out and
+ * resend what is still being recorded, which is then counted twice — so an overloaded toolwatch
+ * answers 503 fast instead of 200 late.
+ *
  * The lag is sampled with a timer (it fires late by as much as the loop is behind) and smoothed,
  * so one long garbage-collection pause does not shed, a sustained overload does.
  */
@@ -21,12 +28,16 @@ export interface LoadShedderOptions {
   maxLoopDelayMs: number;
   /** The share of maxInflight one token's open batches may take (0–1; default 1). */
   tokenShare?: number;
+  /** Batches decoded and recorded at once; the rest wait their turn (0 = no limit). */
+  maxConcurrent?: number;
+  /** How long a batch may wait for its turn before it gets 503 (0 = for ever). */
+  maxQueueDelayMs?: number;
   /** How often the delay is sampled. */
   sampleMs?: number;
 }
 
 /** The `reason` label values of toolwatch_ingest_shed_total (README, Metrics). */
-export const SHED_REASONS = ['inflight', 'token_share', 'event_loop_delay'] as const;
+export const SHED_REASONS = ['inflight', 'token_share', 'event_loop_delay', 'queueing_delay'] as const;
 export type ShedReason = (typeof SHED_REASONS)[number];
 
 export class LoadShedder {
@@ -39,6 +50,10 @@ export class LoadShedder {
   /** Open batches per token name (from the first byte of the request to its answer). */
   private readonly perToken = new Map<string, number>();
   private readonly perTokenLimit: number;
+  /** Batches being decoded and recorded now. */
+  private working = 0;
+  /** Batches waiting for their turn, oldest first. */
+  private readonly waiting: { since: number; start: (why: ShedReason | null) => void }[] = [];
 
   constructor(private readonly opts: LoadShedderOptions) {
     this.sampleMs = opts.sampleMs ?? 50;
@@ -97,5 +112,51 @@ export class LoadShedder {
 
   release(): void {
     this.inflight--;
+  }
+
+  /**
+   * Resolves when the batch may start its work (null: call endWork when done), or with why it may
+   * not: the oldest waiting batch is already past maxQueueDelayMs, or this one waited that long.
+   */
+  startWork(): Promise<ShedReason | null> {
+    const max = this.opts.maxConcurrent ?? 0;
+    if (max <= 0 || this.working < max) {
+      this.working++;
+      return Promise.resolve(null);
+    }
+    const delay = this.opts.maxQueueDelayMs ?? 0;
+    const now = performance.now();
+    if (delay > 0 && this.waiting.length > 0 && now - this.waiting[0]!.since > delay)
+      return Promise.resolve('queueing_delay');
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const entry = {
+        since: now,
+        start: (why: ShedReason | null) => {
+          if (timer) clearTimeout(timer);
+          resolve(why);
+        },
+      };
+      this.waiting.push(entry);
+      if (delay > 0) {
+        timer = setTimeout(() => {
+          const i = this.waiting.indexOf(entry);
+          if (i >= 0) this.waiting.splice(i, 1);
+          resolve('queueing_delay');
+        }, delay);
+      }
+    });
+  }
+
+  /** A batch's work is done: the oldest waiting batch starts. */
+  endWork(): void {
+    const next = this.waiting.shift();
+    if (next) next.start(null);
+    else this.working--;
+  }
+
+  /** Batches waiting for their turn now. */
+  get queued(): number {
+    return this.waiting.length;
   }
 }

@@ -35,6 +35,7 @@ const SHED_TEXT: Record<ShedReason, string> = {
   inflight: 'too many batches in flight',
   token_share: "this token's share of the batches in flight is taken",
   event_loop_delay: 'event loop delay',
+  queueing_delay: 'batches waited too long for their turn',
 };
 
 /** Names listed in a forbidden_service partialSuccess message. */
@@ -164,7 +165,13 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     const late = shedder.admit();
     if (late) return overloaded(request, reply, late);
     try {
-      return await record(request, reply, format, body.body);
+      const waited = await shedder.startWork();
+      if (waited) return overloaded(request, reply, waited);
+      try {
+        return await record(request, reply, format, body.body);
+      } finally {
+        shedder.endWork();
+      }
     } finally {
       shedder.release();
     }
