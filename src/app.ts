@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { registerAuth } from './auth/hook.js';
 import { registerLoopbackGuard } from './auth/loopback-guard.js';
 import { readerFor } from './queries/reader.js';
+import { closeIdleConnections } from './server/idle-connections.js';
 import type { TlsMaterial } from './server/tls.js';
 import { CorsPolicy, registerCors } from './sources/otlp/cors.js';
 import { failuresRoutes } from './api/failures.js';
@@ -55,6 +56,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // A misspelt query parameter is an error, not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
   });
+  // A connection that never sends a byte holds a descriptor, not a slot: closed once idle this long.
+  closeIdleConnections(app, config.server.connectionTimeoutMs);
   const isDraining = () => services.draining;
 
   // A connection answered while draining is closed after the answer, so no kept-alive connection

@@ -51,6 +51,8 @@ export interface Config {
     requestTimeoutMs: number;
     /** A request's headers must be in within this. */
     headersTimeoutMs: number;
+    /** A connection without a byte either way for this long is closed (0 = never). */
+    connectionTimeoutMs: number;
   };
   /** API tokens and the loopback-only default (src/auth/config.ts); token values never appear here. */
   auth: AuthConfig;
@@ -141,6 +143,7 @@ export const fileSchema = {
         },
         request_timeout: { ...duration, default: '60s' },
         headers_timeout: { ...duration, default: '10s' },
+        connection_timeout: { ...duration, default: '2m' },
       },
     },
     auth: authFileSchema,
@@ -421,6 +424,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       corsOrigins: [...f.server.cors_origins],
       requestTimeoutMs: durationMs(f.server.request_timeout),
       headersTimeoutMs: durationMs(f.server.headers_timeout),
+      connectionTimeoutMs: durationMs(f.server.connection_timeout),
     },
     auth,
     logLevel: f.log_level,

@@ -106,6 +106,7 @@ langfuse: {enabled: true}
       cors_origins: [],
       request_timeout: '60s',
       headers_timeout: '10s',
+      connection_timeout: '2m',
     });
     // Tokens by name and where they come from, never their values.
     expect(

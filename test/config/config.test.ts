@@ -22,6 +22,7 @@ describe('config', () => {
       corsOrigins: [],
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 10_000,
+      connectionTimeoutMs: 120_000,
     });
     expect(cfg.auth).toEqual({ tokens: [], allowUnauthenticated: false });
     expect(cfg.store.redactArguments).toBe('secrets');

@@ -116,6 +116,15 @@ describe('slow bodies', () => {
     expect((await post(tw!, tokens.noisy!)).status).toBe(200);
   });
 
+  it('a connection that never sends a byte is closed after server.connection_timeout', async () => {
+    await start({}, { connection_timeout: '500ms' });
+    const { port } = new URL(tw!.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    sockets.push(socket);
+    socket.on('error', () => {});
+    await new Promise<void>((r) => socket.once('close', () => r()));
+  });
+
   it('a request whose headers never end is closed after server.headers_timeout', async () => {
     await start({}, { headers_timeout: '500ms', request_timeout: '1s' });
     const { port } = new URL(tw!.url);
