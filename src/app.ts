@@ -7,6 +7,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerAuth } from './auth/hook.js';
 import { readerFor } from './api/reader-for.js';
+import { registerLoopbackGuard } from './server/loopback-guard.js';
+import { closeIdleConnections } from './server/idle-connections.js';
 import type { TlsMaterial } from './server/tls.js';
 import { CorsPolicy, registerCors } from './sources/otlp/cors.js';
 import { failuresRoutes } from './api/failures.js';
@@ -31,8 +33,16 @@ export interface AppOptions {
 
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config, store, metrics, pipeline, now } = services;
+  // Deadlines for slow clients (Fastify's default is none): the headers, then headers and body; Node
+  // checks them every connectionsCheckingInterval, so that is kept well below the shortest deadline.
+  const timeouts = {
+    headersTimeout: config.server.headersTimeoutMs,
+    requestTimeout: config.server.requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, config.server.headersTimeoutMs / 4)),
+  };
   const app = Fastify({
-    ...(opts.https ? { https: opts.https } : {}),
+    ...(opts.https ? { https: { ...opts.https, ...timeouts } } : { http: timeouts }),
+    requestTimeout: config.server.requestTimeoutMs,
     loggerInstance: services.log as FastifyBaseLogger,
     // JSON API bodies only; OTLP reads its own body under its own limit.
     bodyLimit: 1024 * 1024,
@@ -46,12 +56,16 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // A misspelt query parameter is an error, not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
   });
+  // A connection that never sends a byte holds a descriptor, not a slot: closed once idle this long.
+  closeIdleConnections(app, config.server.connectionTimeoutMs);
   const isDraining = () => services.draining;
 
   // A connection answered while draining is closed after the answer, so no kept-alive connection
   // outlives the requests it had in flight (closing waits for connections, not only requests).
   app.addHook('onSend', async (_req, reply) => {
     if (isDraining()) reply.header('connection', 'close');
+    // No answer is to be sniffed into something else (a JSON error echoing a span's text read as HTML).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, req, reply) => {
@@ -64,6 +78,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   });
 
   const cors = new CorsPolicy(config.server.corsOrigins);
+  // The no-token mode is safe only if a page rebound to 127.0.0.1 cannot use it (loopback-guard.ts).
+  if (!services.tokens.enabled && !config.auth.allowUnauthenticated)
+    registerLoopbackGuard(app, { allowsOrigin: (o) => cors.allowOrigin(o) !== undefined });
   registerCors(app, cors);
   registerAuth(app, { tokens: services.tokens, metrics });
   const langfuse = services.langfuse;
@@ -92,9 +109,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     shedder: new LoadShedder({
       maxInflight: config.ingest.maxInflightRequests,
       maxLoopDelayMs: config.ingest.maxEventLoopDelayMs,
+      tokenShare: config.ingest.maxInflightShare,
+      maxConcurrent: config.ingest.maxConcurrentBatches,
+      maxQueueDelayMs: config.ingest.maxQueueDelayMs,
     }),
+    bodyPace: { timeoutMs: config.ingest.bodyTimeoutMs, minBytesPerSecond: config.ingest.minBodyBytesPerSecond },
   });
-  await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth });
+  await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth, tokens: services.tokens });
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { read, now });
   await app.register(statsRoutes, { read, now });

@@ -42,6 +42,12 @@ export interface Config {
     tls?: TlsConfig;
     /** Origins whose browser agents may POST /v1/traces (CORS); `*` = any. */
     corsOrigins: string[];
+    /** A request's headers and body must be in within this (Node answers 408 and closes); 0 = never. */
+    requestTimeoutMs: number;
+    /** A request's headers must be in within this. */
+    headersTimeoutMs: number;
+    /** A connection without a byte either way for this long is closed (0 = never). */
+    connectionTimeoutMs: number;
   };
   /** API tokens and the loopback-only default (src/auth/config.ts); token values never appear here. */
   auth: AuthConfig;
@@ -59,6 +65,16 @@ export interface Config {
     maxInflightRequests: number;
     /** Smoothed event-loop delay past which new batches get 503 + Retry-After (0 = never). */
     maxEventLoopDelayMs: number;
+    /** A batch's body must be in within this, or 408 (0 = no deadline). */
+    bodyTimeoutMs: number;
+    /** A body arriving slower than this on average (after its first second) gets 408; 0 = any rate. */
+    minBodyBytesPerSecond: number;
+    /** The share of max_inflight_requests one token's open batches may take (bodies being read included). */
+    maxInflightShare: number;
+    /** Batches decoded and recorded at once; the rest wait their turn (0 = no limit). */
+    maxConcurrentBatches: number;
+    /** A batch that waited this long for its turn gets 503 + Retry-After (0 = never). */
+    maxQueueDelayMs: number;
   };
   dedupe: {
     maxTraces: number;
@@ -75,6 +91,8 @@ export interface Config {
     failuresPerToolPerMinute: number;
     retentionDays: number;
     sqliteSynchronous: 'NORMAL' | 'FULL';
+    /** How long a SQLite statement waits for another process's lock (on the event loop) before 503. */
+    sqliteBusyTimeoutMs: number;
     /** What stored arguments and trajectories are masked for (src/redact/stored.ts). */
     redactArguments: StoredRedaction;
   };
@@ -120,6 +138,9 @@ export const fileSchema = {
           uniqueItems: true,
           items: { type: 'string', pattern: '^(\\*|https?://[^/\\s*]+)$' },
         },
+        request_timeout: { ...duration, default: '60s' },
+        headers_timeout: { ...duration, default: '10s' },
+        connection_timeout: { ...duration, default: '2m' },
       },
     },
     auth: authFileSchema,
@@ -136,6 +157,11 @@ export const fileSchema = {
         max_attribute_depth: { type: 'integer', minimum: 2, maximum: 256, default: 32 },
         max_inflight_requests: { type: 'integer', minimum: 0, default: 1024 },
         max_event_loop_delay: { ...duration, default: '250ms' },
+        body_timeout: { ...duration, default: '30s' },
+        min_body_rate: { type: 'integer', minimum: 0, default: 1024 },
+        max_inflight_share: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.5 },
+        max_concurrent_batches: { type: 'integer', minimum: 0, default: 64 },
+        max_queue_delay: { ...duration, default: '2s' },
       },
     },
     dedupe: {
@@ -177,6 +203,7 @@ export const fileSchema = {
         failures_per_tool_per_minute: { ...posInt, default: 20 },
         retention_days: { ...posInt, default: 14 },
         sqlite_synchronous: { enum: ['NORMAL', 'FULL'], default: 'NORMAL' },
+        sqlite_busy_timeout: { ...duration, default: '100ms' },
         redact_arguments: { enum: ['secrets', 'pii', 'none'], default: 'secrets' },
       },
     },
@@ -376,6 +403,13 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
     const read = readTls(tls);
     if (!read.ok) problems.push(`server.tls: ${read.problem}`);
   }
+  // Node refuses a server whose header deadline is past its request deadline.
+  if (ok('server')) {
+    const request = durationMs(f.server.request_timeout);
+    if (durationMs(f.server.headers_timeout) < 1) problems.push('server.headers_timeout: must be at least 1ms');
+    else if (request > 0 && durationMs(f.server.headers_timeout) > request)
+      problems.push('server.headers_timeout: must not be longer than server.request_timeout');
+  }
   const telemetry = ok('telemetry') ? toTelemetryConfig(f.telemetry, ph.env, problems) : undefined;
   // Renewed every third of it: a lease shorter than a second would be renewed faster than a store answers.
   if (ok('dedupe') && durationMs(f.dedupe.pending_lease) < 1000) {
@@ -404,6 +438,9 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       shutdownGraceMs: durationMs(f.server.shutdown_grace),
       ...(tls ? { tls } : {}),
       corsOrigins: [...f.server.cors_origins],
+      requestTimeoutMs: durationMs(f.server.request_timeout),
+      headersTimeoutMs: durationMs(f.server.headers_timeout),
+      connectionTimeoutMs: durationMs(f.server.connection_timeout),
     },
     auth,
     logLevel: f.log_level,
@@ -415,6 +452,11 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       maxAttributeDepth: f.ingest.max_attribute_depth,
       maxInflightRequests: f.ingest.max_inflight_requests,
       maxEventLoopDelayMs: durationMs(f.ingest.max_event_loop_delay),
+      bodyTimeoutMs: durationMs(f.ingest.body_timeout),
+      minBodyBytesPerSecond: f.ingest.min_body_rate,
+      maxInflightShare: f.ingest.max_inflight_share,
+      maxConcurrentBatches: f.ingest.max_concurrent_batches,
+      maxQueueDelayMs: durationMs(f.ingest.max_queue_delay),
     },
     dedupe: {
       maxTraces: f.dedupe.max_traces,
@@ -433,6 +475,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       failuresPerToolPerMinute: f.store.failures_per_tool_per_minute,
       retentionDays: f.store.retention_days,
       sqliteSynchronous: f.store.sqlite_synchronous,
+      sqliteBusyTimeoutMs: durationMs(f.store.sqlite_busy_timeout),
       redactArguments: f.store.redact_arguments,
     },
     tools,

@@ -6,7 +6,8 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
-import { createServices } from './services.js';
+import { createServices, type Services } from './services.js';
+import { StoreOpenError } from './store/open-error.js';
 import { reloadSecrets } from './server/reload.js';
 import { readTls } from './server/tls.js';
 import { startTelemetry } from './telemetry/sdk.js';
@@ -25,7 +26,17 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   }
   const log = createLogger(config.logLevel);
   const telemetry = await startTelemetry(config.telemetry, { log });
-  const services = await createServices(config, log, telemetry.tracer ? { tracer: telemetry.tracer } : {});
+  let services: Services;
+  try {
+    services = await createServices(config, log, telemetry.tracer ? { tracer: telemetry.tracer } : {});
+  } catch (err) {
+    // The operator's to fix, as a config problem is: one line naming the file and why, exit 2.
+    if (!(err instanceof StoreOpenError)) throw err;
+    process.stderr.write(`toolwatch: ${err.message}\n`);
+    process.exitCode = 2;
+    await telemetry.shutdown().catch(() => undefined);
+    return;
+  }
   // The config phase checked the files; read again here, they are the ones served.
   const tlsConfig = config.server.tls;
   const tls = tlsConfig ? readTls(tlsConfig) : undefined;
@@ -63,6 +74,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     await services.close();
     await telemetry.shutdown().catch((err: unknown) => log.warn({ err }, 'self-telemetry: last spans not exported'));
     log.info('stopped');
+    // Everything is closed and every request in flight was aborted; what may still hold the event
+    // loop is a library's leftover timer (the Langfuse client does not clear its request timeout when
+    // the request is aborted: up to langfuse.request_timeout). It must not decide when we exit.
+    process.exit(process.exitCode ?? 0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));

@@ -134,9 +134,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     throw err;
   };
   const feedback = new Feedback({ sql: store.sql, metrics, labels, now, log, redactor });
+  // Aborted by close(): a judge request that never answers must not hold the shutdown.
+  const stopping = new AbortController();
   let judge: Judge;
   try {
     judge = createJudge(config.judge, {
+      signal: stopping.signal,
       store,
       metrics,
       labels,
@@ -300,7 +303,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     writeHealth,
     async close() {
       scheduler.stop();
+      // Requests in flight end now (judge, Langfuse); the runs they belong to end, then the store closes.
+      stopping.abort();
       langfuse?.stop();
+      await scheduler.settled();
       await alerting.stop();
       // Its waiting calls go to the next process to look (batches still being written are held too).
       await owner.release().catch((err: unknown) => {

@@ -9,6 +9,8 @@ export class Scheduler {
   private readonly tasks: ScheduledTask[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<string>();
+  /** The runs going on now, so a shutdown can wait for them before the store closes. */
+  private readonly runs = new Set<Promise<unknown>>();
 
   constructor(private readonly log: Logger) {}
 
@@ -33,14 +35,27 @@ export class Scheduler {
       return false;
     }
     this.running.add(name);
+    let going: Promise<unknown>;
     try {
-      await run();
+      going = run();
+    } catch (err) {
+      going = Promise.reject(err);
+    }
+    this.runs.add(going);
+    try {
+      await going;
     } catch (err) {
       this.log.error({ err, job: name }, 'job failed');
     } finally {
       this.running.delete(name);
+      this.runs.delete(going);
     }
     return true;
+  }
+
+  /** Resolves once every run going on now has ended (after stop(), and after their requests were aborted). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.runs]);
   }
 
   stop(): void {

@@ -64,6 +64,8 @@ export interface OpenAIJudgeOptions {
   random?: () => number;
   /** The HTTP layer (tests may wrap it); defaults to the global fetch. */
   fetch?: typeof fetch;
+  /** Aborted when toolwatch stops: a request in flight and a wait between attempts end at once. */
+  signal?: AbortSignal;
 }
 
 const TEXT_MODE_INSTRUCTION =
@@ -89,7 +91,7 @@ export class OpenAIJudgeClient implements JudgeClient {
       timeout: opts.timeoutMs,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
     });
-    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.sleep = opts.sleep ?? ((ms) => abortableSleep(ms, opts.signal));
     this.random = opts.random ?? Math.random;
     const base = opts.backoffBaseMs ?? 1000;
     this.backoff = { baseMs: base, maxMs: base * 30, jitter: 0.25 };
@@ -162,7 +164,7 @@ export class OpenAIJudgeClient implements JudgeClient {
         : {}),
     };
     const once = async (): Promise<string> => {
-      const res = await this.api.chat.completions.create(body);
+      const res = await withStop(this.opts.signal, (signal) => this.api.chat.completions.create(body, { signal }));
       usage.inputTokens += res.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join('\n'));
       const msg = res.choices[0]?.message;
       const text = msg?.content ?? '';
@@ -187,6 +189,42 @@ export class OpenAIJudgeClient implements JudgeClient {
   }
 }
 
+/** What a request or wait cut short by the stop signal throws: the run ends, its items stay pending. */
+const stopping = () => new JudgeTransportError('connection', 'toolwatch is stopping');
+
+/**
+ * Runs one request with a signal of its own, linked to the stop signal only while it runs (the SDK
+ * listens on the signal it is given and does not let go: one shared signal would gather a listener
+ * per request).
+ */
+async function withStop<T>(stop: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (stop?.aborted) throw stopping();
+  const own = new AbortController();
+  const onStop = () => own.abort();
+  stop?.addEventListener('abort', onStop, { once: true });
+  try {
+    return await run(own.signal);
+  } finally {
+    stop?.removeEventListener('abort', onStop);
+  }
+}
+
+/** A wait between attempts that ends (rejecting) when the signal aborts, so it cannot hold a shutdown. */
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(stopping());
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(stopping());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** ~4 characters per token: used for budgets and when a server reports no usage. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
@@ -195,6 +233,8 @@ export function estimateTokens(text: string): number {
 /** An SDK failure as the judge's transport error: 429 rate_limited; 5xx, 408 and 409 server; other statuses rejected. */
 function toTransportError(err: unknown): JudgeTransportError {
   if (err instanceof JudgeTransportError) return err;
+  // Aborted by the stop signal (the SDK's user-abort error): not the judge's fault, and never retried.
+  if (err instanceof OpenAI.APIUserAbortError) return stopping();
   if (err instanceof OpenAI.APIConnectionTimeoutError)
     return new JudgeTransportError('timeout', 'the judge did not answer in time');
   if (err instanceof OpenAI.APIConnectionError)

@@ -41,6 +41,8 @@ export interface JudgeWiring {
   redactor: StoreRedactor;
   /** Replaces the OpenAI client (tests). */
   client?: JudgeClient;
+  /** Aborted when toolwatch stops: the judge's requests in flight end at once. */
+  signal?: AbortSignal;
   onVerdict?: (v: VerdictRecord) => void | Promise<void>;
   /** toolwatch's own tracing; undefined when off. */
   tracer?: Tracer;
@@ -108,6 +110,7 @@ export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEna
       timeoutMs: cfg.timeoutMs,
       maxRetries: cfg.maxRetries,
       maxRetryWaitMs: cfg.maxRetryWaitMs,
+      ...(w.signal ? { signal: w.signal } : {}),
     });
   const deps: JudgeJobDeps = {
     store,

@@ -11,6 +11,7 @@ export const INGEST_REJECT_REASONS = [
   'unsupported_encoding',
   'too_large',
   'bad_gzip',
+  'body_timeout',
   'malformed',
   'unstorable',
   'unprocessable',
@@ -140,6 +141,12 @@ export function createMetrics(probes: MetricProbes = {}) {
     ingestRejected: new client.Counter({
       name: 'toolwatch_ingest_rejected_total',
       help: 'Requests or spans refused by the receiver, by reason.',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    ingestShed: new client.Counter({
+      name: 'toolwatch_ingest_shed_total',
+      help: 'Batches refused with 503 by load shedding, by why: inflight, token_share, event_loop_delay, queueing_delay.',
       labelNames: ['reason'] as const,
       registers: r,
     }),

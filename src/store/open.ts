@@ -5,10 +5,10 @@ import type { Store } from './store.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
-/** What opening a store reads from the config, and nothing else: the database and SQLite's durability. */
+/** What opening a store reads from the config, and nothing else: the database, SQLite's durability and lock wait. */
 export interface StoreConfig {
   database: DatabaseConfig;
-  store: { sqliteSynchronous: 'NORMAL' | 'FULL' };
+  store: { sqliteSynchronous: 'NORMAL' | 'FULL'; sqliteBusyTimeoutMs: number };
 }
 
 /**
@@ -20,7 +20,11 @@ export async function openStore(config: StoreConfig, log: Logger): Promise<Store
   const db = config.database;
   if (db.kind === 'sqlite') {
     const { SqliteStore } = await import('./sqlite.js');
-    return new SqliteStore({ path: db.path, synchronous: config.store.sqliteSynchronous });
+    return new SqliteStore({
+      path: db.path,
+      synchronous: config.store.sqliteSynchronous,
+      busyTimeoutMs: config.store.sqliteBusyTimeoutMs,
+    });
   }
   const { PostgresStore } = await import('./postgres.js');
   return PostgresStore.open(db.url, {

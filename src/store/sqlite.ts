@@ -7,6 +7,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
+import { sqliteOpenProblem } from './open-error.js';
+import { isUnstorable } from './unstorable.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
@@ -35,7 +37,11 @@ interface Pending {
 export interface SqliteOptions {
   path: string;
   synchronous: 'NORMAL' | 'FULL';
+  /** How long a statement waits for another process's lock before it fails (SQLITE_BUSY). */
+  busyTimeoutMs?: number;
 }
+
+const DEFAULT_BUSY_TIMEOUT_MS = 100;
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -44,22 +50,56 @@ export class SqliteStore implements Store {
   private queue: Pending[] = [];
   private scheduled = false;
   private closed = false;
-  private readonly stmts;
+  private readonly stmts: ReturnType<SqliteStore['prepare']>;
+  /** Until when (performance.now()) group writes fail at once: another process held the lock. */
+  private lockedUntil = 0;
+  private readonly lockBackoffMs: number;
 
   constructor(opts: SqliteOptions) {
+    try {
+      this.db = SqliteStore.openFile(opts);
+    } catch (err) {
+      throw sqliteOpenProblem(opts.path, err) ?? err;
+    }
+    this.port = new SqliteSql(this.db);
+    this.stmts = this.prepare();
+    // Of every half second at least ~four fifths stay free for other work while a lock is held.
+    this.lockBackoffMs = Math.max(250, 5 * (opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+  }
+
+  /** Opens, configures and migrates the file: every write a read-only file refuses happens here, at start. */
+  private static openFile(opts: SqliteOptions): Database.Database {
     if (opts.path !== ':memory:') mkdirSync(path.dirname(opts.path), { recursive: true });
-    this.db = new Database(opts.path);
-    this.db.pragma('journal_mode = WAL');
+    const db = new Database(opts.path);
+    try {
+      SqliteStore.configure(db, opts);
+      migrateSqlite(db);
+      // A read-only file opens and migrates (nothing to do) without a word: a real write says so now,
+      // at start, rather than at the first batch.
+      if (opts.path !== ':memory:') rewriteHeader(db);
+      return db;
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  private static configure(db: Database.Database, opts: SqliteOptions): void {
+    db.pragma('journal_mode = WAL');
     // NORMAL in WAL survives a crash of the process; FULL also survives a power cut, at an fsync per commit.
-    this.db.pragma(`synchronous = ${opts.synchronous}`);
-    this.db.pragma('busy_timeout = 5000');
+    db.pragma(`synchronous = ${opts.synchronous}`);
+    // The driver is synchronous, on the event loop: a lock held by another process (a backup, a
+    // sqlite3 shell) is waited for here with nothing else answering — so only briefly, then the
+    // write fails and its batches get 503 + Retry-After (store.sqlite_busy_timeout).
+    db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
     // 4 MiB of page cache (better-sqlite3 builds SQLite with 16 MiB): most of what is written here — the
     // dedupe journal above all, failure records, trajectories — is seldom read back, so a bigger cache
     // would only hold written pages; reads of older pages come from the operating system's file cache.
-    this.db.pragma('cache_size = -4000');
-    migrateSqlite(this.db);
-    this.port = new SqliteSql(this.db);
-    this.stmts = {
+    db.pragma('cache_size = -4000');
+  }
+
+  private prepare() {
+    return {
       call: this.db.prepare(
         `INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
          VALUES (@minute, @source, @service, @model, @tool, @outcome, @reason, @count)
@@ -113,12 +153,26 @@ export class SqliteStore implements Store {
     const items = this.queue;
     this.queue = [];
     if (items.length === 0) return;
+    // Another process holds the lock: fail at once (503 + Retry-After) instead of waiting on the
+    // event loop again for a lock that was held a moment ago.
+    if (performance.now() < this.lockedUntil) {
+      const busy = Object.assign(new Error('the database is locked by another process'), { code: 'SQLITE_BUSY' });
+      for (const it of items) it.reject(busy);
+      return;
+    }
     try {
       this.db.transaction(() => {
         for (const it of items) this.apply(it.batch);
       })();
       for (const it of items) it.resolve();
-    } catch {
+    } catch (err) {
+      if (isBusy(err)) this.lockedUntil = performance.now() + this.lockBackoffMs;
+      // A failure of the store itself (a lock, a full disk) would fail — and wait — again for every
+      // batch: all of them get it. Only a batch whose data was refused is looked for one by one.
+      if (!isUnstorable(err)) {
+        for (const it of items) it.reject(err as Error);
+        return;
+      }
       // One bad batch must not fail its neighbours: retry each on its own.
       for (const it of items) {
         try {
@@ -262,8 +316,9 @@ export class SqliteStore implements Store {
 
   /** Rewrites the header's user_version with its own value: a committed write of one page. */
   async probeWrite(): Promise<void> {
-    const v = Number(this.db.pragma('user_version', { simple: true }));
-    this.db.pragma(`user_version = ${Number.isInteger(v) ? v : 0}`);
+    rewriteHeader(this.db);
+    // The lock is gone: batches need not wait out the rest of the back-off.
+    this.lockedUntil = 0;
   }
 
   async close(): Promise<void> {
@@ -292,4 +347,16 @@ export function migrateSqlite(db: Database.Database): void {
       );
     })();
   }
+}
+
+/** SQLITE_BUSY (and its extended codes): another connection holds a lock this one waited out busy_timeout for. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/** A real write that changes nothing: the header's user_version set to what it is. */
+function rewriteHeader(db: Database.Database): void {
+  const v = Number(db.pragma('user_version', { simple: true }));
+  db.pragma(`user_version = ${Number.isInteger(v) ? v : 0}`);
 }

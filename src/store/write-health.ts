@@ -12,6 +12,11 @@ export class WriteHealth {
 
   constructor(private readonly now: () => number = Date.now) {}
 
+  /** A batch write failed and no write succeeded since. */
+  get failing(): boolean {
+    return this.failure !== undefined;
+  }
+
   succeeded(): void {
     this.failure = undefined;
   }

@@ -99,7 +99,15 @@ langfuse: {enabled: true}
 
     const eff = parse(out) as Record<string, any>;
     expect(eff.database_url).toBe('postgres://toolwatch:%5Bredacted%5D@db.internal:5432/toolwatch');
-    expect(eff.server).toEqual({ host: '127.0.0.1', port: 9999, shutdown_grace: '10s', cors_origins: [] });
+    expect(eff.server).toEqual({
+      host: '127.0.0.1',
+      port: 9999,
+      shutdown_grace: '10s',
+      cors_origins: [],
+      request_timeout: '60s',
+      headers_timeout: '10s',
+      connection_timeout: '2m',
+    });
     // Tokens by name and where they come from, never their values.
     expect(
       eff.auth.tokens.map((t: { name: string; token_file?: string; token_env?: string }) => [
@@ -117,6 +125,7 @@ langfuse: {enabled: true}
       failures_per_tool_per_minute: 20,
       retention_days: 14,
       sqlite_synchronous: 'NORMAL',
+      sqlite_busy_timeout: '100ms',
       redact_arguments: 'secrets',
     });
     // The rule with its kind's defaults, as the evaluator runs it.

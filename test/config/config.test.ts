@@ -15,7 +15,15 @@ afterAll(removeTempDirs);
 describe('config', () => {
   it('defaults without a file, frozen', () => {
     const cfg = loadConfig({ cwd: tempDir('toolwatch-config-'), env: {} });
-    expect(cfg.server).toEqual({ host: '127.0.0.1', port: 4318, shutdownGraceMs: 10_000, corsOrigins: [] });
+    expect(cfg.server).toEqual({
+      host: '127.0.0.1',
+      port: 4318,
+      shutdownGraceMs: 10_000,
+      corsOrigins: [],
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 10_000,
+      connectionTimeoutMs: 120_000,
+    });
     expect(cfg.auth).toEqual({ tokens: [], allowUnauthenticated: false });
     expect(cfg.store.redactArguments).toBe('secrets');
     expect(cfg.database.kind).toBe('sqlite');

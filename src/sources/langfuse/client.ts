@@ -15,6 +15,8 @@ export interface LangfuseClientOptions {
   publicKey: string;
   secretKey: string;
   requestTimeoutMs: number;
+  /** Aborted when toolwatch stops: a request in flight ends at once instead of holding the shutdown. */
+  signal?: AbortSignal;
 }
 
 interface ApiErrorLike {
@@ -100,17 +102,27 @@ function fromV2(raw: unknown): ScoreRead {
 
 export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
   const client = new LangfuseClient({ publicKey: opts.publicKey, secretKey: opts.secretKey, baseUrl: opts.baseUrl });
-  const req = { maxRetries: 0, timeoutInSeconds: opts.requestTimeoutMs / 1000 };
-  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+  const stop = opts.signal;
+  const base = { maxRetries: 0, timeoutInSeconds: opts.requestTimeoutMs / 1000 };
+  type Req = typeof base & { abortSignal: AbortSignal };
+  const call = async <T>(fn: (req: Req) => Promise<T>): Promise<T> => {
+    // A signal of its own per request, linked to the stop signal only while it runs: the client
+    // adds an abort listener to the signal it is given and never removes it.
+    const own = new AbortController();
+    const onStop = () => own.abort(stop?.reason);
+    if (stop?.aborted) own.abort(stop.reason);
+    stop?.addEventListener('abort', onStop, { once: true });
     try {
-      return await fn();
+      return await fn({ ...base, abortSignal: own.signal });
     } catch (err) {
       throw toHttpError(err);
+    } finally {
+      stop?.removeEventListener('abort', onStop);
     }
   };
   return {
     observationsV2: (q) =>
-      call(async () => {
+      call(async (req) => {
         const res = await client.api.observations.getMany(
           {
             fromStartTime: q.fromStartTime,
@@ -128,7 +140,7 @@ export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
         };
       }),
     observationsV1: (q) =>
-      call(async () => {
+      call(async (req) => {
         const res = await client.api.legacy.observationsV1.getMany(
           { fromStartTime: q.fromStartTime, toStartTime: q.toStartTime, limit: q.limit, page: q.page },
           req,
@@ -136,11 +148,11 @@ export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
         return { data: res.data as unknown as LangfuseObservation[], totalPages: Number(res.meta?.totalPages ?? 0) };
       }),
     createScore: (body) =>
-      call(async () => {
+      call(async (req) => {
         await client.api.scores.create(body, req);
       }),
     scoresV3: (q) =>
-      call(async () => {
+      call(async (req) => {
         const res = await client.api.scoresV3.getManyV3(
           {
             fromTimestamp: q.fromTimestamp,
@@ -155,7 +167,7 @@ export function createLangfuseApi(opts: LangfuseClientOptions): LangfuseApi {
         return { data: res.data.map(fromV3), ...(res.meta?.cursor ? { cursor: res.meta.cursor } : {}) };
       }),
     scoresV2: (q) =>
-      call(async () => {
+      call(async (req) => {
         const res = await client.api.scores.getMany(
           {
             fromTimestamp: q.fromTimestamp,

@@ -77,6 +77,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime | undefined> {
   const { config: cfg, metrics, log } = w;
   if (!cfg.enabled) return undefined;
+  const aborter = new AbortController();
   const api =
     w.overrides?.api ??
     createLangfuseApi({
@@ -84,9 +85,9 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
       publicKey: cfg.publicKey,
       secretKey: cfg.secretKey,
       requestTimeoutMs: cfg.requestTimeoutMs,
+      signal: aborter.signal,
     });
   const clock = w.overrides?.clock ?? Date.now;
-  const aborter = new AbortController();
   const sleep =
     w.overrides?.sleep ??
     ((ms: number) =>

@@ -7,24 +7,15 @@
  * and dropped. 200 only after the batch's calls are durably recorded.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { principalOf, type DenyResponder } from '../../auth/hook.js';
+import { principalOf } from '../../auth/hook.js';
 import type { LogEvent } from '../../model.js';
-import type { IngestRejectReason } from '../../metrics/registry.js';
-import { BatchCancelled } from '../../pipeline/pipeline.js';
+import { BatchCancelled, BatchUnprocessable } from '../../pipeline/pipeline.js';
 import { isUnstorable } from '../../store/unstorable.js';
-import { readBody } from './body.js';
 import { preflight } from './cors.js';
-import { encodeExportResponse, encodeStatus } from './decode.js';
+import { encodeExportResponse } from './decode.js';
 import { decodeLogsJson, decodeLogsProtobuf } from './decode-logs.js';
-import type { LoadShedder } from './load-shedder.js';
-import { formatOf, type OtlpRouteOptions } from './route.js';
+import { CODE, CONTENT_TYPE, type Format, type Intake, type OtlpRouteOptions } from './intake.js';
 
-type Format = 'protobuf' | 'json';
-const CONTENT_TYPE: Record<Format, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
-// google.rpc.Code values carried in the Status body.
-const INVALID_ARGUMENT = 3;
-const RESOURCE_EXHAUSTED = 8;
-const UNAVAILABLE = 14;
 const MAX_NAMED_SERVICES = 5;
 
 interface Partial {
@@ -45,61 +36,18 @@ function exportResponse(format: Format, partial: Partial | undefined): Buffer {
   );
 }
 
-export function otlpLogsRoute(
-  app: FastifyInstance,
-  opts: OtlpRouteOptions,
-  deny: DenyResponder,
-  shedder: LoadShedder | undefined,
-): void {
+export function otlpLogsRoute(app: FastifyInstance, opts: OtlpRouteOptions, intake: Intake): void {
+  const { deny, fail, rejected, clientGone, skipGone } = intake;
   if (opts.cors.enabled) app.options('/v1/logs', { config: { auth: 'open' } }, preflight(opts.cors, 'POST'));
 
-  app.post('/v1/logs', { config: { auth: 'ingest', cors: true, deny } }, async (request, reply) => {
-    if (!shedder) return handle(request, reply);
-    shedder.inflight++;
-    try {
-      return await handle(request, reply);
-    } finally {
-      shedder.inflight--;
-    }
-  });
+  app.post('/v1/logs', { config: { auth: 'ingest', cors: true, deny } }, intake.handler(record));
 
-  const clientGone = (request: FastifyRequest) => request.raw.socket?.destroyed === true;
-
-  async function handle(request: FastifyRequest, reply: FastifyReply) {
-    const format = formatOf(request.headers['content-type']);
-    if (!format) {
-      request.raw.resume();
-      const got = request.headers['content-type'] ?? 'none';
-      const message = `Content-Type must be application/x-protobuf or application/json, got ${got}`;
-      return fail(reply, 'json', 415, 'unsupported_media_type', INVALID_ARGUMENT, message);
-    }
-    const shed = shedder?.shed();
-    if (shed || opts.isDraining() || opts.store.pendingWrites() >= opts.maxPendingBatches) {
-      request.raw.resume();
-      reply.header('retry-after', String(opts.retryAfterSeconds));
-      const why = shed
-        ? `overloaded (${shed === 'inflight' ? 'too many batches in flight' : 'event loop delay'})`
-        : 'busy';
-      return fail(
-        reply,
-        format,
-        503,
-        shed ? 'overloaded' : 'unavailable',
-        UNAVAILABLE,
-        `toolwatch is ${why}; retry later`,
-      );
-    }
-    const body = await readBody(request.raw, opts.maxBodyBytes);
-    if (!body.ok) {
-      if (body.status === 413) reply.header('connection', 'close');
-      request.raw.resume();
-      const code = body.status === 413 ? RESOURCE_EXHAUSTED : INVALID_ARGUMENT;
-      return fail(reply, format, body.status, body.reason, code, body.message);
-    }
+  /** Decodes a log batch whose body is in and records its GenAI events. */
+  async function record(request: FastifyRequest, reply: FastifyReply, format: Format, raw: Buffer) {
     if (clientGone(request)) return skipGone(reply);
     const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
-    const decoded = format === 'protobuf' ? decodeLogsProtobuf(body.body, limits) : decodeLogsJson(body.body, limits);
-    if (!decoded.ok) return fail(reply, format, 400, 'malformed', INVALID_ARGUMENT, decoded.message);
+    const decoded = format === 'protobuf' ? decodeLogsProtobuf(raw, limits) : decodeLogsJson(raw, limits);
+    if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
     const view = principalOf(request).view;
     let events: LogEvent[] = decoded.events;
@@ -116,15 +64,21 @@ export function otlpLogsRoute(
         await opts.pipeline.ingestLogEvents(events, () => clientGone(request), sender);
       } catch (err) {
         if (err instanceof BatchCancelled) return skipGone(reply);
+        if (err instanceof BatchUnprocessable) {
+          // Deterministic: a 503 would have the exporter resend it, and every record after it, forever.
+          request.log.error({ err }, 'log batch could not be processed; answered 500 (not retried)');
+          const message = 'toolwatch could not process the batch; resending it would fail the same way';
+          return fail(reply, format, 500, 'unprocessable', CODE.INTERNAL, message);
+        }
         if (isUnstorable(err)) {
           request.log.warn({ err }, 'log batch refused by the store as data it cannot keep; answered 400');
           const message = `the batch holds data the store cannot keep: ${(err as Error).message}`;
-          return fail(reply, format, 400, 'unstorable', INVALID_ARGUMENT, message);
+          return fail(reply, format, 400, 'unstorable', CODE.INVALID_ARGUMENT, message);
         }
         request.log.error({ err }, 'log batch could not be recorded; asked the client to retry');
         reply.header('retry-after', String(opts.retryAfterSeconds));
         const message = 'the batch could not be recorded; retry after the given delay';
-        return fail(reply, format, 503, 'unavailable', UNAVAILABLE, message);
+        return fail(reply, format, 503, 'unavailable', CODE.UNAVAILABLE, message);
       }
     }
     const kinds = opts.metrics.logRecordsReceived;
@@ -148,29 +102,5 @@ export function otlpLogsRoute(
       };
     }
     return reply.code(200).type(CONTENT_TYPE[format]).send(exportResponse(format, partial));
-  }
-
-  function skipGone(reply: FastifyReply) {
-    rejected('client_gone');
-    return reply.code(499).send();
-  }
-
-  function rejected(reason: IngestRejectReason, n = 1) {
-    opts.metrics.ingestRejected.inc({ reason }, n);
-  }
-
-  function fail(
-    reply: FastifyReply,
-    format: Format,
-    status: number,
-    reason: IngestRejectReason,
-    code: number,
-    message: string,
-  ) {
-    rejected(reason);
-    return reply
-      .code(status)
-      .type(CONTENT_TYPE[format])
-      .send(encodeStatus(format, code, message));
   }
 }

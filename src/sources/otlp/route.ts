@@ -8,76 +8,27 @@
  * services has the spans of other services rejected through partialSuccess.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { principalOf, type DenyResponder } from '../../auth/hook.js';
+import { principalOf } from '../../auth/hook.js';
 import type { Span } from '../../model.js';
-import type { IngestRejectReason, Metrics } from '../../metrics/registry.js';
-import { BatchCancelled, BatchUnprocessable, type Pipeline } from '../../pipeline/pipeline.js';
-import type { Store } from '../../store/store.js';
+import { BatchCancelled, BatchUnprocessable } from '../../pipeline/pipeline.js';
 import { isUnstorable } from '../../store/unstorable.js';
-import { readBody } from './body.js';
-import { preflight, type CorsPolicy } from './cors.js';
-import { decodeJson, decodeProtobuf, encodeExportResponse, encodeStatus } from './decode.js';
-import type { LoadShedder } from './load-shedder.js';
+import { preflight } from './cors.js';
+import { decodeJson, decodeProtobuf, encodeExportResponse } from './decode.js';
+import { CODE, CONTENT_TYPE, createIntake, type Format, type OtlpRouteOptions } from './intake.js';
 import { otlpLogsRoute } from './logs-route.js';
 
-type Format = 'protobuf' | 'json';
-
-const CONTENT_TYPE: Record<Format, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
-
-// google.rpc.Code values carried in the Status body.
-const CODE = {
-  INVALID_ARGUMENT: 3,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-  UNAUTHENTICATED: 16,
-} as const;
+export { formatOf, type OtlpRouteOptions } from './intake.js';
 
 /** Names listed in a forbidden_service partialSuccess message. */
 const MAX_NAMED_SERVICES = 5;
-
-export interface OtlpRouteOptions {
-  pipeline: Pipeline;
-  store: Store;
-  metrics: Metrics;
-  maxBodyBytes: number;
-  maxPendingBatches: number;
-  retryAfterSeconds: number;
-  maxAttributeDepth: number;
-  /** True while the process drains for shutdown: new batches get 503 so the client retries elsewhere. */
-  isDraining: () => boolean;
-  /** Browser origins allowed to POST (server.cors_origins). */
-  cors: CorsPolicy;
-  /** The clock span times are checked against (spans ending far in the future are rejected). */
-  now: () => number;
-  /** Refuses new batches early while too many are in flight or the event loop lags (load-shedder.ts). */
-  shedder?: LoadShedder;
-}
-
-export function formatOf(contentType: string | undefined): Format | undefined {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
-  if (type === 'application/json') return 'json';
-  return undefined;
-}
 
 export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): Promise<void> {
   // The body is read by the handler itself: limits must hold before and after gunzip.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
 
-  /** 401/403 as OTLP clients read them: a Status in the request's format; the unread body is not drained. */
-  const deny: DenyResponder = (req, reply, status, message) => {
-    reply.header('connection', 'close');
-    req.raw.resume();
-    const code = status === 401 ? CODE.UNAUTHENTICATED : CODE.PERMISSION_DENIED;
-    const format = formatOf(req.headers['content-type']) ?? 'json';
-    return reply
-      .code(status)
-      .type(CONTENT_TYPE[format])
-      .send(encodeStatus(format, code, message));
-  };
+  const intake = createIntake(opts);
+  const { deny, fail, rejected, clientGone, skipGone } = intake;
   if (opts.cors.enabled) app.options('/v1/traces', { config: { auth: 'open' } }, preflight(opts.cors, 'POST'));
 
   const shedder = opts.shedder;
@@ -86,73 +37,15 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     app.addHook('onClose', async () => shedder.stop());
   }
 
-  app.post('/v1/traces', { config: { auth: 'ingest', cors: true, deny } }, async (request, reply) => {
-    if (!shedder) return handle(request, reply);
-    shedder.inflight++;
-    try {
-      return await handle(request, reply);
-    } finally {
-      shedder.inflight--;
-    }
-  });
-
+  app.post('/v1/traces', { config: { auth: 'ingest', cors: true, deny } }, intake.handler(record));
   // POST /v1/logs: GenAI events as log records, under the same auth, limits and answers.
-  otlpLogsRoute(app, opts, deny, shedder);
+  otlpLogsRoute(app, opts, intake);
 
-  /** The client went away: whatever we answer, it will resend, so work done now would count twice. */
-  const clientGone = (request: FastifyRequest) => request.raw.socket?.destroyed === true;
-
-  async function handle(request: FastifyRequest, reply: FastifyReply) {
-    const format = formatOf(request.headers['content-type']);
-    if (!format) {
-      request.raw.resume();
-      return fail(
-        reply,
-        'json',
-        415,
-        'unsupported_media_type',
-        CODE.INVALID_ARGUMENT,
-        `Content-Type must be application/x-protobuf or application/json, got ${request.headers['content-type'] ?? 'none'}`,
-      );
-    }
-    const shed = shedder?.shed();
-    if (shed) {
-      request.raw.resume();
-      reply.header('retry-after', String(opts.retryAfterSeconds));
-      const why = shed === 'inflight' ? 'too many batches in flight' : 'event loop delay';
-      const message = `toolwatch is overloaded (${why}); retry after the given delay`;
-      return fail(reply, format, 503, 'overloaded', CODE.UNAVAILABLE, message);
-    }
-    if (opts.isDraining() || opts.store.pendingWrites() >= opts.maxPendingBatches) {
-      request.raw.resume();
-      reply.header('retry-after', String(opts.retryAfterSeconds));
-      return fail(
-        reply,
-        format,
-        503,
-        'unavailable',
-        CODE.UNAVAILABLE,
-        'toolwatch is busy; retry after the given delay',
-      );
-    }
-
-    const body = await readBody(request.raw, opts.maxBodyBytes);
-    if (!body.ok) {
-      if (body.status === 413) reply.header('connection', 'close');
-      request.raw.resume();
-      return fail(
-        reply,
-        format,
-        body.status,
-        body.reason,
-        body.status === 413 ? CODE.RESOURCE_EXHAUSTED : CODE.INVALID_ARGUMENT,
-        body.message,
-      );
-    }
-
+  /** Decodes and records a batch whose body is in. */
+  async function record(request: FastifyRequest, reply: FastifyReply, format: Format, raw: Buffer) {
     if (clientGone(request)) return skipGone(reply);
     const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
-    const decoded = format === 'protobuf' ? decodeProtobuf(body.body, limits) : decodeJson(body.body, limits);
+    const decoded = format === 'protobuf' ? decodeProtobuf(raw, limits) : decodeJson(raw, limits);
     if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
     const view = principalOf(request).view;
@@ -205,30 +98,6 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
       };
     }
     return reply.code(200).type(CONTENT_TYPE[format]).send(encodeExportResponse(format, partial));
-  }
-
-  function skipGone(reply: FastifyReply) {
-    rejected('client_gone');
-    return reply.code(499).send();
-  }
-
-  function rejected(reason: IngestRejectReason, n = 1) {
-    opts.metrics.ingestRejected.inc({ reason }, n);
-  }
-
-  function fail(
-    reply: FastifyReply,
-    format: Format,
-    status: number,
-    reason: IngestRejectReason,
-    code: number,
-    message: string,
-  ) {
-    rejected(reason);
-    return reply
-      .code(status)
-      .type(CONTENT_TYPE[format])
-      .send(encodeStatus(format, code, message));
   }
 }
 

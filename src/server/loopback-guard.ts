@@ -1,0 +1,81 @@
+/**
+ * DNS rebinding guard for the no-token mode. Without tokens toolwatch listens on loopback only, and
+ * the loopback address is all that stands between the data and the network — but a web page whose
+ * name its DNS server re-points at 127.0.0.1 is, to the browser, same-origin with toolwatch: it could
+ * read stored arguments and write spans and feedback from a developer's machine. Such a request
+ * still names the page's host in `Host` (and its origin in `Origin`), so here only loopback Host
+ * values are answered, and a write (any method but GET, HEAD, OPTIONS) whose Origin is neither
+ * loopback nor in server.cors_origins is refused. With tokens the token is the guard (a rebound page
+ * has none), and behind auth.allow_unauthenticated a proxy with its own host name stands in front.
+ */
+import type { FastifyInstance } from 'fastify';
+import { isLoopback } from '../auth/config.js';
+
+export interface LoopbackGuardOptions {
+  /** Origins allowed to write beyond loopback ones (server.cors_origins). */
+  allowsOrigin: (origin: string) => boolean;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The host of a Host header without its port: `[::1]:4318` → `::1`, `localhost:4318` → `localhost`. */
+export function hostOf(header: string): string {
+  const h = header.trim();
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']');
+    return end < 0 ? h : h.slice(1, end);
+  }
+  const colon = h.indexOf(':');
+  // More than one colon without brackets is no valid Host: kept whole, so it is no loopback name.
+  if (colon < 0 || h.indexOf(':', colon + 1) >= 0) return h;
+  return h.slice(0, colon);
+}
+
+/** Whether a Host header names this machine (a trailing dot — `localhost.` — is the same name). */
+export function isLoopbackHost(header: string | undefined): boolean {
+  if (!header) return false;
+  const host = hostOf(header).replace(/\.$/, '');
+  return host !== '' && isLoopback(host);
+}
+
+/** Whether an Origin header is a page served from this machine (`http://localhost:3000`). */
+export function isLoopbackOrigin(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // `null` (sandboxed frames, file: pages) and garbage are foreign.
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.host);
+}
+
+/** Must be registered before the routes; every request, unknown paths included, passes through it. */
+export function registerLoopbackGuard(app: FastifyInstance, opts: LoopbackGuardOptions): void {
+  app.addHook('onRequest', (req, reply, done) => {
+    const host = req.headers.host;
+    if (!isLoopbackHost(host)) {
+      reply.header('connection', 'close');
+      reply.code(403).send({
+        error: 'Forbidden',
+        message:
+          `Host ${JSON.stringify(host ?? '')} is not a loopback name: without auth.tokens toolwatch answers only ` +
+          'requests addressed to localhost, 127.x.x.x or [::1] (see README, Security)',
+      });
+      return;
+    }
+    const origin = req.headers.origin;
+    if (
+      origin !== undefined &&
+      !SAFE_METHODS.has(req.method) &&
+      !isLoopbackOrigin(origin) &&
+      !opts.allowsOrigin(origin)
+    ) {
+      reply.code(403).send({
+        error: 'Forbidden',
+        message: `origin ${origin} may not write here: without auth.tokens only loopback pages and server.cors_origins may`,
+      });
+      return;
+    }
+    done();
+  });
+}
