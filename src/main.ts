@@ -3,6 +3,8 @@
  * new batches get 503 (clients retry elsewhere), in-flight ones finish and commit, the store
  * closes, and the last spans are exported.
  */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
@@ -83,7 +85,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
-const isEntry = import.meta.url === `file://${process.argv[1]}`;
+// Node reports a module by its real path: compare against the real path of what was run, so a start
+// through a symlink (a linked node_modules, a `bin` link) is still recognised as the entry point.
+const isEntry =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 if (isEntry) {
   main(process.argv.slice(2), process.env).catch((err: unknown) => {
     process.stderr.write(`toolwatch: ${(err as Error).stack ?? String(err)}\n`);
