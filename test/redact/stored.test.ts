@@ -82,7 +82,11 @@ const schema = {
 };
 const definitions = JSON.stringify([{ type: 'function', name: 'charge', parameters: schema }]);
 const everything = PLANTED_TEXT;
-/** Under the trajectories' 16 KiB argument clip, too deep to serialise. */
+/**
+ * Under the trajectories' 16 KiB argument clip, too deep to serialise. Past `check.max_argument_depth`
+ * the checker does not walk it either: counted `unvalidated` (`too_deep`), so no failure record —
+ * only the trajectory step, which must fail closed.
+ */
 const DEEP = `{"id":${'['.repeat(7000)}${']'.repeat(7000)}}`;
 
 /** One agent turn full of planted values: a model span with four calls, a tool span with a result. */
@@ -107,7 +111,7 @@ function request(service: string, traceId: string) {
       name: 'charge',
       arguments: JSON.stringify({ id: 'o-3', card: PLANTED.cardSpaced, note: everything, password: PLANTED.password }),
     },
-    // SchemaMismatch too deep to redact: stored without arguments.
+    // Too deep to check (unvalidated, too_deep) and to redact: its trajectory step is stored without arguments.
     { id: 'deep', name: 'charge', arguments: DEEP },
   ];
   return {
@@ -188,8 +192,10 @@ describe.each(stores)('stored rows on $name', ({ pg }) => {
     it('counts and classifies the values as sent', async () => {
       const text = await tw.metrics();
       const count = (outcome: string) => metricValue(text, 'toolwatch_tool_calls_total', { service, outcome });
-      expect([count('InvalidJson'), count('valid'), count('SchemaMismatch')]).toEqual([1, 1, 2]);
-      expect(metricValue(text, 'toolwatch_redaction_failures_total', { what: 'arguments' })).toBe(1);
+      expect([count('InvalidJson'), count('valid'), count('SchemaMismatch'), count('unvalidated')]).toEqual([
+        1, 1, 1, 1,
+      ]);
+      expect(metricValue(text, 'toolwatch_unvalidated_calls_total', { service, reason: 'too_deep' })).toBe(1);
       expect(metricValue(text, 'toolwatch_redaction_failures_total', { what: 'trajectory' })).toBe(1);
     });
 
@@ -198,7 +204,7 @@ describe.each(stores)('stored rows on $name', ({ pg }) => {
       const failures = await sql.all<{ arguments: string | null; message: string; arguments_omitted: string | null }>(
         'SELECT arguments, message, arguments_omitted FROM failures',
       );
-      expect(failures).toHaveLength(3);
+      expect(failures).toHaveLength(2);
       const steps = await sql.all<{ payload: string }>('SELECT payload FROM judge_steps');
       expect(steps).toHaveLength(2);
       const stored = [...failures.flatMap((f) => [f.arguments ?? '', f.message]), ...steps.map((s) => s.payload)].join(
@@ -217,9 +223,8 @@ describe.each(stores)('stored rows on $name', ({ pg }) => {
     it('the call too deep to redact: counted, stored without arguments, the reason recorded', async () => {
       const res = await tw.app.inject(`/api/failures?service=${service}&outcome=SchemaMismatch`);
       const items = JSON.parse(res.body).items as { callId: string; arguments?: string; argumentsOmitted?: string }[];
-      const deep = items.find((f) => f.callId === 'deep')!;
-      expect(deep.arguments).toBeUndefined();
-      expect(deep.argumentsOmitted).toMatch(/^redaction failed \(RangeError/);
+      // Too deep to check: unvalidated, so no failure record holds it.
+      expect(items.find((f) => f.callId === 'deep')).toBeUndefined();
       const mismatch = items.find((f) => f.callId === 'mismatch')!;
       expect(JSON.parse(mismatch.arguments!)).toMatchObject({ id: 'o-3', card: '[CARD]', password: '[SECRET]' });
       const t = JSON.parse((await tw.app.inject(`/api/trajectories/${traceId}`)).body);
@@ -254,6 +259,7 @@ describe('store.redact_arguments: none', () => {
   it('stores the arguments exactly as sent', async () => {
     const rows = await tw.services.store.sql.all<{ arguments: string | null }>('SELECT arguments FROM failures');
     expect(rows.map((r) => r.arguments ?? '').join('\n')).toContain(PLANTED.password);
-    expect(rows.filter((r) => r.arguments === DEEP)).toHaveLength(1);
+    // The call too deep to check is unvalidated (too_deep): no failure record.
+    expect(rows.filter((r) => r.arguments === DEEP)).toHaveLength(0);
   });
 });
