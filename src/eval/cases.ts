@@ -8,6 +8,7 @@ import { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
 import { toToolDef } from '../normalize/tooldefs.js';
+import { readCaseJudge } from './case-judge.js';
 import { expectedToolNames, readExpected, readExpectedTool, readTrajectory } from './case-expected.js';
 import { readMessages, type Read } from './case-messages.js';
 import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedCase } from './types.js';
@@ -39,6 +40,7 @@ export const CASE_KEYS: ReadonlySet<string> = new Set([
   'why',
   'comment',
   'metadata',
+  'judge',
 ]);
 const INPUT_KEYS = ['messages', 'user', 'prompt', 'user_message'] as const;
 export const MAX_TURNS_LIMIT = 20;
@@ -108,7 +110,11 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
 
   const messages = readInput(v);
   if (!messages.ok) return at(messages.error);
-  const expected = readExpectation(v);
+  const judged = readCaseJudge(v);
+  if (!judged.ok) return at(judged.error);
+  const expected = judged.value.expected
+    ? { ok: true as const, value: judged.value.expected }
+    : readExpectation(judged.value.rest);
   if (!expected.ok) return at(expected.error);
 
   let tools: ToolDef[] | undefined;
@@ -136,7 +142,10 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
   if (!toolResults.ok) return at(toolResults.error);
   if (v.tags !== undefined && (!Array.isArray(v.tags) || !v.tags.every((t) => typeof t === 'string')))
     return at('tags: must be a list of strings');
-  const multiTurn = Object.keys(toolResults.value).length > 0 || expected.value.kind === 'trajectory';
+  const multiTurn =
+    Object.keys(toolResults.value).length > 0 ||
+    expected.value.kind === 'trajectory' ||
+    judged.value.judge?.scope === 'trajectory';
   let maxTurns = multiTurn ? opts.defaultMaxTurns : 1;
   if (v.max_turns !== undefined) {
     if (!Number.isInteger(v.max_turns) || (v.max_turns as number) < 1 || (v.max_turns as number) > MAX_TURNS_LIMIT) {
@@ -159,6 +168,7 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
       maxTurns,
       ...(traceId ? { traceId } : {}),
       ...(v.observed !== undefined ? { observed: v.observed } : {}),
+      ...(judged.value.judge ? { judge: judged.value.judge } : {}),
     },
   };
 }

@@ -11,6 +11,8 @@ import { createAdapterRegistry } from './adapters/index.js';
 import { compareReports, formatComparison, parseReport } from './compare.js';
 import { toJUnit } from './junit.js';
 import { comparisonMarkdown, toMarkdown } from './markdown.js';
+import { checkCandidates, judgedReport, judgeSummary, JudgeSetupError } from './judge-cli.js';
+import { calibrate } from './judge-calibrate.js';
 import { createProgress } from './progress.js';
 import { readRecords, selectResults } from './records.js';
 import { buildReport, type Report } from './report.js';
@@ -35,6 +37,7 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
                           [--run-id ID] [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
        toolwatch eval score --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID]
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
+       toolwatch eval calibrate --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID] [--judge-cache FILE] [--out FILE]
        toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
        toolwatch eval export --out FILE.jsonl [--since 7d] [--service S] [--outcome …] [--feedback negative]
                           [--judge reached_goal=false] [--trace-id ID] [--limit N] [--append] [--config FILE]`;
@@ -75,6 +78,7 @@ function summary(report: Report): string[] {
     for (const g of m.gates)
       if (g.status === 'failed') lines.push(`  gate ${g.gate} ≥ ${g.threshold} failed: ${pct(g)}`);
   }
+  lines.push(...judgeSummary(report));
   if (report.suite.skipped.length) lines.push(`${report.suite.skipped.length} case(s) waiting for review were not run`);
   lines.push(report.passed ? 'gates: passed' : 'gates: FAILED');
   return lines;
@@ -135,6 +139,8 @@ function variantsFrom(suite: Suite, v: string | undefined): Variant[] {
 }
 
 const REPORT_OPTIONS = {
+  'judge-cache': { type: 'string' },
+  calibration: { type: 'string' },
   report: { type: 'string' },
   junit: { type: 'string' },
   markdown: { type: 'string' },
@@ -163,6 +169,13 @@ export const EVAL_OPTIONS = {
     'run-id': { type: 'string' },
     ...REPORT_OPTIONS,
   },
+  calibrate: {
+    suite: { type: 'string' },
+    pred: { type: 'string', multiple: true },
+    'run-id': { type: 'string' },
+    'judge-cache': { type: 'string' },
+    out: { type: 'string' },
+  },
   compare: { report: { type: 'string' }, baseline: { type: 'string' }, markdown: { type: 'string' } },
 } as const;
 
@@ -188,6 +201,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
     ...models.filter((m) => !adapters.has(m.provider)).map((m) => `${m.label}: no adapter for ${m.provider}`),
   ];
   if (problems.length) throw new UsageError(problems.join('\n'));
+  // Before any candidate is paid for: a judge that is one of them is refused.
+  checkCandidates(suite, models, io.err);
   const out = path.resolve(cwd, v.out);
   try {
     mkdirSync(path.dirname(out), { recursive: true });
@@ -215,7 +230,15 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
   });
   progress.finish();
   io.out(`run ${res.runId}: ${res.results.length} records appended to ${out}\n`);
-  const report = buildReport(suite, res.results, [res.header]);
+  const report =
+    (await judgedReport(suite, res.results, [res.header], {
+      env,
+      near: out,
+      ...(v['judge-cache'] ? { cacheFile: path.resolve(cwd, v['judge-cache']) } : {}),
+      ...(v.calibration ? { calibrationFile: path.resolve(cwd, v.calibration) } : {}),
+      warn: io.err,
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    })) ?? buildReport(suite, res.results, [res.header]);
   writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
   io.out(`${summary(report).join('\n')}\n`);
   return v['check-gates'] && !report.passed ? 1 : 0;
@@ -223,7 +246,13 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
 
 const rel = (cwd: string, f: string | undefined) => (f ? path.resolve(cwd, f) : undefined);
 
-async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
+async function score(
+  argv: string[],
+  io: EvalIo,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  deps: EvalDeps = {},
+): Promise<number> {
   const { values: v } = parseArgs({
     args: argv,
     options: EVAL_OPTIONS.score,
@@ -249,7 +278,15 @@ async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
         'run it again (or score with the suite they were made from)',
     );
   }
-  const report = buildReport(suite, results, read.runs);
+  const report =
+    (await judgedReport(suite, results, read.runs, {
+      env,
+      near: path.resolve(cwd, v.pred[0]!),
+      ...(v['judge-cache'] ? { cacheFile: path.resolve(cwd, v['judge-cache']) } : {}),
+      ...(v.calibration ? { calibrationFile: path.resolve(cwd, v.calibration) } : {}),
+      warn: io.err,
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    })) ?? buildReport(suite, results, read.runs);
   writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
   if (report.unknownCases.length)
     io.err(
@@ -310,14 +347,19 @@ export async function runEvalCli(
       return r.failed ? 1 : 0;
     }
     if (sub === 'run') return await run(rest, env, io, deps, cwd);
-    if (sub === 'score') return await score(rest, io, cwd);
+    if (sub === 'score') return await score(rest, io, cwd, env, deps);
+    if (sub === 'calibrate') return await calibrate(rest, env, io, deps, cwd);
     if (sub === 'compare') return compare(rest, io, cwd);
   } catch (err) {
     if (err instanceof SuiteError) {
       io.err(`toolwatch eval: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      err instanceof UsageError ||
+      err instanceof JudgeSetupError ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       io.err(`toolwatch eval: ${(err as Error).message}\n${EVAL_USAGE}\n`);
       return 2;
     }

@@ -9,6 +9,8 @@ import { checkGates, type GateResult, type Gates } from './gates.js';
 import { modelKey, type ResultRecord, type RunRecord } from './records.js';
 import { caseStability, computeMetrics, type CaseEvals, type Metrics, type Rate } from './score.js';
 import { toolsFor, type Suite, type Variant } from './suite.js';
+import type { JudgeAsk, JudgeLookupResult } from './evaluate.js';
+import type { JudgeReport, ModelJudge } from './judge-report.js';
 import type { EvalCase } from './types.js';
 
 export const REPORT_VERSION = 1;
@@ -23,6 +25,8 @@ export interface ObservationReport {
   problems: string[];
   latencyMs: number;
   tokens: number;
+  /** The judge's part (cases with a judge): how it was settled, the verdict fields and reasoning. */
+  judge?: { status: string; pass: boolean | null; fields: Record<string, boolean | null>; reasoning?: string };
 }
 
 export interface CaseReport {
@@ -52,6 +56,14 @@ export interface ModelReport {
   cases: CaseReport[];
   gates: GateResult[];
   passed: boolean;
+  /** Judge-based rates (with κ and n) and judge gates, when the suite has judged cases. */
+  judge?: ModelJudge;
+}
+
+/** Inputs the judge adds to a report (judge-report.ts). */
+export interface ReportJudge {
+  lookup?: (q: JudgeAsk) => JudgeLookupResult;
+  finish: (models: ModelReport[], items: Map<string, CaseEvals[]>) => JudgeReport;
 }
 
 export interface Report {
@@ -68,6 +80,8 @@ export interface Report {
   /** Records whose case is no longer in the suite (ignored). */
   unknownCases: string[];
   passed: boolean;
+  /** The judge's manifest, calibration and own tokens and cost (apart from the candidates'). */
+  judge?: JudgeReport;
 }
 
 function observationOf(r: ResultRecord): Observation {
@@ -78,6 +92,7 @@ function observationOf(r: ResultRecord): Observation {
     turns: r.turns,
     latencyMs: r.latencyMs,
     usage: r.usage ?? { inputTokens: 0, outputTokens: 0 },
+    ...(r.endState !== undefined ? { endState: r.endState } : {}),
   };
 }
 
@@ -104,6 +119,16 @@ function caseReport(c: EvalCase, evals: Evaluated[]): CaseReport {
       problems: e.problems,
       latencyMs: e.latencyMs,
       tokens: e.inputTokens + e.outputTokens,
+      ...(e.judge
+        ? {
+            judge: {
+              status: e.judge.status,
+              pass: e.judge.pass,
+              fields: e.judge.fields,
+              ...(e.judge.reasoning ? { reasoning: e.judge.reasoning } : {}),
+            },
+          }
+        : {}),
     })),
   };
 }
@@ -113,6 +138,7 @@ export function buildReport(
   results: readonly ResultRecord[],
   runs: readonly RunRecord[],
   now = Date.now(),
+  judge?: ReportJudge,
 ): Report {
   const ids = new Set(suite.cases.map((c) => c.id));
   const unknown = new Set<string>();
@@ -129,6 +155,7 @@ export function buildReport(
   }
   const clarification = new RegExp(suite.settings.clarificationPattern, 'u');
   const models: ModelReport[] = [];
+  const itemsByKey = new Map<string, CaseEvals[]>();
   for (const [key, recs] of groups) {
     const first = recs[0]!;
     const run = runs.find((x) => x.runId === first.runId);
@@ -140,7 +167,12 @@ export function buildReport(
       m.set(r.repeat, r);
     }
     const items: CaseEvals[] = suite.cases.map((c) => {
-      const ctx: EvalContext = { offered: toolsFor(suite, c, first.variant), schemas: suite.schemas, clarification };
+      const ctx: EvalContext = {
+        offered: toolsFor(suite, c, first.variant),
+        schemas: suite.schemas,
+        clarification,
+        ...(judge?.lookup ? { judge: judge.lookup } : {}),
+      };
       const evals: Evaluated[] = [];
       for (let rep = 1; rep <= repeats; rep++) {
         const r = byCase.get(c.id)?.get(rep);
@@ -148,6 +180,7 @@ export function buildReport(
       }
       return { case: c, evals };
     });
+    itemsByKey.set(key, items);
     const overall = computeMetrics(items, repeats);
     const tags = [...new Set(suite.cases.flatMap((c) => c.tags))].sort();
     const byTag: Record<string, Metrics> = {};
@@ -173,6 +206,7 @@ export function buildReport(
     });
   }
   models.sort((a, b) => a.key.localeCompare(b.key));
+  const judged = judge?.finish(models, itemsByKey);
   return {
     toolwatchEvalReport: REPORT_VERSION,
     generatedAt: new Date(now).toISOString(),
@@ -186,5 +220,6 @@ export function buildReport(
     models,
     unknownCases: [...unknown].sort(),
     passed: models.every((m) => m.passed),
+    ...(judged ? { judge: judged } : {}),
   };
 }

@@ -79,6 +79,17 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
     ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
     ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
     cases: suite.cases.length,
+    ...(s.judge
+      ? {
+          judge: {
+            provider: s.judge.provider,
+            model: s.judge.model,
+            baseUrl: s.judge.baseUrl,
+            promptVersion: s.judge.promptVersion,
+            temperature: s.judge.temperature,
+          },
+        }
+      : {}),
   };
   appendRecord(o.out, header);
 

@@ -112,7 +112,8 @@ export function computeMetrics(items: readonly CaseEvals[], repeats: number): Me
   const all = items.flatMap((i) => i.evals);
   const kindOf = new Map(items.map((i) => [i.case.id, i.case.expected.kind]));
   const kind = (e: Evaluated) => kindOf.get(e.caseId)!;
-  const single = all.filter((e) => kind(e) !== 'trajectory');
+  // Cases with no reference (kind judge) have no deterministic single decision: judge-score.ts rates them.
+  const single = all.filter((e) => kind(e) !== 'trajectory' && kind(e) !== 'judge');
   const answered = all.filter((e) => e.status === 'ok');
   const shouldCall = single.filter((e) => kind(e) === 'tool');
   const shouldNot = single.filter((e) => kind(e) !== 'tool');

@@ -14,6 +14,7 @@ import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
 import { parseCases } from './cases.js';
 import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
+import { judgeSettingsSchema, toJudgeSettings, type EvalJudgeSettings, type JudgeSettingsFile } from './judge-settings.js';
 import type { EvalCase, SkippedCase } from './types.js';
 
 export const PROVIDERS = ['openai', 'anthropic'] as const;
@@ -45,6 +46,8 @@ export interface SuiteSettings {
   clarificationPattern: string;
   gates: Gates;
   redact: { fields: string[]; patterns: string[] };
+  /** suite.yaml `judge:` (one judge for every candidate). */
+  judge?: EvalJudgeSettings;
 }
 
 export type Variant = 'core' | 'compatibility';
@@ -123,6 +126,7 @@ export const suiteSchema = {
         patterns: { type: 'array', items: { type: 'string' }, default: [] },
       },
     },
+    judge: judgeSettingsSchema,
   },
 } as const;
 
@@ -148,6 +152,7 @@ type SuiteFile = {
   clarification_pattern: string;
   gates: Partial<Record<string, number | null>>;
   redact: { fields: string[]; patterns: string[] };
+  judge?: JudgeSettingsFile;
 };
 
 export function modelLabel(provider: string, model: string): string {
@@ -170,6 +175,11 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
   }
   // Keys belong in the environment only; say so rather than "unknown key".
   const models = (raw as { models?: unknown }).models;
+  const judgeRaw = (raw as { judge?: unknown }).judge;
+  if (judgeRaw && typeof judgeRaw === 'object' && 'api_key' in judgeRaw) {
+    problems.push(`${file}: judge.api_key: keys are never read from files; name an environment variable with api_key_env`);
+    return undefined;
+  }
   if (Array.isArray(models) && models.some((m) => m && typeof m === 'object' && 'api_key' in m)) {
     problems.push(
       `${file}: models[].api_key: keys are never read from files; name an environment variable with api_key_env`,
@@ -228,6 +238,7 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
     clarificationPattern: f.clarification_pattern,
     gates,
     redact: { fields: f.redact.fields, patterns: f.redact.patterns },
+    ...(f.judge ? { judge: toJudgeSettings(f.judge, (d) => parseDuration(d)!) } : {}),
   };
 }
 

@@ -85,6 +85,11 @@ export type Expectation =
   | { kind: 'text' }
   /** A question back to the user instead of a guessed value. */
   | { kind: 'clarification'; missing: string[] }
+  /**
+   * No reference answer: structural checks first (a call the production checker fails, a provider
+   * error), then the judge (`EvalCase.judge`) decides; `scope` says which verdict it gives.
+   */
+  | { kind: 'judge'; scope: JudgeScope }
   | {
       kind: 'trajectory';
       calls: { name: string; arguments: Record<string, unknown> }[];
@@ -92,6 +97,15 @@ export type Expectation =
       argsMode: ToolArgsMode;
       argsOverrides: Record<string, ToolArgsMode>;
     };
+
+/** decision: tool_selection_ok + arguments_ok of the first answer; trajectory: the production judge's verdict. */
+export type JudgeScope = 'decision' | 'trajectory';
+
+/** A judge question of a case: its rubric, and whether it replaces (`kind: judge`) or follows a deterministic check. */
+export interface CaseJudge {
+  rubric: string;
+  scope: JudgeScope;
+}
 
 /** What the runner answers when the model calls a tool (multi-turn cases). */
 export type CannedResult = { result: unknown } | { error: unknown };
@@ -120,6 +134,8 @@ export interface EvalCase {
   maxTurns: number;
   traceId?: string;
   observed?: unknown;
+  /** Asked of the judge (suite.yaml `judge:`) when the deterministic checks cannot answer. */
+  judge?: CaseJudge;
 }
 
 /** A case the export left for a person to fill (`review: true`, no expectation): skipped and counted. */
