@@ -16,7 +16,8 @@ const MAX_RUBRIC = 8000;
 function readRubric(v: unknown, where: string): Read<string> {
   const r = isObj(v) ? v.rubric : undefined;
   if (!isObj(v) || typeof r !== 'string' || r.trim() === '') return { ok: false, error: `${where}: needs a rubric` };
-  for (const k of Object.keys(v)) if (k !== 'rubric' && k !== 'kind') return { ok: false, error: `${where}.${k}: unknown key` };
+  for (const k of Object.keys(v))
+    if (k !== 'rubric' && k !== 'kind') return { ok: false, error: `${where}.${k}: unknown key` };
   if (r.length > MAX_RUBRIC) return { ok: false, error: `${where}.rubric: longer than ${MAX_RUBRIC} characters` };
   return { ok: true, value: r.trim() };
 }
@@ -40,7 +41,11 @@ export function readCaseJudge(v: Record<string, unknown>): Read<JudgeParts> {
     delete rest.expected;
     return {
       ok: true,
-      value: { expected: { kind: 'judge', scope: 'decision' }, judge: { rubric: rubric.value, scope: 'decision' }, rest },
+      value: {
+        expected: { kind: 'judge', scope: 'decision' },
+        judge: { rubric: rubric.value, scope: 'decision' },
+        rest,
+      },
     };
   }
   if (isObj(v.expected_trajectory) && 'judge' in v.expected_trajectory) {

@@ -156,7 +156,11 @@ function judgeSlot(
   if (!j) return undefined;
   const s = j.scope;
   if (obs.status !== 'ok' || obs.turns.length === 0)
-    return decided(s, false, s === 'decision' ? { tool_selection_ok: false, arguments_ok: false } : { reached_goal: false });
+    return decided(
+      s,
+      false,
+      s === 'decision' ? { tool_selection_ok: false, arguments_ok: false } : { reached_goal: false },
+    );
   if (s === 'decision') {
     const broken = firstCalls.filter((x) => isFailure(x.outcome));
     if (broken.length)
@@ -166,7 +170,11 @@ function judgeSlot(
       });
   }
   if (refPass === true)
-    return decided(s, true, s === 'decision' ? { tool_selection_ok: true, arguments_ok: true } : { reached_goal: true });
+    return decided(
+      s,
+      true,
+      s === 'decision' ? { tool_selection_ok: true, arguments_ok: true } : { reached_goal: true },
+    );
   const r = ctx.judge?.({ c, obs, scope: s, offered: ctx.offered, checked });
   if (!r) return { scope: s, status: 'pending', pass: null, fields: {} };
   if (r.status !== 'asked') return { scope: s, status: r.status, pass: null, fields: {}, hash: r.hash };

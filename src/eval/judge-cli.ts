@@ -7,7 +7,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResultRecord, RunRecord } from './records.js';
 import { buildReport, type Report, type ReportJudge } from './report.js';
-import { askOpen, createJudgeClient, type EvalJudgeClient, JudgeCache, type JudgeUsage, judgeSession } from './judge-run.js';
+import {
+  askOpen,
+  createJudgeClient,
+  type EvalJudgeClient,
+  JudgeCache,
+  type JudgeUsage,
+  judgeSession,
+} from './judge-run.js';
 import { reportJudge } from './judge-report.js';
 import { type JudgeCalibration, type Label, readLabels, type JudgedRate } from './judge-score.js';
 import { checkJudgeAgainst } from './judge-settings.js';
@@ -37,7 +44,11 @@ export function judgedCases(suite: Suite): number {
 }
 
 /** Refuses a judge that is one of the candidates; warns of one of the same family. */
-export function checkCandidates(suite: Suite, candidates: readonly { label: string; model: string }[], warn: (s: string) => void): string[] {
+export function checkCandidates(
+  suite: Suite,
+  candidates: readonly { label: string; model: string }[],
+  warn: (s: string) => void,
+): string[] {
   const j = suite.settings.judge;
   if (!j) return [];
   const r = checkJudgeAgainst(j.model, candidates);
@@ -136,9 +147,13 @@ export function judgeSummary(report: Report): string[] {
     const jm = m.judge?.metrics;
     if (!jm) continue;
     const parts: string[] = [];
-    if (jm.decision) parts.push(`judge selection ${pct(jm.decision.toolSelection)}`, `judge pass ${pct(jm.decision.pass)}`);
+    if (jm.decision)
+      parts.push(`judge selection ${pct(jm.decision.toolSelection)}`, `judge pass ${pct(jm.decision.pass)}`);
     if (jm.trajectory)
-      parts.push(`judge reached goal ${pct(jm.trajectory.reachedGoal)}`, `judge trajectory pass ${pct(jm.trajectory.pass)}`);
+      parts.push(
+        `judge reached goal ${pct(jm.trajectory.reachedGoal)}`,
+        `judge trajectory pass ${pct(jm.trajectory.pass)}`,
+      );
     if (jm.pending) parts.push(`${jm.pending} pending`);
     lines.push(`${m.key}: ${parts.join(', ')}`);
     for (const g of m.judge?.gates ?? [])

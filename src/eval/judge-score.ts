@@ -133,7 +133,7 @@ export function calibrateJudge(
   const pairs = new Map<string, [boolean, boolean][]>(LABEL_FIELDS.map((f) => [f, []]));
   for (const l of labels) {
     const slot = byKey.get(`${l.model}\u0000${l.variant}\u0000${l.caseId}\u0000${l.repeat}`);
-    if (!slot || slot.status !== 'asked') continue;
+    if (slot?.status !== 'asked') continue;
     for (const [f, human] of Object.entries(l.fields)) {
       const judged = slot.fields[f];
       if (typeof judged === 'boolean') pairs.get(f)!.push([judged, human]);
@@ -145,7 +145,13 @@ export function calibrateJudge(
       const kappa = cohensKappa(p);
       const n = p.length;
       const reason =
-        n < o.minLabels ? 'too_few_labels' : kappa === null ? 'undefined_kappa' : kappa < o.minKappa ? 'low_kappa' : undefined;
+        n < o.minLabels
+          ? 'too_few_labels'
+          : kappa === null
+            ? 'undefined_kappa'
+            : kappa < o.minKappa
+              ? 'low_kappa'
+              : undefined;
       return {
         field,
         n,
@@ -193,7 +199,8 @@ function judged(r: Rate, fields: string[], cal: JudgeCalibration | undefined): J
   const fk = fields.map((f) => cal?.fields.find((x) => x.field === f));
   const known = fk.filter((x): x is FieldKappa => x !== undefined);
   const kappas = known.map((x) => x.kappa);
-  const kappa = known.length === fields.length && kappas.every((k) => k !== null) ? Math.min(...(kappas as number[])) : null;
+  const kappa =
+    known.length === fields.length && kappas.every((k) => k !== null) ? Math.min(...(kappas as number[])) : null;
   const calibrated = known.length === fields.length && known.every((x) => x.calibrated);
   return {
     ...r,
@@ -262,7 +269,10 @@ export interface JudgeGateResult {
   reason?: 'uncalibrated' | 'no_data';
 }
 
-export function checkJudgeGates(m: JudgeMetrics | undefined, gates: Partial<Record<JudgeGateName, number>>): JudgeGateResult[] {
+export function checkJudgeGates(
+  m: JudgeMetrics | undefined,
+  gates: Partial<Record<JudgeGateName, number>>,
+): JudgeGateResult[] {
   return (Object.keys(JUDGE_GATES) as JudgeGateName[])
     .filter((g) => typeof gates[g] === 'number')
     .map((gate) => {

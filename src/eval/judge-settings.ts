@@ -156,7 +156,10 @@ export interface JudgeCheck {
 }
 
 /** The judge against the candidates: the same model refused, the same family warned. */
-export function checkJudgeAgainst(judgeModel: string, candidates: readonly { label: string; model: string }[]): JudgeCheck {
+export function checkJudgeAgainst(
+  judgeModel: string,
+  candidates: readonly { label: string; model: string }[],
+): JudgeCheck {
   const out: JudgeCheck = { refused: [], warnings: [] };
   const jb = bareModel(judgeModel);
   const jf = modelFamily(judgeModel);

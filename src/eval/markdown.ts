@@ -4,6 +4,7 @@
  * against the baseline.
  */
 import type { Comparison } from './compare.js';
+import { judgeMarkdown } from './judge-report.js';
 import type { Report } from './report.js';
 import type { Rate } from './score.js';
 
@@ -57,6 +58,7 @@ export function toMarkdown(report: Report): string {
     }
     lines.push('');
   }
+  lines.push(...judgeMarkdown(report, pct, mdCell));
   const gated = report.models.filter((m) => m.gates.length);
   if (gated.length) {
     lines.push('### Gates', '', '| model | gate | threshold | value | status |', '|---|---|---|---|---|');

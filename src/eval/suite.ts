@@ -14,7 +14,12 @@ import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
 import { parseCases } from './cases.js';
 import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
-import { judgeSettingsSchema, toJudgeSettings, type EvalJudgeSettings, type JudgeSettingsFile } from './judge-settings.js';
+import {
+  judgeSettingsSchema,
+  toJudgeSettings,
+  type EvalJudgeSettings,
+  type JudgeSettingsFile,
+} from './judge-settings.js';
 import type { EvalCase, SkippedCase } from './types.js';
 
 export const PROVIDERS = ['openai', 'anthropic'] as const;
@@ -177,7 +182,9 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
   const models = (raw as { models?: unknown }).models;
   const judgeRaw = (raw as { judge?: unknown }).judge;
   if (judgeRaw && typeof judgeRaw === 'object' && 'api_key' in judgeRaw) {
-    problems.push(`${file}: judge.api_key: keys are never read from files; name an environment variable with api_key_env`);
+    problems.push(
+      `${file}: judge.api_key: keys are never read from files; name an environment variable with api_key_env`,
+    );
     return undefined;
   }
   if (Array.isArray(models) && models.some((m) => m && typeof m === 'object' && 'api_key' in m)) {
