@@ -254,4 +254,3 @@ export function verdictFields(
     reasoning: t.reasoning,
   };
 }
-
