@@ -11,12 +11,14 @@ import { createAdapterRegistry } from './adapters/index.js';
 import { compareReports, formatComparison, parseReport } from './compare.js';
 import { toJUnit } from './junit.js';
 import { comparisonMarkdown, toMarkdown } from './markdown.js';
+import { checkParams } from './check-params.js';
+import { lengthWarnings, mergeParams, paramsFromFlags } from './params.js';
 import { checkCandidates, judgedReport, judgeSummary, JudgeSetupError } from './judge-cli.js';
 import { calibrate } from './judge-calibrate.js';
 import { createProgress } from './progress.js';
 import { readRecords, selectResults } from './records.js';
 import { buildReport, type Report } from './report.js';
-import { missingKeys, runSuite } from './runner.js';
+import { apiKeyFor, missingKeys, runSuite } from './runner.js';
 import type { Rate } from './score.js';
 import { runSelftest } from './selftest.js';
 import {
@@ -35,7 +37,7 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
        toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic]
                           [--base-url URL] [--api-key-env NAME] [--repeats N] [--variant core|compatibility|all]
                           [--run-id ID] [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
-                          [--judge-cache FILE] [--calibration FILE]
+                          [--judge-cache FILE] [--calibration FILE] [--param KEY=VALUE …] [--check-params]
        toolwatch eval score --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID]
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
                           [--judge-cache FILE] [--calibration FILE]
@@ -53,6 +55,8 @@ export interface EvalIo {
 
 export interface EvalDeps {
   adapters?: AdapterRegistry;
+  /** The HTTP layer of --check-params (tests may wrap it). */
+  fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   cwd?: string;
 }
@@ -163,6 +167,8 @@ export const EVAL_OPTIONS = {
     repeats: { type: 'string' },
     variant: { type: 'string' },
     'run-id': { type: 'string' },
+    param: { type: 'string', multiple: true },
+    'check-params': { type: 'boolean' },
     ...REPORT_OPTIONS,
   },
   score: {
@@ -195,7 +201,11 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
     if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError('--repeats: an integer from 1 to 100');
     suite.settings.repeats = n;
   }
-  const models = modelsFrom(suite, v);
+  const flags = paramsFromFlags(v.param ?? []);
+  if (flags.problems.length) throw new UsageError(flags.problems.join('\n'));
+  const models = modelsFrom(suite, v).map((m) =>
+    Object.keys(flags.params).length ? { ...m, params: mergeParams(m.params ?? {}, flags.params) } : m,
+  );
   const variants = variantsFrom(suite, v.variant);
   const adapters = deps.adapters ?? createAdapterRegistry();
   const problems = [
@@ -205,6 +215,21 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
   if (problems.length) throw new UsageError(problems.join('\n'));
   // Before any candidate is paid for: a judge that is one of them is refused.
   checkCandidates(suite, models, io.err);
+  for (const w of lengthWarnings(models, suite.settings.maxTokens)) io.err(`${w}\n`);
+  if (v['check-params']) {
+    const s = suite.settings;
+    const r = await checkParams(models, s, {
+      timeoutMs: s.timeoutMs,
+      maxRetries: s.maxRetries,
+      maxRetryWaitMs: s.maxRetryWaitMs,
+      sleep: deps.sleep ?? ((ms) => new Promise((res) => setTimeout(res, ms))),
+      apiKey: (m) => apiKeyFor(m, env),
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    });
+    for (const c of r.checks)
+      io.err(`check-params ${c.label}: ${c.status}${c.note ? ` (${c.note})` : ''} — ${c.checked.join(', ')}\n`);
+    if (r.problems.length) throw new UsageError(r.problems.join('\n'));
+  }
   const out = path.resolve(cwd, v.out);
   try {
     mkdirSync(path.dirname(out), { recursive: true });

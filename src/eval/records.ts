@@ -15,7 +15,7 @@ export interface RunRecord {
   suite: string;
   datasetVersion: string;
   variants: Variant[];
-  models: { label: string; provider: string; model: string; baseUrl?: string }[];
+  models: { label: string; provider: string; model: string; baseUrl?: string; params?: Record<string, unknown> }[];
   repeats: number;
   temperature?: number;
   maxTokens?: number;

@@ -74,6 +74,7 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
       provider: m.provider,
       model: m.model,
       ...(m.baseUrl ? { baseUrl: m.baseUrl } : {}),
+      ...(m.params ? { params: m.params } : {}),
     })),
     repeats: s.repeats,
     ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),

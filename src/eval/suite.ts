@@ -13,6 +13,7 @@ import { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
 import { parseCases } from './cases.js';
+import { paramsProblems } from './params.js';
 import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
 import {
   judgeSettingsSchema,
@@ -33,6 +34,8 @@ export interface ModelSpec {
   apiKeyEnv?: string;
   /** How the model is named in records and reports; default provider/model. */
   label: string;
+  /** Request fields merged into every request body of this model (params.ts). */
+  params?: Record<string, unknown>;
 }
 
 export interface SuiteSettings {
@@ -101,6 +104,7 @@ export const suiteSchema = {
           base_url: { type: 'string', pattern: '^https?://' },
           api_key_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
           label: { type: 'string', minLength: 1 },
+          params: { type: 'object' },
         },
       },
     },
@@ -145,6 +149,7 @@ type SuiteFile = {
     api_key_env?: string;
     label?: string;
     api_key?: unknown;
+    params?: Record<string, unknown>;
   }[];
   repeats: number;
   temperature?: number;
@@ -226,8 +231,11 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
       label,
       ...(m.base_url ? { baseUrl: m.base_url } : {}),
       ...(m.api_key_env ? { apiKeyEnv: m.api_key_env } : {}),
+      ...(m.params ? { params: m.params } : {}),
     };
   });
+  for (const [i, m] of f.models.entries())
+    if (m.params) problems.push(...paramsProblems(m.params, `${file}: models[${i}].params`));
   const gates: Gates = { ...DEFAULT_GATES };
   for (const [k, v] of Object.entries(f.gates)) gates[k as keyof Gates] = v ?? null;
   return {

@@ -115,6 +115,7 @@ export const createAnthropicMessagesAdapter: AdapterFactory = (spec, opts) => {
           messages,
           ...(req.tools.length ? { tools: toAnthropicTools(req.tools), tool_choice: { type: 'auto' } } : {}),
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          ...spec.params,
         };
       } catch (err) {
         const outcome = { kind: 'provider_error' as const, code: 'harness' as const, message: (err as Error).message };

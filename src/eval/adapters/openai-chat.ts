@@ -97,6 +97,7 @@ export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
         ...(req.tools.length ? { tools: toOpenAITools(req.tools), tool_choice: 'auto' } : {}),
         ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
         ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+        ...spec.params,
       };
       return sendWithRetries(
         () => client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming),
