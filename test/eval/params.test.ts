@@ -82,7 +82,10 @@ describe('model params', () => {
         tool_choice: 'auto',
       });
       expect(res.err).toContain('max_tokens set — an answer cut off mid-call is InvalidJson');
-      const [run, result] = readJsonl(out) as unknown as [{ models: { params?: unknown }[] }, { turns: { request: unknown }[] }];
+      const [run, result] = readJsonl(out) as unknown as [
+        { models: { params?: unknown }[] },
+        { turns: { request: unknown }[] },
+      ];
       expect(run.models[0]!.params).toEqual({
         reasoning: { effort: 'low' },
         temperature: 0.2,
