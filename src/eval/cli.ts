@@ -139,9 +139,13 @@ function modelsFrom(suite: Suite, v: Record<string, string | boolean | string[] 
 function variantsFrom(suite: Suite, v: string | undefined): Variant[] {
   const all = variantsOf(suite);
   if (v === undefined || v === 'all') return all;
-  if (v !== 'core' && v !== 'compatibility') throw new UsageError('--variant: must be core, compatibility or all');
-  if (!all.includes(v)) throw new UsageError(`--variant compatibility: ${suite.dir} has no tools.compatibility.json`);
-  return [v];
+  if (v !== 'core' && v !== 'compatibility' && !v.startsWith('tool_choice:'))
+    throw new UsageError('--variant: must be core, compatibility, tool_choice:… or all');
+  if (v === 'compatibility' && !all.includes(v))
+    throw new UsageError(`--variant compatibility: ${suite.dir} has no tools.compatibility.json`);
+  if (!all.includes(v as Variant))
+    throw new UsageError(`--variant ${v}: not a variant of ${suite.dir} (${all.join(', ')})`);
+  return [v as Variant];
 }
 
 const REPORT_OPTIONS = {

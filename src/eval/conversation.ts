@@ -13,6 +13,7 @@ import type { SchemaCache } from '../check/schema-cache.js';
 import { isFailure, type ToolDef } from '../model.js';
 import type { ModelAdapter } from './adapters/adapter.js';
 import { checkCall } from './check.js';
+import type { ToolChoice } from './tool-choice.js';
 import type { CanonicalCall, CanonicalOutcome, EvalCase, Message, ProviderErrorCode, Turn, Usage } from './types.js';
 
 export interface ConversationInput {
@@ -22,6 +23,8 @@ export interface ConversationInput {
   tools: readonly ToolDef[];
   temperature?: number;
   maxTokens?: number;
+  /** The variant's forced choice: sent with the first request only (later turns auto). */
+  toolChoice?: ToolChoice;
   schemas: SchemaCache;
   /** Redacts a raw request or response before it is recorded (fails closed: null on error). */
   redact: (v: unknown) => unknown;
@@ -83,6 +86,7 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
       tools: input.tools,
       ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
       ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
+      ...(t === 0 && input.toolChoice && input.toolChoice !== 'auto' ? { toolChoice: input.toolChoice } : {}),
     });
     latencyMs += res.latencyMs;
     attempts += res.attempts;

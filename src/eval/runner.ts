@@ -9,6 +9,7 @@ import { createRedactor } from '../redact/redact.js';
 import type { AdapterRegistry, ModelAdapter } from './adapters/adapter.js';
 import { converse, type ConversationResult } from './conversation.js';
 import { appendRecord, type ResultRecord, type RunRecord } from './records.js';
+import { choiceOf } from './tool-choice.js';
 import { toolsFor, type ModelSpec, type Suite, type Variant } from './suite.js';
 
 export interface RunOptions {
@@ -130,6 +131,7 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
           tools: toolsFor(suite, c, task.variant),
           ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
           ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
+          toolChoice: choiceOf(task.variant),
           schemas: suite.schemas,
           redact,
         });

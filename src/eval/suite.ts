@@ -14,6 +14,7 @@ import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
 import { parseCases } from './cases.js';
 import { paramsProblems } from './params.js';
+import { type ToolChoice, toolChoiceSchema, variantOf } from './tool-choice.js';
 import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
 import {
   judgeSettingsSchema,
@@ -56,9 +57,12 @@ export interface SuiteSettings {
   redact: { fields: string[]; patterns: string[] };
   /** suite.yaml `judge:` (one judge for every candidate). */
   judge?: EvalJudgeSettings;
+  /** suite.yaml `tool_choice`: the forced-choice variants, reported apart. */
+  toolChoices: Exclude<ToolChoice, 'auto'>[];
 }
 
-export type Variant = 'core' | 'compatibility';
+/** core and compatibility, and one `tool_choice:…` variant per suite.yaml `tool_choice` entry (tool-choice.ts). */
+export type Variant = 'core' | 'compatibility' | `tool_choice:${string}`;
 
 export interface Suite {
   dir: string;
@@ -136,6 +140,7 @@ export const suiteSchema = {
       },
     },
     judge: judgeSettingsSchema,
+    tool_choice: toolChoiceSchema,
   },
 } as const;
 
@@ -163,6 +168,7 @@ type SuiteFile = {
   gates: Partial<Record<string, number | null>>;
   redact: { fields: string[]; patterns: string[] };
   judge?: JudgeSettingsFile;
+  tool_choice?: Exclude<ToolChoice, 'auto'>[];
 };
 
 export function modelLabel(provider: string, model: string): string {
@@ -254,6 +260,7 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
     gates,
     redact: { fields: f.redact.fields, patterns: f.redact.patterns },
     ...(f.judge ? { judge: toJudgeSettings(f.judge, (d) => parseDuration(d)!) } : {}),
+    toolChoices: f.tool_choice ?? [],
   };
 }
 
@@ -308,6 +315,10 @@ export function loadSuite(dir: string): Suite {
     if (a !== b)
       problems.push(`${at('tools.compatibility.json')}: must define the same tools as tools.json (${a} vs ${b})`);
   }
+  for (const c of settings?.toolChoices ?? []) {
+    if (typeof c === 'object' && tools && !tools.some((t) => t.name === c.name))
+      problems.push(`${at('suite.yaml')}: tool_choice: ${JSON.stringify(c.name)} is not in tools.json`);
+  }
   const system = existsSync(at('system.txt')) ? readFileSync(at('system.txt'), 'utf8').trim() : '';
   if (!settings || !tools) throw new SuiteError(problems);
 
@@ -351,5 +362,6 @@ export function toolsFor(suite: Suite, c: EvalCase, variant: Variant): ToolDef[]
 }
 
 export function variantsOf(suite: Suite): Variant[] {
-  return suite.compatibilityTools ? ['core', 'compatibility'] : ['core'];
+  const base: Variant[] = suite.compatibilityTools ? ['core', 'compatibility'] : ['core'];
+  return [...base, ...suite.settings.toolChoices.map(variantOf)];
 }

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import type { ToolDef } from '../../model.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import type { AdapterFactory, AdapterRequest, AdapterResult } from './adapter.js';
+import { openAIToolChoice } from '../tool-choice.js';
 import { sendWithRetries } from './sdk-errors.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -94,7 +95,9 @@ export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
       const body = {
         model: spec.model,
         messages: toOpenAIMessages(req.messages),
-        ...(req.tools.length ? { tools: toOpenAITools(req.tools), tool_choice: 'auto' } : {}),
+        ...(req.tools.length
+          ? { tools: toOpenAITools(req.tools), tool_choice: openAIToolChoice(req.toolChoice ?? 'auto') }
+          : {}),
         ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
         ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
         ...spec.params,
