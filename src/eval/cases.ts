@@ -9,6 +9,7 @@ import type { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
 import { toToolDef } from '../normalize/tooldefs.js';
 import { readCaseJudge } from './case-judge.js';
+import { replayJudge } from './replay.js';
 import { expectedToolNames, readExpected, readExpectedTool, readTrajectory } from './case-expected.js';
 import { readMessages, type Read } from './case-messages.js';
 import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedCase } from './types.js';
@@ -51,6 +52,8 @@ export interface CaseOptions {
   /** max_turns of a multi-turn case that sets none. */
   defaultMaxTurns: number;
   schemas: SchemaCache;
+  /** `run --replay`: a case waiting for review runs reference-free instead of being skipped (replay.ts). */
+  replay?: boolean;
 }
 
 export interface ParsedCases {
@@ -105,12 +108,13 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
   const hasExpectation =
     (v.expected !== undefined && v.expected !== null) || 'expected_tool' in v || v.expected_trajectory !== undefined;
   // An exported production failure nobody has reviewed yet: kept in the file, counted, never run.
-  if (v.review === true && !hasExpectation)
+  if (v.review === true && !hasExpectation && !opts.replay)
     return { ok: true, value: { id, file, line, reason: 'review', ...(traceId ? { traceId } : {}) } };
+  const replayed = v.review === true && !hasExpectation;
 
   const messages = readInput(v);
   if (!messages.ok) return at(messages.error);
-  const judged = readCaseJudge(v);
+  const judged = replayed ? replayJudge(v) : readCaseJudge(v);
   if (!judged.ok) return at(judged.error);
   const expected = judged.value.expected
     ? { ok: true as const, value: judged.value.expected }

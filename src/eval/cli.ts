@@ -16,6 +16,7 @@ import { lengthWarnings, mergeParams, paramsFromFlags } from './params.js';
 import { checkCandidates, judgedReport, judgeSummary, JudgeSetupError } from './judge-cli.js';
 import { calibrate } from './judge-calibrate.js';
 import { createProgress } from './progress.js';
+import { replaySuite } from './replay.js';
 import { readRecords, selectResults } from './records.js';
 import { buildReport, type Report } from './report.js';
 import { apiKeyFor, missingKeys, runSuite } from './runner.js';
@@ -38,9 +39,10 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
                           [--base-url URL] [--api-key-env NAME] [--repeats N] [--variant core|compatibility|all]
                           [--run-id ID] [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
                           [--judge-cache FILE] [--calibration FILE] [--param KEY=VALUE …] [--check-params]
+                          [--replay FILE.jsonl]
        toolwatch eval score --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID]
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
-                          [--judge-cache FILE] [--calibration FILE]
+                          [--judge-cache FILE] [--calibration FILE] [--replay FILE.jsonl]
        toolwatch eval calibrate --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID] [--judge-cache FILE] [--out FILE]
        toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
        toolwatch eval export --out FILE.jsonl [--since 7d] [--service S] [--outcome …] [--feedback negative]
@@ -173,12 +175,14 @@ export const EVAL_OPTIONS = {
     'run-id': { type: 'string' },
     param: { type: 'string', multiple: true },
     'check-params': { type: 'boolean' },
+    replay: { type: 'string' },
     ...REPORT_OPTIONS,
   },
   score: {
     suite: { type: 'string' },
     pred: { type: 'string', multiple: true },
     'run-id': { type: 'string' },
+    replay: { type: 'string' },
     ...REPORT_OPTIONS,
   },
   calibrate: {
@@ -199,7 +203,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
     allowPositionals: false,
   });
   if (!v.suite || !v.out) throw new UsageError('run needs --suite and --out');
-  const suite = loadSuite(path.resolve(cwd, v.suite));
+  const golden = loadSuite(path.resolve(cwd, v.suite));
+  const suite = v.replay ? replaySuite(golden, path.resolve(cwd, v.replay)) : golden;
+  if (v.replay && v.variant !== undefined)
+    throw new UsageError('--variant: not with --replay (replay is its own variant)');
   if (v.repeats !== undefined) {
     const n = Number(v.repeats);
     if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError('--repeats: an integer from 1 to 100');
@@ -210,7 +217,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
   const models = modelsFrom(suite, v).map((m) =>
     Object.keys(flags.params).length ? { ...m, params: mergeParams(m.params ?? {}, flags.params) } : m,
   );
-  const variants = variantsFrom(suite, v.variant);
+  const variants: Variant[] = v.replay ? ['replay'] : variantsFrom(suite, v.variant);
   const adapters = deps.adapters ?? createAdapterRegistry();
   const problems = [
     ...missingKeys(models, env),
@@ -270,6 +277,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
       warn: io.err,
       ...(deps.sleep ? { sleep: deps.sleep } : {}),
     })) ?? buildReport(suite, res.results, [res.header]);
+  if (v.replay) report.replay = { file: path.resolve(cwd, v.replay), cases: suite.cases.length };
   writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
   io.out(`${summary(report).join('\n')}\n`);
   return v['check-gates'] && !report.passed ? 1 : 0;
@@ -291,7 +299,8 @@ async function score(
     allowPositionals: false,
   });
   if (!v.suite || !v.pred?.length) throw new UsageError('score needs --suite and --pred');
-  const suite = loadSuite(path.resolve(cwd, v.suite));
+  const golden = loadSuite(path.resolve(cwd, v.suite));
+  const suite = v.replay ? replaySuite(golden, path.resolve(cwd, v.replay)) : golden;
   const read = readRecords(v.pred.map((p) => path.resolve(cwd, p)));
   if (read.problems.length) throw new SuiteError(read.problems);
   const results = selectResults(read, v['run-id']);
@@ -318,6 +327,7 @@ async function score(
       warn: io.err,
       ...(deps.sleep ? { sleep: deps.sleep } : {}),
     })) ?? buildReport(suite, results, read.runs);
+  if (v.replay) report.replay = { file: path.resolve(cwd, v.replay), cases: suite.cases.length };
   writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
   if (report.unknownCases.length)
     io.err(

@@ -175,6 +175,8 @@ function judgeSlot(
       true,
       s === 'decision' ? { tool_selection_ok: true, arguments_ok: true } : { reached_goal: true },
     );
+  // A replayed failure with no judge to ask: the checker found nothing wrong, so it passes.
+  if (!ctx.judge && j.replay) return decided(s, true, {});
   const r = ctx.judge?.({ c, obs, scope: s, offered: ctx.offered, checked });
   if (!r) return { scope: s, status: 'pending', pass: null, fields: {} };
   if (r.status !== 'asked') return { scope: s, status: r.status, pass: null, fields: {}, hash: r.hash };

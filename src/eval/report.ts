@@ -82,6 +82,8 @@ export interface Report {
   passed: boolean;
   /** The judge's manifest, calibration and own tokens and cost (apart from the candidates'). */
   judge?: JudgeReport;
+  /** Set when the cases are replayed production failures (`--replay FILE`): the models are the `replay` variant. */
+  replay?: { file: string; cases: number };
 }
 
 function observationOf(r: ResultRecord): Observation {

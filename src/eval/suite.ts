@@ -61,8 +61,8 @@ export interface SuiteSettings {
   toolChoices: Exclude<ToolChoice, 'auto'>[];
 }
 
-/** core and compatibility, and one `tool_choice:…` variant per suite.yaml `tool_choice` entry (tool-choice.ts). */
-export type Variant = 'core' | 'compatibility' | `tool_choice:${string}`;
+/** core and compatibility, `replay` (run --replay), and one `tool_choice:…` variant per suite.yaml `tool_choice` entry (tool-choice.ts). */
+export type Variant = 'core' | 'compatibility' | 'replay' | `tool_choice:${string}`;
 
 export interface Suite {
   dir: string;

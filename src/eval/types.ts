@@ -105,6 +105,8 @@ export type JudgeScope = 'decision' | 'trajectory';
 export interface CaseJudge {
   rubric: string;
   scope: JudgeScope;
+  /** A replayed production failure: without a judge configured, the production checker alone decides. */
+  replay?: boolean;
 }
 
 /** What the runner answers when the model calls a tool (multi-turn cases). */
