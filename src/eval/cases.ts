@@ -10,6 +10,7 @@ import type { ToolDef } from '../model.js';
 import { toToolDef } from '../normalize/tooldefs.js';
 import { readCaseJudge } from './case-judge.js';
 import { replayJudge } from './replay.js';
+import { readState } from './state-expected.js';
 import { expectedToolNames, readExpected, readExpectedTool, readTrajectory } from './case-expected.js';
 import { readMessages, type Read } from './case-messages.js';
 import type { CannedResult, CaseFormat, EvalCase, Expectation, Message, SkippedCase } from './types.js';
@@ -42,6 +43,9 @@ export const CASE_KEYS: ReadonlySet<string> = new Set([
   'comment',
   'metadata',
   'judge',
+  'initial_state',
+  'expected_state',
+  'reference_trajectory',
 ]);
 const INPUT_KEYS = ['messages', 'user', 'prompt', 'user_message'] as const;
 export const MAX_TURNS_LIMIT = 20;
@@ -114,7 +118,7 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
 
   const messages = readInput(v);
   if (!messages.ok) return at(messages.error);
-  const judged = replayed ? replayJudge(v) : readCaseJudge(v);
+  const judged = replayed ? replayJudge(v) : (readState(v) ?? readCaseJudge(v));
   if (!judged.ok) return at(judged.error);
   const expected = judged.value.expected
     ? { ok: true as const, value: judged.value.expected }
@@ -149,6 +153,7 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
   const multiTurn =
     Object.keys(toolResults.value).length > 0 ||
     expected.value.kind === 'trajectory' ||
+    expected.value.kind === 'state' ||
     judged.value.judge?.scope === 'trajectory';
   let maxTurns = multiTurn ? opts.defaultMaxTurns : 1;
   if (v.max_turns !== undefined) {
@@ -173,6 +178,7 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
       ...(traceId ? { traceId } : {}),
       ...(v.observed !== undefined ? { observed: v.observed } : {}),
       ...(judged.value.judge ? { judge: judged.value.judge } : {}),
+      ...(v.initial_state !== undefined ? { initialState: v.initial_state } : {}),
     },
   };
 }

@@ -13,6 +13,7 @@ import type { SchemaCache } from '../check/schema-cache.js';
 import { isFailure, type ToolDef } from '../model.js';
 import type { ModelAdapter } from './adapters/adapter.js';
 import { checkCall } from './check.js';
+import type { StatefulTools } from './stateful.js';
 import type { ToolChoice } from './tool-choice.js';
 import type { CanonicalCall, CanonicalOutcome, EvalCase, Message, ProviderErrorCode, Turn, Usage } from './types.js';
 
@@ -28,6 +29,8 @@ export interface ConversationInput {
   schemas: SchemaCache;
   /** Redacts a raw request or response before it is recorded (fails closed: null on error). */
   redact: (v: unknown) => unknown;
+  /** The suite's tools.mjs: answers the valid calls of a case with initial_state. */
+  stateful?: StatefulTools;
 }
 
 export interface ConversationResult {
@@ -37,12 +40,15 @@ export interface ConversationResult {
   latencyMs: number;
   usage: Usage;
   attempts: number;
+  /** The stateful tools' state when the conversation ended (cases with initial_state). */
+  endState?: unknown;
 }
 
 function answerCall(
   call: CanonicalCall,
   input: ConversationInput,
   counters: Map<string, number>,
+  state?: { value: unknown },
 ): { content: string; isError: boolean } {
   const checked = checkCall(call, input.tools, input.schemas);
   // A call that names no tool is unvalidated (no_name) for the checker, but no tool can answer it.
@@ -58,6 +64,19 @@ function answerCall(
           : 'The tool arguments did not match the schema.';
     const details = nameless ? input.tools.map((t) => t.name) : (checked.detail ?? null);
     return { content: JSON.stringify({ ok: false, error: { code, message, details } }), isError: true };
+  }
+  if (state && input.stateful?.names.includes(call.name)) {
+    try {
+      const r = input.stateful.call(call.name, checked.parsed ?? {}, state.value);
+      state.value = r.state;
+      return 'error' in r
+        ? { content: JSON.stringify({ ok: false, error: r.error }), isError: true }
+        : { content: JSON.stringify({ ok: true, result: r.result }), isError: false };
+    } catch (err) {
+      // The fake tool failed (threw, timed out): the model is told, the state stays as it was.
+      const message = (err as Error).message;
+      return { content: JSON.stringify({ ok: false, error: { code: 'TOOL_ERROR', message } }), isError: true };
+    }
   }
   const canned = input.case.toolResults[call.name];
   if (!canned) return { content: JSON.stringify({ ok: true, result: null }), isError: false };
@@ -78,6 +97,9 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
   const turns: Turn[] = [];
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   const counters = new Map<string, number>();
+  // JSON in, JSON out: the case's initial_state is never mutated.
+  const state =
+    c.initialState !== undefined ? { value: JSON.parse(JSON.stringify(c.initialState)) as unknown } : undefined;
   let latencyMs = 0;
   let attempts = 0;
   for (let t = 0; t < c.maxTurns; t++) {
@@ -121,7 +143,7 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
     if (o.kind !== 'tool_calls' || t === c.maxTurns - 1) break;
     // Providers that send no call id still need one to pair results; the recorded outcome keeps null.
     const calls = o.calls.map((call, i) => ({ ...call, id: call.id ?? `call_${t + 1}_${i + 1}` }));
-    const answers = calls.map((call) => ({ call, ...answerCall(call, input, counters) }));
+    const answers = calls.map((call) => ({ call, ...answerCall(call, input, counters, state) }));
     turn.toolResults = answers.map((a) => ({
       callId: a.call.id,
       name: a.call.name,
@@ -132,5 +154,5 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
     for (const a of answers)
       messages.push({ role: 'tool', toolCallId: a.call.id, name: a.call.name, content: a.content, isError: a.isError });
   }
-  return { status: 'ok', turns, latencyMs, usage, attempts };
+  return { status: 'ok', turns, latencyMs, usage, attempts, ...(state ? { endState: state.value } : {}) };
 }

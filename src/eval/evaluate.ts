@@ -128,7 +128,9 @@ export function expectedLabel(c: EvalCase): string {
       ? 'trajectory'
       : c.expected.kind === 'judge'
         ? `judge (${c.expected.scope})`
-        : NONE;
+        : c.expected.kind === 'state'
+          ? 'end state'
+          : NONE;
 }
 
 const DECISION_FIELDS = ['tool_selection_ok', 'arguments_ok'];
@@ -185,7 +187,7 @@ function judgeSlot(
 
 /** A case with no record at all: a failure, counted as coverage loss. */
 export function missing(c: EvalCase, repeat: number): Evaluated {
-  const single = c.expected.kind !== 'trajectory' && c.expected.kind !== 'judge';
+  const single = c.expected.kind !== 'trajectory' && c.expected.kind !== 'judge' && c.expected.kind !== 'state';
   const s = c.judge?.scope;
   return {
     ...(s
@@ -283,7 +285,7 @@ function judgeDecision(
   literal: boolean,
 ): Judged {
   const e = c.expected;
-  if (e.kind === 'trajectory' || e.kind === 'judge') return { pass: false, problems: [] };
+  if (e.kind === 'trajectory' || e.kind === 'judge' || e.kind === 'state') return { pass: false, problems: [] };
   if (o.kind === 'provider_error') return { pass: false, problems: [`provider error: ${o.code}`] };
   if (e.kind === 'text') {
     return calls.length === 0
@@ -367,6 +369,30 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
       key,
       problems: judgeProblems(slot),
       judge: slot,
+    };
+  }
+
+  if (c.expected.kind === 'state') {
+    const ok = obs.endState !== undefined && deepEqual(c.expected.expected, obs.endState);
+    return {
+      ...base,
+      status: 'ok',
+      decisionLabel: labelOf(firstCalls.map((x) => x.name)),
+      selectionPass: null,
+      argsPass: null,
+      exactMatch: null,
+      strictPass: ok,
+      clarified,
+      recovered: base.errorReturned && ok,
+      key,
+      problems: ok
+        ? []
+        : [
+            `end state ${JSON.stringify(obs.endState) ?? '(none)'} differs from ${JSON.stringify(c.expected.expected)}`.slice(
+              0,
+              1000,
+            ),
+          ],
     };
   }
 

@@ -134,6 +134,7 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
           toolChoice: choiceOf(task.variant),
           schemas: suite.schemas,
           redact,
+          ...(suite.stateful ? { stateful: suite.stateful } : {}),
         });
       } catch (err) {
         // A fault of ours is coverage loss like any other, not the end of the run.
@@ -170,6 +171,8 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
         latencyMs: conv.latencyMs,
         usage: conv.usage,
         attempts: conv.attempts,
+        // Not redacted: the fake tools' state is the suite's own data, compared as is with expected_state.
+        ...(conv.endState !== undefined ? { endState: conv.endState } : {}),
       };
       appendRecord(o.out, record);
       results.push(record);

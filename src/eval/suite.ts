@@ -14,6 +14,7 @@ import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
 import { parseCases } from './cases.js';
 import { paramsProblems } from './params.js';
+import { loadStatefulTools, replayReference, type StatefulTools } from './stateful.js';
 import { type ToolChoice, toolChoiceSchema, variantOf } from './tool-choice.js';
 import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
 import {
@@ -75,6 +76,8 @@ export interface Suite {
   skipped: SkippedCase[];
   settings: SuiteSettings;
   schemas: SchemaCache;
+  /** tools.mjs: stateful fake tools (stateful.ts). */
+  stateful?: StatefulTools;
 }
 
 export class SuiteError extends Error {
@@ -341,8 +344,18 @@ export function loadSuite(dir: string): Suite {
       `${at('cases.jsonl')}: no cases to run${parsed.skipped.length ? ` (${parsed.skipped.length} waiting for review)` : ''}`,
     );
   }
+  let stateful: StatefulTools | undefined;
+  if (existsSync(at('tools.mjs'))) {
+    try {
+      stateful = loadStatefulTools(at('tools.mjs'));
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  problems.push(...stateProblems(parsed.cases, stateful, at('cases.jsonl')));
   if (problems.length) throw new SuiteError(problems);
   return {
+    ...(stateful ? { stateful } : {}),
     dir: root,
     name: settings.name ?? path.basename(root),
     system,
@@ -353,6 +366,29 @@ export function loadSuite(dir: string): Suite {
     settings,
     schemas,
   };
+}
+
+/** Cases with a state expectation need tools.mjs; a reference trajectory is replayed into the expected state here. */
+function stateProblems(cases: EvalCase[], tools: StatefulTools | undefined, file: string): string[] {
+  const problems: string[] = [];
+  for (const c of cases) {
+    if (c.initialState === undefined) continue;
+    if (!tools) {
+      problems.push(`${file}:${c.line}: case ${JSON.stringify(c.id)}: initial_state needs the suite's tools.mjs`);
+      continue;
+    }
+    const e = c.expected;
+    if (e.kind === 'state' && e.reference) {
+      try {
+        c.expected = { ...e, expected: replayReference(tools, e.reference, c.initialState) };
+      } catch (err) {
+        problems.push(
+          `${file}:${c.line}: case ${JSON.stringify(c.id)}: reference_trajectory: ${(err as Error).message}`,
+        );
+      }
+    }
+  }
+  return problems;
 }
 
 /** The tools a case is offered in a variant. */

@@ -90,6 +90,8 @@ export type Expectation =
    * error), then the judge (`EvalCase.judge`) decides; `scope` says which verdict it gives.
    */
   | { kind: 'judge'; scope: JudgeScope }
+  /** The end state of the suite's stateful tools (tools.mjs) must equal this: any order of calls that reaches it passes. */
+  | { kind: 'state'; expected: unknown; reference?: { name: string; arguments: Record<string, unknown> }[] }
   | {
       kind: 'trajectory';
       calls: { name: string; arguments: Record<string, unknown> }[];
@@ -138,6 +140,8 @@ export interface EvalCase {
   observed?: unknown;
   /** Asked of the judge (suite.yaml `judge:`) when the deterministic checks cannot answer. */
   judge?: CaseJudge;
+  /** The state the suite's stateful tools (tools.mjs) start from; set = the calls are answered by them. */
+  initialState?: unknown;
 }
 
 /** A case the export left for a person to fill (`review: true`, no expectation): skipped and counted. */
