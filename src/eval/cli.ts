@@ -35,7 +35,7 @@ import {
 } from './suite.js';
 
 export const EVAL_USAGE = `usage: toolwatch eval selftest
-       toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic]
+       toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic|openai-responses]
                           [--base-url URL] [--api-key-env NAME] [--repeats N] [--variant core|compatibility|all]
                           [--run-id ID] [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
                           [--judge-cache FILE] [--calibration FILE] [--param KEY=VALUE …] [--check-params]

@@ -25,7 +25,7 @@ import {
 } from './judge-settings.js';
 import type { EvalCase, SkippedCase } from './types.js';
 
-export const PROVIDERS = ['openai', 'anthropic'] as const;
+export const PROVIDERS = ['openai', 'anthropic', 'openai-responses'] as const;
 export type ProviderKind = (typeof PROVIDERS)[number];
 
 export interface ModelSpec {
