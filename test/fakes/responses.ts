@@ -72,7 +72,7 @@ export function responsesProtocol(): Protocol {
           content: [{ type: 'refusal', refusal: reply.refusal }],
         });
       if ('calls' in reply)
-        reply.calls.forEach((c, i) =>
+        for (const [i, c] of reply.calls.entries())
           output.push({
             type: 'function_call',
             id: `fc_${n}_${i + 1}`,
@@ -80,8 +80,7 @@ export function responsesProtocol(): Protocol {
             name: c.name,
             arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
             status: 'completed',
-          }),
-        );
+          });
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           id: `resp_${n}`,

@@ -10,7 +10,7 @@
  */
 import OpenAI from 'openai';
 import type { ToolDef } from '../../model.js';
-import { type ToolChoice } from '../tool-choice.js';
+import type { ToolChoice } from '../tool-choice.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import type { AdapterFactory, AdapterRequest, AdapterResult } from './adapter.js';
 import { OPENAI_DEFAULT_BASE_URL } from './openai-chat.js';
