@@ -38,6 +38,8 @@ export interface ModelSpec {
   label: string;
   /** Request fields merged into every request body of this model (params.ts). */
   params?: Record<string, unknown>;
+  /** Stream the answer (chat completions): deltas assembled as the SDKs do, raw chunks recorded. */
+  stream?: boolean;
 }
 
 export interface SuiteSettings {
@@ -112,6 +114,7 @@ export const suiteSchema = {
           api_key_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
           label: { type: 'string', minLength: 1 },
           params: { type: 'object' },
+          stream: { type: 'boolean' },
         },
       },
     },
@@ -158,6 +161,7 @@ type SuiteFile = {
     label?: string;
     api_key?: unknown;
     params?: Record<string, unknown>;
+    stream?: boolean;
   }[];
   repeats: number;
   temperature?: number;
@@ -241,10 +245,16 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
       ...(m.base_url ? { baseUrl: m.base_url } : {}),
       ...(m.api_key_env ? { apiKeyEnv: m.api_key_env } : {}),
       ...(m.params ? { params: m.params } : {}),
+      ...(m.stream ? { stream: true } : {}),
     };
   });
   for (const [i, m] of f.models.entries())
     if (m.params) problems.push(...paramsProblems(m.params, `${file}: models[${i}].params`));
+  for (const [i, m] of f.models.entries())
+    if (m.stream && m.provider !== 'openai')
+      problems.push(
+        `${file}: models[${i}].stream: streaming is implemented for the openai (chat completions) adapter only`,
+      );
   const gates: Gates = { ...DEFAULT_GATES };
   for (const [k, v] of Object.entries(f.gates)) gates[k as keyof Gates] = v ?? null;
   return {

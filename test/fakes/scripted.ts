@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 export type ScriptedCall = { name: string; arguments: unknown; id?: string };
 
 export type Reply =
-  | { calls: ScriptedCall[]; text?: string }
+  /** `cut`: when streaming, the connection drops halfway through the arguments. */
+  | { calls: ScriptedCall[]; text?: string; cut?: boolean }
   | { text: string }
   | { refusal: string }
   /** An HTTP error in the protocol's error format. */
