@@ -130,3 +130,24 @@ export async function checkParams(
   }
   return { checks, problems };
 }
+
+/** `run --check-params`: every model checked, one line each on `log`; the problems that refuse the run. */
+export async function checkParamsForRun(
+  models: readonly ModelSpec[],
+  s: { temperature?: number; maxTokens?: number; timeoutMs: number; maxRetries: number; maxRetryWaitMs: number },
+  apiKey: (m: ModelSpec) => string | undefined,
+  log: (line: string) => void,
+  deps: { sleep?: (ms: number) => Promise<void>; fetch?: typeof fetch },
+): Promise<string[]> {
+  const r = await checkParams(models, s, {
+    timeoutMs: s.timeoutMs,
+    maxRetries: s.maxRetries,
+    maxRetryWaitMs: s.maxRetryWaitMs,
+    sleep: deps.sleep ?? ((ms) => new Promise((res) => setTimeout(res, ms))),
+    apiKey,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
+  for (const c of r.checks)
+    log(`check-params ${c.label}: ${c.status}${c.note ? ` (${c.note})` : ''} — ${c.checked.join(', ')}\n`);
+  return r.problems;
+}

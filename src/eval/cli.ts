@@ -11,7 +11,7 @@ import { createAdapterRegistry } from './adapters/index.js';
 import { compareReports, formatComparison, parseReport } from './compare.js';
 import { toJUnit } from './junit.js';
 import { comparisonMarkdown, toMarkdown } from './markdown.js';
-import { checkParams } from './check-params.js';
+import { checkParamsForRun } from './check-params.js';
 import { lengthWarnings, mergeParams, paramsFromFlags } from './params.js';
 import { checkCandidates, judgedReport, judgeSummary, JudgeSetupError } from './judge-cli.js';
 import { calibrate } from './judge-calibrate.js';
@@ -228,18 +228,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
   checkCandidates(suite, models, io.err);
   for (const w of lengthWarnings(models, suite.settings.maxTokens)) io.err(`${w}\n`);
   if (v['check-params']) {
-    const s = suite.settings;
-    const r = await checkParams(models, s, {
-      timeoutMs: s.timeoutMs,
-      maxRetries: s.maxRetries,
-      maxRetryWaitMs: s.maxRetryWaitMs,
-      sleep: deps.sleep ?? ((ms) => new Promise((res) => setTimeout(res, ms))),
-      apiKey: (m) => apiKeyFor(m, env),
-      ...(deps.fetch ? { fetch: deps.fetch } : {}),
-    });
-    for (const c of r.checks)
-      io.err(`check-params ${c.label}: ${c.status}${c.note ? ` (${c.note})` : ''} — ${c.checked.join(', ')}\n`);
-    if (r.problems.length) throw new UsageError(r.problems.join('\n'));
+    const problems = await checkParamsForRun(models, suite.settings, (m) => apiKeyFor(m, env), io.err, deps);
+    if (problems.length) throw new UsageError(problems.join('\n'));
   }
   const out = path.resolve(cwd, v.out);
   try {

@@ -7,6 +7,8 @@
  */
 import type { JudgeParts } from './case-judge.js';
 import type { Read } from './case-messages.js';
+import { replayReference, type StatefulTools } from './stateful.js';
+import type { EvalCase } from './types.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -36,4 +38,27 @@ export function readState(v: Record<string, unknown>): Read<JudgeParts> | undefi
     reference.push({ name: c.name, arguments: args });
   }
   return { ok: true, value: { expected: { kind: 'state', expected: undefined, reference }, rest } };
+}
+
+/** Cases with a state expectation need tools.mjs; a reference trajectory is replayed into the expected state here. */
+export function stateProblems(cases: EvalCase[], tools: StatefulTools | undefined, file: string): string[] {
+  const problems: string[] = [];
+  for (const c of cases) {
+    if (c.initialState === undefined) continue;
+    if (!tools) {
+      problems.push(`${file}:${c.line}: case ${JSON.stringify(c.id)}: initial_state needs the suite's tools.mjs`);
+      continue;
+    }
+    const e = c.expected;
+    if (e.kind === 'state' && e.reference) {
+      try {
+        c.expected = { ...e, expected: replayReference(tools, e.reference, c.initialState) };
+      } catch (err) {
+        problems.push(
+          `${file}:${c.line}: case ${JSON.stringify(c.id)}: reference_trajectory: ${(err as Error).message}`,
+        );
+      }
+    }
+  }
+  return problems;
 }

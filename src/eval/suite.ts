@@ -14,7 +14,8 @@ import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
 import { parseCases } from './cases.js';
 import { paramsProblems } from './params.js';
-import { loadStatefulTools, replayReference, type StatefulTools } from './stateful.js';
+import { stateProblems } from './state-expected.js';
+import { loadStatefulTools, type StatefulTools } from './stateful.js';
 import { type ToolChoice, toolChoiceSchema, variantOf } from './tool-choice.js';
 import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
 import {
@@ -376,29 +377,6 @@ export function loadSuite(dir: string): Suite {
     settings,
     schemas,
   };
-}
-
-/** Cases with a state expectation need tools.mjs; a reference trajectory is replayed into the expected state here. */
-function stateProblems(cases: EvalCase[], tools: StatefulTools | undefined, file: string): string[] {
-  const problems: string[] = [];
-  for (const c of cases) {
-    if (c.initialState === undefined) continue;
-    if (!tools) {
-      problems.push(`${file}:${c.line}: case ${JSON.stringify(c.id)}: initial_state needs the suite's tools.mjs`);
-      continue;
-    }
-    const e = c.expected;
-    if (e.kind === 'state' && e.reference) {
-      try {
-        c.expected = { ...e, expected: replayReference(tools, e.reference, c.initialState) };
-      } catch (err) {
-        problems.push(
-          `${file}:${c.line}: case ${JSON.stringify(c.id)}: reference_trajectory: ${(err as Error).message}`,
-        );
-      }
-    }
-  }
-  return problems;
 }
 
 /** The tools a case is offered in a variant. */
