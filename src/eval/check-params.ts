@@ -95,7 +95,7 @@ export async function checkParams(
   for (const m of models) {
     const checked = requestedParams(m, suite);
     const base = { label: m.label, checked, missing: [] as string[] };
-    if (m.provider !== 'openai') {
+    if (m.provider !== 'openai' && m.provider !== 'openai-responses') {
       checks.push({ ...base, status: 'skipped', note: `${m.provider}: no models endpoint with supported parameters` });
       continue;
     }
