@@ -87,8 +87,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 
 // Node reports a module by its real path: compare against the real path of what was run, so a start
 // through a symlink (a linked node_modules, a `bin` link) is still recognised as the entry point.
-const isEntry =
-  process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const isEntry = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 if (isEntry) {
   main(process.argv.slice(2), process.env).catch((err: unknown) => {
     process.stderr.write(`toolwatch: ${(err as Error).stack ?? String(err)}\n`);

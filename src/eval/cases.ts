@@ -8,6 +8,9 @@ import { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
 import { toToolDef } from '../tools/tooldefs.js';
+import { readCaseJudge } from './case-judge.js';
+import { replayJudge } from './replay.js';
+import { readState } from './state-expected.js';
 import { expectedToolNames, readExpected, readExpectedTool, readTrajectory } from './case-expected.js';
 import { readMessages, type Read } from './case-messages.js';
 import { Matcher } from './matchers.js';
@@ -40,6 +43,10 @@ export const CASE_KEYS: ReadonlySet<string> = new Set([
   'why',
   'comment',
   'metadata',
+  'judge',
+  'initial_state',
+  'expected_state',
+  'reference_trajectory',
 ]);
 const INPUT_KEYS = ['messages', 'user', 'prompt', 'user_message'] as const;
 export const MAX_TURNS_LIMIT = 20;
@@ -50,6 +57,8 @@ export interface CaseOptions {
   /** max_turns of a multi-turn case that sets none. */
   defaultMaxTurns: number;
   schemas: SchemaCache;
+  /** `run --replay`: a case waiting for review runs reference-free instead of being skipped (replay.ts). */
+  replay?: boolean;
 }
 
 export interface ParsedCases {
@@ -104,12 +113,17 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
   const hasExpectation =
     (v.expected !== undefined && v.expected !== null) || 'expected_tool' in v || v.expected_trajectory !== undefined;
   // An exported production failure nobody has reviewed yet: kept in the file, counted, never run.
-  if (v.review === true && !hasExpectation)
+  if (v.review === true && !hasExpectation && !opts.replay)
     return { ok: true, value: { id, file, line, reason: 'review', ...(traceId ? { traceId } : {}) } };
+  const replayed = v.review === true && !hasExpectation;
 
   const messages = readInput(v);
   if (!messages.ok) return at(messages.error);
-  const expected = readExpectation(v);
+  const judged = replayed ? replayJudge(v) : (readState(v) ?? readCaseJudge(v));
+  if (!judged.ok) return at(judged.error);
+  const expected = judged.value.expected
+    ? { ok: true as const, value: judged.value.expected }
+    : readExpectation(judged.value.rest);
   if (!expected.ok) return at(expected.error);
 
   let tools: ToolDef[] | undefined;
@@ -137,7 +151,11 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
   if (!toolResults.ok) return at(toolResults.error);
   if (v.tags !== undefined && (!Array.isArray(v.tags) || !v.tags.every((t) => typeof t === 'string')))
     return at('tags: must be a list of strings');
-  const multiTurn = Object.keys(toolResults.value).length > 0 || expected.value.kind === 'trajectory';
+  const multiTurn =
+    Object.keys(toolResults.value).length > 0 ||
+    expected.value.kind === 'trajectory' ||
+    expected.value.kind === 'state' ||
+    judged.value.judge?.scope === 'trajectory';
   let maxTurns = multiTurn ? opts.defaultMaxTurns : 1;
   if (v.max_turns !== undefined) {
     if (!Number.isInteger(v.max_turns) || (v.max_turns as number) < 1 || (v.max_turns as number) > MAX_TURNS_LIMIT) {
@@ -160,6 +178,8 @@ function parseCase(v: unknown, file: string, line: number, opts: CaseOptions): R
       maxTurns,
       ...(traceId ? { traceId } : {}),
       ...(v.observed !== undefined ? { observed: v.observed } : {}),
+      ...(judged.value.judge ? { judge: judged.value.judge } : {}),
+      ...(v.initial_state !== undefined ? { initialState: v.initial_state } : {}),
     },
   };
 }

@@ -15,10 +15,15 @@ import { compareReports, formatComparison, parseReport } from './compare.js';
 import { generateCommand } from './generate/command.js';
 import { toJUnit } from './junit.js';
 import { comparisonMarkdown, toMarkdown } from './markdown.js';
+import { checkParamsForRun } from './check-params.js';
+import { lengthWarnings, mergeParams, paramsFromFlags } from './params.js';
+import { checkCandidates, judgedReport, judgeSummary, JudgeSetupError } from './judge-cli.js';
+import { calibrate } from './judge-calibrate.js';
 import { createProgress } from './progress.js';
+import { replaySuite } from './replay.js';
 import { readRecords, selectResults } from './records.js';
 import { buildReport, type Report } from './report.js';
-import { missingKeys, runSuite } from './runner.js';
+import { apiKeyFor, missingKeys, runSuite } from './runner.js';
 import type { Rate } from './score.js';
 import { runSelftest } from './selftest.js';
 import {
@@ -34,11 +39,15 @@ import {
 } from './suite.js';
 
 export const EVAL_USAGE = `usage: toolwatch eval selftest
-       toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic]
+       toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic|openai-responses]
                           [--base-url URL] [--api-key-env NAME] [--repeats N] [--variant core|compatibility|all]
                           [--run-id ID] [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
+                          [--judge-cache FILE] [--calibration FILE] [--param KEY=VALUE …] [--check-params]
+                          [--replay FILE.jsonl]
        toolwatch eval score --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID]
                           [--report FILE] [--junit FILE] [--markdown FILE] [--check-gates]
+                          [--judge-cache FILE] [--calibration FILE] [--replay FILE.jsonl]
+       toolwatch eval calibrate --suite DIR --pred FILE.jsonl [--pred …] [--run-id ID] [--judge-cache FILE] [--out FILE]
        toolwatch eval score --bfcl DIR [--category …] --pred FILE.jsonl [--pred …] [--run-id ID] [--report FILE]
                           [--markdown FILE]
        toolwatch eval bfcl --data DIR [--category simple_python,…] (--model M | --models A,B) --out FILE.jsonl | --pred FILE.jsonl
@@ -59,6 +68,8 @@ export interface EvalIo {
 
 export interface EvalDeps {
   adapters?: AdapterRegistry;
+  /** The HTTP layer of --check-params (tests may wrap it). */
+  fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   cwd?: string;
 }
@@ -86,6 +97,7 @@ function summary(report: Report): string[] {
     for (const g of m.gates)
       if (g.status === 'failed') lines.push(`  gate ${g.gate} ≥ ${g.threshold} failed: ${pct(g)}`);
   }
+  lines.push(...judgeSummary(report));
   if (report.suite.skipped.length) lines.push(`${report.suite.skipped.length} case(s) waiting for review were not run`);
   lines.push(report.passed ? 'gates: passed' : 'gates: FAILED');
   return lines;
@@ -140,12 +152,18 @@ export function modelsFrom(suite: Suite, v: Record<string, string | boolean | st
 function variantsFrom(suite: Suite, v: string | undefined): Variant[] {
   const all = variantsOf(suite);
   if (v === undefined || v === 'all') return all;
-  if (v !== 'core' && v !== 'compatibility') throw new UsageError('--variant: must be core, compatibility or all');
-  if (!all.includes(v)) throw new UsageError(`--variant compatibility: ${suite.dir} has no tools.compatibility.json`);
-  return [v];
+  if (v !== 'core' && v !== 'compatibility' && !v.startsWith('tool_choice:'))
+    throw new UsageError('--variant: must be core, compatibility, tool_choice:… or all');
+  if (v === 'compatibility' && !all.includes(v))
+    throw new UsageError(`--variant compatibility: ${suite.dir} has no tools.compatibility.json`);
+  if (!all.includes(v as Variant))
+    throw new UsageError(`--variant ${v}: not a variant of ${suite.dir} (${all.join(', ')})`);
+  return [v as Variant];
 }
 
 const REPORT_OPTIONS = {
+  'judge-cache': { type: 'string' },
+  calibration: { type: 'string' },
   report: { type: 'string' },
   junit: { type: 'string' },
   markdown: { type: 'string' },
@@ -166,6 +184,9 @@ export const EVAL_OPTIONS = {
     repeats: { type: 'string' },
     variant: { type: 'string' },
     'run-id': { type: 'string' },
+    param: { type: 'string', multiple: true },
+    'check-params': { type: 'boolean' },
+    replay: { type: 'string' },
     ...REPORT_OPTIONS,
   },
   score: {
@@ -174,7 +195,15 @@ export const EVAL_OPTIONS = {
     category: { type: 'string' },
     pred: { type: 'string', multiple: true },
     'run-id': { type: 'string' },
+    replay: { type: 'string' },
     ...REPORT_OPTIONS,
+  },
+  calibrate: {
+    suite: { type: 'string' },
+    pred: { type: 'string', multiple: true },
+    'run-id': { type: 'string' },
+    'judge-cache': { type: 'string' },
+    out: { type: 'string' },
   },
   compare: { report: { type: 'string' }, baseline: { type: 'string' }, markdown: { type: 'string' } },
   bfcl: {
@@ -215,20 +244,34 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
     allowPositionals: false,
   });
   if (!v.suite || !v.out) throw new UsageError('run needs --suite and --out');
-  const suite = loadSuite(path.resolve(cwd, v.suite));
+  const golden = loadSuite(path.resolve(cwd, v.suite));
+  const suite = v.replay ? replaySuite(golden, path.resolve(cwd, v.replay)) : golden;
+  if (v.replay && v.variant !== undefined)
+    throw new UsageError('--variant: not with --replay (replay is its own variant)');
   if (v.repeats !== undefined) {
     const n = Number(v.repeats);
     if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError('--repeats: an integer from 1 to 100');
     suite.settings.repeats = n;
   }
-  const models = modelsFrom(suite, v);
-  const variants = variantsFrom(suite, v.variant);
+  const flags = paramsFromFlags(v.param ?? []);
+  if (flags.problems.length) throw new UsageError(flags.problems.join('\n'));
+  const models = modelsFrom(suite, v).map((m) =>
+    Object.keys(flags.params).length ? { ...m, params: mergeParams(m.params ?? {}, flags.params) } : m,
+  );
+  const variants: Variant[] = v.replay ? ['replay'] : variantsFrom(suite, v.variant);
   const adapters = deps.adapters ?? createAdapterRegistry();
   const problems = [
     ...missingKeys(models, env),
     ...models.filter((m) => !adapters.has(m.provider)).map((m) => `${m.label}: no adapter for ${m.provider}`),
   ];
   if (problems.length) throw new UsageError(problems.join('\n'));
+  // Before any candidate is paid for: a judge that is one of them is refused.
+  checkCandidates(suite, models, io.err);
+  for (const w of lengthWarnings(models, suite.settings.maxTokens)) io.err(`${w}\n`);
+  if (v['check-params']) {
+    const problems = await checkParamsForRun(models, suite.settings, (m) => apiKeyFor(m, env), io.err, deps);
+    if (problems.length) throw new UsageError(problems.join('\n'));
+  }
   const out = path.resolve(cwd, v.out);
   try {
     mkdirSync(path.dirname(out), { recursive: true });
@@ -256,7 +299,16 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
   });
   progress.finish();
   io.out(`run ${res.runId}: ${res.results.length} records appended to ${out}\n`);
-  const report = buildReport(suite, res.results, [res.header]);
+  const report =
+    (await judgedReport(suite, res.results, [res.header], {
+      env,
+      near: out,
+      ...(v['judge-cache'] ? { cacheFile: path.resolve(cwd, v['judge-cache']) } : {}),
+      ...(v.calibration ? { calibrationFile: path.resolve(cwd, v.calibration) } : {}),
+      warn: io.err,
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    })) ?? buildReport(suite, res.results, [res.header]);
+  if (v.replay) report.replay = { file: path.resolve(cwd, v.replay), cases: suite.cases.length };
   writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
   io.out(`${summary(report).join('\n')}\n`);
   return v['check-gates'] && !report.passed ? 1 : 0;
@@ -264,7 +316,13 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: EvalIo, deps: Eva
 
 const rel = (cwd: string, f: string | undefined) => (f ? path.resolve(cwd, f) : undefined);
 
-async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
+async function score(
+  argv: string[],
+  io: EvalIo,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  deps: EvalDeps = {},
+): Promise<number> {
   const { values: v } = parseArgs({
     args: argv,
     options: EVAL_OPTIONS.score,
@@ -272,13 +330,14 @@ async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
     allowPositionals: false,
   });
   if (v.bfcl && v.pred?.length) {
-    if (v.suite || v.junit || v['check-gates'])
-      throw new UsageError('score --bfcl takes neither --suite, --junit nor --check-gates');
+    if (v.suite || v.junit || v['check-gates'] || v.replay)
+      throw new UsageError('score --bfcl takes neither --suite, --junit, --check-gates nor --replay');
     return scoreBfclCommand(loadBfcl(path.resolve(cwd, v.bfcl), parseCategories(v.category)), v.pred, v, io, cwd);
   }
   if (v.category && !v.bfcl) throw new UsageError('score: --category goes with --bfcl');
   if (!v.suite || !v.pred?.length) throw new UsageError('score needs --suite (or --bfcl) and --pred');
-  const suite = loadSuite(path.resolve(cwd, v.suite));
+  const golden = loadSuite(path.resolve(cwd, v.suite));
+  const suite = v.replay ? replaySuite(golden, path.resolve(cwd, v.replay)) : golden;
   const read = readRecords(v.pred.map((p) => path.resolve(cwd, p)));
   if (read.problems.length) throw new SuiteError(read.problems);
   const results = selectResults(read, v['run-id']);
@@ -296,7 +355,16 @@ async function score(argv: string[], io: EvalIo, cwd: string): Promise<number> {
         'run it again (or score with the suite they were made from)',
     );
   }
-  const report = buildReport(suite, results, read.runs);
+  const report =
+    (await judgedReport(suite, results, read.runs, {
+      env,
+      near: path.resolve(cwd, v.pred[0]!),
+      ...(v['judge-cache'] ? { cacheFile: path.resolve(cwd, v['judge-cache']) } : {}),
+      ...(v.calibration ? { calibrationFile: path.resolve(cwd, v.calibration) } : {}),
+      warn: io.err,
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    })) ?? buildReport(suite, results, read.runs);
+  if (v.replay) report.replay = { file: path.resolve(cwd, v.replay), cases: suite.cases.length };
   writeOutputs(report, { report: rel(cwd, v.report), junit: rel(cwd, v.junit), markdown: rel(cwd, v.markdown) });
   if (report.unknownCases.length)
     io.err(
@@ -357,7 +425,8 @@ export async function runEvalCli(
       return r.failed ? 1 : 0;
     }
     if (sub === 'run') return await run(rest, env, io, deps, cwd);
-    if (sub === 'score') return await score(rest, io, cwd);
+    if (sub === 'score') return await score(rest, io, cwd, env, deps);
+    if (sub === 'calibrate') return await calibrate(rest, env, io, deps, cwd);
     if (sub === 'compare') return compare(rest, io, cwd);
     if (sub === 'generate') {
       const { values } = parseArgs({
@@ -377,7 +446,11 @@ export async function runEvalCli(
       io.err(`toolwatch eval: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      err instanceof UsageError ||
+      err instanceof JudgeSetupError ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       io.err(`toolwatch eval: ${(err as Error).message}\n${EVAL_USAGE}\n`);
       return 2;
     }

@@ -13,6 +13,8 @@ import type { SchemaCache } from '../check/schema-cache.js';
 import { isFailure, type ToolDef } from '../model.js';
 import type { ModelAdapter } from './adapters/adapter.js';
 import { checkCall } from './check.js';
+import type { StatefulTools } from './stateful.js';
+import type { ToolChoice } from './tool-choice.js';
 import type { CanonicalCall, CanonicalOutcome, EvalCase, Message, ProviderErrorCode, Turn, Usage } from './types.js';
 
 export interface ConversationInput {
@@ -22,9 +24,13 @@ export interface ConversationInput {
   tools: readonly ToolDef[];
   temperature?: number;
   maxTokens?: number;
+  /** The variant's forced choice: sent with the first request only (later turns auto). */
+  toolChoice?: ToolChoice;
   schemas: SchemaCache;
   /** Redacts a raw request or response before it is recorded (fails closed: null on error). */
   redact: (v: unknown) => unknown;
+  /** The suite's tools.mjs: answers the valid calls of a case with initial_state. */
+  stateful?: StatefulTools;
 }
 
 export interface ConversationResult {
@@ -34,12 +40,15 @@ export interface ConversationResult {
   latencyMs: number;
   usage: Usage;
   attempts: number;
+  /** The stateful tools' state when the conversation ended (cases with initial_state). */
+  endState?: unknown;
 }
 
 function answerCall(
   call: CanonicalCall,
   input: ConversationInput,
   counters: Map<string, number>,
+  state?: { value: unknown },
 ): { content: string; isError: boolean } {
   const checked = checkCall(call, input.tools, input.schemas);
   // A call that names no tool is unvalidated (no_name) for the checker, but no tool can answer it.
@@ -55,6 +64,19 @@ function answerCall(
           : 'The tool arguments did not match the schema.';
     const details = nameless ? input.tools.map((t) => t.name) : (checked.detail ?? null);
     return { content: JSON.stringify({ ok: false, error: { code, message, details } }), isError: true };
+  }
+  if (state && input.stateful?.names.includes(call.name)) {
+    try {
+      const r = input.stateful.call(call.name, checked.parsed ?? {}, state.value);
+      state.value = r.state;
+      return 'error' in r
+        ? { content: JSON.stringify({ ok: false, error: r.error }), isError: true }
+        : { content: JSON.stringify({ ok: true, result: r.result }), isError: false };
+    } catch (err) {
+      // The fake tool failed (threw, timed out): the model is told, the state stays as it was.
+      const message = (err as Error).message;
+      return { content: JSON.stringify({ ok: false, error: { code: 'TOOL_ERROR', message } }), isError: true };
+    }
   }
   // Own keys only: a tool named `constructor` has no canned result unless the case gives it one.
   const canned = Object.hasOwn(input.case.toolResults, call.name) ? input.case.toolResults[call.name] : undefined;
@@ -76,6 +98,9 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
   const turns: Turn[] = [];
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   const counters = new Map<string, number>();
+  // JSON in, JSON out: the case's initial_state is never mutated.
+  const state =
+    c.initialState !== undefined ? { value: JSON.parse(JSON.stringify(c.initialState)) as unknown } : undefined;
   let latencyMs = 0;
   let attempts = 0;
   for (let t = 0; t < c.maxTurns; t++) {
@@ -84,6 +109,7 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
       tools: input.tools,
       ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
       ...(input.maxTokens !== undefined ? { maxTokens: input.maxTokens } : {}),
+      ...(t === 0 && input.toolChoice && input.toolChoice !== 'auto' ? { toolChoice: input.toolChoice } : {}),
     });
     latencyMs += res.latencyMs;
     attempts += res.attempts;
@@ -118,7 +144,7 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
     if (o.kind !== 'tool_calls' || t === c.maxTurns - 1) break;
     // Providers that send no call id still need one to pair results; the recorded outcome keeps null.
     const calls = o.calls.map((call, i) => ({ ...call, id: call.id ?? `call_${t + 1}_${i + 1}` }));
-    const answers = calls.map((call) => ({ call, ...answerCall(call, input, counters) }));
+    const answers = calls.map((call) => ({ call, ...answerCall(call, input, counters, state) }));
     turn.toolResults = answers.map((a) => ({
       callId: a.call.id,
       name: a.call.name,
@@ -129,5 +155,5 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
     for (const a of answers)
       messages.push({ role: 'tool', toolCallId: a.call.id, name: a.call.name, content: a.content, isError: a.isError });
   }
-  return { status: 'ok', turns, latencyMs, usage, attempts };
+  return { status: 'ok', turns, latencyMs, usage, attempts, ...(state ? { endState: state.value } : {}) };
 }

@@ -10,9 +10,19 @@
  */
 import type { SchemaCache } from '../check/schema-cache.js';
 import { isFailure, UNNAMED_TOOL, type ToolDef } from '../model.js';
-import { argsProblems, literalEqual } from './args.js';
+import { argsProblems, deepEqual, literalEqual } from './args.js';
 import { checkCall } from './check.js';
+import {
+  decided,
+  type JudgeAsk,
+  type JudgeLookupResult,
+  judgeProblems,
+  type JudgeSlot,
+  judgeSlot,
+} from './judge-slot.js';
 import { matchTrajectory } from './trajectory.js';
+
+export type { JudgeAsk, JudgeFields, JudgeLookupResult, JudgeSlot } from './judge-slot.js';
 import type { CanonicalOutcome, CheckedCall, EvalCase, ExpectedCall, ProviderErrorCode, Turn } from './types.js';
 
 export const NONE = '(none)';
@@ -25,6 +35,8 @@ export interface Observation {
   turns: Turn[];
   latencyMs: number;
   usage: { inputTokens: number; outputTokens: number };
+  /** The fake tools' state at the end (stateful suites). */
+  endState?: unknown;
 }
 
 export interface Evaluated {
@@ -56,12 +68,16 @@ export interface Evaluated {
   latencyMs: number;
   inputTokens: number;
   outputTokens: number;
+  /** The judge's part, on cases that have one (EvalCase.judge). */
+  judge?: JudgeSlot;
 }
 
 export interface EvalContext {
   offered: readonly ToolDef[];
   schemas: SchemaCache;
   clarification: RegExp;
+  /** The judge's verdict for an observation the deterministic checks cannot decide; absent: none is configured. */
+  judge?: (q: JudgeAsk) => JudgeLookupResult;
 }
 
 /** Calls as a decision label; a call that names no tool shows as `_unnamed`, as on production's metrics. */
@@ -78,20 +94,35 @@ export function expectedLabel(c: EvalCase): string {
     ? labelOf(c.expected.calls.map((x) => x.name))
     : c.expected.kind === 'trajectory'
       ? 'trajectory'
-      : NONE;
+      : c.expected.kind === 'judge'
+        ? `judge (${c.expected.scope})`
+        : c.expected.kind === 'state'
+          ? 'end state'
+          : NONE;
 }
 
 /** A case with no record at all: a failure, counted as coverage loss. */
 export function missing(c: EvalCase, repeat: number): Evaluated {
+  const single = c.expected.kind !== 'trajectory' && c.expected.kind !== 'judge' && c.expected.kind !== 'state';
+  const s = c.judge?.scope;
   return {
+    ...(s
+      ? {
+          judge: decided(
+            s,
+            false,
+            s === 'decision' ? { tool_selection_ok: false, arguments_ok: false } : { reached_goal: false },
+          ),
+        }
+      : {}),
     caseId: c.id,
     repeat,
     status: 'missing',
     expectedLabel: expectedLabel(c),
     decisionLabel: MISSING,
-    selectionPass: c.expected.kind === 'trajectory' ? null : false,
+    selectionPass: single ? false : null,
     argsPass: null,
-    exactMatch: c.expected.kind === 'trajectory' ? null : false,
+    exactMatch: single ? false : null,
     strictPass: false,
     clarified: false,
     errorReturned: false,
@@ -170,7 +201,7 @@ function judgeDecision(
   literal: boolean,
 ): Judged {
   const e = c.expected;
-  if (e.kind === 'trajectory') return { pass: false, problems: [] };
+  if (e.kind === 'trajectory' || e.kind === 'judge' || e.kind === 'state') return { pass: false, problems: [] };
   if (o.kind === 'provider_error') return { pass: false, problems: [`provider error: ${o.code}`] };
   if (e.kind === 'text') {
     return calls.length === 0
@@ -239,6 +270,48 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
     first.outcome.kind === 'text' && firstCalls.length === 0 && ctx.clarification.test(first.outcome.text);
   const key = obs.turns.map((t, i) => outcomeKey(t.outcome, checkedTurns[i]!, ctx.clarification)).join(' | ');
 
+  if (c.expected.kind === 'judge') {
+    const slot = judgeSlot(c, obs, ctx, checkedTurns, null)!;
+    return {
+      ...base,
+      status: 'ok',
+      decisionLabel: labelOf(firstCalls.map((x) => x.name)),
+      selectionPass: null,
+      argsPass: null,
+      exactMatch: null,
+      strictPass: slot.pass === true,
+      clarified,
+      recovered: base.errorReturned && slot.pass === true,
+      key,
+      problems: judgeProblems(slot),
+      judge: slot,
+    };
+  }
+
+  if (c.expected.kind === 'state') {
+    const ok = obs.endState !== undefined && deepEqual(c.expected.expected, obs.endState);
+    return {
+      ...base,
+      status: 'ok',
+      decisionLabel: labelOf(firstCalls.map((x) => x.name)),
+      selectionPass: null,
+      argsPass: null,
+      exactMatch: null,
+      strictPass: ok,
+      clarified,
+      recovered: base.errorReturned && ok,
+      key,
+      problems: ok
+        ? []
+        : [
+            `end state ${JSON.stringify(obs.endState) ?? '(none)'} differs from ${JSON.stringify(c.expected.expected)}`.slice(
+              0,
+              1000,
+            ),
+          ],
+    };
+  }
+
   if (c.expected.kind === 'trajectory') {
     const made = calls.map((x) => ({ name: x.name, args: x.parsed }));
     const t = matchTrajectory(c.expected, made);
@@ -255,6 +328,7 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
       recovered: base.errorReturned && t.ok && afterError,
       key,
       problems: t.problem ? [t.problem] : [],
+      ...(c.judge ? { judge: judgeSlot(c, obs, ctx, checkedTurns, t.ok)! } : {}),
     };
   }
 
@@ -288,5 +362,6 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
     recovered: base.errorReturned && final.pass && finalIdx > lastErrorTurn,
     key,
     problems: final.problems,
+    ...(c.judge ? { judge: judgeSlot(c, obs, ctx, checkedTurns, decision.pass)! } : {}),
   };
 }

@@ -4,6 +4,7 @@
  * provider error or a missing record it is an <error> (coverage loss, not the model's decision).
  * Cases waiting for review are <skipped>.
  */
+import { judgeProperties } from './judge-report.js';
 import type { Report } from './report.js';
 
 export function xmlEscape(s: string): string {
@@ -36,6 +37,8 @@ export function toJUnit(report: Report): string {
   for (const m of report.models) {
     const classname = `${report.suite.name}.${m.key}`;
     const body: string[] = [];
+    const props = judgeProperties(m, xmlEscape);
+    if (props) body.push(props);
     let f = 0;
     let e = 0;
     let timeMs = 0;

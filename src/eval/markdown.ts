@@ -4,6 +4,7 @@
  * against the baseline.
  */
 import type { Comparison } from './compare.js';
+import { judgeMarkdown } from './judge-report.js';
 import type { Report } from './report.js';
 import type { Rate } from './score.js';
 import { replaceControl } from '../util/control-chars.js';
@@ -61,6 +62,21 @@ export function toMarkdown(report: Report): string {
   const ok = report.passed;
   lines.push(`## toolwatch eval — ${mdCell(report.suite.name)} (dataset ${mdCell(report.suite.datasetVersion)})`, '');
   lines.push(ok ? '**All gates passed.**' : '**A gate failed.**', '');
+  if (report.replay) {
+    lines.push(
+      `### Replay of production failures (${report.replay.cases} case(s), reference-free: the production checker, then the judge where configured)`,
+      '',
+      '| model | pass^k (every repeat passed) | pass^1 | valid calls |',
+      '|---|---|---|---|',
+    );
+    for (const m of report.models) {
+      const h = m.overall.passHatK;
+      lines.push(
+        `| ${mdCell(m.key)} | ${h.length ? r(h[h.length - 1]!) : '—'} | ${h[0] ? r(h[0]) : '—'} | ${r(m.overall.validity.validRate)} |`,
+      );
+    }
+    lines.push('');
+  }
   lines.push(`| model | ${COLUMNS.map((c) => c[0]).join(' | ')} |`, `|---|${COLUMNS.map(() => '---').join('|')}|`);
   for (const m of report.models)
     lines.push(`| ${mdCell(m.key)} | ${COLUMNS.map(([, get, fmt]) => (fmt ?? r)(get(m.overall))).join(' | ')} |`);
@@ -83,6 +99,7 @@ export function toMarkdown(report: Report): string {
     }
     lines.push('');
   }
+  lines.push(...judgeMarkdown(report, pct, mdCell));
   const gated = report.models.filter((m) => m.gates.length);
   if (gated.length) {
     lines.push('### Gates', '', '| model | gate | threshold | value | status |', '|---|---|---|---|---|');

@@ -15,11 +15,13 @@ export interface RunRecord {
   suite: string;
   datasetVersion: string;
   variants: Variant[];
-  models: { label: string; provider: string; model: string; baseUrl?: string }[];
+  models: { label: string; provider: string; model: string; baseUrl?: string; params?: Record<string, unknown> }[];
   repeats: number;
   temperature?: number;
   maxTokens?: number;
   cases: number;
+  /** The suite's judge (one for every candidate), as configured for this run. */
+  judge?: { provider: string; model: string; baseUrl: string; promptVersion: string; temperature: number };
 }
 
 export interface ResultRecord {
@@ -42,6 +44,8 @@ export interface ResultRecord {
   latencyMs: number;
   usage: Usage;
   attempts: number;
+  /** The fake tools' state at the end of the conversation (stateful suites). */
+  endState?: unknown;
 }
 
 export type EvalRecord = RunRecord | ResultRecord;

@@ -10,6 +10,8 @@ import { checkGates, type GateResult, type Gates } from './gates.js';
 import { modelKey, type ResultRecord, type RunRecord } from './records.js';
 import { caseStability, computeMetrics, type CaseEvals, type Metrics, type Rate } from './score.js';
 import { toolsFor, type Suite, type Variant } from './suite.js';
+import type { JudgeAsk, JudgeLookupResult } from './evaluate.js';
+import type { JudgeReport, ModelJudge } from './judge-report.js';
 import type { EvalCase } from './types.js';
 
 export const REPORT_VERSION = 1;
@@ -24,6 +26,8 @@ export interface ObservationReport {
   problems: string[];
   latencyMs: number;
   tokens: number;
+  /** The judge's part (cases with a judge): how it was settled, the verdict fields and reasoning. */
+  judge?: { status: string; pass: boolean | null; fields: Record<string, boolean | null>; reasoning?: string };
 }
 
 export interface CaseReport {
@@ -53,6 +57,14 @@ export interface ModelReport {
   cases: CaseReport[];
   gates: GateResult[];
   passed: boolean;
+  /** Judge-based rates (with κ and n) and judge gates, when the suite has judged cases. */
+  judge?: ModelJudge;
+}
+
+/** Inputs the judge adds to a report (judge-report.ts). */
+export interface ReportJudge {
+  lookup?: (q: JudgeAsk) => JudgeLookupResult;
+  finish: (models: ModelReport[], items: Map<string, CaseEvals[]>) => JudgeReport;
 }
 
 export interface Report {
@@ -71,6 +83,10 @@ export interface Report {
   passed: boolean;
   /** `eval bfcl` / `score --bfcl` only: BFCL's own scores beside the toolwatch report. */
   bfcl?: BfclReport;
+  /** The judge's manifest, calibration and own tokens and cost (apart from the candidates'). */
+  judge?: JudgeReport;
+  /** Set when the cases are replayed production failures (`--replay FILE`): the models are the `replay` variant. */
+  replay?: { file: string; cases: number };
 }
 
 function observationOf(r: ResultRecord): Observation {
@@ -81,6 +97,7 @@ function observationOf(r: ResultRecord): Observation {
     turns: r.turns,
     latencyMs: r.latencyMs,
     usage: r.usage ?? { inputTokens: 0, outputTokens: 0 },
+    ...(r.endState !== undefined ? { endState: r.endState } : {}),
   };
 }
 
@@ -107,6 +124,16 @@ function caseReport(c: EvalCase, evals: Evaluated[]): CaseReport {
       problems: e.problems,
       latencyMs: e.latencyMs,
       tokens: e.inputTokens + e.outputTokens,
+      ...(e.judge
+        ? {
+            judge: {
+              status: e.judge.status,
+              pass: e.judge.pass,
+              fields: e.judge.fields,
+              ...(e.judge.reasoning ? { reasoning: e.judge.reasoning } : {}),
+            },
+          }
+        : {}),
     })),
   };
 }
@@ -116,6 +143,7 @@ export function buildReport(
   results: readonly ResultRecord[],
   runs: readonly RunRecord[],
   now = Date.now(),
+  judge?: ReportJudge,
 ): Report {
   const ids = new Set(suite.cases.map((c) => c.id));
   const unknown = new Set<string>();
@@ -132,6 +160,7 @@ export function buildReport(
   }
   const clarification = new RegExp(suite.settings.clarificationPattern, 'u');
   const models: ModelReport[] = [];
+  const itemsByKey = new Map<string, CaseEvals[]>();
   for (const [key, recs] of groups) {
     const first = recs[0]!;
     const run = runs.find((x) => x.runId === first.runId);
@@ -143,7 +172,12 @@ export function buildReport(
       m.set(r.repeat, r);
     }
     const items: CaseEvals[] = suite.cases.map((c) => {
-      const ctx: EvalContext = { offered: toolsFor(suite, c, first.variant), schemas: suite.schemas, clarification };
+      const ctx: EvalContext = {
+        offered: toolsFor(suite, c, first.variant),
+        schemas: suite.schemas,
+        clarification,
+        ...(judge?.lookup ? { judge: judge.lookup } : {}),
+      };
       const evals: Evaluated[] = [];
       for (let rep = 1; rep <= repeats; rep++) {
         const r = byCase.get(c.id)?.get(rep);
@@ -151,6 +185,7 @@ export function buildReport(
       }
       return { case: c, evals };
     });
+    itemsByKey.set(key, items);
     const overall = computeMetrics(items, repeats);
     const tags = [...new Set(suite.cases.flatMap((c) => c.tags))].sort();
     // Own properties only: a tag named `__proto__` is a tag, not the object's prototype.
@@ -180,6 +215,7 @@ export function buildReport(
     });
   }
   models.sort((a, b) => a.key.localeCompare(b.key));
+  const judged = judge?.finish(models, itemsByKey);
   return {
     toolwatchEvalReport: REPORT_VERSION,
     generatedAt: new Date(now).toISOString(),
@@ -193,5 +229,6 @@ export function buildReport(
     models,
     unknownCases: [...unknown].sort(),
     passed: models.every((m) => m.passed),
+    ...(judged ? { judge: judged } : {}),
   };
 }

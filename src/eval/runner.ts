@@ -9,6 +9,7 @@ import { createRedactor } from '../redact/redact.js';
 import type { AdapterRegistry, ModelAdapter } from './adapters/adapter.js';
 import { converse, type ConversationResult } from './conversation.js';
 import { appendRecord, type ResultRecord, type RunRecord } from './records.js';
+import { choiceOf } from './tool-choice.js';
 import { toolsFor, type ModelSpec, type Suite, type Variant } from './suite.js';
 
 export interface RunOptions {
@@ -74,11 +75,23 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
       provider: m.provider,
       model: m.model,
       ...(m.baseUrl ? { baseUrl: m.baseUrl } : {}),
+      ...(m.params ? { params: m.params } : {}),
     })),
     repeats: s.repeats,
     ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
     ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
     cases: suite.cases.length,
+    ...(s.judge
+      ? {
+          judge: {
+            provider: s.judge.provider,
+            model: s.judge.model,
+            baseUrl: s.judge.baseUrl,
+            promptVersion: s.judge.promptVersion,
+            temperature: s.judge.temperature,
+          },
+        }
+      : {}),
   };
   appendRecord(o.out, header);
 
@@ -118,8 +131,10 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
           tools: toolsFor(suite, c, task.variant),
           ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
           ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
+          toolChoice: choiceOf(task.variant),
           schemas: suite.schemas,
           redact,
+          ...(suite.stateful ? { stateful: suite.stateful } : {}),
         });
       } catch (err) {
         // A fault of ours is coverage loss like any other, not the end of the run.
@@ -156,6 +171,8 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
         latencyMs: conv.latencyMs,
         usage: conv.usage,
         attempts: conv.attempts,
+        // Not redacted: the fake tools' state is the suite's own data, compared as is with expected_state.
+        ...(conv.endState !== undefined ? { endState: conv.endState } : {}),
       };
       appendRecord(o.out, record);
       results.push(record);

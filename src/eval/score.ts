@@ -127,7 +127,8 @@ export function computeMetrics(items: readonly CaseEvals[], repeats: number): Me
   const all = items.flatMap((i) => i.evals);
   const kindOf = new Map(items.map((i) => [i.case.id, i.case.expected.kind]));
   const kind = (e: Evaluated) => kindOf.get(e.caseId)!;
-  const single = all.filter((e) => kind(e) !== 'trajectory');
+  // Cases with no reference (kind judge) have no deterministic single decision: judge-score.ts rates them.
+  const single = all.filter((e) => kind(e) !== 'trajectory' && kind(e) !== 'judge' && kind(e) !== 'state');
   const answered = all.filter((e) => e.status === 'ok');
   const shouldCall = single.filter((e) => kind(e) === 'tool');
   const shouldNot = single.filter((e) => kind(e) !== 'tool');
@@ -228,9 +229,10 @@ export function computeMetrics(items: readonly CaseEvals[], repeats: number): Me
       count(recoveryPool, (e) => e.recovered),
       recoveryPool.length,
     ),
+    // Outcome-state cases (expected_state) are multi-step too: counted here with the trajectories.
     trajectoryPassRate: rate(
-      count(all, (e) => kind(e) === 'trajectory' && e.strictPass),
-      count(all, (e) => kind(e) === 'trajectory'),
+      count(all, (e) => (kind(e) === 'trajectory' || kind(e) === 'state') && e.strictPass),
+      count(all, (e) => kind(e) === 'trajectory' || kind(e) === 'state'),
     ),
     stability: { ...rate(mostCommon, successful), stableCases, casesObserved },
     passHatK: hat.map((sum, i) => ({ k: i + 1, ...rate(sum, items.length) })),

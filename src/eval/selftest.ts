@@ -9,6 +9,7 @@ import type { ToolDef } from '../model.js';
 import { parseCases } from './cases.js';
 import { evaluate, missing, type Evaluated, type Observation } from './evaluate.js';
 import { computeMetrics } from './score.js';
+import { judgeSelftest } from './selftest-judge.js';
 import type { CanonicalOutcome, Turn } from './types.js';
 
 const obj = (properties: Record<string, unknown>, required: string[]) => ({
@@ -354,5 +355,6 @@ export function runSelftest(): SelftestResult {
       r.numerator === n && r.denominator === d ? [] : [`got ${r.numerator}/${r.denominator}`],
     );
   }
+  judgeSelftest(TOOLS, schemas, check);
   return out;
 }

@@ -13,10 +13,20 @@ import { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
 import { parseCases } from './cases.js';
+import { paramsProblems } from './params.js';
+import { stateProblems } from './state-expected.js';
+import { loadStatefulTools, type StatefulTools } from './stateful.js';
+import { type ToolChoice, toolChoiceSchema, variantOf } from './tool-choice.js';
 import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
+import {
+  judgeSettingsSchema,
+  toJudgeSettings,
+  type EvalJudgeSettings,
+  type JudgeSettingsFile,
+} from './judge-settings.js';
 import type { EvalCase, SkippedCase } from './types.js';
 
-export const PROVIDERS = ['openai', 'anthropic'] as const;
+export const PROVIDERS = ['openai', 'anthropic', 'openai-responses'] as const;
 export type ProviderKind = (typeof PROVIDERS)[number];
 
 export interface ModelSpec {
@@ -27,6 +37,10 @@ export interface ModelSpec {
   apiKeyEnv?: string;
   /** How the model is named in records and reports; default provider/model. */
   label: string;
+  /** Request fields merged into every request body of this model (params.ts). */
+  params?: Record<string, unknown>;
+  /** Stream the answer (chat completions): deltas assembled as the SDKs do, raw chunks recorded. */
+  stream?: boolean;
 }
 
 export interface SuiteSettings {
@@ -45,9 +59,14 @@ export interface SuiteSettings {
   clarificationPattern: string;
   gates: Gates;
   redact: { fields: string[]; patterns: string[] };
+  /** suite.yaml `judge:` (one judge for every candidate). */
+  judge?: EvalJudgeSettings;
+  /** suite.yaml `tool_choice`: the forced-choice variants, reported apart. */
+  toolChoices: Exclude<ToolChoice, 'auto'>[];
 }
 
-export type Variant = 'core' | 'compatibility';
+/** core and compatibility, `replay` (run --replay), and one `tool_choice:…` variant per suite.yaml `tool_choice` entry (tool-choice.ts). */
+export type Variant = 'core' | 'compatibility' | 'replay' | `tool_choice:${string}`;
 
 export interface Suite {
   dir: string;
@@ -60,6 +79,8 @@ export interface Suite {
   skipped: SkippedCase[];
   settings: SuiteSettings;
   schemas: SchemaCache;
+  /** tools.mjs: stateful fake tools (stateful.ts). */
+  stateful?: StatefulTools;
 }
 
 export class SuiteError extends Error {
@@ -93,6 +114,8 @@ export const suiteSchema = {
           base_url: { type: 'string', pattern: '^https?://' },
           api_key_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
           label: { type: 'string', minLength: 1 },
+          params: { type: 'object' },
+          stream: { type: 'boolean' },
         },
       },
     },
@@ -123,6 +146,8 @@ export const suiteSchema = {
         patterns: { type: 'array', items: { type: 'string' }, default: [] },
       },
     },
+    judge: judgeSettingsSchema,
+    tool_choice: toolChoiceSchema,
   },
 } as const;
 
@@ -136,6 +161,8 @@ type SuiteFile = {
     api_key_env?: string;
     label?: string;
     api_key?: unknown;
+    params?: Record<string, unknown>;
+    stream?: boolean;
   }[];
   repeats: number;
   temperature?: number;
@@ -148,6 +175,8 @@ type SuiteFile = {
   clarification_pattern: string;
   gates: Partial<Record<string, number | null>>;
   redact: { fields: string[]; patterns: string[] };
+  judge?: JudgeSettingsFile;
+  tool_choice?: Exclude<ToolChoice, 'auto'>[];
 };
 
 export function modelLabel(provider: string, model: string): string {
@@ -170,6 +199,13 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
   }
   // Keys belong in the environment only; say so rather than "unknown key".
   const models = (raw as { models?: unknown }).models;
+  const judgeRaw = (raw as { judge?: unknown }).judge;
+  if (judgeRaw && typeof judgeRaw === 'object' && 'api_key' in judgeRaw) {
+    problems.push(
+      `${file}: judge.api_key: keys are never read from files; name an environment variable with api_key_env`,
+    );
+    return undefined;
+  }
   if (Array.isArray(models) && models.some((m) => m && typeof m === 'object' && 'api_key' in m)) {
     problems.push(
       `${file}: models[].api_key: keys are never read from files; name an environment variable with api_key_env`,
@@ -209,8 +245,17 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
       label,
       ...(m.base_url ? { baseUrl: m.base_url } : {}),
       ...(m.api_key_env ? { apiKeyEnv: m.api_key_env } : {}),
+      ...(m.params ? { params: m.params } : {}),
+      ...(m.stream ? { stream: true } : {}),
     };
   });
+  for (const [i, m] of f.models.entries())
+    if (m.params) problems.push(...paramsProblems(m.params, `${file}: models[${i}].params`));
+  for (const [i, m] of f.models.entries())
+    if (m.stream && m.provider !== 'openai')
+      problems.push(
+        `${file}: models[${i}].stream: streaming is implemented for the openai (chat completions) adapter only`,
+      );
   const gates: Gates = { ...DEFAULT_GATES };
   for (const [k, v] of Object.entries(f.gates)) gates[k as keyof Gates] = v ?? null;
   return {
@@ -228,6 +273,8 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
     clarificationPattern: f.clarification_pattern,
     gates,
     redact: { fields: f.redact.fields, patterns: f.redact.patterns },
+    ...(f.judge ? { judge: toJudgeSettings(f.judge, (d) => parseDuration(d)!) } : {}),
+    toolChoices: f.tool_choice ?? [],
   };
 }
 
@@ -282,6 +329,10 @@ export function loadSuite(dir: string): Suite {
     if (a !== b)
       problems.push(`${at('tools.compatibility.json')}: must define the same tools as tools.json (${a} vs ${b})`);
   }
+  for (const c of settings?.toolChoices ?? []) {
+    if (typeof c === 'object' && tools && !tools.some((t) => t.name === c.name))
+      problems.push(`${at('suite.yaml')}: tool_choice: ${JSON.stringify(c.name)} is not in tools.json`);
+  }
   const system = existsSync(at('system.txt')) ? readFileSync(at('system.txt'), 'utf8').trim() : '';
   if (!settings || !tools) throw new SuiteError(problems);
 
@@ -304,8 +355,18 @@ export function loadSuite(dir: string): Suite {
       `${at('cases.jsonl')}: no cases to run${parsed.skipped.length ? ` (${parsed.skipped.length} waiting for review)` : ''}`,
     );
   }
+  let stateful: StatefulTools | undefined;
+  if (existsSync(at('tools.mjs'))) {
+    try {
+      stateful = loadStatefulTools(at('tools.mjs'));
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  problems.push(...stateProblems(parsed.cases, stateful, at('cases.jsonl')));
   if (problems.length) throw new SuiteError(problems);
   return {
+    ...(stateful ? { stateful } : {}),
     dir: root,
     name: settings.name ?? path.basename(root),
     system,
@@ -325,5 +386,6 @@ export function toolsFor(suite: Suite, c: EvalCase, variant: Variant): ToolDef[]
 }
 
 export function variantsOf(suite: Suite): Variant[] {
-  return suite.compatibilityTools ? ['core', 'compatibility'] : ['core'];
+  const base: Variant[] = suite.compatibilityTools ? ['core', 'compatibility'] : ['core'];
+  return [...base, ...suite.settings.toolChoices.map(variantOf)];
 }

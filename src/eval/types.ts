@@ -85,6 +85,13 @@ export type Expectation =
   | { kind: 'text' }
   /** A question back to the user instead of a guessed value. */
   | { kind: 'clarification'; missing: string[] }
+  /**
+   * No reference answer: structural checks first (a call the production checker fails, a provider
+   * error), then the judge (`EvalCase.judge`) decides; `scope` says which verdict it gives.
+   */
+  | { kind: 'judge'; scope: JudgeScope }
+  /** The end state of the suite's stateful tools (tools.mjs) must equal this: any order of calls that reaches it passes. */
+  | { kind: 'state'; expected: unknown; reference?: { name: string; arguments: Record<string, unknown> }[] }
   | {
       kind: 'trajectory';
       calls: { name: string; arguments: Record<string, unknown> }[];
@@ -92,6 +99,17 @@ export type Expectation =
       argsMode: ToolArgsMode;
       argsOverrides: Record<string, ToolArgsMode>;
     };
+
+/** decision: tool_selection_ok + arguments_ok of the first answer; trajectory: the production judge's verdict. */
+export type JudgeScope = 'decision' | 'trajectory';
+
+/** A judge question of a case: its rubric, and whether it replaces (`kind: judge`) or follows a deterministic check. */
+export interface CaseJudge {
+  rubric: string;
+  scope: JudgeScope;
+  /** A replayed production failure: without a judge configured, the production checker alone decides. */
+  replay?: boolean;
+}
 
 /** What the runner answers when the model calls a tool (multi-turn cases). */
 export type CannedResult = { result: unknown } | { error: unknown };
@@ -120,6 +138,10 @@ export interface EvalCase {
   maxTurns: number;
   traceId?: string;
   observed?: unknown;
+  /** Asked of the judge (suite.yaml `judge:`) when the deterministic checks cannot answer. */
+  judge?: CaseJudge;
+  /** The state the suite's stateful tools (tools.mjs) start from; set = the calls are answered by them. */
+  initialState?: unknown;
 }
 
 /** A case the export left for a person to fill (`review: true`, no expectation): skipped and counted. */

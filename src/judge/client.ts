@@ -37,6 +37,30 @@ export class JudgeTransportError extends Error {
   }
 }
 
+/** What a judge must answer: the strict structured-output schema and the validator of the answer text. */
+export interface VerdictContract<T> {
+  /** json_schema.name in the request. */
+  name: string;
+  schema: Record<string, unknown>;
+  parse(text: string): { ok: true; value: T } | { ok: false; error: string };
+}
+
+/** The production judge's verdict (reached_goal, unnecessary_calls, dangerous_calls). */
+export const TRAJECTORY_CONTRACT: VerdictContract<Verdict> = {
+  name: 'trajectory_verdict',
+  schema: VERDICT_RESPONSE_SCHEMA as unknown as Record<string, unknown>,
+  parse: parseVerdict,
+};
+
+export interface JudgeAnswerOf<T> {
+  verdict?: T;
+  /** Set when the answers were not valid verdicts (after the one retry). */
+  invalid?: string;
+  inputTokens: number;
+  outputTokens: number;
+  mode: 'json_schema' | 'text';
+}
+
 export interface JudgeAnswer {
   verdict?: Verdict;
   /** Set when the answers were not valid verdicts (after the one retry). */
@@ -66,6 +90,8 @@ export interface OpenAIJudgeOptions {
   fetch?: typeof fetch;
   /** Aborted when toolwatch stops: a request in flight and a wait between attempts end at once. */
   signal?: AbortSignal;
+  /** Sampling temperature of every judge request (default 0). */
+  temperature?: number;
 }
 
 const TEXT_MODE_INSTRUCTION =
@@ -98,9 +124,14 @@ export class OpenAIJudgeClient implements JudgeClient {
   }
 
   async judge(messages: readonly ChatMessage[]): Promise<JudgeAnswer> {
+    return this.judgeAs(messages, TRAJECTORY_CONTRACT);
+  }
+
+  /** The same retries, fallback and one re-ask, for any verdict contract (the eval judge's decision verdict). */
+  async judgeAs<T>(messages: readonly ChatMessage[], contract: VerdictContract<T>): Promise<JudgeAnswerOf<T>> {
     const usage = { inputTokens: 0, outputTokens: 0 };
-    const first = await this.ask([...messages], usage);
-    let parsed = parseVerdict(first.text);
+    const first = await this.ask([...messages], usage, contract);
+    let parsed = contract.parse(first.text);
     if (parsed.ok) return { verdict: parsed.value, ...usage, mode: first.mode };
     // One more chance, told what was wrong.
     const retry: ChatMessage[] = [
@@ -108,19 +139,20 @@ export class OpenAIJudgeClient implements JudgeClient {
       { role: 'assistant', content: first.text.slice(0, 4000) },
       { role: 'user', content: `That is not a valid verdict (${parsed.error}). ${TEXT_MODE_INSTRUCTION}` },
     ];
-    const second = await this.ask(retry, usage);
-    parsed = parseVerdict(second.text);
+    const second = await this.ask(retry, usage, contract);
+    parsed = contract.parse(second.text);
     if (parsed.ok) return { verdict: parsed.value, ...usage, mode: second.mode };
     return { invalid: parsed.error, ...usage, mode: second.mode };
   }
 
-  private async ask(
+  private async ask<T>(
     messages: ChatMessage[],
     usage: { inputTokens: number; outputTokens: number },
+    contract: VerdictContract<T>,
   ): Promise<{ text: string; mode: JudgeAnswer['mode'] }> {
     if (this.jsonSchema !== false) {
       try {
-        const text = await this.complete(messages, true, usage);
+        const text = await this.complete(messages, contract, usage);
         this.jsonSchema = true;
         return { text, mode: 'json_schema' };
       } catch (err) {
@@ -138,27 +170,23 @@ export class OpenAIJudgeClient implements JudgeClient {
       }
     }
     const withInstruction: ChatMessage[] = [...messages, { role: 'user', content: TEXT_MODE_INSTRUCTION }];
-    return { text: await this.complete(withInstruction, false, usage), mode: 'text' };
+    return { text: await this.complete(withInstruction, undefined, usage), mode: 'text' };
   }
 
-  private async complete(
+  private async complete<T>(
     messages: ChatMessage[],
-    structured: boolean,
+    structured: VerdictContract<T> | undefined,
     usage: { inputTokens: number; outputTokens: number },
   ): Promise<string> {
     const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
       model: this.model,
       messages,
-      temperature: 0,
+      temperature: this.opts.temperature ?? 0,
       ...(structured
         ? {
             response_format: {
               type: 'json_schema',
-              json_schema: {
-                name: 'trajectory_verdict',
-                strict: true,
-                schema: VERDICT_RESPONSE_SCHEMA as unknown as Record<string, unknown>,
-              },
+              json_schema: { name: structured.name, strict: true, schema: structured.schema },
             },
           }
         : {}),

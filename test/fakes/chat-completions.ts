@@ -57,6 +57,10 @@ export function chatCompletionsProtocol(apiKey?: string): Protocol {
         );
         return;
       }
+      if (body.stream === true) {
+        streamReply(reply, body, n, res);
+        return;
+      }
       const message: Record<string, unknown> = { role: 'assistant', content: null, refusal: null };
       let finish = 'stop';
       if ('calls' in reply) {
@@ -89,4 +93,58 @@ export function chatCompletionsProtocol(apiKey?: string): Protocol {
 /** Base URL ends in /v1, as OpenAI-compatible servers are configured. */
 export function startChatCompletions(script: Script, opts: { apiKey?: string } = {}): Promise<FakeServer> {
   return startScripted(chatCompletionsProtocol(opts.apiKey), script, '/v1');
+}
+
+/**
+ * `stream: true`: server-sent events as OpenAI sends them — `chat.completion.chunk` objects with
+ * `choices[0].delta` (role first, then content pieces, tool_calls by index: id, type and name in
+ * the first delta of a call, arguments in pieces), `finish_reason` on the last choice chunk, a usage
+ * chunk when `stream_options.include_usage`, then `data: [DONE]`. A `cut` reply drops the
+ * connection halfway through the arguments.
+ */
+function streamReply(
+  reply: Exclude<import('./scripted.js').Reply, 'hang' | { status: number }>,
+  body: Record<string, unknown>,
+  n: number,
+  res: ServerResponse,
+): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const base = {
+    id: `chatcmpl-${n}`,
+    object: 'chat.completion.chunk',
+    created: 1_760_000_000,
+    model: String(body.model ?? 'fake'),
+  };
+  const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    res.write(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`);
+  const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+    send([{ index: 0, delta: d, finish_reason: finish, logprobs: null }]);
+  delta({ role: 'assistant', content: '' });
+  let finish = 'stop';
+  const text = 'text' in reply ? reply.text : undefined;
+  if (text) for (const piece of text.match(/.{1,5}/gs) ?? []) delta({ content: piece });
+  if ('refusal' in reply) delta({ refusal: reply.refusal });
+  if ('calls' in reply) {
+    finish = 'tool_calls';
+    for (const [i, c] of reply.calls.entries()) {
+      const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+      const half = Math.ceil(args.length / 2);
+      delta({
+        tool_calls: [
+          { index: i, id: c.id ?? `call_${n}_${i + 1}`, type: 'function', function: { name: c.name, arguments: '' } },
+        ],
+      });
+      delta({ tool_calls: [{ index: i, function: { arguments: args.slice(0, half) } }] });
+      if (reply.cut) {
+        // Once what was written has left: the connection drops, no finish_reason, no [DONE].
+        res.write('', () => res.destroy());
+        return;
+      }
+      delta({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
+    }
+  }
+  delta({}, finish);
+  if ((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage)
+    send([], { usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } });
+  res.end('data: [DONE]\n\n');
 }

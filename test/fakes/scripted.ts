@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 export type ScriptedCall = { name: string; arguments: unknown; id?: string };
 
 export type Reply =
-  | { calls: ScriptedCall[]; text?: string }
+  /** `cut`: when streaming, the connection drops halfway through the arguments. */
+  | { calls: ScriptedCall[]; text?: string; cut?: boolean }
   | { text: string }
   | { refusal: string }
   /** An HTTP error in the protocol's error format. */
@@ -76,7 +77,13 @@ export interface Protocol {
 }
 
 /** A server on 127.0.0.1 and a free port speaking `protocol`, answering from `script`. */
-export async function startScripted(protocol: Protocol, script: Script, basePath: string): Promise<FakeServer> {
+export async function startScripted(
+  protocol: Protocol,
+  script: Script,
+  basePath: string,
+  /** Other routes of the same server (e.g. a models endpoint); true = answered. */
+  other?: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<FakeServer> {
   const received: Received[] = [];
   const perKey = new Map<string, number>();
   let server: Server;
@@ -95,6 +102,7 @@ export async function startScripted(protocol: Protocol, script: Script, basePath
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
+      if (other?.(req, res)) return;
       if (req.method !== 'POST' || req.url !== protocol.path) {
         protocol.render({ status: 404, message: `no route ${req.method} ${req.url}` }, {}, 0, res);
         return;

@@ -6,6 +6,7 @@
  */
 import type { ToolDef } from '../../model.js';
 import type { RetryPolicy } from '../retry.js';
+import type { ToolChoice } from '../tool-choice.js';
 import type { ModelSpec } from '../suite.js';
 import type { CanonicalOutcome, Message, Usage } from '../types.js';
 
@@ -14,6 +15,8 @@ export interface AdapterRequest {
   tools: readonly ToolDef[];
   temperature?: number;
   maxTokens?: number;
+  /** Default auto (tool-choice.ts maps it per protocol). */
+  toolChoice?: ToolChoice;
 }
 
 export interface AdapterResult {

@@ -8,6 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ToolDef } from '../../model.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import { HarnessError, type AdapterFactory, type AdapterRequest, type AdapterResult } from './adapter.js';
+import { anthropicToolChoice } from '../tool-choice.js';
 import { sendWithRetries } from './sdk-errors.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -113,8 +114,11 @@ export const createAnthropicMessagesAdapter: AdapterFactory = (spec, opts) => {
           max_tokens: req.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
           ...(system ? { system } : {}),
           messages,
-          ...(req.tools.length ? { tools: toAnthropicTools(req.tools), tool_choice: { type: 'auto' } } : {}),
+          ...(req.tools.length
+            ? { tools: toAnthropicTools(req.tools), tool_choice: anthropicToolChoice(req.toolChoice ?? 'auto') }
+            : {}),
           ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          ...spec.params,
         };
       } catch (err) {
         const outcome = { kind: 'provider_error' as const, code: 'harness' as const, message: (err as Error).message };

@@ -8,6 +8,8 @@ import OpenAI from 'openai';
 import type { ToolDef } from '../../model.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import type { AdapterFactory, AdapterRequest, AdapterResult } from './adapter.js';
+import { openAIToolChoice } from '../tool-choice.js';
+import { type Assembled, assembleStream } from './chat-stream.js';
 import { sendWithRetries } from './sdk-errors.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -87,6 +89,45 @@ export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
     timeout: opts.timeoutMs,
   });
   const now = opts.now ?? Date.now;
+  /** stream: true — the chunks assembled (chat-stream.ts), recorded as `{chunks, truncated}`. */
+  const streamed = async (plain: Record<string, unknown>): Promise<AdapterResult> => {
+    const body = { ...plain, stream: true, stream_options: { include_usage: true } };
+    const r = await sendWithRetries(
+      async () =>
+        assembleStream(
+          (await client.chat.completions.create(
+            body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+          )) as AsyncIterable<unknown>,
+        ),
+      OpenAI,
+      body,
+      {
+        retry: opts.retry,
+        now,
+        read: (res) => {
+          const a = res as Assembled;
+          const usage = a.response.usage;
+          const outcome = fromOpenAIResponse(a.response);
+          return {
+            // Cut off with no call to count: no answer at all, not a text answer.
+            outcome:
+              a.response.truncated && outcome.kind !== 'tool_calls'
+                ? {
+                    kind: 'provider_error',
+                    code: 'connection',
+                    message: 'the stream was cut off before its finish_reason',
+                  }
+                : outcome,
+            ...(usage
+              ? { usage: { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } }
+              : {}),
+          };
+        },
+      },
+    );
+    const a = r.response as Assembled | undefined;
+    return a && Array.isArray(a.chunks) ? { ...r, response: { chunks: a.chunks, truncated: a.response.truncated } } : r;
+  };
   return {
     provider: spec.provider,
     model: spec.model,
@@ -94,10 +135,14 @@ export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
       const body = {
         model: spec.model,
         messages: toOpenAIMessages(req.messages),
-        ...(req.tools.length ? { tools: toOpenAITools(req.tools), tool_choice: 'auto' } : {}),
+        ...(req.tools.length
+          ? { tools: toOpenAITools(req.tools), tool_choice: openAIToolChoice(req.toolChoice ?? 'auto') }
+          : {}),
         ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
         ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+        ...spec.params,
       };
+      if (spec.stream) return streamed(body);
       return sendWithRetries(
         () => client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming),
         OpenAI,

@@ -93,6 +93,8 @@ export function bfclSuite(data: BfclData, o: BfclSuiteOptions = {}): Suite {
       maxRetryWaitMs: 60_000,
       clarificationPattern: '[?？]',
       gates: NO_GATES,
+      // BFCL's runs leave tool_choice to the model (auto): no forced-choice variants.
+      toolChoices: [],
       redact: { fields: [], patterns: [] },
     },
     schemas: new SchemaCache(),

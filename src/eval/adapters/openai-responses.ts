@@ -1,0 +1,135 @@
+/**
+ * OpenAI's Responses API (`POST /v1/responses`) through the official `openai` client: function
+ * tools are flat `{type: "function", name, description, parameters}`; the conversation is `input`
+ * items — messages, the model's earlier `function_call` items and our `function_call_output`
+ * items (paired by `call_id`); the system prompt goes as `instructions`. The answer's `output`
+ * items map to the canonical outcome: `function_call` items are calls (arguments stay the raw
+ * string), `message` items' `output_text` parts the text, a `refusal` part a refusal. An answer
+ * cut off (`status: incomplete`) keeps whatever arguments arrived, so a cut call is InvalidJson as
+ * in production. `max_tokens` is sent as `max_output_tokens`; tool_choice as Responses spells it.
+ */
+import OpenAI from 'openai';
+import type { ToolDef } from '../../model.js';
+import type { ToolChoice } from '../tool-choice.js';
+import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
+import type { AdapterFactory, AdapterRequest, AdapterResult } from './adapter.js';
+import { OPENAI_DEFAULT_BASE_URL } from './openai-chat.js';
+import { sendWithRetries } from './sdk-errors.js';
+
+const argsText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
+
+export function toResponsesInput(messages: readonly Message[]): { instructions?: string; input: unknown[] } {
+  const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
+  const input: unknown[] = [];
+  for (const m of messages) {
+    if (m.role === 'system') continue;
+    if (m.role === 'tool') {
+      input.push({ type: 'function_call_output', call_id: m.toolCallId, output: m.content });
+    } else if (m.role === 'assistant') {
+      if (m.content) input.push({ role: 'assistant', content: m.content });
+      for (const c of m.toolCalls ?? [])
+        input.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: argsText(c.arguments) });
+    } else input.push({ role: 'user', content: m.content });
+  }
+  return { ...(system.length ? { instructions: system.join('\n\n') } : {}), input };
+}
+
+export function toResponsesTools(tools: readonly ToolDef[]): unknown[] {
+  return tools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    ...(t.description ? { description: t.description } : {}),
+    parameters: t.parameters ?? { type: 'object', properties: {} },
+    // Strict mode rewrites what the model may send; the eval measures what it sends unaided.
+    strict: false,
+  }));
+}
+
+/** Responses: "auto" | "required" | "none" | {type: "function", name}. */
+export function responsesToolChoice(c: ToolChoice): unknown {
+  return typeof c === 'string' ? c : { type: 'function', name: c.name };
+}
+
+interface OutputItem {
+  type?: string;
+  call_id?: string;
+  id?: string;
+  name?: string;
+  arguments?: unknown;
+  content?: { type?: string; text?: string; refusal?: string }[];
+}
+
+export function fromResponsesResponse(res: unknown): CanonicalOutcome {
+  const output = (res as { output?: OutputItem[] } | null)?.output;
+  if (!Array.isArray(output))
+    return { kind: 'provider_error', code: 'bad_response', message: 'the answer has no output list' };
+  const calls: CanonicalCall[] = [];
+  const texts: string[] = [];
+  let refusal: string | undefined;
+  for (const item of output) {
+    if (item.type === 'function_call') {
+      if (typeof item.name !== 'string')
+        return { kind: 'provider_error', code: 'bad_response', message: 'a function_call without a name' };
+      calls.push({ id: item.call_id ?? item.id ?? null, name: item.name, arguments: item.arguments });
+    } else if (item.type === 'message') {
+      for (const part of item.content ?? []) {
+        if (part.type === 'output_text' && typeof part.text === 'string') texts.push(part.text);
+        if (part.type === 'refusal' && typeof part.refusal === 'string') refusal = part.refusal;
+      }
+    }
+  }
+  const text = texts.join('');
+  if (calls.length) return { kind: 'tool_calls', calls, ...(text ? { text } : {}) };
+  if (refusal !== undefined) return { kind: 'refusal', text: refusal };
+  return { kind: 'text', text };
+}
+
+export const createOpenAIResponsesAdapter: AdapterFactory = (spec, opts) => {
+  const client = new OpenAI({
+    baseURL: spec.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+    apiKey: opts.apiKey ?? 'no-key',
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    timeout: opts.timeoutMs,
+  });
+  const now = opts.now ?? Date.now;
+  return {
+    provider: spec.provider,
+    model: spec.model,
+    async complete(req: AdapterRequest): Promise<AdapterResult> {
+      const { instructions, input } = toResponsesInput(req.messages);
+      const body = {
+        model: spec.model,
+        ...(instructions ? { instructions } : {}),
+        input,
+        ...(req.tools.length
+          ? { tools: toResponsesTools(req.tools), tool_choice: responsesToolChoice(req.toolChoice ?? 'auto') }
+          : {}),
+        ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+        ...(req.maxTokens !== undefined ? { max_output_tokens: req.maxTokens } : {}),
+        // Nothing is stored at the provider: every request carries the whole conversation.
+        store: false,
+        ...spec.params,
+      };
+      return sendWithRetries(
+        () => client.responses.create(body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming),
+        OpenAI,
+        body,
+        {
+          retry: opts.retry,
+          now,
+          read: (res) => {
+            const usage = (res as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
+            return {
+              outcome: fromResponsesResponse(res),
+              ...(usage
+                ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } }
+                : {}),
+            };
+          },
+        },
+      );
+    },
+  };
+};
