@@ -138,6 +138,8 @@ export interface SpanFacts {
   summaryCalls?: CallSighting[];
   /** Span status error, for model spans. */
   error?: string;
+  /** The model response's finish reasons as the span reports them (normalize/finish-reasons.ts), e.g. `length`. */
+  finishReasons?: string[];
 }
 
 /** One Ajv error, kept with each SchemaMismatch failure. */
@@ -153,10 +155,25 @@ export type OutcomeName = 'valid' | 'InvalidJson' | 'UnknownName' | 'SchemaMisma
 export const UNVALIDATED_REASONS = ['no_arguments', 'no_schema', 'bad_schema', 'no_name'] as const;
 export type UnvalidatedReason = (typeof UNVALIDATED_REASONS)[number];
 
+/**
+ * Why arguments were not a JSON object (src/check/invalid-json-cause.ts): the `reason` of an
+ * InvalidJson call's aggregate and failure record, and of toolwatch_invalid_json_total.
+ */
+export const INVALID_JSON_CAUSES = [
+  'truncated',
+  'concatenated',
+  'python_literal',
+  'trailing_text',
+  'not_object',
+  'empty',
+  'other',
+] as const;
+export type InvalidJsonCause = (typeof INVALID_JSON_CAUSES)[number];
+
 /** The outcome contract (the README's outcome table), as a discriminated union. */
 export type Outcome =
   | { outcome: 'valid' }
-  | { outcome: 'InvalidJson'; message: string }
+  | { outcome: 'InvalidJson'; message: string; cause: InvalidJsonCause }
   | { outcome: 'UnknownName'; known: string[] }
   | { outcome: 'SchemaMismatch'; errors: ValidationError[] }
   | { outcome: 'unvalidated'; reason: UnvalidatedReason; message?: string };

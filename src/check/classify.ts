@@ -3,6 +3,7 @@
  * unvalidated — the first that applies wins.
  */
 import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';
+import { invalidJsonCause } from './invalid-json-cause.js';
 import type { ToolRegistry } from './registry.js';
 import type { SchemaCache } from './schema-cache.js';
 import { schemaShape } from '../tools/schema-shape.js';
@@ -13,6 +14,8 @@ export interface CallToCheck {
   service: string;
   /** Tools offered in the request; undefined or empty = the request carried no definitions. */
   offered?: readonly ToolDef[];
+  /** The proposing model span's finish reasons: `length` makes an InvalidJson call `truncated`. */
+  finishReasons?: readonly string[];
 }
 
 const MAX_ERRORS = 25;
@@ -21,7 +24,10 @@ export function classify(call: CallToCheck, registry: ToolRegistry, schemas: Sch
   // A call nobody named cannot be checked, labelled or told apart from an invented name.
   if (call.name === '') return { outcome: 'unvalidated', reason: 'no_name' };
   const parsed = parseArguments(call.args);
-  if (parsed.kind === 'invalid') return { outcome: 'InvalidJson', message: parsed.message };
+  if (parsed.kind === 'invalid') {
+    const raw = call.args.kind === 'none' ? '' : call.args.raw;
+    return { outcome: 'InvalidJson', message: parsed.message, cause: invalidJsonCause(raw, call.finishReasons) };
+  }
 
   const offered = call.offered && call.offered.length > 0 ? call.offered : undefined;
   let def: ToolDef | undefined;

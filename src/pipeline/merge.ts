@@ -20,6 +20,8 @@ export interface CallToCount {
   /** The instrumentation scope of the span the call is counted from (kept while it waits, for the coverage report). */
   scope?: string;
   scopeVersion?: string;
+  /** The proposing span's finish reasons (an InvalidJson call's cause reads them). */
+  finishReasons?: readonly string[];
 }
 
 export interface ExecutionToRecord {
@@ -164,6 +166,7 @@ function callOf(f: SpanFacts, c: CallSighting | ToolExecution, timeMs: number, f
     timeMs,
     fromExecution,
     ...originOf(f),
+    ...(f.finishReasons ? { finishReasons: f.finishReasons } : {}),
   };
 }
 

@@ -566,6 +566,7 @@ export class Pipeline {
       const { service, model, tool } = labels[i]!;
       m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
       if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
+      else if (o.outcome === 'InvalidJson') m.invalidJson.inc({ service, reason: o.cause });
       const entry = entries[i];
       if (entry) {
         entry.outcome = o.outcome;

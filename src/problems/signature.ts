@@ -9,19 +9,9 @@
  * models, providers or definition versions — those are dimensions of a problem, not its identity.
  */
 import { createHash } from 'node:crypto';
-import type { ExecutionStatus, ValidationError } from '../model.js';
+import type { ExecutionStatus, InvalidJsonCause, ValidationError } from '../model.js';
 
-/** Why a call's arguments were not a JSON object (src/problems/invalid-json-cause.ts decides). */
-export const INVALID_JSON_CAUSES = [
-  'truncated',
-  'concatenated',
-  'python_literal',
-  'trailing_text',
-  'not_object',
-  'empty',
-  'other',
-] as const;
-export type InvalidJsonCause = (typeof INVALID_JSON_CAUSES)[number];
+export { INVALID_JSON_CAUSES, type InvalidJsonCause } from '../model.js';
 
 export type FailedExecutionStatus = Exclude<ExecutionStatus, 'ok'>;
 
