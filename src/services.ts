@@ -2,6 +2,7 @@
  * The composition root: builds every adapter and service from the frozen config. Tests build
  * their own with other adapters; nothing here listens on a socket.
  */
+import { ProblemRecorder } from './problems/record.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { loadToolRegistry, type ToolRegistry } from './check/registry.js';
@@ -172,6 +173,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
     taps: [feedback.tap],
     failureContext: (failures, facts) => failureContextExtension(failures, facts, now(), redactor),
+    counted: new ProblemRecorder({
+      sql: store.sql,
+      redactor,
+      maxPerService: config.problems.maxPerService,
+      registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
+    }),
   });
   // The dedupe memory as the previous process left it, then the waiting calls this process may count.
   const journal = new LedgerJournal(store.sql, config.dedupe);

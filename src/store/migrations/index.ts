@@ -12,6 +12,7 @@ import { feedbackReplay } from './007-feedback-replay.js';
 import { exactlyOnce } from './008-exactly-once.js';
 import { executionsEfficiency } from './009-executions-efficiency.js';
 import { invalidJsonReason } from './010-invalid-json-reason.js';
+import { problems } from './011-problems.js';
 
 export interface Migration {
   version: number;
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   exactlyOnce,
   executionsEfficiency,
   invalidJsonReason,
+  problems,
 ];
