@@ -59,6 +59,12 @@ export function createMetrics(probes: MetricProbes = {}) {
       labelNames: ['service', 'reason'] as const,
       registers: r,
     }),
+    problems: new client.Gauge({
+      name: 'toolwatch_problems',
+      help: 'Problems (failed calls grouped by signature) by status: open, resolved, regressed, muted. Set by the lifecycle job.',
+      labelNames: ['status'] as const,
+      registers: r,
+    }),
     toolExecutions: new client.Counter({
       name: 'toolwatch_tool_executions_total',
       help:

@@ -197,3 +197,72 @@ export async function problemModels(
 export async function problemExamples(sql: Sql, service: string, id: string): Promise<Row[]> {
   return sql.all('SELECT * FROM problem_examples WHERE service = ? AND id = ? ORDER BY slot', [service, id]);
 }
+
+export interface ProblemFilter {
+  status?: ProblemStatus;
+  service?: string;
+  tool?: string;
+  outcome?: string;
+  model?: string;
+  /** Occurrences are counted from this hour on; only problems seen since are listed. */
+  sinceMs: number;
+  /** The services the reader may see. */
+  sees: (service: string) => boolean;
+  limit: number;
+}
+
+export interface ListedProblem extends ProblemRow {
+  /** Occurrences from the hour of `sinceMs` on. */
+  recent: number;
+  /** First seen since `sinceMs`. */
+  isNew: boolean;
+}
+
+/**
+ * Problems seen since the window's start, new (first seen in it) and regressed ones first, then by
+ * occurrences in the window. The service view is applied before the limit.
+ */
+export async function queryProblems(sql: Sql, f: ProblemFilter): Promise<ListedProblem[]> {
+  const hour = f.sinceMs - (f.sinceMs % 3_600_000);
+  const where = ['p.last_seen_ms >= ?'];
+  const args: unknown[] = [hour, f.sinceMs];
+  for (const [column, value] of [
+    ['p.status', f.status],
+    ['p.service', f.service],
+    ['p.tool', f.tool],
+    ['p.outcome', f.outcome],
+  ] as const)
+    if (value !== undefined) where.push(`${column} = ?`), args.push(value);
+  if (f.model !== undefined) {
+    where.push('EXISTS (SELECT 1 FROM problem_models m WHERE m.service = p.service AND m.id = p.id AND m.model = ?)');
+    args.push(f.model);
+  }
+  const rows = await sql.all(
+    `SELECT p.*, (SELECT COALESCE(SUM(h.count), 0) FROM problem_hours h
+                  WHERE h.service = p.service AND h.id = p.id AND h.hour >= ?) AS recent
+     FROM problems p WHERE ${where.join(' AND ')}`,
+    args,
+  );
+  const listed = rows
+    .map((r) => ({ ...toProblem(r), recent: Number(r.recent) }))
+    .filter((p) => f.sees(p.service))
+    .map((p) => ({ ...p, isNew: p.firstSeenMs >= f.sinceMs }));
+  const first = (p: ListedProblem) => (p.status === 'regressed' || (p.isNew && p.status === 'open') ? 0 : 1);
+  listed.sort(
+    (a, b) =>
+      first(a) - first(b) ||
+      b.recent - a.recent ||
+      b.occurrences - a.occurrences ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  return listed.slice(0, f.limit);
+}
+
+/** One problem by id; the same id may exist in several services (`_other`), so the service may be given. */
+export async function problemById(sql: Sql, id: string, service?: string): Promise<ProblemRow[]> {
+  const rows = await sql.all(
+    `SELECT * FROM problems WHERE id = ?${service === undefined ? '' : ' AND service = ?'} ORDER BY service`,
+    service === undefined ? [id] : [id, service],
+  );
+  return rows.map(toProblem);
+}
