@@ -1,7 +1,7 @@
 /**
  * GET /api/problems, GET /api/problems/:id, POST /api/problems/:id/resolve|mute|reopen (admin scope,
- * the default for a POST). A token restricted to some services sees and changes only theirs: any
- * other problem is a 404, as if it did not exist.
+ * the default for a POST). A token restricted to some services sees only theirs: any other problem
+ * is a 404, as if it did not exist.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { FAILURE_OUTCOMES } from '../model.js';
