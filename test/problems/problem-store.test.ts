@@ -168,6 +168,28 @@ describe.each(storeEngines)('problem store on $name', (engine) => {
     expect(kept).not.toContain('sk-abcdefghijklmnopqrstuvwx');
   });
 
+  it.skipIf(engine.skip)('a call counted from its tool span alone, after the grace, is filed too', async () => {
+    const { store, pipeline, clock } = await setup(engine);
+    const toolSpan = makeSpan(
+      {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'refund',
+        'gen_ai.tool.call.id': 'lonely',
+        'gen_ai.tool.call.arguments': '{"amount": 1',
+      },
+      { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), startTimeMs: T0, endTimeMs: T0 + 5, service: 'shop' },
+    );
+    await pipeline.ingestSpans([toolSpan]);
+    expect(await listProblems(store.sql, 'shop')).toEqual([]); // held for its proposal
+    clock.now += 60_000;
+    await pipeline.settle();
+    await pipeline.ingestSpans([toolSpan]); // resent after it was counted
+    await pipeline.settle();
+    const problems = await listProblems(store.sql, 'shop');
+    expect(problems.map((p) => [p.outcome, p.parts, p.occurrences])).toEqual([['InvalidJson', ['truncated'], 1]]);
+    expect(await countedFailures(store)).toBe(1);
+  });
+
   it.skipIf(engine.skip)(
     'past max_per_service new signatures count in _other; existing ones keep counting',
     async () => {
