@@ -75,6 +75,7 @@ export function problemDeltas(
   const bySpan = new Map<string, SpanFacts>();
   for (const f of facts) bySpan.set(f.spanId, f);
   const out = new Map<string, ProblemDelta>();
+  const picks = new Map<ProblemDelta, Map<string, number>>();
   for (let i = 0; i < calls.length; i++) {
     const c = calls[i]!;
     const o = c.outcome;
@@ -108,18 +109,26 @@ export function problemDeltas(
     const hour = t - (t % HOUR);
     d.hours.set(hour, (d.hours.get(hour) ?? 0) + 1);
     const m = d.models.get(model);
-    if (m) m.count++, (m.firstMs = Math.min(m.firstMs, t)), (m.lastMs = Math.max(m.lastMs, t));
-    else d.models.set(model, { count: 1, firstMs: t, lastMs: t });
-    const first = d.examples.get('first');
-    const latest = d.examples.get('latest');
-    const needFirst = !first || t < first.timeMs;
-    const needLatest = !latest || t >= latest.timeMs;
-    const needModel = !d.examples.has(`model:${model}`);
-    if (needFirst || needLatest || needModel) {
-      const ex = example(c, model, deps.redactor);
-      if (needFirst) d.examples.set('first', { ...ex, slot: 'first' });
-      if (needLatest) d.examples.set('latest', { ...ex, slot: 'latest' });
-      if (needModel) d.examples.set(`model:${model}`, { ...ex, slot: `model:${model}` });
+    if (m) {
+      m.count++;
+      m.firstMs = Math.min(m.firstMs, t);
+      m.lastMs = Math.max(m.lastMs, t);
+    } else d.models.set(model, { count: 1, firstMs: t, lastMs: t });
+    // Which call fills each example slot; the examples are built (and redacted) once, after the loop.
+    const slots = picks.get(d) ?? new Map<string, number>();
+    picks.set(d, slots);
+    const first = slots.get('first');
+    if (first === undefined || t < Math.floor(calls[first]!.timeMs)) slots.set('first', i);
+    const latest = slots.get('latest');
+    if (latest === undefined || t >= Math.floor(calls[latest]!.timeMs)) slots.set('latest', i);
+    if (!slots.has(`model:${model}`)) slots.set(`model:${model}`, i);
+  }
+  for (const [d, slots] of picks) {
+    const built = new Map<number, Omit<ProblemExample, 'slot'>>();
+    for (const [slot, i] of slots) {
+      let ex = built.get(i);
+      if (!ex) built.set(i, (ex = example(calls[i]!, labels[i]!.model, deps.redactor)));
+      d.examples.set(slot, { ...ex, slot });
     }
   }
   return [...out.values()];
