@@ -12,6 +12,7 @@ import { closeIdleConnections } from './server/idle-connections.js';
 import type { TlsMaterial } from './server/tls.js';
 import { CorsPolicy, registerCors } from './sources/otlp/cors.js';
 import { failuresRoutes } from './api/failures.js';
+import { problemsRoutes } from './api/problems.js';
 import { healthRoutes } from './api/health.js';
 import { judgeRoutes } from './api/judge.js';
 import { metricsRoutes } from './api/metrics-route.js';
@@ -118,6 +119,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth, tokens: services.tokens });
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { read, now });
+  await app.register(problemsRoutes, { read, now });
   await app.register(statsRoutes, { read, now });
   await app.register(sourcesRoutes, { read });
   await app.register(instrumentationRoutes, { read });

@@ -86,6 +86,8 @@ export interface Config {
   };
   /** Every trace followed to its end for the efficiency statistics (src/efficiency/). */
   trajectories: { idleMs: number; maxTraces: number };
+  /** Failed calls grouped by signature (src/problems/). */
+  problems: { resolveAfterMs: number; maxPerService: number };
   metrics: { maxLabelValues: number; maxLabelValuesPerToken: number };
   store: {
     failuresPerToolPerMinute: number;
@@ -184,6 +186,15 @@ export const fileSchema = {
       properties: {
         idle: { ...duration, default: '1m' },
         max_traces: { ...posInt, default: 20_000 },
+      },
+    },
+    problems: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        resolve_after: { ...duration, default: '24h' },
+        max_per_service: { ...posInt, default: 500 },
       },
     },
     metrics: {
@@ -467,6 +478,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
       statusGraceMs: durationMs(f.dedupe.status_grace),
     },
     trajectories: { idleMs: durationMs(f.trajectories.idle), maxTraces: f.trajectories.max_traces },
+    problems: { resolveAfterMs: durationMs(f.problems.resolve_after), maxPerService: f.problems.max_per_service },
     metrics: {
       maxLabelValues: f.metrics.max_label_values,
       maxLabelValuesPerToken: f.metrics.max_label_values_per_token,

@@ -170,6 +170,8 @@ export interface SpanFacts {
   claimId?: string;
   /** Read from log records whose span has not arrived: its calls wait for the span's model (log-join.ts). */
   awaitsSpan?: true;
+  /** The model response's finish reasons as the span reports them (normalize/finish-reasons.ts), e.g. `length`. */
+  finishReasons?: string[];
 }
 
 /** One Ajv error, kept with each SchemaMismatch failure. */
@@ -194,10 +196,25 @@ export const UNVALIDATED_REASONS = [
 ] as const;
 export type UnvalidatedReason = (typeof UNVALIDATED_REASONS)[number];
 
+/**
+ * Why arguments were not a JSON object (src/check/invalid-json-cause.ts): the `reason` of an
+ * InvalidJson call's aggregate and failure record, and of toolwatch_invalid_json_total.
+ */
+export const INVALID_JSON_CAUSES = [
+  'truncated',
+  'concatenated',
+  'python_literal',
+  'trailing_text',
+  'not_object',
+  'empty',
+  'other',
+] as const;
+export type InvalidJsonCause = (typeof INVALID_JSON_CAUSES)[number];
+
 /** The outcome contract (the README's outcome table), as a discriminated union. */
 export type Outcome =
   | { outcome: 'valid' }
-  | { outcome: 'InvalidJson'; message: string }
+  | { outcome: 'InvalidJson'; message: string; cause: InvalidJsonCause }
   | { outcome: 'UnknownName'; known: string[] }
   | { outcome: 'SchemaMismatch'; errors: ValidationError[] }
   | { outcome: 'unvalidated'; reason: UnvalidatedReason; message?: string };

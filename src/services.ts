@@ -2,6 +2,8 @@
  * The composition root: builds every adapter and service from the frozen config. Tests build
  * their own with other adapters; nothing here listens on a socket.
  */
+import { lifecycleRound } from './problems/lifecycle.js';
+import { ProblemRecorder } from './problems/record.js';
 import { steadyClock } from './util/steady-clock.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -189,6 +191,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
     taps: [feedback.tap],
     failureContext: (failures, facts) => failureContextExtension(failures, facts, now(), redactor),
+    counted: new ProblemRecorder({
+      sql: store.sql,
+      redactor,
+      maxPerService: config.problems.maxPerService,
+      registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
+    }),
   });
   // The dedupe memory as the previous process left it, then the waiting calls this process may count.
   const journal = new LedgerJournal(store.sql, config.dedupe);
@@ -226,6 +234,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   });
   const pruneJournal = () => store.runExclusive('dedupe-journal-prune', () => journal.prune());
   scheduler.interval('dedupe-journal-prune', 1_000, pruneJournal);
+  scheduler.interval('problems-lifecycle', 60_000, () =>
+    lifecycleRound(store.sql, metrics.problems, now(), config.problems.resolveAfterMs),
+  );
   scheduler.every('retention', '17 * * * *', async () => {
     const cutoff = now() - config.store.retentionDays * 86_400_000;
     const removed = (await store.prune(cutoff)) + (await pruneTrajectories(store.sql, cutoff));

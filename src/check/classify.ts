@@ -5,6 +5,7 @@
 import type { Outcome, ToolArgs, ToolDef, ValidationError } from '../model.js';
 import { DEFAULT_CHECK_LIMITS, deeperThan, type ArgumentLimits, type CompileAllowance } from './budget.js';
 import { validateBy } from './deadline.js';
+import { invalidJsonCause } from './invalid-json-cause.js';
 import type { ToolRegistry } from './registry.js';
 import type { SchemaCache } from './schema-cache.js';
 import { schemaShape } from '../tools/schema-shape.js';
@@ -15,6 +16,8 @@ export interface CallToCheck {
   service: string;
   /** Tools offered in the request; undefined or empty = the request carried no definitions. */
   offered?: readonly ToolDef[];
+  /** The proposing model span's finish reasons: `length` makes an InvalidJson call `truncated`. */
+  finishReasons?: readonly string[];
 }
 
 const MAX_ERRORS = 25;
@@ -62,7 +65,10 @@ function classifyUnguarded(
   // A call nobody named cannot be checked, labelled or told apart from an invented name.
   if (call.name === '') return { outcome: 'unvalidated', reason: 'no_name' };
   const parsed = parseArguments(call.args);
-  if (parsed.kind === 'invalid') return { outcome: 'InvalidJson', message: parsed.message };
+  if (parsed.kind === 'invalid') {
+    const raw = call.args.kind === 'none' ? '' : call.args.raw;
+    return { outcome: 'InvalidJson', message: parsed.message, cause: invalidJsonCause(raw, call.finishReasons) };
+  }
 
   const offered = call.offered && call.offered.length > 0 ? call.offered : undefined;
   let def: ToolDef | undefined;

@@ -57,6 +57,20 @@ export function createMetrics(probes: MetricProbes = {}) {
       labelNames: ['service', 'reason'] as const,
       registers: r,
     }),
+    invalidJson: new client.Counter({
+      name: 'toolwatch_invalid_json_total',
+      help:
+        'InvalidJson calls by cause: truncated, concatenated, python_literal, trailing_text, not_object, empty, other. ' +
+        'Each is also counted in toolwatch_tool_calls_total.',
+      labelNames: ['service', 'reason'] as const,
+      registers: r,
+    }),
+    problems: new client.Gauge({
+      name: 'toolwatch_problems',
+      help: 'Problems (failed calls grouped by signature) by status: open, resolved, regressed, muted. Set by the lifecycle job.',
+      labelNames: ['status'] as const,
+      registers: r,
+    }),
     toolExecutions: new client.Counter({
       name: 'toolwatch_tool_executions_total',
       help:

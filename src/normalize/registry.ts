@@ -22,6 +22,7 @@
 import type { Span, SpanFacts } from '../model.js';
 import { Registry } from '../util/registry.js';
 import { baseFacts } from './facts.js';
+import { setFinishReasons } from './finish-reasons.js';
 import { flueReader } from './flue.js';
 import { genaiReader } from './genai.js';
 import { genaiLegacyReader } from './genai-legacy.js';
@@ -78,6 +79,7 @@ export class Dialects extends Registry<DialectReader> {
       // Set here, for every reader alike: where a call came from, for the coverage report.
       f.scope = span.scope;
       f.scopeVersion = span.scopeVersion;
+      if (f.proposals.length > 0) setFinishReasons(f, span);
       return f;
     }
     return undefined;

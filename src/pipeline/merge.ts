@@ -29,6 +29,8 @@ export interface CallToCount {
   heldFor?: 'schema' | 'span';
   /** Where the schema it is checked against came from, when not from its own request: its tool span. */
   schemaFrom?: 'tool_span';
+  /** The proposing span's finish reasons (an InvalidJson call's cause reads them). */
+  finishReasons?: readonly string[];
 }
 
 export interface ExecutionToRecord {
@@ -263,6 +265,7 @@ function callOf(f: SpanFacts, c: CallSighting | ToolExecution, timeMs: number, f
     timeMs,
     fromExecution,
     ...originOf(f),
+    ...(f.finishReasons ? { finishReasons: f.finishReasons } : {}),
   };
 }
 

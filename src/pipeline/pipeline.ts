@@ -78,6 +78,18 @@ export interface SpanTap {
   take(spans: readonly OtlpSpan[], source: SourceName, writer?: BatchWriter): Promise<void> | undefined;
 }
 
+/**
+ * Rows for the calls this write counts — from a batch or from settled pending calls alike — with the
+ * label values they are counted under (the problem store: src/problems/record.ts).
+ */
+export interface CountedCallSink {
+  extension(
+    calls: readonly CheckedCall[],
+    labels: readonly CallLabels[],
+    facts: readonly SpanFacts[],
+  ): BatchExtension | undefined;
+}
+
 /** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */
 export interface FailureContextRows {
   extension: BatchExtension;
@@ -144,6 +156,8 @@ export interface PipelineDeps {
    */
   steady?: () => number;
   sinks?: BatchSink[];
+  /** Written with every counted call (problems/); none = off. */
+  counted?: CountedCallSink;
   /**
    * The instrumentation-coverage report of this process: every span received through ingestSpans
    * and every call counted from a span are added once their batch committed.
@@ -377,6 +391,7 @@ export class Pipeline {
           ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls, writer })),
           ...(extend?.(calls) ?? []),
           ...(context ? [context.extension] : []),
+          ...[deps.counted?.extension(calls, labels, facts)].filter((x) => x !== undefined),
         ],
       };
       writing = true;
@@ -477,7 +492,8 @@ export class Pipeline {
           heldLabels = mine.map((i) => labels[i]!);
           heldEntries = mine.map((i) => items[i]!.entry);
           plan = buildWrite(source, held, heldLabels, [], this.failureCap, wall, deps.redactor);
-          return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: [] };
+          const counted = deps.counted?.extension(held, heldLabels, []);
+          return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: counted ? [counted] : [] };
         });
       } catch (err) {
         deps.ledger.restore(items, nowMs);
@@ -695,6 +711,7 @@ export class Pipeline {
       const { service, model, tool } = labels[i]!;
       m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
       if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
+      else if (o.outcome === 'InvalidJson') m.invalidJson.inc({ service, reason: o.cause });
       const entry = entries[i];
       if (entry) {
         entry.outcome = o.outcome;

@@ -137,7 +137,7 @@ export function buildWrite(
     const { service, model, tool } = labels[i]!;
     const o = c.outcome;
     const minute = minuteOf(c.timeMs);
-    const reason = o.outcome === 'unvalidated' ? o.reason : '';
+    const reason = o.outcome === 'unvalidated' ? o.reason : o.outcome === 'InvalidJson' ? o.cause : '';
     const key = `${minute}\u0000${service}\u0000${model}\u0000${tool}\u0000${o.outcome}\u0000${reason}`;
     const agg = aggregates.get(key);
     if (agg) agg.count++;
@@ -184,6 +184,7 @@ export function buildWrite(
       ...(args && !args.ok ? { argumentsOmitted: args.reason } : {}),
       errors: o.outcome === 'SchemaMismatch' ? o.errors : [],
       message: clip(message.ok ? message.value : `[message not stored: ${message.reason}]`, 2000),
+      ...(o.outcome === 'InvalidJson' ? { reason: o.cause } : {}),
     });
   }
 

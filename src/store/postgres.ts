@@ -403,9 +403,10 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
     // unnest keeps the array order, so ids follow arrival order as in SQLite.
     await c.query(
       `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
-         arguments_omitted)
+         arguments_omitted, reason)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])`,
+                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+                            $15::text[])`,
       [
         failures.map((f) => f.timeMs),
         failures.map((f) => f.source),
@@ -421,6 +422,7 @@ async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void
         failures.map((f) => JSON.stringify(f.errors)),
         failures.map((f) => f.message),
         failures.map((f) => f.argumentsOmitted ?? null),
+        failures.map((f) => f.reason ?? null),
       ],
     );
   }

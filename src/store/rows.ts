@@ -2,7 +2,7 @@
  * Row mappers shared by both engines and every feature: PostgreSQL returns BIGINT, NUMERIC and COUNT
  * as strings, SQLite as numbers; NULL is null on both.
  */
-import type { OutcomeName, SourceName, ValidationError } from '../model.js';
+import type { InvalidJsonCause, OutcomeName, SourceName, ValidationError } from '../model.js';
 import type { Row } from './sql.js';
 import type { StoredFailure } from './store.js';
 
@@ -28,6 +28,7 @@ export function fromFailureRow(r: Row): StoredFailure {
     ...(r.call_id ? { callId: String(r.call_id) } : {}),
     ...(r.arguments !== null && r.arguments !== undefined ? { arguments: String(r.arguments) } : {}),
     ...(r.arguments_omitted ? { argumentsOmitted: String(r.arguments_omitted) } : {}),
+    ...(r.reason ? { reason: String(r.reason) as InvalidJsonCause } : {}),
     errors: parseErrors(r.errors),
     message: String(r.message),
   };

@@ -113,8 +113,8 @@ export class SqliteStore implements Store {
       ),
       failure: this.db.prepare(
         `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
-           arguments_omitted)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           arguments_omitted, reason)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       pendingAdd: this.db.prepare(
         'INSERT OR REPLACE INTO pending_calls (trace_id, call_key, due_ms, payload, owner) VALUES (?, ?, ?, ?, ?)',
@@ -204,6 +204,7 @@ export class SqliteStore implements Store {
         JSON.stringify(f.errors),
         f.message,
         f.argumentsOmitted ?? null,
+        f.reason ?? null,
       );
     }
     for (const d of b.failureDrops) this.stmts.drop.run(d);

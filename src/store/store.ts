@@ -2,7 +2,14 @@
  * The store port. SQLite (embedded default) and PostgreSQL (replicated) implement it; everything
  * else talks to this interface only.
  */
-import type { CallOutcomeLabel, ExecutionStatus, OutcomeName, SourceName, ValidationError } from '../model.js';
+import type {
+  CallOutcomeLabel,
+  ExecutionStatus,
+  InvalidJsonCause,
+  OutcomeName,
+  SourceName,
+  ValidationError,
+} from '../model.js';
 import type { BatchExtension, Sql } from './sql.js';
 
 export type { BatchExtension, BatchTx, Sql } from './sql.js';
@@ -54,6 +61,8 @@ export interface FailureRecord {
   errors: ValidationError[];
   /** The JSON parse error, or the tools that were offered for UnknownName. */
   message: string;
+  /** An InvalidJson call's cause (src/check/invalid-json-cause.ts); absent for other outcomes and older rows. */
+  reason?: InvalidJsonCause;
 }
 
 export interface FailureDrop {

@@ -28,6 +28,7 @@ interface Endpoint {
 }
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
+const PROBLEM = '0123456789abcdef';
 const ENDPOINTS: Endpoint[] = [
   {
     method: 'POST',
@@ -55,6 +56,11 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: `/api/trajectories/${TRACE}`, scope: 'read', ok: 404 },
   { method: 'GET', url: '/api/alerts', scope: 'read', ok: 200 },
   { method: 'GET', url: '/api/export/cases', scope: 'read', ok: 200 },
+  { method: 'GET', url: '/api/problems', scope: 'read', ok: 200 },
+  { method: 'GET', url: `/api/problems/${PROBLEM}`, scope: 'read', ok: 404 },
+  { method: 'POST', url: `/api/problems/${PROBLEM}/resolve`, scope: 'admin', ok: 404, body: {} },
+  { method: 'POST', url: `/api/problems/${PROBLEM}/mute`, scope: 'admin', ok: 404, body: { until: '1h' } },
+  { method: 'POST', url: `/api/problems/${PROBLEM}/reopen`, scope: 'admin', ok: 404, body: {} },
   // Agents report their users' feedback with the token they export spans with.
   {
     method: 'POST',
@@ -109,9 +115,10 @@ describe('every endpoint × every kind of token', () => {
 
   it('the table names every route the app registers', () => {
     for (const e of ENDPOINTS)
-      expect(tw.app.hasRoute({ method: e.method, url: e.url.replace(TRACE, ':traceId') }), `${e.method} ${e.url}`).toBe(
-        true,
-      );
+      expect(
+        tw.app.hasRoute({ method: e.method, url: e.url.replace(TRACE, ':traceId').replace(PROBLEM, ':id') }),
+        `${e.method} ${e.url}`,
+      ).toBe(true);
     // Fastify adds HEAD for every GET: those are guarded like their GET (HEAD / is in the table).
     expect(routeCount(tw, (method, p) => method === 'HEAD' && p !== '/')).toBe(ENDPOINTS.length);
   });

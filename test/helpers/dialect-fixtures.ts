@@ -138,7 +138,8 @@ export async function runBatches(batches: readonly (readonly Span[])[]): Promise
     for (let i = 0; i < a.count; i++) models.push(a.model);
     for (let i = 0; i < a.count; i++)
       calls.push(
-        a.outcome === 'unvalidated'
+        // An unvalidated call's reason, an InvalidJson call's cause (issue 19).
+        a.outcome === 'unvalidated' || a.outcome === 'InvalidJson'
           ? { tool: a.tool, outcome: a.outcome, reason: a.reason }
           : { tool: a.tool, outcome: a.outcome },
       );

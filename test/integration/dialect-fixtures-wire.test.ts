@@ -57,10 +57,17 @@ describe.each([
       expect(metricValue(text, 'toolwatch_tool_calls_total', { service, tool, outcome }), key).toBe(n);
     }
     expect(metricValue(text, 'toolwatch_tool_calls_total', { service })).toBe(t.calls.length);
+    // An unvalidated call's reason, an InvalidJson call's cause: each in its own metric.
     const reasons = new Map<string, number>();
-    for (const c of t.calls) if (c.reason !== undefined) reasons.set(c.reason, (reasons.get(c.reason) ?? 0) + 1);
-    for (const [reason, n] of reasons)
-      expect(metricValue(text, 'toolwatch_unvalidated_calls_total', { service, reason })).toBe(n);
+    for (const c of t.calls)
+      if (c.reason !== undefined) {
+        const key = `${c.outcome === 'InvalidJson' ? 'toolwatch_invalid_json_total' : 'toolwatch_unvalidated_calls_total'}|${c.reason}`;
+        reasons.set(key, (reasons.get(key) ?? 0) + 1);
+      }
+    for (const [key, n] of reasons) {
+      const [metric, reason] = key.split('|') as [string, string];
+      expect(metricValue(text, metric, { service, reason }), key).toBe(n);
+    }
     expect(metricValue(text, 'toolwatch_tool_executions_total', { service })).toBe(t.executions);
   });
 });

@@ -11,6 +11,8 @@ import { redaction } from './006-redaction.js';
 import { feedbackReplay } from './007-feedback-replay.js';
 import { exactlyOnce } from './008-exactly-once.js';
 import { executionsEfficiency } from './009-executions-efficiency.js';
+import { invalidJsonReason } from './010-invalid-json-reason.js';
+import { problems } from './011-problems.js';
 
 export interface Migration {
   version: number;
@@ -29,4 +31,6 @@ export const migrations: readonly Migration[] = [
   feedbackReplay,
   exactlyOnce,
   executionsEfficiency,
+  invalidJsonReason,
+  problems,
 ];

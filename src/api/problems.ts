@@ -1,0 +1,200 @@
+/**
+ * GET /api/problems, GET /api/problems/:id, POST /api/problems/:id/resolve|mute|reopen (admin scope,
+ * the default for a POST). A token restricted to some services sees only theirs: any other problem
+ * is a 404, as if it did not exist.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { FAILURE_OUTCOMES } from '../model.js';
+import { changeStatus, type ProblemAction } from '../problems/lifecycle.js';
+import {
+  PROBLEM_STATUSES,
+  problemById,
+  problemExamples,
+  problemHours,
+  problemModels,
+  queryProblems,
+  type ProblemRow,
+  type ProblemStatus,
+} from '../problems/store.js';
+import { parseSince } from '../util/time-params.js';
+import type { ReaderFor } from './reader-for.js';
+
+interface ListQuery {
+  status?: ProblemStatus;
+  service?: string;
+  tool?: string;
+  outcome?: string;
+  model?: string;
+  since?: string;
+  limit?: number;
+}
+
+const DAY = 86_400_000;
+const SINCE_MESSAGE = 'since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds';
+const ACTIONS: readonly ProblemAction[] = ['resolve', 'mute', 'reopen'];
+
+export async function problemsRoutes(
+  app: FastifyInstance,
+  opts: { read: ReaderFor; now: () => number },
+): Promise<void> {
+  app.get<{ Querystring: ListQuery }>(
+    '/api/problems',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            status: { enum: [...PROBLEM_STATUSES] },
+            service: { type: 'string', maxLength: 200 },
+            tool: { type: 'string', maxLength: 1000 },
+            outcome: { enum: [...FAILURE_OUTCOMES, '_other'] },
+            model: { type: 'string', maxLength: 200 },
+            since: { type: 'string', maxLength: 64 },
+            limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      const now = opts.now();
+      const sinceMs = q.since === undefined ? now - DAY : parseSince(q.since, now);
+      if (sinceMs === undefined) return badRequest(reply, `querystring/${SINCE_MESSAGE}`);
+      const reader = opts.read(req);
+      const problems = await queryProblems(reader.store.sql, {
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.service ? { service: q.service } : {}),
+        ...(q.tool ? { tool: q.tool } : {}),
+        ...(q.outcome ? { outcome: q.outcome } : {}),
+        ...(q.model ? { model: q.model } : {}),
+        sinceMs,
+        sees: (s) => reader.view.sees(s),
+        limit: q.limit ?? 100,
+      });
+      return { since: new Date(sinceMs).toISOString(), problems: problems.map(present) };
+    },
+  );
+
+  const idParams = {
+    type: 'object',
+    properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+    required: ['id'],
+  } as const;
+  const serviceQuery = {
+    type: 'object',
+    additionalProperties: false,
+    properties: { service: { type: 'string', maxLength: 200 } },
+  } as const;
+
+  app.get<{ Params: { id: string }; Querystring: { service?: string } }>(
+    '/api/problems/:id',
+    { schema: { params: idParams, querystring: serviceQuery } },
+    async (req, reply) => {
+      const reader = opts.read(req);
+      const found = await visible(reader.store.sql, req.params.id, req.query.service, (s) => reader.view.sees(s));
+      if (found.kind !== 'one') return notOne(reply, found.kind);
+      const p = found.problem;
+      const sql = reader.store.sql;
+      const [hours, models, examples] = await Promise.all([
+        problemHours(sql, p.service, p.id),
+        problemModels(sql, p.service, p.id),
+        problemExamples(sql, p.service, p.id),
+      ]);
+      return {
+        ...present(p),
+        hours: hours.map((h) => ({ hour: new Date(h.hour).toISOString(), count: h.count })),
+        models,
+        examples: examples.map((e) => ({
+          slot: String(e.slot),
+          time: new Date(Number(e.time_ms)).toISOString(),
+          model: String(e.model),
+          traceId: String(e.trace_id),
+          spanId: String(e.span_id),
+          name: String(e.name),
+          ...(e.arguments !== null && e.arguments !== undefined ? { arguments: String(e.arguments) } : {}),
+          message: String(e.message),
+        })),
+      };
+    },
+  );
+
+  for (const action of ACTIONS)
+    app.post<{ Params: { id: string }; Body: { service?: string; until?: string } | undefined }>(
+      `/api/problems/:id/${action}`,
+      {
+        schema: {
+          params: idParams,
+          body: {
+            type: ['object', 'null'],
+            additionalProperties: false,
+            properties: {
+              service: { type: 'string', maxLength: 200 },
+              ...(action === 'mute' ? { until: { type: 'string', maxLength: 64 } } : {}),
+            },
+          },
+        },
+      },
+      async (req, reply) => {
+        const body = req.body ?? {};
+        const now = opts.now();
+        let untilMs: number | undefined;
+        if (body.until !== undefined) {
+          // A duration means from now on (`until: 7d`); a time is taken as it is.
+          const back = parseSince(body.until, now);
+          if (back === undefined) return badRequest(reply, `body/until: ${SINCE_MESSAGE.slice(6)}`);
+          untilMs = /^\d+(?:ms|s|m|h|d)$/.test(body.until) ? now + (now - back) : back;
+        }
+        const reader = opts.read(req);
+        const sql = reader.store.sql;
+        const found = await visible(sql, req.params.id, body.service, (s) => reader.view.sees(s));
+        if (found.kind !== 'one') return notOne(reply, found.kind);
+        await changeStatus(sql, found.problem.service, found.problem.id, action, now, untilMs);
+        const [after] = await problemById(sql, found.problem.id, found.problem.service);
+        return present(after!);
+      },
+    );
+}
+
+type Found = { kind: 'one'; problem: ProblemRow } | { kind: 'none' } | { kind: 'ambiguous' };
+
+/** The problem the reader may see; `_other` exists once per service, so it needs the service. */
+async function visible(
+  sql: Parameters<typeof problemById>[0],
+  id: string,
+  service: string | undefined,
+  sees: (s: string) => boolean,
+): Promise<Found> {
+  const rows = (await problemById(sql, id, service)).filter((p) => sees(p.service));
+  if (rows.length === 0) return { kind: 'none' };
+  return rows.length === 1 ? { kind: 'one', problem: rows[0]! } : { kind: 'ambiguous' };
+}
+
+function notOne(reply: FastifyReply, kind: 'none' | 'ambiguous') {
+  return kind === 'none'
+    ? reply.code(404).send({ error: 'Not Found', message: 'no such problem' })
+    : badRequest(reply, 'this id exists in several services: name one with service');
+}
+
+function badRequest(reply: FastifyReply, message: string) {
+  return reply.code(400).send({ error: 'Bad Request', message });
+}
+
+function present(p: ProblemRow & { recent?: number; isNew?: boolean }) {
+  return {
+    id: p.id,
+    service: p.service,
+    outcome: p.outcome,
+    tool: p.tool,
+    signature: p.canonical,
+    parts: p.parts,
+    status: p.status,
+    ...(p.isNew !== undefined ? { new: p.isNew } : {}),
+    occurrences: p.occurrences,
+    ...(p.recent !== undefined ? { recent: p.recent } : {}),
+    firstSeen: new Date(p.firstSeenMs).toISOString(),
+    lastSeen: new Date(p.lastSeenMs).toISOString(),
+    statusChanged: new Date(p.statusMs).toISOString(),
+    ...(p.mutedUntilMs !== null ? { mutedUntil: new Date(p.mutedUntilMs).toISOString() } : {}),
+  };
+}
