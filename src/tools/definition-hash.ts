@@ -55,7 +55,7 @@ function sortedData(v: unknown, depth: number): unknown {
   if (Array.isArray(v)) return v.map((x) => sortedData(x, depth + 1));
   if (!isObj(v)) return v;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort()) out[k] = sortedData(v[k], depth + 1);
+  for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = sortedData(v[k], depth + 1);
   return out;
 }
 
@@ -66,11 +66,15 @@ function canonicalSchema(v: unknown, depth: number): unknown {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(v).sort()) {
     const val = v[k];
+    // As in the JSON text the hash is taken of: an undefined value is no key at all.
+    if (val === undefined) continue;
     if (k === 'required' && Array.isArray(val) && val.every((x) => typeof x === 'string')) {
       out[k] = [...new Set(val)].sort();
     } else if (SCHEMA_MAPS.has(k) && isObj(val)) {
       const m: Record<string, unknown> = {};
-      for (const name of Object.keys(val).sort()) m[name] = canonicalSchema(val[name], depth + 1);
+      for (const name of Object.keys(val).sort()) {
+        if (val[name] !== undefined) m[name] = canonicalSchema(val[name], depth + 1);
+      }
       out[k] = m;
     } else if (SCHEMA_VALUES.has(k)) {
       out[k] = canonicalSchema(val, depth + 1);
