@@ -32,6 +32,7 @@ import { failureContextExtension, pruneFailureContexts } from './replay/context.
 import { TrajectoryTracker } from './efficiency/tracker.js';
 import { pruneTrajectories } from './efficiency/store.js';
 import { modelLabel } from './pipeline/write-batch.js';
+import { changesSink } from './changes/sink.js';
 
 export interface Services {
   config: Config;
@@ -166,7 +167,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     statusGraceMs: config.dedupe.statusGraceMs,
     trajectories,
     now,
-    sinks: judge.sink ? [judge.sink] : [],
+    sinks: [changesSink(store.sql.dialect), ...(judge.sink ? [judge.sink] : [])],
     coverage: coverage.tracker,
     writeHealth,
     ...(overrides.tracer ? { tracer: overrides.tracer } : {}),

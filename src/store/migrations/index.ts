@@ -11,6 +11,7 @@ import { redaction } from './006-redaction.js';
 import { feedbackReplay } from './007-feedback-replay.js';
 import { exactlyOnce } from './008-exactly-once.js';
 import { executionsEfficiency } from './009-executions-efficiency.js';
+import { changes } from './011-changes.js';
 
 export interface Migration {
   version: number;
@@ -29,4 +30,5 @@ export const migrations: readonly Migration[] = [
   feedbackReplay,
   exactlyOnce,
   executionsEfficiency,
+  changes,
 ];

@@ -1,0 +1,111 @@
+/**
+ * What one batch says about the things that can change under an agent, read from its model spans:
+ * per service the model, the provider, the set of tools offered and each tool's definition version.
+ * Pure: facts and counted calls in; out the definition versions seen (with the calls attributed to
+ * each — the version the call's own request offered) and, per (service, kind, key), the values in
+ * time order with repeats collapsed — the transitions the store turns into change events.
+ */
+import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
+import { canonicalDefinition, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
+
+export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'model', 'provider'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** A value seen at a time: the key is the tool for tool_definition, '' for the other kinds. */
+export interface Sighting {
+  service: string;
+  kind: ChangeKind;
+  key: string;
+  value: string;
+  timeMs: number;
+}
+
+export interface VersionSeen {
+  service: string;
+  tool: string;
+  version: string;
+  /** The canonical definition's JSON text (what the diff is computed from). */
+  definition: string;
+  firstMs: number;
+  lastMs: number;
+  calls: number;
+}
+
+export interface BatchObservation {
+  versions: VersionSeen[];
+  /** Per (service, kind, key), in time order, each value only where it differs from the one before. */
+  sightings: Sighting[];
+}
+
+export interface ObserveLimits {
+  /** Longest service, tool, model or provider name kept (longer ones are clipped). */
+  maxName: number;
+  /** Tools per request considered; a request offering more is read for its first this many. */
+  maxToolsPerRequest: number;
+}
+
+const clipTo = (s: string, n: number) => (s.length > n ? s.slice(0, n) : s);
+
+export function observeBatch(
+  facts: readonly SpanFacts[],
+  calls: readonly CheckedCall[],
+  limits: ObserveLimits,
+): BatchObservation {
+  const clip = (s: string) => clipTo(s, limits.maxName);
+  const versions = new Map<string, VersionSeen>();
+  const raw: Sighting[] = [];
+  /** `traceId spanId` → the offered tools by name, for attributing calls to their version. */
+  const offeredBySpan = new Map<string, Map<string, VersionSeen>>();
+  for (const f of facts) {
+    if (f.role !== 'model') continue;
+    const service = clip(f.service);
+    const t = Math.floor(f.startTimeMs);
+    if (f.model) raw.push({ service, kind: 'model', key: '', value: clip(f.model), timeMs: t });
+    if (f.provider) raw.push({ service, kind: 'provider', key: '', value: clip(f.provider), timeMs: t });
+    if (!f.offered) continue;
+    const offered = f.offered.slice(0, limits.maxToolsPerRequest);
+    raw.push({ service, kind: 'tool_set', key: '', value: toolSetVersion(offered), timeMs: t });
+    const byName = new Map<string, VersionSeen>();
+    for (const def of offered) {
+      const v = seen(versions, service, clip(def.name), def, t);
+      raw.push({ service, kind: 'tool_definition', key: v.tool, value: v.version, timeMs: t });
+      byName.set(def.name, v);
+    }
+    offeredBySpan.set(`${f.traceId} ${f.spanId}`, byName);
+  }
+  for (const c of calls) {
+    const v = offeredBySpan.get(`${c.traceId} ${c.spanId}`)?.get(c.name);
+    if (v) v.calls++;
+  }
+  return { versions: [...versions.values()], sightings: transitions(raw) };
+}
+
+function seen(versions: Map<string, VersionSeen>, service: string, tool: string, def: ToolDef, t: number): VersionSeen {
+  const version = definitionVersion(def);
+  const k = `${service}\u0000${tool}\u0000${version}`;
+  let v = versions.get(k);
+  if (!v) {
+    const definition = JSON.stringify(canonicalDefinition(def));
+    v = { service, tool, version, definition, firstMs: t, lastMs: t, calls: 0 };
+    versions.set(k, v);
+  }
+  if (t < v.firstMs) v.firstMs = t;
+  if (t > v.lastMs) v.lastMs = t;
+  return v;
+}
+
+/** Stable sort by key then time; keep a sighting only where the value differs from the previous one of its key. */
+function transitions(raw: Sighting[]): Sighting[] {
+  const keyOf = (s: Sighting) => `${s.service}\u0000${s.kind}\u0000${s.key}`;
+  const sorted = raw
+    .map((s, i) => ({ s, k: keyOf(s), i }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.s.timeMs - b.s.timeMs || a.i - b.i));
+  const out: Sighting[] = [];
+  let prev: { k: string; value: string } | undefined;
+  for (const { s, k } of sorted) {
+    if (prev && prev.k === k && prev.value === s.value) continue;
+    out.push(s);
+    prev = { k, value: s.value };
+  }
+  return out;
+}
