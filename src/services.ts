@@ -33,6 +33,7 @@ import { TrajectoryTracker } from './efficiency/tracker.js';
 import { pruneTrajectories } from './efficiency/store.js';
 import { modelLabel } from './pipeline/write-batch.js';
 import { changesSink } from './changes/sink.js';
+import { pruneChanges } from './changes/store.js';
 
 export interface Services {
   config: Config;
@@ -167,7 +168,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     statusGraceMs: config.dedupe.statusGraceMs,
     trajectories,
     now,
-    sinks: [changesSink(store.sql.dialect), ...(judge.sink ? [judge.sink] : [])],
+    sinks: [
+      ...(config.changes.enabled ? [changesSink(store.sql.dialect, config.changes.limits)] : []),
+      ...(judge.sink ? [judge.sink] : []),
+    ],
     coverage: coverage.tracker,
     writeHealth,
     ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
@@ -212,7 +216,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   scheduler.interval('dedupe-journal-prune', 1_000, pruneJournal);
   scheduler.every('retention', '17 * * * *', async () => {
     const cutoff = now() - config.store.retentionDays * 86_400_000;
-    const removed = (await store.prune(cutoff)) + (await pruneTrajectories(store.sql, cutoff));
+    const removed =
+      (await store.prune(cutoff)) +
+      (await pruneTrajectories(store.sql, cutoff)) +
+      (await pruneChanges(store.sql, config.changes.maxEventsPerService, cutoff));
     log.info({ removed }, 'retention: old rows removed');
   });
   scheduler.every('feedback-retention', '29 * * * *', async () => {

@@ -7,6 +7,7 @@ import type { Sql } from '../store/sql.js';
 import { observeBatch, type ObserveLimits } from './observe.js';
 import { changesExtension } from './store.js';
 
+/** What config.changes defaults to (src/changes/config.ts). */
 export const DEFAULT_OBSERVE_LIMITS: ObserveLimits = { maxName: 200, maxToolsPerRequest: 256 };
 
 export function changesSink(dialect: Sql['dialect'], limits: ObserveLimits = DEFAULT_OBSERVE_LIMITS): BatchSink {

@@ -75,8 +75,8 @@ export interface ChangeEvent {
 }
 
 export interface ChangeFilter {
-  /** Globs of the services the reader may see (src/util/service-view.ts). */
-  services: readonly string[];
+  /** Globs of the services the reader may see (src/util/service-view.ts); absent = every service. */
+  services?: readonly string[];
   service?: string;
   kind?: ChangeKind;
   sinceMs?: number;
@@ -87,7 +87,7 @@ export interface ChangeFilter {
 export async function listChanges(sql: Sql, f: ChangeFilter): Promise<ChangeEvent[]> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), '?');
-  const where = [servicesMatch(sql.dialect, 'service', f.services, param)];
+  const where = f.services ? [servicesMatch(sql.dialect, 'service', f.services, param)] : ['1 = 1'];
   if (f.service !== undefined) where.push(`service = ${param(f.service)}`);
   if (f.kind !== undefined) where.push(`kind = ${param(f.kind)}`);
   if (f.sinceMs !== undefined) where.push(`time_ms >= ${param(f.sinceMs)}`);
@@ -129,4 +129,23 @@ export async function toolVersions(sql: Sql, service: string, tool: string): Pro
     lastSeenMs: num(r['last_seen']),
     calls: num(r['calls']),
   }));
+}
+
+/**
+ * Bounded history: per service the newest `keepPerService` events stay, and versions not seen since
+ * `beforeMs` go (the current one is seen with every request, so it stays).
+ */
+export async function pruneChanges(sql: Sql, keepPerService: number, beforeMs: number): Promise<number> {
+  return sql.tx(async (tx) => {
+    let removed = await tx.run(
+      `DELETE FROM change_events WHERE id IN (
+         SELECT id FROM (
+           SELECT id, ROW_NUMBER() OVER (PARTITION BY service ORDER BY time_ms DESC, id DESC) AS rn FROM change_events
+         ) ranked WHERE rn > ?
+       )`,
+      [keepPerService],
+    );
+    removed += await tx.run('DELETE FROM tool_versions WHERE last_seen < ?', [beforeMs]);
+    return removed;
+  });
 }
