@@ -8,7 +8,7 @@
 import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
 import { canonicalDefinition, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
 
-export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'model', 'provider'] as const;
+export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'prompt', 'model', 'provider'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** A value seen at a time: the key is the tool for tool_definition, '' for the other kinds. */
@@ -57,9 +57,11 @@ export function observeBatch(
   /** `traceId spanId` → the offered tools by name, for attributing calls to their version. */
   const offeredBySpan = new Map<string, Map<string, VersionSeen>>();
   for (const f of facts) {
-    if (f.role !== 'model') continue;
     const service = clip(f.service);
     const t = Math.floor(f.startTimeMs);
+    // Instructions are on the model span, or (Microsoft Agent Framework) on the agent span above it.
+    if (f.promptVersion) raw.push({ service, kind: 'prompt', key: '', value: f.promptVersion, timeMs: t });
+    if (f.role !== 'model') continue;
     if (f.model) raw.push({ service, kind: 'model', key: '', value: clip(f.model), timeMs: t });
     if (f.provider) raw.push({ service, kind: 'provider', key: '', value: clip(f.provider), timeMs: t });
     if (!f.offered) continue;

@@ -16,6 +16,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ToolDef } from '../model.js';
+import { Lru } from '../util/lru.js';
+import { parseJson } from '../util/values.js';
 
 export interface CanonicalDefinition {
   name: string;
@@ -114,4 +116,22 @@ export function definitionVersion(def: ToolDef): string {
 /** The version of the set of tools offered (names only; order and repeats ignored). */
 export function toolSetVersion(defs: readonly ToolDef[]): string {
   return sha16([...new Set(defs.map((d) => d.name))].sort().join('\n'));
+}
+
+/** Instructions strings repeat on every request of an agent: hashed once per distinct string. */
+const promptCache = new Lru<string>(256, 8 * 1024 * 1024);
+
+/**
+ * The version of a system prompt / instructions value (`gen_ai.system_instructions`): a JSON value
+ * (the semconv's list of parts) is hashed with its keys sorted, so re-serialising it is no change;
+ * any other text is hashed trimmed. The text itself is never kept. undefined for an empty value.
+ */
+export function promptVersion(value: string): string | undefined {
+  if (value.trim() === '') return undefined;
+  const hit = promptCache.get(value);
+  if (hit !== undefined) return hit;
+  const parsed = parseJson(value);
+  const version = sha16(parsed === undefined ? value.trim() : JSON.stringify(sortedData(parsed, 0)));
+  promptCache.set(value, version);
+  return version;
 }

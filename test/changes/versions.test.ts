@@ -4,8 +4,8 @@
  * transition, none for the baseline, none for a late span of the old value, one across two replicas.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { observeBatch } from '../../src/changes/observe.js';
-import { changesExtension, listChanges, toolVersions } from '../../src/changes/store.js';
+import { observeBatch, type ChangeKind } from '../../src/changes/observe.js';
+import { changesExtension, listChanges, pruneChanges, toolVersions } from '../../src/changes/store.js';
 import { DEFAULT_OBSERVE_LIMITS } from '../../src/changes/sink.js';
 import type { CheckedCall, SpanFacts, ToolDef } from '../../src/model.js';
 import { emptyBatch, type Store } from '../../src/store/store.js';
@@ -57,7 +57,7 @@ async function write(store: Store, facts: SpanFacts[], calls: CheckedCall[] = []
   const ext = changesExtension(store.sql.dialect, observeBatch(facts, calls, DEFAULT_OBSERVE_LIMITS));
   await store.write({ ...emptyBatch(), extensions: ext ? [ext] : [] });
 }
-const events = (store: Store, kind?: 'tool_definition' | 'tool_set' | 'model' | 'provider') =>
+const events = (store: Store, kind?: ChangeKind) =>
   listChanges(store.sql, { services: ['*'], limit: 100, ...(kind ? { kind } : {}) });
 
 describe.each(storeEngines)('changes on $name', (engine) => {
@@ -129,6 +129,24 @@ describe.each(storeEngines)('changes on $name', (engine) => {
     const store = await fresh();
     await write(store, [modelSpan(3_000, [v3], 'm3'), modelSpan(1_000, [v3], 'm1'), modelSpan(2_000, [v3], 'm2')]);
     expect((await events(store, 'model')).map((e) => `${e.from}→${e.to}`)).toEqual(['m2→m3', 'm1→m2']);
+  });
+
+  it.skipIf(engine.skip)('a prompt change is an event; the agent span carries it too', async () => {
+    const store = await fresh();
+    await write(store, [{ ...modelSpan(1_000, [v3]), promptVersion: 'aaaa' }]);
+    await write(store, [{ ...modelSpan(2_000, [v3]), role: 'agent', promptVersion: 'bbbb' }]);
+    expect((await events(store, 'prompt')).map((e) => [e.timeMs, e.from, e.to])).toEqual([[2_000, 'aaaa', 'bbbb']]);
+  });
+
+  it.skipIf(engine.skip)('history is bounded per service', async () => {
+    const store = await fresh();
+    for (let i = 0; i < 5; i++) await write(store, [modelSpan(1_000 * (i + 1), [v3], `m${i}`)]);
+    expect(await events(store, 'model')).toHaveLength(4);
+    expect(await pruneChanges(store.sql, 2, 0)).toBe(2);
+    expect((await events(store, 'model')).map((e) => e.to)).toEqual(['m4', 'm3']);
+    // versions not seen since the cutoff go
+    expect(await pruneChanges(store.sql, 2, 10_000)).toBe(1);
+    expect(await toolVersions(store.sql, 'shop', 'refund_order')).toEqual([]);
   });
 
   it.skipIf(engine.skip)('a reader sees only its services', async () => {

@@ -1,7 +1,12 @@
 /** Canonical definition versions (src/tools/definition-hash.ts) over every shape tooldefs.ts reads. */
 import { describe, expect, it } from 'vitest';
 import type { ToolDef } from '../../src/model.js';
-import { canonicalDefinition, definitionVersion, toolSetVersion } from '../../src/tools/definition-hash.js';
+import {
+  canonicalDefinition,
+  definitionVersion,
+  promptVersion,
+  toolSetVersion,
+} from '../../src/tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../../src/tools/tooldefs.js';
 
 const schema = {
@@ -168,5 +173,33 @@ describe('tool set versions', () => {
     expect(toolSetVersion([a, b])).not.toBe(toolSetVersion([a, b, c]));
     expect(toolSetVersion([a, b])).not.toBe(toolSetVersion([a]));
     expect(toolSetVersion([])).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('prompt versions', () => {
+  it('re-serialised instructions are one version, changed text a new one, empty none', () => {
+    const a = promptVersion('[{"type": "text", "content": "You are a helpful assistant."}]');
+    expect(a).toMatch(/^[0-9a-f]{16}$/);
+    expect(promptVersion('[{"content":"You are a helpful assistant.","type":"text"}]')).toBe(a);
+    expect(promptVersion('[{"type": "text", "content": "You are a terse assistant."}]')).not.toBe(a);
+    expect(promptVersion('  plain text prompt \n')).toBe(promptVersion('plain text prompt'));
+    expect(promptVersion('   ')).toBeUndefined();
+  });
+
+  it('is read from gen_ai.system_instructions (Microsoft Agent Framework fixture); the text is not kept', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(
+      new URL('../fixtures/dialects/microsoft-agent-framework/trace.json', import.meta.url),
+      'utf8',
+    );
+    expect(text).toContain('gen_ai.system_instructions');
+    const { readGenAiCommon } = await import('../../src/normalize/genai.js');
+    const f = { proposals: [], replays: [] } as unknown as import('../../src/model.js').SpanFacts;
+    readGenAiCommon(
+      { 'gen_ai.system_instructions': '[{"type": "text", "content": "You are a helpful assistant."}]' },
+      f,
+    );
+    expect(f.promptVersion).toBe(promptVersion('[{"type":"text","content":"You are a helpful assistant."}]'));
+    expect(JSON.stringify(f)).not.toContain('helpful');
   });
 });
