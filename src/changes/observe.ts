@@ -31,8 +31,16 @@ export interface VersionSeen {
   calls: number;
 }
 
+export interface ToolSetSeen {
+  service: string;
+  version: string;
+  /** The distinct names, sorted. */
+  names: string[];
+}
+
 export interface BatchObservation {
   versions: VersionSeen[];
+  toolSets: ToolSetSeen[];
   /** Per (service, kind, key), in time order, each value only where it differs from the one before. */
   sightings: Sighting[];
 }
@@ -53,6 +61,7 @@ export function observeBatch(
 ): BatchObservation {
   const clip = (s: string) => clipTo(s, limits.maxName);
   const versions = new Map<string, VersionSeen>();
+  const toolSets = new Map<string, ToolSetSeen>();
   const raw: Sighting[] = [];
   /** `traceId spanId` → the offered tools by name, for attributing calls to their version. */
   const offeredBySpan = new Map<string, Map<string, VersionSeen>>();
@@ -66,7 +75,12 @@ export function observeBatch(
     if (f.provider) raw.push({ service, kind: 'provider', key: '', value: clip(f.provider), timeMs: t });
     if (!f.offered) continue;
     const offered = f.offered.slice(0, limits.maxToolsPerRequest);
-    raw.push({ service, kind: 'tool_set', key: '', value: toolSetVersion(offered), timeMs: t });
+    const setVersion = toolSetVersion(offered);
+    raw.push({ service, kind: 'tool_set', key: '', value: setVersion, timeMs: t });
+    if (!toolSets.has(`${service}\u0000${setVersion}`)) {
+      const names = [...new Set(offered.map((d) => clip(d.name)))].sort();
+      toolSets.set(`${service}\u0000${setVersion}`, { service, version: setVersion, names });
+    }
     const byName = new Map<string, VersionSeen>();
     for (const def of offered) {
       const v = seen(versions, service, clip(def.name), def, t);
@@ -79,7 +93,7 @@ export function observeBatch(
     const v = offeredBySpan.get(`${c.traceId} ${c.spanId}`)?.get(c.name);
     if (v) v.calls++;
   }
-  return { versions: [...versions.values()], sightings: transitions(raw) };
+  return { versions: [...versions.values()], toolSets: [...toolSets.values()], sightings: transitions(raw) };
 }
 
 function seen(versions: Map<string, VersionSeen>, service: string, tool: string, def: ToolDef, t: number): VersionSeen {

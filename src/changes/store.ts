@@ -16,6 +16,17 @@ import type { BatchObservation, ChangeKind } from './observe.js';
 
 export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation): BatchExtension | undefined {
   if (obs.versions.length === 0 && obs.sightings.length === 0) return undefined;
+  const toolSets = [...obs.toolSets].sort((a, b) =>
+    a.service !== b.service
+      ? a.service < b.service
+        ? -1
+        : 1
+      : a.version < b.version
+        ? -1
+        : a.version > b.version
+          ? 1
+          : 0,
+  );
   const least = dialect === 'postgres' ? 'LEAST' : 'MIN';
   const greatest = dialect === 'postgres' ? 'GREATEST' : 'MAX';
   // One lock order for concurrent writers: versions sorted by key.
@@ -44,6 +55,12 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
            last_seen = ${greatest}(tool_versions.last_seen, excluded.last_seen),
            calls = tool_versions.calls + excluded.calls`,
         [v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls],
+      );
+    }
+    for (const t of toolSets) {
+      tx.run(
+        'INSERT INTO service_tool_sets (service, version, names) VALUES (?, ?, ?) ON CONFLICT (service, version) DO NOTHING',
+        [t.service, t.version, JSON.stringify(t.names)],
       );
     }
     for (const s of obs.sightings) {
@@ -115,6 +132,22 @@ export interface StoredVersion {
   calls: number;
 }
 
+/** The names of a service's tool sets, by version (those not stored are absent). */
+export async function toolSetNames(
+  sql: Sql,
+  service: string,
+  versions: readonly string[],
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (versions.length === 0) return out;
+  const rows = await sql.all(
+    `SELECT version, names FROM service_tool_sets WHERE service = ? AND version IN (${versions.map(() => '?').join(', ')})`,
+    [service, ...versions],
+  );
+  for (const r of rows) out.set(String(r['version']), JSON.parse(String(r['names'])));
+  return out;
+}
+
 /** A tool's definition versions, oldest first. */
 export async function toolVersions(sql: Sql, service: string, tool: string): Promise<StoredVersion[]> {
   const rows = await sql.all(
@@ -146,6 +179,15 @@ export async function pruneChanges(sql: Sql, keepPerService: number, beforeMs: n
       [keepPerService],
     );
     removed += await tx.run('DELETE FROM tool_versions WHERE last_seen < ?', [beforeMs]);
+    // A tool set no kept event names and that is not current is no longer needed.
+    removed += await tx.run(
+      `DELETE FROM service_tool_sets WHERE NOT EXISTS (
+         SELECT 1 FROM change_events e WHERE e.service = service_tool_sets.service AND e.kind = 'tool_set'
+           AND (e.from_value = service_tool_sets.version OR e.to_value = service_tool_sets.version)
+       ) AND NOT EXISTS (
+         SELECT 1 FROM change_state c WHERE c.service = service_tool_sets.service AND c.kind = 'tool_set' AND c.value = service_tool_sets.version
+       )`,
+    );
     return removed;
   });
 }

@@ -2,7 +2,7 @@
  * What changed, as a reader may see it: change events of the services its token sees, and one
  * tool's definition versions with a readable diff from each version to the next.
  */
-import { listChanges, toolVersions, type ChangeEvent } from '../changes/store.js';
+import { listChanges, toolSetNames, toolVersions, type ChangeEvent } from '../changes/store.js';
 import type { ChangeKind } from '../changes/observe.js';
 import { describeChange, diffDefinitions, type SchemaChange } from '../tools/schema-diff.js';
 import { isoTime } from '../util/iso-time.js';
@@ -19,9 +19,27 @@ export interface ChangesQuery {
 export async function changesList(
   r: Reader,
   q: ChangesQuery,
-): Promise<{ changes: (ChangeEvent & { time: string | null })[] }> {
+): Promise<{ changes: (ChangeEvent & { time: string | null; added?: string[]; removed?: string[] })[] }> {
   const events = await listChanges(r.store.sql, { ...q, ...storeFilter(r.view) });
-  return { changes: events.map((e) => ({ ...e, time: isoTime(e.timeMs) })) };
+  // A tool_set event also says which tools came and went (from the stored sets, per service).
+  const wanted = new Map<string, Set<string>>();
+  for (const e of events) {
+    if (e.kind !== 'tool_set') continue;
+    const set = wanted.get(e.service) ?? new Set<string>();
+    set.add(e.from).add(e.to);
+    wanted.set(e.service, set);
+  }
+  const sets = new Map<string, Map<string, string[]>>();
+  for (const [service, versions] of wanted) sets.set(service, await toolSetNames(r.store.sql, service, [...versions]));
+  return {
+    changes: events.map((e) => {
+      const base = { ...e, time: isoTime(e.timeMs) };
+      const from = e.kind === 'tool_set' ? sets.get(e.service)?.get(e.from) : undefined;
+      const to = e.kind === 'tool_set' ? sets.get(e.service)?.get(e.to) : undefined;
+      if (!from || !to) return base;
+      return { ...base, added: to.filter((n) => !from.includes(n)), removed: from.filter((n) => !to.includes(n)) };
+    }),
+  };
 }
 
 export interface ToolVersionView {

@@ -68,6 +68,10 @@ describe('changes endpoints', () => {
       expect((await post([chat(service, defs(['order_id']), t0 + 1_000)])).statusCode).toBe(200);
       expect((await post([chat(service, defs(['order_id', 'amount']), t0 + 10_000, 'model-b')])).statusCode).toBe(200);
     }
+    // a tool added and one removed
+    const set = (names: string[]) => JSON.stringify(names.map((name) => ({ type: 'function', name })));
+    expect((await post([chat('sets', set(['refund_order', 'lookup']), t0)])).statusCode).toBe(200);
+    expect((await post([chat('sets', set(['refund_order', 'cancel_order']), t0 + 5_000)])).statusCode).toBe(200);
   });
   afterAll(async () => {
     await tw?.close();
@@ -75,7 +79,9 @@ describe('changes endpoints', () => {
   });
 
   it('lists the events, filtered by kind and service', async () => {
-    const all = (await get(t.ops!, '/api/changes')).json().changes;
+    const all = (await get(t.ops!, '/api/changes'))
+      .json()
+      .changes.filter((e: { service: string }) => e.service !== 'sets');
     expect(all.map((e: { service: string; kind: string }) => `${e.service} ${e.kind}`).sort()).toEqual([
       'bank model',
       'bank tool_definition',
@@ -89,6 +95,11 @@ describe('changes endpoints', () => {
     expect((await get(t.ops!, '/api/changes?since=1s')).json().changes).toEqual([]);
     expect((await get(t.ops!, '/api/changes?since=yesterday')).statusCode).toBe(400);
     expect((await get(t.ops!, '/api/changes?kind=weather')).statusCode).toBe(400);
+  });
+
+  it('a tool_set event names the tools added and removed', async () => {
+    const [e] = (await get(t.ops!, '/api/changes?service=sets&kind=tool_set')).json().changes;
+    expect(e).toMatchObject({ kind: 'tool_set', added: ['cancel_order'], removed: ['lookup'] });
   });
 
   it("shows a tool's versions with calls and the readable diff", async () => {

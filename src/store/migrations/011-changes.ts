@@ -4,6 +4,8 @@ import type { Migration } from './index.js';
 // from what spans carry (src/changes/):
 // - tool_versions: per service, tool and definition version (src/tools/definition-hash.ts) its
 //   canonical definition (for diffs), first and last seen, and the calls attributed to it;
+// - service_tool_sets: per service and tool-set version the names it holds (a JSON list), so a tool_set
+//   event can say which tools were added and removed;
 // - change_state: per service, kind (tool_definition, tool_set, model, provider) and key (the tool
 //   for tool_definition, '' otherwise) the current value and since when — the state machine change
 //   events are derived from inside the batch's transaction, write-only;
@@ -15,6 +17,10 @@ const tables = (t: { bigint: string; id: string }) => `
       service TEXT NOT NULL, tool TEXT NOT NULL, version TEXT NOT NULL, definition TEXT NOT NULL,
       first_seen ${t.bigint} NOT NULL, last_seen ${t.bigint} NOT NULL, calls ${t.bigint} NOT NULL,
       PRIMARY KEY (service, tool, version)
+    );
+    CREATE TABLE service_tool_sets (
+      service TEXT NOT NULL, version TEXT NOT NULL, names TEXT NOT NULL,
+      PRIMARY KEY (service, version)
     );
     CREATE TABLE change_state (
       service TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
@@ -32,7 +38,7 @@ const tables = (t: { bigint: string; id: string }) => `
 
 export const changes: Migration = {
   version: 11,
-  name: 'tool definition versions, change state and change events',
+  name: 'tool definition versions, tool sets, change state and change events',
   sqlite: tables({ bigint: 'INTEGER', id: 'INTEGER PRIMARY KEY AUTOINCREMENT' }),
   postgres: tables({ bigint: 'BIGINT', id: 'BIGSERIAL PRIMARY KEY' }),
 };
