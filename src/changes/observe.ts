@@ -6,7 +6,7 @@
  * time order with repeats collapsed — the transitions the store turns into change events.
  */
 import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
-import { canonicalDefinition, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
+import { canonicalText, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
 
 export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'prompt', 'model', 'provider'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
@@ -101,7 +101,7 @@ function seen(versions: Map<string, VersionSeen>, service: string, tool: string,
   const k = `${service}\u0000${tool}\u0000${version}`;
   let v = versions.get(k);
   if (!v) {
-    const definition = JSON.stringify(canonicalDefinition(def));
+    const definition = canonicalText(def);
     v = { service, tool, version, definition, firstMs: t, lastMs: t, calls: 0 };
     versions.set(k, v);
   }
@@ -110,18 +110,33 @@ function seen(versions: Map<string, VersionSeen>, service: string, tool: string,
   return v;
 }
 
-/** Stable sort by key then time; keep a sighting only where the value differs from the previous one of its key. */
+/**
+ * Per key, in time order, each value only where it differs from the one before. Most keys hold one
+ * value all batch long: those give their earliest sighting without a sort.
+ */
 function transitions(raw: Sighting[]): Sighting[] {
-  const keyOf = (s: Sighting) => `${s.service}\u0000${s.kind}\u0000${s.key}`;
-  const sorted = raw
-    .map((s, i) => ({ s, k: keyOf(s), i }))
-    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.s.timeMs - b.s.timeMs || a.i - b.i));
+  const byKey = new Map<string, Sighting[]>();
+  for (const s of raw) {
+    const k = `${s.service}\u0000${s.kind}\u0000${s.key}`;
+    const list = byKey.get(k);
+    if (list) list.push(s);
+    else byKey.set(k, [s]);
+  }
   const out: Sighting[] = [];
-  let prev: { k: string; value: string } | undefined;
-  for (const { s, k } of sorted) {
-    if (prev && prev.k === k && prev.value === s.value) continue;
-    out.push(s);
-    prev = { k, value: s.value };
+  for (const list of byKey.values()) {
+    const first = list[0]!;
+    if (list.every((s) => s.value === first.value)) {
+      out.push(list.reduce((a, b) => (b.timeMs < a.timeMs ? b : a)));
+      continue;
+    }
+    // Stable: equal times keep the order the spans came in.
+    const sorted = list.map((s, i) => ({ s, i })).sort((a, b) => a.s.timeMs - b.s.timeMs || a.i - b.i);
+    let prev: string | undefined;
+    for (const { s } of sorted) {
+      if (s.value === prev) continue;
+      out.push(s);
+      prev = s.value;
+    }
   }
   return out;
 }

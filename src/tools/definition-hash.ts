@@ -102,21 +102,40 @@ const sha16 = (text: string) => createHash('sha256').update(text).digest('hex').
  * sends it (tooldefs.ts caches them), so keying by identity makes the hot path pay once per
  * distinct definitions value; a WeakMap lets them go when that cache drops them.
  */
-const versions = new WeakMap<ToolDef, string>();
+const versions = new WeakMap<ToolDef, { version: string; text: string }>();
+
+function versioned(def: ToolDef): { version: string; text: string } {
+  const hit = versions.get(def);
+  if (hit !== undefined) return hit;
+  const text = JSON.stringify(canonicalDefinition(def));
+  const v = { version: sha16(text), text };
+  if (Object.isFrozen(def)) versions.set(def, v);
+  return v;
+}
 
 /** The definition's version (16 hex digits). */
 export function definitionVersion(def: ToolDef): string {
-  const hit = versions.get(def);
-  if (hit !== undefined) return hit;
-  const version = sha16(JSON.stringify(canonicalDefinition(def)));
-  if (Object.isFrozen(def)) versions.set(def, version);
-  return version;
+  return versioned(def).version;
+}
+
+/** The canonical definition's JSON text (what versions are stored with, for diffs); cached as the version is. */
+export function canonicalText(def: ToolDef): string {
+  return versioned(def).text;
 }
 
 /** The version of the set of tools offered (names only; order and repeats ignored). */
 export function toolSetVersion(defs: readonly ToolDef[]): string {
-  return sha16([...new Set(defs.map((d) => d.name))].sort().join('\n'));
+  // Every request of an agent offers the same list: hashed once per distinct list of names as offered.
+  let offered = '';
+  for (const d of defs) offered += `${d.name}\n`;
+  const hit = toolSetCache.get(offered);
+  if (hit !== undefined) return hit;
+  const version = sha16([...new Set(defs.map((d) => d.name))].sort().join('\n'));
+  toolSetCache.set(offered, version);
+  return version;
 }
+
+const toolSetCache = new Lru<string>(1024, 8 * 1024 * 1024);
 
 /** Instructions strings repeat on every request of an agent: hashed once per distinct string. */
 const promptCache = new Lru<string>(256, 8 * 1024 * 1024);
