@@ -65,29 +65,66 @@ export function observeBatch(
   const raw: Sighting[] = [];
   /** `traceId spanId` → the offered tools by name, for attributing calls to their version. */
   const offeredBySpan = new Map<string, Map<string, VersionSeen>>();
+  /** Per service and kind the run of one value, sighted at its earliest and latest time (as below). */
+  const valueRuns = new Map<string, { value: string; first: Sighting; last: Sighting }>();
+  const sight = (service: string, kind: ChangeKind, value: string, t: number) => {
+    const k = `${service}\u0000${kind}`;
+    const run = valueRuns.get(k);
+    if (run && run.value === value) {
+      if (t < run.first.timeMs) run.first.timeMs = t;
+      if (t > run.last.timeMs) run.last.timeMs = t;
+      return;
+    }
+    const first = { service, kind, key: '', value, timeMs: t };
+    const last = { ...first };
+    raw.push(first, last);
+    valueRuns.set(k, { value, first, last });
+  };
+  const runs = new Map<
+    string,
+    { offered: readonly ToolDef[]; byName: Map<string, VersionSeen>; first: Sighting[]; last: Sighting[] }
+  >();
   for (const f of facts) {
     const service = clip(f.service);
     const t = Math.floor(f.startTimeMs);
     // Instructions are on the model span, or (Microsoft Agent Framework) on the agent span above it.
-    if (f.promptVersion) raw.push({ service, kind: 'prompt', key: '', value: f.promptVersion, timeMs: t });
+    if (f.promptVersion) sight(service, 'prompt', f.promptVersion, t);
     if (f.role !== 'model') continue;
-    if (f.model) raw.push({ service, kind: 'model', key: '', value: clip(f.model), timeMs: t });
-    if (f.provider) raw.push({ service, kind: 'provider', key: '', value: clip(f.provider), timeMs: t });
+    if (f.model) sight(service, 'model', clip(f.model), t);
+    if (f.provider) sight(service, 'provider', clip(f.provider), t);
     if (!f.offered) continue;
     const offered = f.offered.slice(0, limits.maxToolsPerRequest);
+    const spanKey = `${f.traceId} ${f.spanId}`;
+    // The requests of one agent offer the same (shared, frozen) definitions one after another: such
+    // a run is read once and sighted at its earliest and latest time, not once per request.
+    const prev = runs.get(service);
+    if (prev && sameDefs(prev.offered, offered)) {
+      for (const v of prev.byName.values()) {
+        if (t < v.firstMs) v.firstMs = t;
+        if (t > v.lastMs) v.lastMs = t;
+      }
+      if (t < prev.first[0]!.timeMs) for (const x of prev.first) x.timeMs = t;
+      if (t > prev.last[0]!.timeMs) for (const x of prev.last) x.timeMs = t;
+      offeredBySpan.set(spanKey, prev.byName);
+      continue;
+    }
     const setVersion = toolSetVersion(offered);
-    raw.push({ service, kind: 'tool_set', key: '', value: setVersion, timeMs: t });
     if (!toolSets.has(`${service}\u0000${setVersion}`)) {
       const names = [...new Set(offered.map((d) => clip(d.name)))].sort();
       toolSets.set(`${service}\u0000${setVersion}`, { service, version: setVersion, names });
     }
     const byName = new Map<string, VersionSeen>();
+    const sighted: Omit<Sighting, 'timeMs'>[] = [{ service, kind: 'tool_set', key: '', value: setVersion }];
     for (const def of offered) {
       const v = seen(versions, service, clip(def.name), def, t);
-      raw.push({ service, kind: 'tool_definition', key: v.tool, value: v.version, timeMs: t });
+      sighted.push({ service, kind: 'tool_definition', key: v.tool, value: v.version });
       byName.set(def.name, v);
     }
-    offeredBySpan.set(`${f.traceId} ${f.spanId}`, byName);
+    const first = sighted.map((x) => ({ ...x, timeMs: t }));
+    const last = sighted.map((x) => ({ ...x, timeMs: t }));
+    raw.push(...first, ...last);
+    runs.set(service, { offered, byName, first, last });
+    offeredBySpan.set(spanKey, byName);
   }
   for (const c of calls) {
     const v = offeredBySpan.get(`${c.traceId} ${c.spanId}`)?.get(c.name);
@@ -95,6 +132,9 @@ export function observeBatch(
   }
   return { versions: [...versions.values()], toolSets: [...toolSets.values()], sightings: transitions(raw) };
 }
+
+const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]) =>
+  a.length === b.length && a.every((d, i) => d === b[i]);
 
 function seen(versions: Map<string, VersionSeen>, service: string, tool: string, def: ToolDef, t: number): VersionSeen {
   const version = definitionVersion(def);

@@ -131,6 +131,16 @@ describe.each(storeEngines)('changes on $name', (engine) => {
     expect((await events(store, 'model')).map((e) => `${e.from}→${e.to}`)).toEqual(['m2→m3', 'm1→m2']);
   });
 
+  it.skipIf(engine.skip)('a run of one value sighted out of order still ends in the latest value', async () => {
+    const store = await fresh();
+    await write(store, [modelSpan(1_000, [v3], 'a'), modelSpan(5_000, [v3], 'a'), modelSpan(3_000, [v4], 'b')]);
+    expect((await events(store, 'model')).map((e) => `${e.timeMs} ${e.from}→${e.to}`)).toEqual([
+      '5000 b→a',
+      '3000 a→b',
+    ]);
+    expect((await events(store, 'tool_definition')).map((e) => e.timeMs)).toEqual([5_000, 3_000]);
+  });
+
   it.skipIf(engine.skip)('a prompt change is an event; the agent span carries it too', async () => {
     const store = await fresh();
     await write(store, [{ ...modelSpan(1_000, [v3]), promptVersion: 'aaaa' }]);
