@@ -22,6 +22,7 @@ import { alertsRoutes } from './api/alerts.js';
 import { instrumentationRoutes } from './api/instrumentation.js';
 import { exportRoutes } from './api/export.js';
 import { feedbackRoutes } from './api/feedback.js';
+import { changesRoutes } from './api/changes.js';
 import { LoadShedder } from './sources/otlp/load-shedder.js';
 import { otlpRoutes } from './sources/otlp/route.js';
 import { uiRoutes } from './ui/routes.js';
@@ -127,6 +128,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(alertsRoutes, { read });
   await app.register(feedbackRoutes, { feedback: services.feedback, now, cors });
   await app.register(exportRoutes, { read, now });
+  await app.register(changesRoutes, { read, now });
   await app.register(uiRoutes, { read });
   return app;
 }

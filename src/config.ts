@@ -27,6 +27,7 @@ import {
   toLangfuseConfig,
   type LangfuseConfig,
 } from './sources/langfuse/config.js';
+import { changesFileSchema, toChangesConfig, type ChangesConfig } from './changes/config.js';
 import { telemetryFileSchema, toTelemetryConfig, type TelemetryConfig } from './telemetry/config.js';
 import { deepFreeze } from './util/deep-freeze.js';
 import { durationMs, durationSchema as duration } from './util/duration.js';
@@ -109,6 +110,8 @@ export interface Config {
   langfuse: LangfuseConfig;
   /** toolwatch's own traces (src/telemetry/config.ts); the switch may come from env OTEL_TRACES_EXPORTER. */
   telemetry: TelemetryConfig;
+  /** Versions and change events (src/changes/config.ts). */
+  changes: ChangesConfig;
 }
 
 export class ConfigError extends Error {
@@ -244,6 +247,7 @@ export const fileSchema = {
     alerts: alertsFileSchema,
     langfuse: langfuseFileSchema,
     telemetry: telemetryFileSchema,
+    changes: changesFileSchema,
   },
 } as const;
 
@@ -502,6 +506,7 @@ function toConfig(f: FileShape, ph: Phase, problems: string[]): Config | undefin
     alerts,
     langfuse,
     telemetry,
+    changes: toChangesConfig(f.changes),
   };
 }
 

@@ -137,6 +137,8 @@ export interface SpanFacts {
    * registry); [] = it explicitly offered none.
    */
   offered?: ToolDef[];
+  /** The version (hash) of the request's system instructions (src/tools/definition-hash.ts); never the text. */
+  promptVersion?: string;
   /** Calls the model proposed in this span's output. */
   proposals: CallSighting[];
   /** Calls replayed from history in this span's input (never counted on their own). */

@@ -35,6 +35,8 @@ import { failureContextExtension, pruneFailureContexts } from './replay/context.
 import { TrajectoryTracker } from './efficiency/tracker.js';
 import { pruneTrajectories } from './efficiency/store.js';
 import { modelLabel } from './pipeline/write-batch.js';
+import { changesSink } from './changes/sink.js';
+import { pruneChanges } from './changes/store.js';
 
 export interface Services {
   config: Config;
@@ -185,7 +187,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     trajectories,
     now,
     steady,
-    sinks: judge.sink ? [judge.sink] : [],
+    sinks: [
+      ...(config.changes.enabled ? [changesSink(store.sql.dialect, config.changes.limits)] : []),
+      ...(judge.sink ? [judge.sink] : []),
+    ],
     coverage: coverage.tracker,
     writeHealth,
     ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
@@ -239,7 +244,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   );
   scheduler.every('retention', '17 * * * *', async () => {
     const cutoff = now() - config.store.retentionDays * 86_400_000;
-    const removed = (await store.prune(cutoff)) + (await pruneTrajectories(store.sql, cutoff));
+    const removed =
+      (await store.prune(cutoff)) +
+      (await pruneTrajectories(store.sql, cutoff)) +
+      (await pruneChanges(store.sql, config.changes.maxEventsPerService, cutoff));
     log.info({ removed }, 'retention: old rows removed');
   });
   scheduler.every('feedback-retention', '29 * * * *', async () => {

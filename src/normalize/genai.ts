@@ -6,6 +6,7 @@ import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.j
 import type { DialectReader } from './registry.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
+import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
 import { argValue, firstAttr, jsonValue, num, str } from '../util/values.js';
 
@@ -49,6 +50,9 @@ export function readGenAiCommon(a: AttrObject, f: SpanFacts): void {
   if (outTok !== undefined) f.outputTokens = outTok;
   const offered = parseToolDefs(a['gen_ai.tool.definitions']);
   if (offered !== undefined) f.offered = offered;
+  const instructions = str(a, 'gen_ai.system_instructions');
+  const prompt = instructions === undefined ? undefined : promptVersion(instructions);
+  if (prompt !== undefined) f.promptVersion = prompt;
 }
 
 function toolNameFromSpanName(name: string): string {

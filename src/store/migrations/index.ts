@@ -13,6 +13,7 @@ import { exactlyOnce } from './008-exactly-once.js';
 import { executionsEfficiency } from './009-executions-efficiency.js';
 import { invalidJsonReason } from './010-invalid-json-reason.js';
 import { problems } from './011-problems.js';
+import { changes } from './012-changes.js';
 
 export interface Migration {
   version: number;
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   executionsEfficiency,
   invalidJsonReason,
   problems,
+  changes,
 ];

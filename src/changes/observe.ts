@@ -1,0 +1,182 @@
+/**
+ * What one batch says about the things that can change under an agent, read from its model spans:
+ * per service the model, the provider, the set of tools offered and each tool's definition version.
+ * Pure: facts and counted calls in; out the definition versions seen (with the calls attributed to
+ * each — the version the call's own request offered) and, per (service, kind, key), the values in
+ * time order with repeats collapsed — the transitions the store turns into change events.
+ */
+import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
+import { canonicalText, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
+
+export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'prompt', 'model', 'provider'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** A value seen at a time: the key is the tool for tool_definition, '' for the other kinds. */
+export interface Sighting {
+  service: string;
+  kind: ChangeKind;
+  key: string;
+  value: string;
+  timeMs: number;
+}
+
+export interface VersionSeen {
+  service: string;
+  tool: string;
+  version: string;
+  /** The canonical definition's JSON text (what the diff is computed from). */
+  definition: string;
+  firstMs: number;
+  lastMs: number;
+  calls: number;
+}
+
+export interface ToolSetSeen {
+  service: string;
+  version: string;
+  /** The distinct names, sorted. */
+  names: string[];
+}
+
+export interface BatchObservation {
+  versions: VersionSeen[];
+  toolSets: ToolSetSeen[];
+  /** Per (service, kind, key), in time order, each value only where it differs from the one before. */
+  sightings: Sighting[];
+}
+
+export interface ObserveLimits {
+  /** Longest service, tool, model or provider name kept (longer ones are clipped). */
+  maxName: number;
+  /** Tools per request considered; a request offering more is read for its first this many. */
+  maxToolsPerRequest: number;
+}
+
+const clipTo = (s: string, n: number) => (s.length > n ? s.slice(0, n) : s);
+
+export function observeBatch(
+  facts: readonly SpanFacts[],
+  calls: readonly CheckedCall[],
+  limits: ObserveLimits,
+): BatchObservation {
+  const clip = (s: string) => clipTo(s, limits.maxName);
+  const versions = new Map<string, VersionSeen>();
+  const toolSets = new Map<string, ToolSetSeen>();
+  const raw: Sighting[] = [];
+  /** `traceId spanId` → the offered tools by name, for attributing calls to their version. */
+  const offeredBySpan = new Map<string, Map<string, VersionSeen>>();
+  /** Per service and kind the run of one value, sighted at its earliest and latest time (as below). */
+  const valueRuns = new Map<string, { value: string; first: Sighting; last: Sighting }>();
+  const sight = (service: string, kind: ChangeKind, value: string, t: number) => {
+    const k = `${service}\u0000${kind}`;
+    const run = valueRuns.get(k);
+    if (run && run.value === value) {
+      if (t < run.first.timeMs) run.first.timeMs = t;
+      if (t > run.last.timeMs) run.last.timeMs = t;
+      return;
+    }
+    const first = { service, kind, key: '', value, timeMs: t };
+    const last = { ...first };
+    raw.push(first, last);
+    valueRuns.set(k, { value, first, last });
+  };
+  const runs = new Map<
+    string,
+    { offered: readonly ToolDef[]; byName: Map<string, VersionSeen>; first: Sighting[]; last: Sighting[] }
+  >();
+  for (const f of facts) {
+    const service = clip(f.service);
+    const t = Math.floor(f.startTimeMs);
+    // Instructions are on the model span, or (Microsoft Agent Framework) on the agent span above it.
+    if (f.promptVersion) sight(service, 'prompt', f.promptVersion, t);
+    if (f.role !== 'model') continue;
+    if (f.model) sight(service, 'model', clip(f.model), t);
+    if (f.provider) sight(service, 'provider', clip(f.provider), t);
+    if (!f.offered) continue;
+    const offered = f.offered.slice(0, limits.maxToolsPerRequest);
+    const spanKey = `${f.traceId} ${f.spanId}`;
+    // The requests of one agent offer the same (shared, frozen) definitions one after another: such
+    // a run is read once and sighted at its earliest and latest time, not once per request.
+    const prev = runs.get(service);
+    if (prev && sameDefs(prev.offered, offered)) {
+      for (const v of prev.byName.values()) {
+        if (t < v.firstMs) v.firstMs = t;
+        if (t > v.lastMs) v.lastMs = t;
+      }
+      if (t < prev.first[0]!.timeMs) for (const x of prev.first) x.timeMs = t;
+      if (t > prev.last[0]!.timeMs) for (const x of prev.last) x.timeMs = t;
+      offeredBySpan.set(spanKey, prev.byName);
+      continue;
+    }
+    const setVersion = toolSetVersion(offered);
+    if (!toolSets.has(`${service}\u0000${setVersion}`)) {
+      const names = [...new Set(offered.map((d) => clip(d.name)))].sort();
+      toolSets.set(`${service}\u0000${setVersion}`, { service, version: setVersion, names });
+    }
+    const byName = new Map<string, VersionSeen>();
+    const sighted: Omit<Sighting, 'timeMs'>[] = [{ service, kind: 'tool_set', key: '', value: setVersion }];
+    for (const def of offered) {
+      const v = seen(versions, service, clip(def.name), def, t);
+      sighted.push({ service, kind: 'tool_definition', key: v.tool, value: v.version });
+      byName.set(def.name, v);
+    }
+    const first = sighted.map((x) => ({ ...x, timeMs: t }));
+    const last = sighted.map((x) => ({ ...x, timeMs: t }));
+    raw.push(...first, ...last);
+    runs.set(service, { offered, byName, first, last });
+    offeredBySpan.set(spanKey, byName);
+  }
+  for (const c of calls) {
+    const v = offeredBySpan.get(`${c.traceId} ${c.spanId}`)?.get(c.name);
+    if (v) v.calls++;
+  }
+  return { versions: [...versions.values()], toolSets: [...toolSets.values()], sightings: transitions(raw) };
+}
+
+const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]) =>
+  a.length === b.length && a.every((d, i) => d === b[i]);
+
+function seen(versions: Map<string, VersionSeen>, service: string, tool: string, def: ToolDef, t: number): VersionSeen {
+  const version = definitionVersion(def);
+  const k = `${service}\u0000${tool}\u0000${version}`;
+  let v = versions.get(k);
+  if (!v) {
+    const definition = canonicalText(def);
+    v = { service, tool, version, definition, firstMs: t, lastMs: t, calls: 0 };
+    versions.set(k, v);
+  }
+  if (t < v.firstMs) v.firstMs = t;
+  if (t > v.lastMs) v.lastMs = t;
+  return v;
+}
+
+/**
+ * Per key, in time order, each value only where it differs from the one before. Most keys hold one
+ * value all batch long: those give their earliest sighting without a sort.
+ */
+function transitions(raw: Sighting[]): Sighting[] {
+  const byKey = new Map<string, Sighting[]>();
+  for (const s of raw) {
+    const k = `${s.service}\u0000${s.kind}\u0000${s.key}`;
+    const list = byKey.get(k);
+    if (list) list.push(s);
+    else byKey.set(k, [s]);
+  }
+  const out: Sighting[] = [];
+  for (const list of byKey.values()) {
+    const first = list[0]!;
+    if (list.every((s) => s.value === first.value)) {
+      out.push(list.reduce((a, b) => (b.timeMs < a.timeMs ? b : a)));
+      continue;
+    }
+    // Stable: equal times keep the order the spans came in.
+    const sorted = list.map((s, i) => ({ s, i })).sort((a, b) => a.s.timeMs - b.s.timeMs || a.i - b.i);
+    let prev: string | undefined;
+    for (const { s } of sorted) {
+      if (s.value === prev) continue;
+      out.push(s);
+      prev = s.value;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,193 @@
+/**
+ * Definition versions and change events in the store, written once for both engines inside the
+ * ingest batch's transaction (write-only statements, so the same extension runs in SQLite's
+ * synchronous transaction and PostgreSQL's asynchronous one):
+ * - versions are upserted: first/last seen widened, calls added — a resent span adds no call,
+ *   because calls come from the pipeline's deduplicated count, and seeing a time twice changes nothing;
+ * - each transition first inserts its event from the stored state (only when the state holds another
+ *   value and is no newer than the sighting, so a late span of the old value is no change back), then
+ *   moves the state. The event's unique key is (service, kind, tool, from, from's since, to): a
+ *   replica that raced another through the same switch hits that key and writes nothing.
+ * The first value ever seen for a key is the baseline, not a change.
+ */
+import { num } from '../store/rows.js';
+import { servicesMatch, type BatchExtension, type Sql } from '../store/sql.js';
+import type { BatchObservation, ChangeKind } from './observe.js';
+
+export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation): BatchExtension | undefined {
+  if (obs.versions.length === 0 && obs.sightings.length === 0) return undefined;
+  const toolSets = [...obs.toolSets].sort((a, b) =>
+    a.service !== b.service
+      ? a.service < b.service
+        ? -1
+        : 1
+      : a.version < b.version
+        ? -1
+        : a.version > b.version
+          ? 1
+          : 0,
+  );
+  const least = dialect === 'postgres' ? 'LEAST' : 'MIN';
+  const greatest = dialect === 'postgres' ? 'GREATEST' : 'MAX';
+  // One lock order for concurrent writers: versions sorted by key.
+  const versions = [...obs.versions].sort((a, b) =>
+    a.service !== b.service
+      ? a.service < b.service
+        ? -1
+        : 1
+      : a.tool !== b.tool
+        ? a.tool < b.tool
+          ? -1
+          : 1
+        : a.version < b.version
+          ? -1
+          : a.version > b.version
+            ? 1
+            : 0,
+  );
+  return (tx) => {
+    for (const v of versions) {
+      tx.run(
+        `INSERT INTO tool_versions (service, tool, version, definition, first_seen, last_seen, calls)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (service, tool, version) DO UPDATE SET
+           first_seen = ${least}(tool_versions.first_seen, excluded.first_seen),
+           last_seen = ${greatest}(tool_versions.last_seen, excluded.last_seen),
+           calls = tool_versions.calls + excluded.calls`,
+        [v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls],
+      );
+    }
+    for (const t of toolSets) {
+      tx.run(
+        'INSERT INTO service_tool_sets (service, version, names) VALUES (?, ?, ?) ON CONFLICT (service, version) DO NOTHING',
+        [t.service, t.version, JSON.stringify(t.names)],
+      );
+    }
+    for (const s of obs.sightings) {
+      tx.run(
+        `INSERT INTO change_events (time_ms, service, kind, tool, from_value, from_since, to_value)
+         SELECT ?, service, kind, key, value, since, ? FROM change_state
+         WHERE service = ? AND kind = ? AND key = ? AND value <> ? AND since <= ?
+         ON CONFLICT (service, kind, tool, from_value, from_since, to_value) DO NOTHING`,
+        [s.timeMs, s.value, s.service, s.kind, s.key, s.value, s.timeMs],
+      );
+      tx.run(
+        `INSERT INTO change_state (service, kind, key, value, since) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (service, kind, key) DO UPDATE SET value = excluded.value, since = excluded.since
+         WHERE change_state.value <> excluded.value AND change_state.since <= excluded.since`,
+        [s.service, s.kind, s.key, s.value, s.timeMs],
+      );
+    }
+  };
+}
+
+export interface ChangeEvent {
+  id: number;
+  timeMs: number;
+  service: string;
+  kind: ChangeKind;
+  tool?: string;
+  from: string;
+  to: string;
+}
+
+export interface ChangeFilter {
+  /** Globs of the services the reader may see (src/util/service-view.ts); absent = every service. */
+  services?: readonly string[];
+  service?: string;
+  kind?: ChangeKind;
+  sinceMs?: number;
+  limit: number;
+}
+
+/** Change events, newest first, of the services the reader may see. */
+export async function listChanges(sql: Sql, f: ChangeFilter): Promise<ChangeEvent[]> {
+  const params: unknown[] = [];
+  const param = (v: unknown) => (params.push(v), '?');
+  const where = f.services ? [servicesMatch(sql.dialect, 'service', f.services, param)] : ['1 = 1'];
+  if (f.service !== undefined) where.push(`service = ${param(f.service)}`);
+  if (f.kind !== undefined) where.push(`kind = ${param(f.kind)}`);
+  if (f.sinceMs !== undefined) where.push(`time_ms >= ${param(f.sinceMs)}`);
+  const rows = await sql.all(
+    `SELECT id, time_ms, service, kind, tool, from_value, to_value FROM change_events
+     WHERE ${where.join(' AND ')} ORDER BY time_ms DESC, id DESC LIMIT ${param(f.limit)}`,
+    params,
+  );
+  return rows.map((r) => ({
+    id: num(r['id']),
+    timeMs: num(r['time_ms']),
+    service: String(r['service']),
+    kind: String(r['kind']) as ChangeKind,
+    ...(r['tool'] !== '' ? { tool: String(r['tool']) } : {}),
+    from: String(r['from_value']),
+    to: String(r['to_value']),
+  }));
+}
+
+export interface StoredVersion {
+  version: string;
+  definition: { name: string; description: string; parameters: unknown };
+  firstSeenMs: number;
+  lastSeenMs: number;
+  calls: number;
+}
+
+/** The names of a service's tool sets, by version (those not stored are absent). */
+export async function toolSetNames(
+  sql: Sql,
+  service: string,
+  versions: readonly string[],
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (versions.length === 0) return out;
+  const rows = await sql.all(
+    `SELECT version, names FROM service_tool_sets WHERE service = ? AND version IN (${versions.map(() => '?').join(', ')})`,
+    [service, ...versions],
+  );
+  for (const r of rows) out.set(String(r['version']), JSON.parse(String(r['names'])));
+  return out;
+}
+
+/** A tool's definition versions, oldest first. */
+export async function toolVersions(sql: Sql, service: string, tool: string): Promise<StoredVersion[]> {
+  const rows = await sql.all(
+    `SELECT version, definition, first_seen, last_seen, calls FROM tool_versions
+     WHERE service = ? AND tool = ? ORDER BY first_seen, version`,
+    [service, tool],
+  );
+  return rows.map((r) => ({
+    version: String(r['version']),
+    definition: JSON.parse(String(r['definition'])),
+    firstSeenMs: num(r['first_seen']),
+    lastSeenMs: num(r['last_seen']),
+    calls: num(r['calls']),
+  }));
+}
+
+/**
+ * Bounded history: per service the newest `keepPerService` events stay, and versions not seen since
+ * `beforeMs` go (the current one is seen with every request, so it stays).
+ */
+export async function pruneChanges(sql: Sql, keepPerService: number, beforeMs: number): Promise<number> {
+  return sql.tx(async (tx) => {
+    let removed = await tx.run(
+      `DELETE FROM change_events WHERE id IN (
+         SELECT id FROM (
+           SELECT id, ROW_NUMBER() OVER (PARTITION BY service ORDER BY time_ms DESC, id DESC) AS rn FROM change_events
+         ) ranked WHERE rn > ?
+       )`,
+      [keepPerService],
+    );
+    removed += await tx.run('DELETE FROM tool_versions WHERE last_seen < ?', [beforeMs]);
+    // A tool set no kept event names and that is not current is no longer needed.
+    removed += await tx.run(
+      `DELETE FROM service_tool_sets WHERE NOT EXISTS (
+         SELECT 1 FROM change_events e WHERE e.service = service_tool_sets.service AND e.kind = 'tool_set'
+           AND (e.from_value = service_tool_sets.version OR e.to_value = service_tool_sets.version)
+       ) AND NOT EXISTS (
+         SELECT 1 FROM change_state c WHERE c.service = service_tool_sets.service AND c.kind = 'tool_set' AND c.value = service_tool_sets.version
+       )`,
+    );
+    return removed;
+  });
+}
