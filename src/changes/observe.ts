@@ -6,6 +6,7 @@
  * time order with repeats collapsed — the transitions the store turns into change events.
  */
 import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
+import { storableText } from '../store/storable-text.js';
 import { canonicalText, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
 
 export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'prompt', 'model', 'provider'] as const;
@@ -52,7 +53,8 @@ export interface ObserveLimits {
   maxToolsPerRequest: number;
 }
 
-const clipTo = (s: string, n: number) => (s.length > n ? s.slice(0, n) : s);
+/** Clipped and storable (storable-text.ts): a NUL in a service or tool name must not fail the batch on PostgreSQL. */
+const clipTo = (s: string, n: number) => storableText(s.length > n ? s.slice(0, n) : s);
 
 export function observeBatch(
   facts: readonly SpanFacts[],

@@ -206,6 +206,15 @@ export class BatchUnprocessable extends Error {
   }
 }
 
+/** Runs `read`, turning what it throws into BatchUnprocessable (a resend would throw it again). */
+function unprocessableOnThrow<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw new BatchUnprocessable(err);
+  }
+}
+
 /** Failing children wait this long (and at most this many parents) for their tool span. */
 const CHILD_TTL_MS = 10 * 60_000;
 const MAX_CHILDREN = 10_000;
@@ -258,21 +267,27 @@ export class Pipeline {
   ): Promise<IngestSummary> {
     const { writer, token } = sender;
     const { dialects, coverage, tracer, taps } = this.deps;
+    // Reading is toolwatch's own processing: what fails here fails the same way on every resend.
+    const read = unprocessableOnThrow(() => {
+      const children = childStatuses(spans);
+      if (!coverage) return { children, facts: dialects.normalizeSpans(spans), perSpan: undefined };
+      // The coverage report needs what each span was read as (undefined: no reader recognised it).
+      const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
+      const facts: SpanFacts[] = [];
+      for (let i = 0; i < spans.length; i++) {
+        const f = dialects.normalizeSpan(spans[i]!);
+        perSpan[i] = f;
+        if (f) facts.push(f);
+      }
+      return { children, facts, perSpan };
+    });
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
     const after = taps?.length ? () => this.runTaps(taps, spans, source, writer) : undefined;
-    const children = childStatuses(spans);
-    if (!coverage) {
+    const { children, facts, perSpan } = read;
+    if (!coverage || !perSpan) {
       const hooks = { after, cancelled, children, writer, token };
-      return this.record(span, dialects.normalizeSpans(spans), source, spans.length, hooks);
-    }
-    // The coverage report needs what each span was read as (undefined: no reader recognised it).
-    const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
-    const facts: SpanFacts[] = [];
-    for (let i = 0; i < spans.length; i++) {
-      const f = dialects.normalizeSpan(spans[i]!);
-      perSpan[i] = f;
-      if (f) facts.push(f);
+      return this.record(span, facts, source, spans.length, hooks);
     }
     return this.record(span, facts, source, spans.length, {
       committed: () => this.observeSpans(coverage, spans, perSpan, labelBudget(writer?.globs)),
@@ -293,14 +308,17 @@ export class Pipeline {
     cancelled?: () => boolean,
     sender: BatchSender = {},
   ): Promise<IngestSummary> {
-    const facts: SpanFacts[] = [];
-    for (const s of logEventSpans(events)) {
-      const f = this.deps.dialects.normalizeSpan(s);
-      if (!f) continue;
-      // Same records, same id: a resent log batch is a duplicate, later records of the span are not.
-      this.logJoin.join(f, `log:${s.spanId}:${s.startTimeMs}:${s.events.length}`);
-      facts.push(f);
-    }
+    const facts = unprocessableOnThrow(() => {
+      const out: SpanFacts[] = [];
+      for (const s of logEventSpans(events)) {
+        const f = this.deps.dialects.normalizeSpan(s);
+        if (!f) continue;
+        // Same records, same id: a resent log batch is a duplicate, later records of the span are not.
+        this.logJoin.join(f, `log:${s.spanId}:${s.startTimeMs}:${s.events.length}`);
+        out.push(f);
+      }
+      return out;
+    });
     const span = this.deps.tracer ? startChild(this.deps.tracer, 'ingest batch', undefined) : undefined;
     return this.record(span, facts, 'otlp', 0, { cancelled, writer: sender.writer, token: sender.token });
   }

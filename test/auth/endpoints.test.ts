@@ -29,6 +29,8 @@ interface Endpoint {
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const PROBLEM = '0123456789abcdef';
+/** A tool no one has sent: its view is a 404 for every token that may read. */
+const TOOL = '/api/tools/svc/weather';
 const ENDPOINTS: Endpoint[] = [
   {
     method: 'POST',
@@ -61,6 +63,8 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', url: `/api/problems/${PROBLEM}/resolve`, scope: 'admin', ok: 404, body: {} },
   { method: 'POST', url: `/api/problems/${PROBLEM}/mute`, scope: 'admin', ok: 404, body: { until: '1h' } },
   { method: 'POST', url: `/api/problems/${PROBLEM}/reopen`, scope: 'admin', ok: 404, body: {} },
+  { method: 'GET', url: '/api/changes', scope: 'read', ok: 200 },
+  { method: 'GET', url: TOOL, scope: 'read', ok: 404 },
   // Agents report their users' feedback with the token they export spans with.
   {
     method: 'POST',
@@ -116,7 +120,10 @@ describe('every endpoint × every kind of token', () => {
   it('the table names every route the app registers', () => {
     for (const e of ENDPOINTS)
       expect(
-        tw.app.hasRoute({ method: e.method, url: e.url.replace(TRACE, ':traceId').replace(PROBLEM, ':id') }),
+        tw.app.hasRoute({
+          method: e.method,
+          url: e.url.replace(TRACE, ':traceId').replace(PROBLEM, ':id').replace(TOOL, '/api/tools/:service/:tool'),
+        }),
         `${e.method} ${e.url}`,
       ).toBe(true);
     // Fastify adds HEAD for every GET: those are guarded like their GET (HEAD / is in the table).

@@ -132,10 +132,24 @@ const EXPORTED_AS: Record<string, { outcome: OutcomeName; reason?: string; why: 
   },
 };
 
-/** The outcome (and unvalidated reason) a call must be counted with: the proposal's, unless its exported form says otherwise. */
+/**
+ * The InvalidJson cause each case's broken arguments must get. `badjson` is `{"city": Paris`: a bare
+ * word where a value belongs — the text fails at `P`, before its end, and no run's finish reason is
+ * `length` — so it is `other`, not `truncated`.
+ */
+const INVALID_JSON_CAUSE: Record<string, string> = { badjson: 'other' };
+
+/**
+ * The outcome (and unvalidated reason or InvalidJson cause) a call must be counted with: the
+ * proposal's, unless its exported form says otherwise.
+ */
 export function exportedOutcome(p: LiveProposal): { outcome: OutcomeName; reason: string } {
   const e = EXPORTED_AS[p.id];
-  return e ? { outcome: e.outcome, reason: e.reason ?? '' } : { outcome: p.outcome, reason: '' };
+  if (e) return { outcome: e.outcome, reason: e.reason ?? '' };
+  if (p.outcome !== 'InvalidJson') return { outcome: p.outcome, reason: '' };
+  const cause = INVALID_JSON_CAUSE[p.case];
+  if (!cause) throw new Error(`live-python: no InvalidJson cause known for case ${p.case} (${p.id})`);
+  return { outcome: p.outcome, reason: cause };
 }
 
 /** `tool|outcome|reason` → count, the metric labels each proposal must be counted under. */

@@ -56,7 +56,8 @@ describe.each([
     for (const [key, n] of Object.entries(expectedTally(run))) {
       const [tool, outcome, reason] = key.split('|') as [string, string, string];
       expect(metricValue(text, 'toolwatch_tool_calls_total', { service, tool, outcome }), key).toBe(n);
-      if (reason !== '') reasons.set(reason, (reasons.get(reason) ?? 0) + n);
+      // The reason of an unvalidated call (an InvalidJson call's is its cause, on toolwatch_invalid_json_total).
+      if (reason !== '' && outcome === 'unvalidated') reasons.set(reason, (reasons.get(reason) ?? 0) + n);
     }
     for (const [reason, n] of reasons)
       expect(metricValue(text, 'toolwatch_unvalidated_calls_total', { service, reason }), reason).toBe(n);
