@@ -4,10 +4,9 @@
  * drop was crossed (compare; run/score with --check-gates) or the selftest failed, 2 bad input or
  * usage (nothing is run or written then).
  */
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { AdapterRegistry } from './adapters/adapter.js';
 import { createAdapterRegistry } from './adapters/index.js';
 import { bfclCommand, scoreBfclCommand } from './bfcl/command.js';
 import { loadBfcl, parseCategories } from './bfcl/load.js';
@@ -26,17 +25,10 @@ import { buildReport, type Report } from './report.js';
 import { apiKeyFor, missingKeys, runSuite } from './runner.js';
 import type { Rate } from './score.js';
 import { runSelftest } from './selftest.js';
-import {
-  loadSuite,
-  modelLabel,
-  PROVIDERS,
-  SuiteError,
-  variantsOf,
-  type ModelSpec,
-  type ProviderKind,
-  type Suite,
-  type Variant,
-} from './suite.js';
+import { modelsFrom, UsageError, writeAtomic, type EvalDeps, type EvalIo } from './cli-common.js';
+
+export { modelsFrom, UsageError, writeAtomic, type EvalDeps, type EvalIo } from './cli-common.js';
+import { loadSuite, SuiteError, variantsOf, type Suite, type Variant } from './suite.js';
 
 export const EVAL_USAGE = `usage: toolwatch eval selftest
        toolwatch eval run --suite DIR --out FILE.jsonl [--model M | --models A,B] [--provider openai|anthropic|openai-responses]
@@ -58,31 +50,6 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
        toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
        toolwatch eval export --out FILE.jsonl [--since 7d] [--service S] [--outcome …] [--feedback negative]
                           [--judge reached_goal=false] [--trace-id ID] [--limit N] [--append] [--config FILE]`;
-
-export interface EvalIo {
-  out: (s: string) => void;
-  err: (s: string) => void;
-  /** stderr is a terminal (progress bar instead of lines). */
-  isTTY?: boolean;
-}
-
-export interface EvalDeps {
-  adapters?: AdapterRegistry;
-  /** The HTTP layer of --check-params (tests may wrap it). */
-  fetch?: typeof fetch;
-  sleep?: (ms: number) => Promise<void>;
-  cwd?: string;
-}
-
-export class UsageError extends Error {}
-
-/** Written whole or not at all: a temp file renamed into place. */
-export function writeAtomic(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
 
 const pct = (r: Rate) => (r.value === null ? '—' : `${(r.value * 100).toFixed(1)}% (${r.numerator}/${r.denominator})`);
 
@@ -113,40 +80,6 @@ function writeOutputs(report: Report, o: Outputs): void {
   if (o.report) writeAtomic(o.report, `${JSON.stringify(report, null, 2)}\n`);
   if (o.junit) writeAtomic(o.junit, toJUnit(report));
   if (o.markdown) writeAtomic(o.markdown, toMarkdown(report));
-}
-
-export function modelsFrom(suite: Suite, v: Record<string, string | boolean | string[] | undefined>): ModelSpec[] {
-  const names =
-    typeof v.models === 'string'
-      ? v.models
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : typeof v.model === 'string'
-        ? [v.model]
-        : [];
-  if (v.provider !== undefined && !PROVIDERS.includes(v.provider as ProviderKind))
-    throw new UsageError(`--provider: must be one of ${PROVIDERS.join(', ')}`);
-  if (typeof v['base-url'] === 'string' && !/^https?:\/\//.test(v['base-url']))
-    throw new UsageError('--base-url: must be an http(s) URL');
-  if (typeof v['api-key-env'] === 'string' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v['api-key-env']))
-    throw new UsageError('--api-key-env: must be an environment variable name');
-  const over = {
-    ...(typeof v.provider === 'string' ? { provider: v.provider as ProviderKind } : {}),
-    ...(typeof v['base-url'] === 'string' ? { baseUrl: v['base-url'] } : {}),
-    ...(typeof v['api-key-env'] === 'string' ? { apiKeyEnv: v['api-key-env'] } : {}),
-  };
-  if (!names.length) {
-    if (!suite.settings.models.length)
-      throw new UsageError('no model: give --model/--models or list models in suite.yaml');
-    return suite.settings.models.map((m) => ({ ...m, ...over }));
-  }
-  return names.map((name) => {
-    const known = suite.settings.models.find((m) => m.label === name || m.model === name);
-    if (known) return { ...known, ...over };
-    const provider = over.provider ?? 'openai';
-    return { provider, model: name, label: modelLabel(provider, name), ...over };
-  });
 }
 
 function variantsFrom(suite: Suite, v: string | undefined): Variant[] {

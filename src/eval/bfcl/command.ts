@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createAdapterRegistry } from '../adapters/index.js';
-import { type EvalDeps, type EvalIo, modelsFrom, UsageError, writeAtomic } from '../cli.js';
+import { type EvalDeps, type EvalIo, modelsFrom, UsageError, writeAtomic } from '../cli-common.js';
 import { readRecords, selectResults, type ResultRecord, type RunRecord } from '../records.js';
 import { buildReport, type Report } from '../report.js';
 import { missingKeys, runSuite } from '../runner.js';

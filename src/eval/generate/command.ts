@@ -7,7 +7,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createAdapterRegistry } from '../adapters/index.js';
-import { type EvalDeps, type EvalIo, modelsFrom, UsageError, writeAtomic } from '../cli.js';
+import { type EvalDeps, type EvalIo, modelsFrom, UsageError, writeAtomic } from '../cli-common.js';
 import { apiKeyFor, missingKeys } from '../runner.js';
 import { loadSuite } from '../suite.js';
 import {
