@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { CHANGE_KINDS, type ChangeKind } from '../changes/observe.js';
 import { changesList, toolDetail } from '../queries/changes.js';
 import { parseSince } from '../util/time-params.js';
+import { badSince } from './bad-request.js';
 import type { ReaderFor } from './reader-for.js';
 
 interface Query {
@@ -34,11 +35,7 @@ export async function changesRoutes(app: FastifyInstance, opts: { read: ReaderFo
       let sinceMs: number | undefined;
       if (q.since !== undefined) {
         sinceMs = parseSince(q.since, opts.now());
-        if (sinceMs === undefined)
-          return reply.code(400).send({
-            error: 'Bad Request',
-            message: 'querystring/since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds',
-          });
+        if (sinceMs === undefined) return badSince(reply);
       }
       return changesList(opts.read(req), {
         ...(q.service ? { service: q.service } : {}),

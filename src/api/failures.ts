@@ -3,6 +3,7 @@ import { FAILURE_OUTCOMES } from '../model.js';
 import { failuresPage } from '../queries/failures.js';
 import type { ReaderFor } from './reader-for.js';
 import { parseSince } from '../util/time-params.js';
+import { badSince } from './bad-request.js';
 
 interface Query {
   service?: string;
@@ -41,11 +42,7 @@ export async function failuresRoutes(
       let sinceMs: number | undefined;
       if (q.since !== undefined) {
         sinceMs = parseSince(q.since, opts.now());
-        if (sinceMs === undefined)
-          return reply.code(400).send({
-            error: 'Bad Request',
-            message: 'querystring/since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds',
-          });
+        if (sinceMs === undefined) return badSince(reply);
       }
       return failuresPage(opts.read(req), {
         ...(q.service ? { service: q.service } : {}),

@@ -17,6 +17,7 @@ import {
   type ProblemStatus,
 } from '../problems/store.js';
 import { parseSince } from '../util/time-params.js';
+import { badRequest, badSince, TIME_BOUND } from './bad-request.js';
 import type { ReaderFor } from './reader-for.js';
 
 interface ListQuery {
@@ -30,7 +31,6 @@ interface ListQuery {
 }
 
 const DAY = 86_400_000;
-const SINCE_MESSAGE = 'since must be a duration (15m, 24h), an RFC 3339 time or epoch milliseconds';
 const ACTIONS: readonly ProblemAction[] = ['resolve', 'mute', 'reopen'];
 
 export async function problemsRoutes(
@@ -60,7 +60,7 @@ export async function problemsRoutes(
       const q = req.query;
       const now = opts.now();
       const sinceMs = q.since === undefined ? now - DAY : parseSince(q.since, now);
-      if (sinceMs === undefined) return badRequest(reply, `querystring/${SINCE_MESSAGE}`);
+      if (sinceMs === undefined) return badSince(reply);
       const reader = opts.read(req);
       const problems = await queryProblems(reader.store.sql, {
         ...(q.status ? { status: q.status } : {}),
@@ -142,7 +142,7 @@ export async function problemsRoutes(
         if (body.until !== undefined) {
           // A duration means from now on (`until: 7d`); a time is taken as it is.
           const back = parseSince(body.until, now);
-          if (back === undefined) return badRequest(reply, `body/until: ${SINCE_MESSAGE.slice(6)}`);
+          if (back === undefined) return badRequest(reply, `body/until: must be ${TIME_BOUND}`);
           untilMs = /^\d+(?:ms|s|m|h|d)$/.test(body.until) ? now + (now - back) : back;
         }
         const reader = opts.read(req);
@@ -174,10 +174,6 @@ function notOne(reply: FastifyReply, kind: 'none' | 'ambiguous') {
   return kind === 'none'
     ? reply.code(404).send({ error: 'Not Found', message: 'no such problem' })
     : badRequest(reply, 'this id exists in several services: name one with service');
-}
-
-function badRequest(reply: FastifyReply, message: string) {
-  return reply.code(400).send({ error: 'Bad Request', message });
 }
 
 function present(p: ProblemRow & { recent?: number; isNew?: boolean }) {
