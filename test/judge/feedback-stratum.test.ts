@@ -140,7 +140,10 @@ describe('the feedback stratum end to end', () => {
     expect(j.sampling).toMatchObject({ sampleRate: 0.2, failedRate: 0.5, feedbackRate: 1 });
     expect(j.rates.reachedGoal.rate).toBeCloseTo(happy / sw, 12);
     expect(j.rates.unnecessaryCallsPerTrajectory.value).toBeCloseTo((2 * negative.length) / sw, 12);
-    expect(j.rates.tokensPerSuccess.value).toBeCloseTo((490 * sw) / happy, 9);
+    // Trace ids are random: in about 1.6 % of runs no plain or failing trace is sampled, and with no
+    // success there is no cost per success (null), not an infinite one.
+    if (happy === 0) expect(j.rates.tokensPerSuccess.value).toBeNull();
+    else expect(j.rates.tokensPerSuccess.value).toBeCloseTo((490 * sw) / happy, 9);
     expect(j.rates.tokensPerSuccess.n).toBe(sampled.length);
     expect(j.trend).toHaveLength(1);
     expect(j.trend[0]).toMatchObject({ runId: summary.runId, verdicts: sampled.length });
