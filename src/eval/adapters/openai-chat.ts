@@ -78,8 +78,13 @@ export function fromOpenAIResponse(res: unknown): CanonicalOutcome {
   return { kind: 'text', text };
 }
 
-export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
-  const client = new OpenAI({
+/**
+ * The SDK client both OpenAI adapters (chat completions, Responses) use: our own retry loop
+ * (sendWithRetries) instead of the SDK's, the run's timeout, and no organization or project headers
+ * from the environment.
+ */
+export function openAIClient(spec: Parameters<AdapterFactory>[0], opts: Parameters<AdapterFactory>[1]): OpenAI {
+  return new OpenAI({
     baseURL: spec.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
     // Local servers (vLLM, Ollama) take any key; the SDK insists on one.
     apiKey: opts.apiKey ?? 'no-key',
@@ -88,6 +93,10 @@ export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
     maxRetries: 0,
     timeout: opts.timeoutMs,
   });
+}
+
+export const createOpenAIChatAdapter: AdapterFactory = (spec, opts) => {
+  const client = openAIClient(spec, opts);
   const now = opts.now ?? Date.now;
   /** stream: true — the chunks assembled (chat-stream.ts), recorded as `{chunks, truncated}`. */
   const streamed = async (plain: Record<string, unknown>): Promise<AdapterResult> => {

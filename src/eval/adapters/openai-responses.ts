@@ -13,7 +13,7 @@ import type { ToolDef } from '../../model.js';
 import type { ToolChoice } from '../tool-choice.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import type { AdapterFactory, AdapterRequest, AdapterResult } from './adapter.js';
-import { OPENAI_DEFAULT_BASE_URL } from './openai-chat.js';
+import { openAIClient } from './openai-chat.js';
 import { sendWithRetries } from './sdk-errors.js';
 
 const argsText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
@@ -85,14 +85,7 @@ export function fromResponsesResponse(res: unknown): CanonicalOutcome {
 }
 
 export const createOpenAIResponsesAdapter: AdapterFactory = (spec, opts) => {
-  const client = new OpenAI({
-    baseURL: spec.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
-    apiKey: opts.apiKey ?? 'no-key',
-    organization: null,
-    project: null,
-    maxRetries: 0,
-    timeout: opts.timeoutMs,
-  });
+  const client = openAIClient(spec, opts);
   const now = opts.now ?? Date.now;
   return {
     provider: spec.provider,
