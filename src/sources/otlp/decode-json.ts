@@ -81,11 +81,7 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
       for (let j = 0; j < ssList.length; j++) {
         const ss = ssList[j];
         if (!isObj(ss)) throw new Malformed(`resourceSpans[${i}].scopeSpans[${j}] must be an object`);
-        const scopeObj = ss['scope'];
-        const scope: ScopeId = {
-          name: isObj(scopeObj) && typeof scopeObj['name'] === 'string' ? scopeObj['name'] : '',
-          version: isObj(scopeObj) && typeof scopeObj['version'] === 'string' ? scopeObj['version'] : '',
-        };
+        const scope = scopeOf(ss['scope']);
         const spanList = arrayField(ss, 'spans', 'spans', `resourceSpans[${i}].scopeSpans[${j}].spans`);
         for (const sp of spanList) results.push(spanResult(() => convertSpan(c, sp, service, scope)));
       }
@@ -108,6 +104,14 @@ function arrayField(o: Obj, camel: string, snake: string, where: string): unknow
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new Malformed(`${where} must be an array`);
   return v;
+}
+
+/** An InstrumentationScope's name and version; missing or mistyped fields read as ''. */
+function scopeOf(scope: unknown): ScopeId {
+  return {
+    name: isObj(scope) && typeof scope['name'] === 'string' ? scope['name'] : '',
+    version: isObj(scope) && typeof scope['version'] === 'string' ? scope['version'] : '',
+  };
 }
 
 function serviceName(resource: unknown): string {
@@ -315,4 +319,4 @@ function convertAnyValue(c: Ctx, v: unknown, depth: number): AttrValue {
 }
 
 /** The converters the OTLP logs decoder (decode-logs.ts) shares with this one. */
-export { arrayField, convertAnyValue, convertAttributes, field, isObj, Malformed, nanosToMs, serviceName };
+export { arrayField, convertAnyValue, convertAttributes, field, isObj, Malformed, nanosToMs, scopeOf, serviceName };

@@ -26,6 +26,7 @@ import {
   isObj,
   Malformed,
   nanosToMs,
+  scopeOf,
   serviceName,
 } from './decode-json.js';
 import {
@@ -296,11 +297,7 @@ export function decodeLogsJson(body: Uint8Array | string, limits?: DecodeLimits)
       for (let j = 0; j < slList.length; j++) {
         const sl = slList[j];
         if (!isObj(sl)) throw new Malformed(`resourceLogs[${i}].scopeLogs[${j}] must be an object`);
-        const so = sl['scope'];
-        const scope: ScopeId = {
-          name: isObj(so) && typeof so['name'] === 'string' ? so['name'] : '',
-          version: isObj(so) && typeof so['version'] === 'string' ? so['version'] : '',
-        };
+        const scope = scopeOf(sl['scope']);
         const where = `resourceLogs[${i}].scopeLogs[${j}].logRecords`;
         for (const lr of arrayField(sl, 'logRecords', 'log_records', where)) {
           try {
