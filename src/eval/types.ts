@@ -11,6 +11,8 @@ export interface CanonicalCall {
   name: string;
   /** The provider's raw value: a JSON string (chat completions) or an object (Messages tool_use input). */
   arguments: unknown;
+  /** Protocol data the call must carry back in the history (Gemini 3's `thoughtSignature`); never matched. */
+  meta?: Record<string, unknown>;
 }
 
 /**
@@ -167,6 +169,12 @@ export interface Usage {
   outputTokens: number;
 }
 
+/** A protocol's rewrite of the suite's tool definitions: each change as `tool: path: what`. */
+export interface AdapterTransform {
+  name: string;
+  changes: string[];
+}
+
 /** One model request of a conversation, as recorded. */
 export interface Turn {
   request: unknown;
@@ -174,6 +182,8 @@ export interface Turn {
   outcome: CanonicalOutcome;
   latencyMs: number;
   usage?: Usage;
+  /** How the adapter rewrote the tools for its protocol (Gemini's Schema subset), when it had to. */
+  transform?: AdapterTransform;
   /** What the runner answered to each call of this turn (multi-turn cases). */
   toolResults?: { callId: string | null; name: string; content: string; isError: boolean }[];
 }

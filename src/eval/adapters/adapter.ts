@@ -5,10 +5,11 @@
  * touches arguments: they stay exactly as the provider sent them.
  */
 import type { ToolDef } from '../../model.js';
+import { Registry } from '../../util/registry.js';
 import type { RetryPolicy } from '../retry.js';
 import type { ToolChoice } from '../tool-choice.js';
 import type { ModelSpec } from '../suite.js';
-import type { CanonicalOutcome, Message, Usage } from '../types.js';
+import type { AdapterTransform, CanonicalOutcome, Message, Usage } from '../types.js';
 
 export interface AdapterRequest {
   messages: readonly Message[];
@@ -29,6 +30,8 @@ export interface AdapterResult {
   latencyMs: number;
   usage?: Usage;
   attempts: number;
+  /** The tools as the protocol had to rewrite them (recorded on the turn). */
+  transform?: AdapterTransform;
 }
 
 export interface ModelAdapter {
@@ -46,20 +49,25 @@ export interface AdapterOptions {
 
 export type AdapterFactory = (spec: ModelSpec, opts: AdapterOptions) => ModelAdapter;
 
+/**
+ * The adapters by provider name, on the project's Registry (registering a name twice throws).
+ * Adding an adapter is its file and one `.register` line in adapters/index.ts; the provider names a
+ * suite may use (PROVIDERS) are read from that registry.
+ */
 export class AdapterRegistry {
-  private readonly factories = new Map<string, AdapterFactory>();
+  private readonly factories = new Registry<AdapterFactory>('eval adapter');
 
   register(provider: string, factory: AdapterFactory): this {
-    this.factories.set(provider, factory);
+    this.factories.register(provider, factory);
     return this;
   }
 
   has(provider: string): boolean {
-    return this.factories.has(provider);
+    return this.factories.get(provider) !== undefined;
   }
 
   kinds(): string[] {
-    return [...this.factories.keys()];
+    return this.factories.list();
   }
 
   create(spec: ModelSpec, opts: AdapterOptions): ModelAdapter {
