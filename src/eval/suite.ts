@@ -12,7 +12,7 @@ import { readToolFile } from '../check/registry.js';
 import { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
-import { PROVIDERS } from './adapters/index.js';
+import { PROVIDERS, STREAMING_PROVIDERS } from './adapters/index.js';
 import { parseCases } from './cases.js';
 import { paramsProblems } from './params.js';
 import { stateProblems } from './state-expected.js';
@@ -41,7 +41,7 @@ export interface ModelSpec {
   label: string;
   /** Request fields merged into every request body of this model (params.ts). */
   params?: Record<string, unknown>;
-  /** Stream the answer (chat completions): deltas assembled as the SDKs do, raw chunks recorded. */
+  /** Stream the answer (chat completions, Messages): deltas assembled as the SDKs do, raw chunks recorded. */
   stream?: boolean;
 }
 
@@ -254,9 +254,9 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
   for (const [i, m] of f.models.entries())
     if (m.params) problems.push(...paramsProblems(m.params, `${file}: models[${i}].params`));
   for (const [i, m] of f.models.entries())
-    if (m.stream && m.provider !== 'openai')
+    if (m.stream && !STREAMING_PROVIDERS.includes(m.provider))
       problems.push(
-        `${file}: models[${i}].stream: streaming is implemented for the openai (chat completions) adapter only`,
+        `${file}: models[${i}].stream: streaming is implemented for ${STREAMING_PROVIDERS.join(', ')} only, not ${m.provider}`,
       );
   const gates: Gates = { ...DEFAULT_GATES };
   for (const [k, v] of Object.entries(f.gates)) gates[k as keyof Gates] = v ?? null;

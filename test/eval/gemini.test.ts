@@ -14,7 +14,7 @@ import { createGeminiAdapter, fromGeminiResponse } from '../../src/eval/adapters
 import { toGeminiSchema } from '../../src/eval/adapters/gemini-schema.js';
 import type { Report } from '../../src/eval/report.js';
 import { startGemini } from '../fakes/gemini.js';
-import { call, perCase, text, type FakeServer } from '../fakes/scripted.js';
+import { perCase, text, type FakeServer } from '../fakes/scripted.js';
 import { evalCli, readJsonl, recordedSleep, tempDir, writeSuite } from './helpers.js';
 
 const TOOLS = [

@@ -9,8 +9,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 export type ScriptedCall = { name: string; arguments: unknown; id?: string };
 
 export type Reply =
-  /** `cut`: when streaming, the connection drops halfway through the arguments. */
-  | { calls: ScriptedCall[]; text?: string; cut?: boolean }
+  /**
+   * When streaming: `cut` drops the connection halfway through the arguments; `streamError` sends
+   * the protocol's error event there instead (Anthropic's `event: error`).
+   */
+  | { calls: ScriptedCall[]; text?: string; cut?: boolean; streamError?: { type: string; message: string } }
   | { text: string }
   | { refusal: string }
   /** An HTTP error in the protocol's error format. */

@@ -47,6 +47,12 @@ export interface AdapterOptions {
   now?: () => number;
 }
 
+/** What an adapter supports beyond one request and answer (suite.yaml is checked against it). */
+export interface AdapterTraits {
+  /** `stream: true` on a model is implemented. */
+  stream?: boolean;
+}
+
 export type AdapterFactory = (spec: ModelSpec, opts: AdapterOptions) => ModelAdapter;
 
 /**
@@ -55,15 +61,19 @@ export type AdapterFactory = (spec: ModelSpec, opts: AdapterOptions) => ModelAda
  * suite may use (PROVIDERS) are read from that registry.
  */
 export class AdapterRegistry {
-  private readonly factories = new Registry<AdapterFactory>('eval adapter');
+  private readonly factories = new Registry<{ factory: AdapterFactory; traits: AdapterTraits }>('eval adapter');
 
-  register(provider: string, factory: AdapterFactory): this {
-    this.factories.register(provider, factory);
+  register(provider: string, factory: AdapterFactory, traits: AdapterTraits = {}): this {
+    this.factories.register(provider, { factory, traits });
     return this;
   }
 
   has(provider: string): boolean {
     return this.factories.get(provider) !== undefined;
+  }
+
+  traits(provider: string): AdapterTraits {
+    return this.factories.get(provider)?.traits ?? {};
   }
 
   kinds(): string[] {
@@ -74,7 +84,7 @@ export class AdapterRegistry {
     const f = this.factories.get(spec.provider);
     if (!f)
       throw new Error(`no adapter for provider ${JSON.stringify(spec.provider)} (known: ${this.kinds().join(', ')})`);
-    return f(spec, opts);
+    return f.factory(spec, opts);
   }
 }
 

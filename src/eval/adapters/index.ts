@@ -11,11 +11,16 @@ import { createOpenAIResponsesAdapter } from './openai-responses.js';
 
 export function createAdapterRegistry(): AdapterRegistry {
   return new AdapterRegistry()
-    .register('openai', createOpenAIChatAdapter)
-    .register('anthropic', createAnthropicMessagesAdapter)
+    .register('openai', createOpenAIChatAdapter, { stream: true })
+    .register('anthropic', createAnthropicMessagesAdapter, { stream: true })
     .register('openai-responses', createOpenAIResponsesAdapter)
     .register('gemini', createGeminiAdapter);
 }
 
+const shipped = createAdapterRegistry();
+
 /** The provider names of the shipped adapters, in registration order. */
-export const PROVIDERS: readonly string[] = Object.freeze(createAdapterRegistry().kinds());
+export const PROVIDERS: readonly string[] = Object.freeze(shipped.kinds());
+
+/** The providers whose adapter implements `stream: true`. */
+export const STREAMING_PROVIDERS: readonly string[] = Object.freeze(PROVIDERS.filter((p) => shipped.traits(p).stream));
