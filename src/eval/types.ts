@@ -42,8 +42,10 @@ export type Message =
   | { role: 'tool'; toolCallId: string; name?: string; content: string; isError?: boolean };
 
 /** How one argument value is compared: exact (deep equal, no coercion), soft (strings: case,
- * accents and spacing ignored), ignore (not compared). */
-export type ValueMode = 'exact' | 'soft' | 'ignore';
+ * accents and spacing ignored), ignore (not compared), judge (the eval judge decides whether the
+ * value means the same, with the user's request as context), similar (cosine similarity of the
+ * two strings' embeddings ≥ a threshold). judge and similar ask only when soft equality fails. */
+export type ValueMode = 'exact' | 'soft' | 'ignore' | 'judge' | 'similar';
 
 export interface Constraint {
   integer?: boolean;
@@ -59,7 +61,7 @@ export interface Constraint {
 /** What the arguments of one expected call must satisfy. */
 export interface ArgsSpec {
   /** Keys that must be present (unless their mode is ignore) and match. */
-  checks: { key: string; mode: ValueMode; value: unknown }[];
+  checks: { key: string; mode: ValueMode; value: unknown; threshold?: number }[];
   /** Keys that may be present; checked against `constraints` when they are. */
   optional: string[];
   constraints: Record<string, Constraint>;
