@@ -14,17 +14,14 @@ import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
 import { PROVIDERS, STREAMING_PROVIDERS } from './adapters/index.js';
 import { parseCases } from './cases.js';
+import { type SuiteFile, suiteSchema } from './suite-schema.js';
 import { paramsProblems } from './params.js';
+import { type SimilaritySettings, similarityProblems, toSimilaritySettings } from './similarity-settings.js';
 import { stateProblems } from './state-expected.js';
 import { loadStatefulTools, type StatefulTools } from './stateful.js';
-import { type ToolChoice, toolChoiceSchema, variantOf } from './tool-choice.js';
-import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
-import {
-  judgeSettingsSchema,
-  toJudgeSettings,
-  type EvalJudgeSettings,
-  type JudgeSettingsFile,
-} from './judge-settings.js';
+import { type ToolChoice, variantOf } from './tool-choice.js';
+import { DEFAULT_GATES, type Gates } from './gates.js';
+import { toJudgeSettings, type EvalJudgeSettings } from './judge-settings.js';
 import type { EvalCase, SkippedCase } from './types.js';
 
 export { PROVIDERS };
@@ -63,6 +60,8 @@ export interface SuiteSettings {
   redact: { fields: string[]; patterns: string[] };
   /** suite.yaml `judge:` (one judge for every candidate). */
   judge?: EvalJudgeSettings;
+  /** suite.yaml `similarity:` (the `similar` argument match mode's embeddings). */
+  similarity?: SimilaritySettings;
   /** suite.yaml `tool_choice`: the forced-choice variants, reported apart. */
   toolChoices: Exclude<ToolChoice, 'auto'>[];
 }
@@ -92,94 +91,7 @@ export class SuiteError extends Error {
   }
 }
 
-const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
-const rate = { type: ['number', 'null'], minimum: 0, maximum: 1 } as const;
-
-/** suite.yaml's schema (README, "A suite is a folder"). */
-export const suiteSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['dataset_version'],
-  properties: {
-    name: { type: 'string', minLength: 1 },
-    dataset_version: { type: ['string', 'number'] },
-    models: {
-      type: 'array',
-      default: [],
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['model'],
-        properties: {
-          provider: { enum: [...PROVIDERS], default: 'openai' },
-          model: { type: 'string', minLength: 1 },
-          base_url: { type: 'string', pattern: '^https?://' },
-          api_key_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-          label: { type: 'string', minLength: 1 },
-          params: { type: 'object' },
-          stream: { type: 'boolean' },
-        },
-      },
-    },
-    repeats: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
-    temperature: { type: 'number', minimum: 0, maximum: 2 },
-    max_tokens: { type: 'integer', minimum: 1 },
-    timeout: { ...duration, default: '60s' },
-    concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
-    max_turns: { type: 'integer', minimum: 1, maximum: 20, default: 4 },
-    max_retries: { type: 'integer', minimum: 0, maximum: 10, default: 3 },
-    max_retry_wait: { ...duration, default: '60s' },
-    clarification_pattern: { type: 'string', minLength: 1, default: '[?？]' },
-    gates: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        ...Object.fromEntries(GATE_NAMES.map((g) => [g, rate])),
-        max_drop_pp: { type: ['number', 'null'], minimum: 0, maximum: 100 },
-      },
-    },
-    redact: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        fields: { type: 'array', items: { type: 'string' }, default: [] },
-        patterns: { type: 'array', items: { type: 'string' }, default: [] },
-      },
-    },
-    judge: judgeSettingsSchema,
-    tool_choice: toolChoiceSchema,
-  },
-} as const;
-
-type SuiteFile = {
-  name?: string;
-  dataset_version: string | number;
-  models: {
-    provider: ProviderKind;
-    model: string;
-    base_url?: string;
-    api_key_env?: string;
-    label?: string;
-    api_key?: unknown;
-    params?: Record<string, unknown>;
-    stream?: boolean;
-  }[];
-  repeats: number;
-  temperature?: number;
-  max_tokens?: number;
-  timeout: string;
-  concurrency: number;
-  max_turns: number;
-  max_retries: number;
-  max_retry_wait: string;
-  clarification_pattern: string;
-  gates: Partial<Record<string, number | null>>;
-  redact: { fields: string[]; patterns: string[] };
-  judge?: JudgeSettingsFile;
-  tool_choice?: Exclude<ToolChoice, 'auto'>[];
-};
+export { suiteSchema };
 
 export function modelLabel(provider: string, model: string): string {
   return `${provider}/${model}`;
@@ -276,6 +188,7 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
     gates,
     redact: { fields: f.redact.fields, patterns: f.redact.patterns },
     ...(f.judge ? { judge: toJudgeSettings(f.judge, (d) => parseDuration(d)!) } : {}),
+    ...(f.similarity ? { similarity: toSimilaritySettings(f.similarity, (d) => parseDuration(d)!) } : {}),
     toolChoices: f.tool_choice ?? [],
   };
 }
@@ -366,6 +279,7 @@ export function loadSuite(dir: string): Suite {
     }
   }
   problems.push(...stateProblems(parsed.cases, stateful, at('cases.jsonl')));
+  problems.push(...similarityProblems(parsed.cases, settings.similarity, at('cases.jsonl')));
   if (problems.length) throw new SuiteError(problems);
   return {
     ...(stateful ? { stateful } : {}),
