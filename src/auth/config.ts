@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ConfigSection } from '../util/config-section.js';
 import { SCOPES, type Scope } from './scopes.js';
 import { Secret } from './secret.js';
 
@@ -159,3 +160,10 @@ export function checkExposure(host: string, auth: { tokens: number; allowUnauthe
       'or set auth.allow_unauthenticated: true if a proxy in front of toolwatch authenticates every request',
   ];
 }
+
+/** A `token_env` names a variable of the user's choosing: read through `ctx.env`, listed by no `env.names`. */
+export const authSection: ConfigSection<AuthFileShape, AuthConfig> = {
+  key: 'auth',
+  schema: authFileSchema,
+  build: (f, ctx, problems) => toAuthConfig(f, ctx, problems),
+};
