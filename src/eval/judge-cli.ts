@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResultRecord, RunRecord } from './records.js';
-import { buildReport, type Report, type ReportJudge } from './report.js';
+import { buildReport, type Report } from './report.js';
 import {
   askOpen,
   createJudgeClient,
