@@ -124,8 +124,8 @@ export interface ArgMatchSession {
 export interface ArgMatchSetup {
   system: string;
   redactor: Redactor;
-  judge?: { settings: EvalJudgeSettings; cache: JudgeCache };
-  similar?: { settings: SimilaritySettings; cache: EmbeddingCache };
+  judge?: { settings: EvalJudgeSettings; cache: Pick<JudgeCache, 'get' | 'put'> };
+  similar?: { settings: SimilaritySettings; cache: Pick<EmbeddingCache, 'get' | 'put'> };
 }
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
