@@ -199,10 +199,36 @@ const pct = (r: JudgedRate) =>
     ? '—'
     : `${(r.value * 100).toFixed(1)}% (${r.numerator}/${r.denominator}, κ ${r.kappa === null ? '—' : r.kappa.toFixed(2)}, n ${r.labels}${r.status === 'uncalibrated' ? ', uncalibrated' : ''})`;
 
+/** The summary lines of the judge / similar argument checks: per model how they were settled, then their spend. */
+function argSummary(report: Report): string[] {
+  const lines: string[] = [];
+  for (const m of report.models) {
+    const parts = (['judge', 'similar'] as const).flatMap((mode) => {
+      const c = m.argumentMatches?.[mode];
+      return c
+        ? [
+            `${mode} ${c.matched + c.equal}/${c.checks} matched (${c.equal} equal, ${c.asked} asked, ${c.pending} pending)`,
+          ]
+        : [];
+    });
+    if (parts.length) lines.push(`${m.key}: argument checks ${parts.join(', ')}`);
+  }
+  const u = report.argumentMatch;
+  if (u?.judge)
+    lines.push(
+      `argument judge ${u.judge.model}: ${u.judge.asked} asked, ${u.judge.cached} cached; ${u.judge.totalTokens} tokens, cost ${u.judge.cost} — apart from the candidates'`,
+    );
+  if (u?.similar)
+    lines.push(
+      `embeddings ${u.similar.model}: ${u.similar.embedded} embedded, ${u.similar.cached} cached; ${u.similar.inputTokens} tokens, cost ${u.similar.cost} — apart from the candidates'`,
+    );
+  return lines;
+}
+
 export function judgeSummary(report: Report): string[] {
   const j = report.judge;
-  if (!j) return [];
-  const lines: string[] = [];
+  if (!j) return argSummary(report);
+  const lines: string[] = argSummary(report);
   for (const m of report.models) {
     const jm = m.judge?.metrics;
     if (!jm) continue;

@@ -159,6 +159,10 @@ describe('judge and similar argument match modes', () => {
       const res = await evalCli(['run', '--suite', dir, '--out', out, '--report', rep]);
       expect(res.err).not.toMatch(/Error/);
       expect(res.code).toBe(0);
+      expect(res.out).toContain(
+        'argument checks judge 2/3 matched (1 equal, 2 asked, 0 pending), similar 3/4 matched (1 equal, 3 asked, 0 pending)',
+      );
+      expect(res.out).toContain('embeddings text-embedding-3-small: 4 embedded, 0 cached; 11 tokens');
       const r = JSON.parse(readFileSync(rep, 'utf8')) as Report;
       const m = r.models[0]!;
       const obs = (id: string) => m.cases.find((c) => c.id === id)!.observations[0]!;
