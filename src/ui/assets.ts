@@ -105,7 +105,7 @@ td.trend{padding-top:9px;padding-bottom:5px}svg.spark{display:block;width:96px;h
 .p-new,.p-regressed{color:#fff;background:var(--invalid)}.p-open{color:var(--warn);background:var(--warn-bg)}
 .p-resolved{color:var(--valid);background:var(--valid-bg)}.p-muted{color:var(--unval);background:var(--unval-bg)}
 .o-execution{color:var(--warn);background:var(--warn-bg)}.o-_other{color:var(--unval);background:var(--unval-bg)}
-tr.p-new td:first-child,tr.p-regressed td:first-child{box-shadow:inset 3px 0 var(--invalid)}
+tr.pr-new td:first-child,tr.pr-regressed td:first-child{box-shadow:inset 3px 0 var(--invalid)}
 td.sig{max-width:420px;word-break:break-word}td.sig code{background:var(--code-bg);border-radius:3px;padding:0 4px}
 svg .change line{stroke-width:1.2;stroke-dasharray:4 2}svg .change text{font-size:9px;font-weight:600;font-family:system-ui,sans-serif}
 .k-tool_definition{stroke:var(--m6);fill:var(--m6);background:var(--m6)}.k-tool_set{stroke:var(--m4);fill:var(--m4);background:var(--m4)}
@@ -118,7 +118,7 @@ svg .change.k-model line{stroke:var(--fg)}svg .change.k-model text{fill:var(--fg
 pre.json{margin:0;padding:8px 10px;background:var(--bg);border:1px solid var(--line2);border-radius:6px;font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-all;max-height:480px;overflow:auto}
 pre.json .jk{color:var(--accent)}mark.hl{background:var(--invalid-bg);color:var(--invalid);outline:1px solid var(--invalid);border-radius:2px}.hl-why{color:var(--invalid);font-weight:600}
 header a.home{color:#fff}header .crumbs{color:#d0d7de;font-size:13px}header .crumbs span+span:before{content:"›";margin:0 8px;color:#8c959f}header .crumbs a{color:#fff}
-.pad{padding:12px 16px}.pad>*+*{margin-top:8px}ul.plain{margin:0;padding:0 0 0 18px}ul.plain li+li{margin-top:4px}
+.pad{padding:12px 16px}.chart-box{max-width:760px}.pad>*+*{margin-top:8px}ul.plain{margin:0;padding:0 0 0 18px}ul.plain li+li{margin-top:4px}
 .examples{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:12px;padding:12px 16px}
 .example{border:1px solid var(--line2);border-radius:6px;padding:8px 10px;min-width:0}.example .meta{font-size:12px;color:var(--muted);margin-bottom:6px}
 .versions td{vertical-align:top}.diff{margin:0;padding:0 0 0 18px}.diff li{font-size:13px}.diff .add{color:var(--valid)}.diff .rem{color:var(--invalid)}

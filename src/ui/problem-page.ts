@@ -17,8 +17,9 @@ import { signatureWords } from './problem-words.js';
 import type { ProblemPageData } from './subpage-data.js';
 
 const HOUR = 3_600_000;
-/** The hourly chart covers at most this many hours back from now. */
+/** The hourly chart covers at least the last day, at most this many hours back from now. */
 export const CHART_HOURS = 7 * 24;
+const MIN_CHART_HOURS = 24;
 
 function cards(d: ProblemPageData): SafeHtml {
   const p = d.detail.problem;
@@ -47,7 +48,8 @@ function signature(d: ProblemPageData): SafeHtml {
 function trend(d: ProblemPageData): SafeHtml {
   const p = d.detail.problem;
   const last = d.nowMs - (d.nowMs % HOUR);
-  const first = Math.max(p.firstSeenMs - (p.firstSeenMs % HOUR), last - (CHART_HOURS - 1) * HOUR);
+  const firstSeenHour = p.firstSeenMs - (p.firstSeenMs % HOUR);
+  const first = Math.max(Math.min(firstSeenHour, last - (MIN_CHART_HOURS - 1) * HOUR), last - (CHART_HOURS - 1) * HOUR);
   const buckets: number[] = [];
   for (let t = first; t <= last; t += HOUR) buckets.push(t);
   const by = new Map(d.detail.hours.map((h) => [h.hour, h.count]));

@@ -102,7 +102,7 @@ function row(d: PageData, p: ListedProblemView, withCost: boolean, withCause: bo
     p.outcome !== 'UnknownName' && p.id !== '_other'
       ? html`<div class="muted"><a href="${toolHref(p.service, p.tool, d.window)}">tool view</a></div>`
       : '';
-  return html`<tr class="p-row p-${p.status}${p.isNew ? ' p-new' : ''}" data-filter="${`${p.service} ${p.tool} ${p.outcome} ${p.status}`.toLowerCase()}"
+  return html`<tr class="pr-${p.status}${p.isNew ? ' pr-new' : ''}" data-filter="${`${p.service} ${p.tool} ${p.outcome} ${p.status}`.toLowerCase()}"
  data-problem="${p.id}" data-service="${p.service}" data-status="${p.status}" data-new="${p.isNew}" data-occurrences="${p.occurrences}" data-recent="${p.recent}">
   <td>${statusBadge(p.status, p.isNew)}</td>
   <td class="sig"><a href="${problemHref(p, d.window)}">${signatureLine(p)}</a>${tool}</td>

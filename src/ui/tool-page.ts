@@ -47,8 +47,8 @@ function trend(d: ToolPageData): SafeHtml {
         ...(marks.length ? { overlay: (p) => markerLines(marks, p) } : {}),
       })
     : html`<div class="empty">No calls in the last ${d.window}.</div>`;
-  return html`<section id="tool-trend-section"><h2>Calls and error rate <small>last ${d.window} · bars: calls (failed part red) · line: error rate · dashed: changes</small>${marks.length ? markerFilter() : ''}</h2><div class="pad">${body}</div>
-${marks.length ? html`<ul class="plain pad" id="tool-changes">${marks.map((c) => html`<li data-change-kind="${c.kind}">${fmtTime(c.timeMs)} ${changeSentence(c)}</li>`)}</ul>` : ''}</section>`;
+  return html`<section id="tool-trend-section"><h2>Calls and error rate <small>last ${d.window} · bars: calls (failed part red) · line: error rate · dashed: changes</small>${marks.length ? markerFilter() : ''}</h2><div class="pad"><div class="chart-box">${body}</div>
+${marks.length ? html`<ul class="plain" id="tool-changes">${marks.map((c) => html`<li data-change-kind="${c.kind}">${fmtTime(c.timeMs)} ${changeSentence(c)}</li>`)}</ul>` : ''}</div></section>`;
 }
 
 function problems(d: ToolPageData): SafeHtml {

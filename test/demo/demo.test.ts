@@ -20,12 +20,15 @@ import { openPage, recordProblems, SKIP_BROWSER } from '../helpers/browser.js';
 const SHOTS = process.env.TOOLWATCH_WRITE_SCREENSHOTS === '1';
 const IMAGES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/images');
 
+/** Ten minutes keep the test short; the screenshots get the demo's default half hour, so the trends fill out. */
+const HISTORY_MS = SHOTS ? DEMO_DEFAULTS.historyMs : 10 * 60_000;
 let demo: DemoRun;
 
 beforeAll(async () => {
-  demo = await startDemo({ ...DEMO_DEFAULTS, port: 0, historyMs: 10 * 60_000, durationMs: 3000, rate: 4 });
+  demo = await startDemo({ ...DEMO_DEFAULTS, port: 0, historyMs: HISTORY_MS, durationMs: 3000, rate: 4 });
   const stats = await demo.done;
-  expect(stats.backfilled).toBe(600);
+  // One turn a second of history.
+  expect(stats.backfilled).toBe(HISTORY_MS / 1000);
   expect(stats.turns).toBeGreaterThan(600);
 }, 120_000);
 
@@ -133,11 +136,13 @@ describe.skipIf(SKIP_BROWSER)('the demo in headless Chromium', () => {
     await browser?.close();
   });
 
-  const shot = async (name: string, opts: { fullPage?: boolean; selector?: string } = {}) => {
+  const shot = async (name: string, opts: { fullPage?: boolean; selector?: string; height?: number } = {}) => {
     if (!SHOTS) return;
     const file = path.join(IMAGES, name);
+    if (opts.height) await page.setViewportSize({ width: 1280, height: opts.height });
     if (opts.selector) await page.locator(opts.selector).screenshot({ path: file });
     else await page.screenshot({ path: file, fullPage: opts.fullPage ?? false });
+    if (opts.height) await page.setViewportSize({ width: 1280, height: 900 });
   };
 
   it('shows a populated page: problems at the top, every outcome, alerts firing, change markers', async () => {
@@ -155,7 +160,7 @@ describe.skipIf(SKIP_BROWSER)('the demo in headless Chromium', () => {
       ).toBe(true);
     expect(await page.locator('svg[data-chart="service"] g.change.k-tool_definition').count()).toBe(1);
     expect(await page.locator('svg[data-chart="models"] g.marker').count()).toBeGreaterThan(0);
-    await shot('page.png');
+    await shot('page.png', { height: 1700 });
     await shot('problems.png', { selector: '#problems-section' });
     expect(problems).toEqual([]);
   });
