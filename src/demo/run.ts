@@ -96,7 +96,8 @@ export async function startDemo(opts: DemoOptions, say: (line: string) => void =
     env: {},
     overrides: {
       database_url: db,
-      log_level: 'warn',
+      // Alerts fire on purpose here: the page shows them; the console keeps to the demo's own lines.
+      log_level: 'error',
       server: { host: opts.host, port: opts.port },
       alerts: { interval: '15s', rules: RULES },
       // The demo's agents share toolwatch's event loop: their own CPU work must not shed their batches.
