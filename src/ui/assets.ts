@@ -107,7 +107,7 @@ td.trend{padding-top:9px;padding-bottom:5px}svg.spark{display:block;width:96px;h
 .o-execution{color:var(--warn);background:var(--warn-bg)}.o-_other{color:var(--unval);background:var(--unval-bg)}
 tr.pr-new td:first-child,tr.pr-regressed td:first-child{box-shadow:inset 3px 0 var(--invalid)}
 td.sig{max-width:420px;word-break:break-word}td.sig code{background:var(--code-bg);border-radius:3px;padding:0 4px}
-svg .change line{stroke-width:1.2;stroke-dasharray:4 2}svg .change text{font-size:9px;font-weight:600;font-family:system-ui,sans-serif}
+svg .change line{stroke-width:1.2;stroke-dasharray:4 2}svg .change text{stroke:none;font-size:9px;font-weight:600;font-family:system-ui,sans-serif}
 .k-tool_definition{stroke:var(--m6);fill:var(--m6);background:var(--m6)}.k-tool_set{stroke:var(--m4);fill:var(--m4);background:var(--m4)}
 .k-prompt{stroke:var(--m5);fill:var(--m5);background:var(--m5)}.k-model{background:var(--fg)}.k-provider{stroke:var(--m1);fill:var(--m1);background:var(--m1)}
 svg .change.k-tool_definition line{stroke:var(--m6)}svg .change.k-tool_set line{stroke:var(--m4)}svg .change.k-prompt line{stroke:var(--m5)}

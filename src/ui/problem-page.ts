@@ -60,7 +60,10 @@ function trend(d: ProblemPageData): SafeHtml {
 
 function cause(d: ProblemPageData): SafeHtml {
   const p = d.detail.problem;
-  const likely = likelyChangeText(p);
+  // Attribution (GET /api/problems/:id's likely_change and attribution.text) once the detail carries it.
+  const extra = { ...p, ...d.detail } as object & { attribution?: { text?: unknown } };
+  const likely = likelyChangeText(extra);
+  const verdict = typeof extra.attribution?.text === 'string' ? extra.attribution.text : undefined;
   const list = d.detail.changes;
   const before = list.filter((c) => c.timeMs <= p.firstSeenMs);
   const during = list.filter((c) => c.timeMs > p.firstSeenMs);
@@ -68,7 +71,7 @@ function cause(d: ProblemPageData): SafeHtml {
     html`<li data-change-kind="${c.kind}">${fmtTime(c.timeMs)} ${changeSentence(c)}</li>`;
   const head = likely
     ? html`<div id="likely-change"><b>Likely change:</b> ${likely}</div>`
-    : html`<div id="likely-change" class="muted">${before.length ? 'No change is named as the likely cause.' : `No change of ${p.service} in the ${CHANGES_BEFORE_MS / HOUR} h before this problem began.`}</div>`;
+    : html`<div id="likely-change" class="muted">${verdict ?? (before.length ? 'No change is named as the likely cause.' : `No change of ${p.service} in the ${CHANGES_BEFORE_MS / HOUR} h before this problem began.`)}</div>`;
   return html`<section id="cause-section"><h2>What changed <small>changes of ${p.service} from ${CHANGES_BEFORE_MS / HOUR} h before the first occurrence · correlation, not proof</small>
   <span class="right"><a href="${href('/api/changes', { service: p.service })}">/api/changes</a></span></h2>
 <div class="pad">${head}

@@ -49,39 +49,29 @@ type Extras = { cost?: unknown; likelyChange?: unknown; likely_change?: unknown 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * What a problem costs, when the store says (tokens and wall time of the repair turns, money with a
- * price table). Known fields in words, any other numeric field as `name value`.
+ * What a problem costs, when the store says: the repair turns' tokens and wall time after the failed
+ * calls (and money with a price table) — `cost` as GET /api/problems gives it. Undefined when there
+ * is nothing to show (no cost measured, or no repair yet).
  */
 export function costText(p: object): string | undefined {
   const c = (p as Extras).cost;
-  if (typeof c === 'number') return fmtInt(c);
   if (!isObj(c)) return undefined;
-  const out: string[] = [];
   const n = (k: string) => (typeof c[k] === 'number' ? (c[k] as number) : undefined);
-  const tokens = n('tokens') ?? n('totalTokens');
-  if (tokens !== undefined) out.push(`${fmtInt(tokens)} tokens`);
-  const wall = n('wallMs') ?? n('wall_ms') ?? n('durationMs');
-  if (wall !== undefined) out.push(fmtDuration(wall));
-  const money = n('money') ?? n('usd') ?? n('cost');
-  if (money !== undefined) out.push(`${typeof c.currency === 'string' ? `${c.currency} ` : '$'}${money.toFixed(2)}`);
-  const known = new Set([
-    'tokens',
-    'totalTokens',
-    'wallMs',
-    'wall_ms',
-    'durationMs',
-    'money',
-    'usd',
-    'cost',
-    'currency',
-  ]);
-  for (const [k, v] of Object.entries(c)) if (!known.has(k) && typeof v === 'number') out.push(`${k} ${fmtInt(v)}`);
+  const out: string[] = [];
+  const tokens = (n('inputTokens') ?? 0) + (n('outputTokens') ?? 0) || n('tokens');
+  if (tokens) out.push(`${fmtInt(tokens)} tokens`);
+  const wall = n('durationMs') ?? n('wallMs');
+  if (wall) out.push(fmtDuration(wall));
+  const usd = n('usd');
+  if (usd !== undefined) out.push(`$${usd < 0.01 && usd > 0 ? usd.toFixed(4) : usd.toFixed(2)}`);
+  const repairs = n('repairs');
+  if (repairs) out.push(`${fmtInt(repairs)} repair${repairs === 1 ? '' : 's'}`);
   return out.length ? out.join(' · ') : undefined;
 }
 
-/** The change named as the likely cause, when attribution found one: its sentence, or kind and versions. */
+/** The change named as the likely cause, when attribution found one (`likely_change`): its sentence, or kind and versions. */
 export function likelyChangeText(p: object): string | undefined {
-  const l = (p as Extras).likelyChange ?? (p as Extras).likely_change;
+  const l = (p as Extras).likely_change ?? (p as Extras).likelyChange;
   if (typeof l === 'string') return l;
   if (!isObj(l)) return undefined;
   for (const k of ['text', 'summary', 'sentence']) if (typeof l[k] === 'string') return l[k] as string;

@@ -53,13 +53,16 @@ ${marks.length ? html`<ul class="plain" id="tool-changes">${marks.map((c) => htm
 
 function problems(d: ToolPageData): SafeHtml {
   const ps = d.problems;
+  // Cost and the likely change only once the problem store has them.
+  const withCost = ps.some((p) => costText(p) !== undefined);
+  const withCause = ps.some((p) => likelyChangeText(p) !== undefined);
   const body = ps.length
-    ? html`<table><thead><tr><th>status</th><th>problem</th><th>outcome</th><th class="n">last ${d.window}</th><th class="n">all</th><th>last 24 h</th><th>first seen</th><th>last seen</th><th>cost</th><th>likely change</th></tr></thead>
+    ? html`<table><thead><tr><th>status</th><th>problem</th><th>outcome</th><th class="n">last ${d.window}</th><th class="n">all</th><th>last 24 h</th><th>first seen</th><th>last seen</th>${withCost ? html`<th class="n">cost</th>` : ''}${withCause ? html`<th>likely change</th>` : ''}</tr></thead>
 <tbody id="tool-problems">${ps.map(
         (p) => html`<tr data-problem="${p.id}" data-status="${p.status}"><td>${statusBadge(p.status, p.isNew)}</td>
 <td class="sig"><a href="${problemHref(p, d.window)}">${signatureLine(p)}</a></td><td><span class="badge o-${p.outcome}">${p.outcome}</span></td>
 <td class="n">${fmtInt(p.recent)}</td><td class="n">${fmtInt(p.occurrences)}</td><td class="trend">${hourSpark(p.hours, d.nowMs, p.tool)}</td>
-<td>${fmtTime(p.firstSeenMs)}</td><td>${fmtTime(p.lastSeenMs)}</td><td class="n">${costText(p) ?? '—'}</td><td>${likelyChangeText(p) ?? html`<span class="muted">—</span>`}</td></tr>`,
+<td>${fmtTime(p.firstSeenMs)}</td><td>${fmtTime(p.lastSeenMs)}</td>${withCost ? html`<td class="n">${costText(p) ?? '—'}</td>` : ''}${withCause ? html`<td>${likelyChangeText(p) ?? html`<span class="muted">none found</span>`}</td>` : ''}</tr>`,
       )}</tbody></table>`
     : html`<div class="empty">No problems of ${d.tool} in the last ${d.window}.</div>`;
   return html`<section id="tool-problems-section"><h2>Problems <small>last ${d.window}</small><span class="right"><a href="${href('/api/problems', { service: d.service, tool: d.tool, since: d.window })}">/api/problems</a></span></h2>${body}</section>`;
@@ -73,14 +76,19 @@ function changeItem(c: NonNullable<ToolVersionView['changes']>[number]): SafeHtm
 function versions(d: ToolPageData): SafeHtml {
   const vs = [...d.versions].reverse();
   const api = href(`/api/tools/${encodeURIComponent(d.service)}/${encodeURIComponent(d.tool)}`);
+  // The error rate per version only once the store counts calls per version (`rates`, as GET /api/tools has it).
+  const ratesOf = (v: ToolVersionView) =>
+    (v as { rates?: { errorRate?: number | null; failed?: number; checked?: number } }).rates;
+  const rateOf = (v: ToolVersionView) => ratesOf(v)?.errorRate;
+  const withRate = vs.some((v) => ratesOf(v) !== undefined);
   const body = vs.length
-    ? html`<table class="versions"><thead><tr><th>version</th><th>first seen</th><th>last seen</th><th class="n">calls</th><th class="n">error rate</th><th>changes from the version before</th></tr></thead>
+    ? html`<table class="versions"><thead><tr><th>version</th><th>first seen</th><th>last seen</th><th class="n">calls</th>${withRate ? html`<th class="n">error rate</th>` : ''}<th>changes from the version before</th></tr></thead>
 <tbody id="versions">${vs.map((v, i) => {
-        const rate = (v as { errorRate?: unknown }).errorRate;
+        const rate = rateOf(v);
         return html`<tr data-version="${v.version}" data-calls="${v.calls}">
 <td><code title="${v.version}">${v.version.slice(0, 8)}</code>${i === 0 ? html`<span class="tag">current</span>` : ''}</td>
 <td>${fmtIso(v.firstSeen)}</td><td>${fmtIso(v.lastSeen)}</td><td class="n">${fmtInt(v.calls)}</td>
-<td class="n">${typeof rate === 'number' ? fmtRate(rate) : '—'}</td>
+${withRate ? html`<td class="n" data-error-rate="${rate ?? ''}">${fmtRate(typeof rate === 'number' ? rate : null)}${ratesOf(v)?.checked !== undefined ? html`<div class="muted">${fmtInt(ratesOf(v)?.failed ?? 0)} of ${fmtInt(ratesOf(v)!.checked!)}</div>` : ''}</td>` : ''}
 <td>${v.changes === null ? html`<span class="muted">first version seen</span>` : v.changes.length ? html`<ul class="diff">${v.changes.map(changeItem)}</ul>` : html`<span class="muted">no change in the schema (canonical form)</span>`}
 <details><summary>schema</summary>${v.definition.description ? html`<div>${v.definition.description}</div>` : ''}${valueView(v.definition.parameters)}</details></td></tr>`;
       })}</tbody></table>`
