@@ -4,7 +4,7 @@
  * `required` part marks the object the property is missing from and names it. Text that is not JSON
  * is shown as it is. Every key and value is escaped.
  */
-import { html, type SafeHtml } from './html.js';
+import { html, raw, type SafeHtml } from './html.js';
 
 interface Target {
   segments: string[];
@@ -53,7 +53,11 @@ function render(v: unknown, path: string[], indent: number, targets: readonly Ta
   }
   if (hits.length === 0) return body;
   const why = hits.map((t) => (t.missing !== undefined ? `${t.missing} is missing` : t.keyword)).join(', ');
-  return html`<mark class="hl" title="${why}">${body}</mark><span class="hl-why"> ← ${why}</span>`;
+  const note = html`<span class="hl-why"> ← ${why}</span>`;
+  // A missing property is the object's fault, not its contents': only its opening brace is marked.
+  if (hits.every((t) => t.missing !== undefined) && body.value.startsWith('{'))
+    return html`<mark class="hl" title="${why}">{</mark>${raw(body.value.slice(1))}${note}`;
+  return html`<mark class="hl" title="${why}">${body}</mark>${note}`;
 }
 
 /** `text` indented with the targets marked, or as it is when it is not JSON. */
