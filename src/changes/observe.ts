@@ -5,7 +5,7 @@
  * each — the version the call's own request offered) and, per (service, kind, key), the values in
  * time order with repeats collapsed — the transitions the store turns into change events.
  */
-import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
+import { countedTool, type CheckedCall, type OutcomeName, type SpanFacts, type ToolDef } from '../model.js';
 import { storableText } from '../store/storable-text.js';
 import { canonicalText, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
 
@@ -39,8 +39,24 @@ export interface ToolSetSeen {
   names: string[];
 }
 
+/**
+ * Calls counted per minute under the definition version their own request offered, or the provider
+ * that served their model span: what per-version and per-provider error rates are read from.
+ */
+export interface VersionCount {
+  minute: number;
+  service: string;
+  kind: 'tool_definition' | 'provider';
+  value: string;
+  /** As counted (`_unknown` for an invented name), so it joins call_minutes. */
+  tool: string;
+  outcome: OutcomeName;
+  count: number;
+}
+
 export interface BatchObservation {
   versions: VersionSeen[];
+  counts: VersionCount[];
   toolSets: ToolSetSeen[];
   /** Per (service, kind, key), in time order, each value only where it differs from the one before. */
   sightings: Sighting[];
@@ -65,8 +81,8 @@ export function observeBatch(
   const versions = new Map<string, VersionSeen>();
   const toolSets = new Map<string, ToolSetSeen>();
   const raw: Sighting[] = [];
-  /** `traceId spanId` → the offered tools by name, for attributing calls to their version. */
-  const offeredBySpan = new Map<string, Map<string, VersionSeen>>();
+  /** `traceId spanId` → the offered tools by name and the provider, for attributing calls to them. */
+  const bySpan = new Map<string, SpanInfo>();
   /** Per service and kind the run of one value, sighted at its earliest and latest time (as below). */
   const valueRuns = new Map<string, { value: string; first: Sighting; last: Sighting }>();
   const sight = (service: string, kind: ChangeKind, value: string, t: number) => {
@@ -93,8 +109,12 @@ export function observeBatch(
     if (f.promptVersion) sight(service, 'prompt', f.promptVersion, t);
     if (f.role !== 'model') continue;
     if (f.model) sight(service, 'model', clip(f.model), t);
-    if (f.provider) sight(service, 'provider', clip(f.provider), t);
-    if (!f.offered) continue;
+    const provider = f.provider ? clip(f.provider) : undefined;
+    if (provider) sight(service, 'provider', provider, t);
+    if (!f.offered) {
+      if (provider) bySpan.set(`${f.traceId} ${f.spanId}`, { provider });
+      continue;
+    }
     const offered = f.offered.slice(0, limits.maxToolsPerRequest);
     const spanKey = `${f.traceId} ${f.spanId}`;
     // The requests of one agent offer the same (shared, frozen) definitions one after another: such
@@ -107,7 +127,7 @@ export function observeBatch(
       }
       if (t < prev.first[0]!.timeMs) for (const x of prev.first) x.timeMs = t;
       if (t > prev.last[0]!.timeMs) for (const x of prev.last) x.timeMs = t;
-      offeredBySpan.set(spanKey, prev.byName);
+      bySpan.set(spanKey, { byName: prev.byName, provider });
       continue;
     }
     const setVersion = toolSetVersion(offered);
@@ -126,13 +146,39 @@ export function observeBatch(
     const last = sighted.map((x) => ({ ...x, timeMs: t }));
     raw.push(...first, ...last);
     runs.set(service, { offered, byName, first, last });
-    offeredBySpan.set(spanKey, byName);
+    bySpan.set(spanKey, { byName, provider });
   }
+  const counts = new Map<string, VersionCount>();
+  const count = (c: CheckedCall, kind: VersionCount['kind'], service: string, value: string) => {
+    const minute = Math.floor(c.timeMs / 60_000) * 60_000;
+    const tool = clip(countedTool(c.outcome.outcome, c.name));
+    const k = `${minute}\u0000${service}\u0000${kind}\u0000${value}\u0000${tool}\u0000${c.outcome.outcome}`;
+    const row = counts.get(k);
+    if (row) row.count++;
+    else counts.set(k, { minute, service, kind, value, tool, outcome: c.outcome.outcome, count: 1 });
+  };
   for (const c of calls) {
-    const v = offeredBySpan.get(`${c.traceId} ${c.spanId}`)?.get(c.name);
-    if (v) v.calls++;
+    if (bySpan.size === 0) break;
+    const info = bySpan.get(`${c.traceId} ${c.spanId}`);
+    if (!info) continue;
+    const v = info.byName?.get(c.name);
+    if (v) {
+      v.calls++;
+      count(c, 'tool_definition', v.service, v.version);
+    }
+    if (info.provider) count(c, 'provider', clip(c.service), info.provider);
   }
-  return { versions: [...versions.values()], toolSets: [...toolSets.values()], sightings: transitions(raw) };
+  return {
+    versions: [...versions.values()],
+    counts: [...counts.values()],
+    toolSets: [...toolSets.values()],
+    sightings: transitions(raw),
+  };
+}
+
+interface SpanInfo {
+  byName?: Map<string, VersionSeen>;
+  provider?: string | undefined;
 }
 
 const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]) =>

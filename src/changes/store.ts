@@ -12,10 +12,10 @@
  */
 import { num } from '../store/rows.js';
 import { servicesMatch, type BatchExtension, type Sql } from '../store/sql.js';
-import type { BatchObservation, ChangeKind } from './observe.js';
+import type { BatchObservation, ChangeKind, VersionCount } from './observe.js';
 
 export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation): BatchExtension | undefined {
-  if (obs.versions.length === 0 && obs.sightings.length === 0) return undefined;
+  if (obs.versions.length === 0 && obs.sightings.length === 0 && obs.counts.length === 0) return undefined;
   const toolSets = [...obs.toolSets].sort((a, b) =>
     a.service !== b.service
       ? a.service < b.service
@@ -45,6 +45,11 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
             ? 1
             : 0,
   );
+  const counts = [...obs.counts].sort((a, b) => {
+    const x = countKey(a);
+    const y = countKey(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
   return (tx) => {
     for (const v of versions) {
       tx.run(
@@ -55,6 +60,13 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
            last_seen = ${greatest}(tool_versions.last_seen, excluded.last_seen),
            calls = tool_versions.calls + excluded.calls`,
         [v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls],
+      );
+    }
+    for (const c of counts) {
+      tx.run(
+        `INSERT INTO version_minutes (minute, service, kind, value, tool, outcome, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (minute, service, kind, value, tool, outcome) DO UPDATE SET count = version_minutes.count + excluded.count`,
+        [c.minute, c.service, c.kind, c.value, c.tool, c.outcome, c.count],
       );
     }
     for (const t of toolSets) {
@@ -80,6 +92,9 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
     }
   };
 }
+
+const countKey = (c: VersionCount) =>
+  `${c.minute}\u0000${c.service}\u0000${c.kind}\u0000${c.value}\u0000${c.tool}\u0000${c.outcome}`;
 
 export interface ChangeEvent {
   id: number;
@@ -170,15 +185,19 @@ export async function toolVersions(sql: Sql, service: string, tool: string): Pro
  */
 export async function pruneChanges(sql: Sql, keepPerService: number, beforeMs: number): Promise<number> {
   return sql.tx(async (tx) => {
-    let removed = await tx.run(
-      `DELETE FROM change_events WHERE id IN (
-         SELECT id FROM (
+    const ranked = `SELECT id FROM (
            SELECT id, ROW_NUMBER() OVER (PARTITION BY service ORDER BY time_ms DESC, id DESC) AS rn FROM change_events
-         ) ranked WHERE rn > ?
-       )`,
+         ) ranked WHERE rn > ?`;
+    // What goes is still counted: toolwatch_tool_definition_changes_total must never go down.
+    await tx.run(
+      `INSERT INTO change_counts_pruned (service, kind, pruned)
+       SELECT service, kind, COUNT(*) FROM change_events WHERE id IN (${ranked}) GROUP BY service, kind
+       ON CONFLICT (service, kind) DO UPDATE SET pruned = change_counts_pruned.pruned + excluded.pruned`,
       [keepPerService],
     );
+    let removed = await tx.run(`DELETE FROM change_events WHERE id IN (${ranked})`, [keepPerService]);
     removed += await tx.run('DELETE FROM tool_versions WHERE last_seen < ?', [beforeMs]);
+    removed += await tx.run('DELETE FROM version_minutes WHERE minute < ?', [beforeMs]);
     // A tool set no kept event names and that is not current is no longer needed.
     removed += await tx.run(
       `DELETE FROM service_tool_sets WHERE NOT EXISTS (
@@ -190,4 +209,44 @@ export async function pruneChanges(sql: Sql, keepPerService: number, beforeMs: n
     );
     return removed;
   });
+}
+
+export interface ValueCount {
+  service: string;
+  value: string;
+  tool: string;
+  outcome: string;
+  count: number;
+}
+
+/** Calls per definition version or provider (version_minutes), by service, value, tool and outcome. */
+export async function valueCounts(
+  sql: Sql,
+  f: {
+    kind: 'tool_definition' | 'provider';
+    services?: readonly string[];
+    service?: string;
+    tool?: string;
+    sinceMs?: number;
+  },
+): Promise<ValueCount[]> {
+  const params: unknown[] = [];
+  const param = (v: unknown) => (params.push(v), '?');
+  const where = [`kind = ${param(f.kind)}`];
+  if (f.services) where.push(servicesMatch(sql.dialect, 'service', f.services, param));
+  if (f.service !== undefined) where.push(`service = ${param(f.service)}`);
+  if (f.tool !== undefined) where.push(`tool = ${param(f.tool)}`);
+  if (f.sinceMs !== undefined) where.push(`minute >= ${param(f.sinceMs)}`);
+  const rows = await sql.all(
+    `SELECT service, value, tool, outcome, SUM(count) AS n FROM version_minutes WHERE ${where.join(' AND ')}
+     GROUP BY service, value, tool, outcome`,
+    params,
+  );
+  return rows.map((r) => ({
+    service: String(r['service']),
+    value: String(r['value']),
+    tool: String(r['tool']),
+    outcome: String(r['outcome']),
+    count: num(r['n']),
+  }));
 }
