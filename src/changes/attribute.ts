@@ -148,7 +148,8 @@ export function describeAttribution(
   what: string = defaultWhat(j.event),
 ): string {
   const on = `${subject.outcomes.join('/')}${subject.tool ? ` on ${subject.tool}` : ''}`;
-  const share = j.shareOnNew === null ? '' : `; ${pct(j.shareOnNew)} of the failures after it are on ${short(j.event.to)}`;
+  const share =
+    j.shareOnNew === null ? '' : `; ${pct(j.shareOnNew)} of the failures after it are on ${short(j.event.to)}`;
   return (
     `${what} at ${new Date(j.event.timeMs).toISOString()} (${short(j.event.from)} → ${short(j.event.to)}); ` +
     `${on} ${pct(j.before.rate)} before → ${pct(j.after.rate)} after ` +

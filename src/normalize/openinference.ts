@@ -4,6 +4,7 @@
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
+import { servedBy } from './provider.js';
 import { textStatus } from './exec-status.js';
 import { baseFacts, execution } from './facts.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
@@ -110,7 +111,7 @@ export const openinferenceReader: DialectReader = {
     const f = baseFacts(span, 'openinference', role);
     const model = str(a, 'llm.model_name');
     if (model !== undefined) f.model = model;
-    const provider = str(a, 'llm.provider') ?? str(a, 'llm.system');
+    const provider = servedBy(a, str(a, 'llm.provider') ?? str(a, 'llm.system'));
     if (provider !== undefined) f.provider = provider;
     const inTok = num(a, 'llm.token_count.prompt');
     if (inTok !== undefined) f.inputTokens = inTok;

@@ -6,6 +6,7 @@
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
+import { servedBy } from './provider.js';
 import { baseFacts, execution } from './facts.js';
 import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
@@ -116,7 +117,7 @@ export const vercelAiReader: DialectReader = {
     }
     const model = str(a, 'ai.response.model') ?? str(a, 'ai.model.id') ?? str(a, 'gen_ai.response.model');
     if (model !== undefined) f.model = model;
-    const provider = str(a, 'ai.model.provider') ?? str(a, 'gen_ai.system');
+    const provider = servedBy(a, str(a, 'ai.model.provider') ?? str(a, 'gen_ai.system'));
     if (provider !== undefined) f.provider = provider;
     const inTok =
       num(a, 'ai.usage.inputTokens') ?? num(a, 'ai.usage.promptTokens') ?? num(a, 'gen_ai.usage.input_tokens');

@@ -45,12 +45,13 @@ interface Planned {
   args: string;
   outcome: 'valid' | 'SchemaMismatch' | 'InvalidJson';
   definitions: string;
-  provider: string;
+  provider: Record<string, string>;
   instructions: string;
 }
 
 /** The day as the agent lives it: T1, T2, T3 are offsets from the day's start. */
-function plan(dayStart: number, t1: number, t2: number, t3: number): Planned[] {
+function plan(dayStart: number, s: Scenario): Planned[] {
+  const { t1, t2, t3 } = s;
   const out: Planned[] = [];
   let refunds = 0;
   let lookups = 0;
@@ -80,7 +81,7 @@ function plan(dayStart: number, t1: number, t2: number, t3: number): Planned[] {
       args,
       outcome,
       definitions: newDefs ? defs(['order_id', 'reason']) : defs(['order_id']),
-      provider: newProvider ? 'anthropic' : 'openai',
+      provider: newProvider ? s.providers[1] : s.providers[0],
       instructions: t >= dayStart + t3 ? 'You are a careful shop assistant.' : 'You are a shop assistant.',
     });
   }
@@ -93,9 +94,40 @@ function expected(p: Planned[], tool: string, outcome: string, since: number, un
   return { calls: inWindow.length, failures: inWindow.filter((x) => x.outcome === outcome).length };
 }
 
-const SCENARIOS = [
-  { service: 'shop-a', t3: 6 * HOUR, t1: 10 * HOUR, t2: 14 * HOUR, name: 'T3 before T1' },
-  { service: 'shop-b', t1: 6 * HOUR, t3: 7 * HOUR, t2: 14 * HOUR, name: 'T3 an hour after T1' },
+interface Scenario {
+  service: string;
+  name: string;
+  t1: number;
+  t2: number;
+  t3: number;
+  /** The provider attributes before and after T2, and the provider values toolwatch reads from them. */
+  providers: [Record<string, string>, Record<string, string>];
+  read: [string, string];
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    service: 'shop-a',
+    name: 'T3 before T1',
+    t3: 6 * HOUR,
+    t1: 10 * HOUR,
+    t2: 14 * HOUR,
+    providers: [{ 'gen_ai.provider.name': 'openai' }, { 'gen_ai.provider.name': 'anthropic' }],
+    read: ['openai', 'anthropic'],
+  },
+  {
+    // Through a router: the same provider name, another host (OpenAI's SDK pointed at OpenRouter).
+    service: 'shop-b',
+    name: 'T3 an hour after T1, the switch seen in server.address',
+    t1: 6 * HOUR,
+    t3: 7 * HOUR,
+    t2: 14 * HOUR,
+    providers: [
+      { 'gen_ai.provider.name': 'openai', 'server.address': 'api.openai.com' },
+      { 'gen_ai.provider.name': 'openai', 'server.address': 'openrouter.ai' },
+    ],
+    read: ['openai@api.openai.com', 'openai@openrouter.ai'],
+  },
 ];
 
 describe('a production day: the change named as the cause, with its counts and p', () => {
@@ -106,7 +138,7 @@ describe('a production day: the change named as the cause, with its counts and p
   beforeAll(async () => {
     tw = await startToolwatch();
     for (const s of SCENARIOS) {
-      const p = plan(dayStart, s.t1, s.t2, s.t3);
+      const p = plan(dayStart, s);
       plans.set(s.service, p);
       const client = otelClient(tw.url, { service: s.service, batchSize: 200 });
       p.forEach((x, i) => {
@@ -114,7 +146,7 @@ describe('a production day: the change named as the cause, with its counts and p
         span.setAttributes({
           'gen_ai.operation.name': 'chat',
           'gen_ai.request.model': 'gpt-4o',
-          'gen_ai.provider.name': x.provider,
+          ...x.provider,
           'gen_ai.system_instructions': x.instructions,
           'gen_ai.tool.definitions': x.definitions,
           'gen_ai.output.messages': JSON.stringify([
@@ -167,7 +199,12 @@ describe('a production day: the change named as the cause, with its counts and p
       const next = Math.min(...[s.t2, s.t3].filter((t) => t > s.t1)) + dayStart;
       const prev = Math.max(dayStart - 6 * HOUR, ...[s.t3].filter((t) => t < s.t1).map((t) => t + dayStart));
       const length = Math.min(6 * HOUR, minuteOf(t1) - minuteOf(prev), minuteOf(next) - minuteOf(t1) - MIN);
-      expect([bUntil, aSince, aUntil - aSince, bUntil - bSince]).toEqual([minuteOf(t1), minuteOf(t1) + MIN, length, length]);
+      expect([bUntil, aSince, aUntil - aSince, bUntil - bSince]).toEqual([
+        minuteOf(t1),
+        minuteOf(t1) + MIN,
+        length,
+        length,
+      ]);
       const before = expected(planned, 'refund_order', 'SchemaMismatch', bSince, bUntil);
       const after = expected(planned, 'refund_order', 'SchemaMismatch', aSince, aUntil);
       expect(before.failures).toBe(0);
@@ -192,7 +229,7 @@ describe('a production day: the change named as the cause, with its counts and p
       const planned = plans.get(s.service)!;
       const t2 = planned.find((x) => x.startMs >= dayStart + s.t2)!.startMs;
       const cause = p.likely_change;
-      expect(cause.change).toMatchObject({ kind: 'provider', from: 'openai', to: 'anthropic', timeMs: t2 });
+      expect(cause.change).toMatchObject({ kind: 'provider', from: s.read[0], to: s.read[1], timeMs: t2 });
       const [bSince, bUntil] = window(cause.before);
       const [aSince, aUntil] = window(cause.after);
       expect({ calls: cause.before.calls, failures: cause.before.failures }).toEqual(
@@ -211,11 +248,7 @@ describe('a production day: the change named as the cause, with its counts and p
 
     it('T3 names nothing: its impact is not significant, and no problem names it', async () => {
       const changes = (await tw.app.inject({ url: `/api/changes?service=${s.service}` })).json().changes;
-      expect(changes.map((c: { kind: string }) => c.kind).sort()).toEqual([
-        'prompt',
-        'provider',
-        'tool_definition',
-      ]);
+      expect(changes.map((c: { kind: string }) => c.kind).sort()).toEqual(['prompt', 'provider', 'tool_definition']);
       const byKind = Object.fromEntries(changes.map((c: { kind: string }) => [c.kind, c]));
       expect(byKind.prompt.impact.significant).toBe(false);
       expect(byKind.tool_definition.impact.significant).toBe(true);
@@ -241,7 +274,7 @@ describe('a production day: the change named as the cause, with its counts and p
     expect(v2.rates.errorRate).toBeCloseTo(failedV2 / onV2.length, 12);
     const stats = (await tw.app.inject({ url: '/api/stats?window=2d&by=provider&service=shop-a' })).json();
     expect(stats.by).toBe('provider');
-    const anthropic = planned.filter((x) => x.provider === 'anthropic');
+    const anthropic = planned.filter((x) => x.provider['gen_ai.provider.name'] === 'anthropic');
     const rows = Object.fromEntries(
       stats.providers.map((r: { provider: string; rates: { total: number } }) => [r.provider, r]),
     );
