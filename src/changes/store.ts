@@ -228,6 +228,7 @@ export async function valueCounts(
     service?: string;
     tool?: string;
     sinceMs?: number;
+    untilMs?: number;
   },
 ): Promise<ValueCount[]> {
   const params: unknown[] = [];
@@ -237,6 +238,7 @@ export async function valueCounts(
   if (f.service !== undefined) where.push(`service = ${param(f.service)}`);
   if (f.tool !== undefined) where.push(`tool = ${param(f.tool)}`);
   if (f.sinceMs !== undefined) where.push(`minute >= ${param(f.sinceMs)}`);
+  if (f.untilMs !== undefined) where.push(`minute < ${param(f.untilMs)}`);
   const rows = await sql.all(
     `SELECT service, value, tool, outcome, SUM(count) AS n FROM version_minutes WHERE ${where.join(' AND ')}
      GROUP BY service, value, tool, outcome`,
@@ -249,4 +251,20 @@ export async function valueCounts(
     outcome: String(r['outcome']),
     count: num(r['n']),
   }));
+}
+
+/**
+ * Tool definition changes per service since the store began: the events kept plus those the bounded
+ * history pruned (toolwatch_tool_definition_changes_total, read from the store at scrape time so every
+ * replica reports the same exact count).
+ */
+export async function definitionChangeCounts(sql: Sql): Promise<Record<string, number>> {
+  const rows = await sql.all(
+    `SELECT service, SUM(n) AS n FROM (
+       SELECT service, COUNT(*) AS n FROM change_events WHERE kind = 'tool_definition' GROUP BY service
+       UNION ALL
+       SELECT service, pruned AS n FROM change_counts_pruned WHERE kind = 'tool_definition'
+     ) counted GROUP BY service`,
+  );
+  return Object.fromEntries(rows.map((r) => [String(r['service']), num(r['n'])]));
 }

@@ -10,6 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolwatch, type Harness } from '../helpers/harness.js';
 import { otelClient } from '../helpers/otel.js';
+import { definitionDrift } from '../../src/changes/alert-kind.js';
+import { valueCounts } from '../../src/changes/store.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -281,5 +283,73 @@ describe('a production day: the change named as the cause, with its counts and p
     expect(rows.anthropic.rates.total).toBe(anthropic.length);
     expect(rows.anthropic.rates.counts.InvalidJson).toBe(anthropic.filter((x) => x.outcome === 'InvalidJson').length);
     expect(rows.openai.rates.total).toBe(planned.length - anthropic.length);
+  });
+});
+
+describe('drift by definition and the definition-change counter on the same day', () => {
+  let tw: Harness;
+  const dayStart = minuteOf(Date.now()) - 24 * HOUR;
+  const s = SCENARIOS[0]!;
+  let planned: Planned[];
+
+  beforeAll(async () => {
+    tw = await startToolwatch();
+    planned = plan(dayStart, s);
+    const client = otelClient(tw.url, { service: s.service, batchSize: 500 });
+    planned.forEach((x, i) => {
+      const span = client.tracer.startSpan('chat', { startTime: x.startMs });
+      span.setAttributes({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+        ...x.provider,
+        'gen_ai.tool.definitions': x.definitions,
+        'gen_ai.output.messages': JSON.stringify([
+          { role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name: x.tool, arguments: x.args }] },
+        ]),
+      });
+      span.end(x.startMs + 500);
+    });
+    await client.flush();
+    await client.shutdown();
+  }, 120_000);
+  afterAll(async () => {
+    await tw?.close();
+  });
+
+  it('definition_drift fires for the new version an hour after T1, with the counts of both windows', async () => {
+    const sql = tw.services.store.sql;
+    const io = {
+      callCounts: async () => [],
+      definitions: {
+        counts: (q: { sinceMs: number; untilMs: number }) => valueCounts(sql, { kind: 'tool_definition', ...q }),
+      },
+    };
+    const now = dayStart + s.t1 + HOUR;
+    const params = {
+      window: '1h',
+      baseline: '24h',
+      p_value: 0.001,
+      min_ratio: 2,
+      min_calls: 50,
+      min_baseline_calls: 200,
+      by: ['definition' as const],
+    };
+    const obs = definitionDrift.evaluate(params, await definitionDrift.load!(params, io, now), now);
+    const fired = obs.filter((o) => o.active);
+    expect(fired.map((o) => o.labels.tool)).toEqual(['refund_order']);
+    const v2 = (await tw.app.inject({ url: `/api/tools/${s.service}/refund_order` })).json().versions[1].version;
+    expect(fired[0]!.labels).toEqual({ service: s.service, tool: 'refund_order', definition: v2 });
+    // The script's own counts of the current window (whole minutes up to now's) on v2.
+    const until = minuteOf(now) + MIN;
+    const cur = planned.filter((x) => x.tool === 'refund_order' && x.startMs >= until - HOUR && x.startMs < until);
+    expect(fired[0]!.details.checked).toBe(cur.length);
+    expect(fired[0]!.details.failed).toBe(cur.filter((x) => x.outcome === 'SchemaMismatch').length);
+    // lookup_order's single version has no other version to be compared with: never fires.
+    expect(obs.find((o) => o.labels.tool === 'lookup_order')?.active).toBe(false);
+  });
+
+  it('toolwatch_tool_definition_changes_total counts the definition change once', async () => {
+    const text = (await tw.app.inject({ url: '/metrics' })).body;
+    expect(text).toContain(`toolwatch_tool_definition_changes_total{service="${s.service}"} 1`);
   });
 });
