@@ -5,6 +5,7 @@
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { servedBy } from './provider.js';
+import { promptVersion } from '../tools/definition-hash.js';
 import { textStatus } from './exec-status.js';
 import { baseFacts, execution } from './facts.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
@@ -132,6 +133,12 @@ export const openinferenceReader: DialectReader = {
       // The spec's TOOL spans carry the tool's schema (`tool.parameters`); OpenAI Agents sends it nowhere else.
       if (f.offered === undefined && f.proposals.length > 0) f.schemasOnToolSpans = true;
       f.replays = replaysOf(input);
+      // The system prompt's version: the first input message's, when it is the system's.
+      const role0 = str(a, 'llm.input_messages.0.message.role');
+      const system =
+        role0 === 'system' || role0 === 'developer' ? str(a, 'llm.input_messages.0.message.content') : undefined;
+      const prompt = system === undefined ? undefined : promptVersion(system);
+      if (prompt !== undefined) f.promptVersion = prompt;
     }
     const user = firstUserText(input);
     if (user !== undefined) f.userMessage = user;

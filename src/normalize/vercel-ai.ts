@@ -7,6 +7,7 @@
 import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
 import { servedBy } from './provider.js';
+import { systemMessageVersion } from './system-message.js';
 import { baseFacts, execution } from './facts.js';
 import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
@@ -135,6 +136,8 @@ export const vercelAiReader: DialectReader = {
       f.proposals = proposalsOf(responseCalls(a['ai.response.toolCalls']));
       const history = a['ai.prompt.messages'];
       if (history !== undefined) f.replays = replaysOf(readMessages(jsonValue(history)));
+      const prompt = systemMessageVersion(history);
+      if (prompt !== undefined) f.promptVersion = prompt;
     }
     return f;
   },
