@@ -3,6 +3,7 @@
  * much history it keeps.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ConfigSection } from '../util/config-section.js';
 import { durationMs, durationSchema } from '../util/duration.js';
 import type { ObserveLimits } from './observe.js';
 
@@ -45,3 +46,9 @@ export function toChangesConfig(f: ChangesFileShape): ChangesConfig {
     attribution: { windowMs: durationMs(f.attribution_window), pValue: f.attribution_p_value },
   };
 }
+
+export const changesSection: ConfigSection<ChangesFileShape, ChangesConfig> = {
+  key: 'changes',
+  schema: changesFileSchema,
+  build: (f) => toChangesConfig(f),
+};
