@@ -19,7 +19,7 @@ import { generateFixtures } from './fixtures.js';
 const { values: args } = parseArgs({
   options: {
     dist: { type: 'string', default: 'dist' },
-    rounds: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '40' },
     bodies: { type: 'string', default: '200' },
   },
 });
@@ -67,35 +67,36 @@ const cpu = () => {
   return (u.user + u.system) / 1000;
 };
 
+/** One pass over the batches: observe (and its SQL in a transaction per batch, when withSql). */
 function round(withSql) {
-  let observeMs = 0;
-  let sqlMs = 0;
   for (const b of batches) {
-    const t0 = cpu();
-    const obs = observeBatch(b.facts, b.calls, limits);
-    const ext = changesExtension('sqlite', obs);
-    const t1 = cpu();
-    observeMs += t1 - t0;
+    const ext = changesExtension('sqlite', observeBatch(b.facts, b.calls, limits));
     if (withSql && ext) {
       db.exec('BEGIN IMMEDIATE');
       ext(port.batchTx);
       db.exec('COMMIT');
-      sqlMs += cpu() - t1;
     }
   }
-  return { observeMs, sqlMs };
+}
+
+/** CPU time of `rounds` passes, read once around them (reading it per batch would cost more than observe). */
+function timed(rounds, withSql) {
+  const t0 = cpu();
+  for (let i = 0; i < rounds; i++) round(withSql);
+  return cpu() - t0;
 }
 
 // Warm-up: the caches (definition versions, tool sets, prompts) and the JIT, as in a steady state.
-for (let i = 0; i < 3; i++) round(true);
+timed(3, true);
 const rounds = Number(args.rounds);
+// Alternating halves, so drift in the machine's load falls on both alike.
 let observeMs = 0;
-let sqlMs = 0;
-for (let i = 0; i < rounds; i++) {
-  const r = round(true);
-  observeMs += r.observeMs;
-  sqlMs += r.sqlMs;
+let bothMs = 0;
+for (let i = 0; i < 4; i++) {
+  observeMs += timed(rounds / 4, false);
+  bothMs += timed(rounds / 4, true);
 }
+const sqlMs = bothMs - observeMs;
 const n = rounds * batches.length;
 const per = (ms) => (ms / n).toFixed(4);
 process.stdout.write(

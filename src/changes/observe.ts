@@ -5,7 +5,7 @@
  * each — the version the call's own request offered) and, per (service, kind, key), the values in
  * time order with repeats collapsed — the transitions the store turns into change events.
  */
-import { countedTool, type CheckedCall, type OutcomeName, type SpanFacts, type ToolDef } from '../model.js';
+import { countedTool, OUTCOMES, type CheckedCall, type OutcomeName, type SpanFacts, type ToolDef } from '../model.js';
 import { storableText } from '../store/storable-text.js';
 import { canonicalText, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
 
@@ -30,6 +30,8 @@ export interface VersionSeen {
   firstMs: number;
   lastMs: number;
   calls: number;
+  /** This batch's calls of it, per provider (observeBatch's own bookkeeping). */
+  groups: Map<string, CountGroup>;
 }
 
 export interface ToolSetSeen {
@@ -40,16 +42,18 @@ export interface ToolSetSeen {
 }
 
 /**
- * Calls counted per minute under the definition version their own request offered, or the provider
+ * Calls counted per minute under the definition version their own request offered and the provider
  * that served their model span: what per-version and per-provider error rates are read from.
  */
 export interface VersionCount {
   minute: number;
   service: string;
-  kind: 'tool_definition' | 'provider';
-  value: string;
   /** As counted (`_unknown` for an invented name), so it joins call_minutes. */
   tool: string;
+  /** '' when the request offered no definition of it. */
+  version: string;
+  /** '' when the span named none. */
+  provider: string;
   outcome: OutcomeName;
   count: number;
 }
@@ -81,8 +85,16 @@ export function observeBatch(
   const versions = new Map<string, VersionSeen>();
   const toolSets = new Map<string, ToolSetSeen>();
   const raw: Sighting[] = [];
-  /** `traceId spanId` → the offered tools by name and the provider, for attributing calls to them. */
-  const bySpan = new Map<string, SpanInfo>();
+  /** traceId → spanId → the offered tools by name and the provider, for attributing calls to them. */
+  const bySpan = new Map<string, Map<string, SpanInfo>>();
+  const slots = new Map<string, ProviderSlot>();
+  const remember = (f: SpanFacts, service: string, provider: string, byName?: Map<string, VersionSeen>) => {
+    let slot = slots.get(`${service}\u0000${provider}`);
+    if (!slot) slots.set(`${service}\u0000${provider}`, (slot = { service, provider, byTool: new Map() }));
+    let spans = bySpan.get(f.traceId);
+    if (!spans) bySpan.set(f.traceId, (spans = new Map()));
+    spans.set(f.spanId, byName ? { byName, slot } : { slot });
+  };
   /** Per service and kind the run of one value, sighted at its earliest and latest time (as below). */
   const valueRuns = new Map<string, { value: string; first: Sighting; last: Sighting }>();
   const sight = (service: string, kind: ChangeKind, value: string, t: number) => {
@@ -112,11 +124,10 @@ export function observeBatch(
     const provider = f.provider ? clip(f.provider) : undefined;
     if (provider) sight(service, 'provider', provider, t);
     if (!f.offered) {
-      if (provider) bySpan.set(`${f.traceId} ${f.spanId}`, { provider });
+      if (provider) remember(f, service, provider);
       continue;
     }
     const offered = f.offered.slice(0, limits.maxToolsPerRequest);
-    const spanKey = `${f.traceId} ${f.spanId}`;
     // The requests of one agent offer the same (shared, frozen) definitions one after another: such
     // a run is read once and sighted at its earliest and latest time, not once per request.
     const prev = runs.get(service);
@@ -127,7 +138,7 @@ export function observeBatch(
       }
       if (t < prev.first[0]!.timeMs) for (const x of prev.first) x.timeMs = t;
       if (t > prev.last[0]!.timeMs) for (const x of prev.last) x.timeMs = t;
-      bySpan.set(spanKey, { byName: prev.byName, provider });
+      remember(f, service, provider ?? '', prev.byName);
       continue;
     }
     const setVersion = toolSetVersion(offered);
@@ -146,40 +157,91 @@ export function observeBatch(
     const last = sighted.map((x) => ({ ...x, timeMs: t }));
     raw.push(...first, ...last);
     runs.set(service, { offered, byName, first, last });
-    bySpan.set(spanKey, { byName, provider });
+    remember(f, service, provider ?? '', byName);
   }
-  const counts = new Map<string, VersionCount>();
-  const count = (c: CheckedCall, kind: VersionCount['kind'], service: string, value: string) => {
-    const minute = Math.floor(c.timeMs / 60_000) * 60_000;
-    const tool = clip(countedTool(c.outcome.outcome, c.name));
-    const k = `${minute}\u0000${service}\u0000${kind}\u0000${value}\u0000${tool}\u0000${c.outcome.outcome}`;
-    const row = counts.get(k);
-    if (row) row.count++;
-    else counts.set(k, { minute, service, kind, value, tool, outcome: c.outcome.outcome, count: 1 });
-  };
+  // Calls per group (service, tool, version, provider), then per minute and outcome under a number:
+  // a few map lookups per call, no key built.
+  const groups: CountGroup[] = [];
   for (const c of calls) {
     if (bySpan.size === 0) break;
-    const info = bySpan.get(`${c.traceId} ${c.spanId}`);
+    const info = bySpan.get(c.traceId)?.get(c.spanId);
     if (!info) continue;
+    const outcome = c.outcome.outcome;
     const v = info.byName?.get(c.name);
+    let group: CountGroup | undefined;
     if (v) {
       v.calls++;
-      count(c, 'tool_definition', v.service, v.version);
-    }
-    if (info.provider) count(c, 'provider', clip(c.service), info.provider);
+      group = v.groups.get(info.slot.provider);
+      if (!group) {
+        group = {
+          service: v.service,
+          tool: v.tool,
+          version: v.version,
+          provider: info.slot.provider,
+          counts: new Map(),
+        };
+        v.groups.set(info.slot.provider, group);
+        groups.push(group);
+      }
+    } else if (info.slot.provider !== '') {
+      const counted = countedTool(outcome, c.name);
+      group = info.slot.byTool.get(counted);
+      if (!group) {
+        const { service, provider } = info.slot;
+        group = { service, tool: clip(counted), version: '', provider, counts: new Map() };
+        info.slot.byTool.set(counted, group);
+        groups.push(group);
+      }
+    } else continue;
+    const k = Math.floor(c.timeMs / 60_000) * 8 + OUTCOME_INDEX[outcome];
+    group.counts.set(k, (group.counts.get(k) ?? 0) + 1);
   }
+  const counts: VersionCount[] = [];
+  for (const g of groups)
+    for (const [k, count] of g.counts) {
+      const { service, tool, version, provider } = g;
+      counts.push({
+        minute: Math.floor(k / 8) * 60_000,
+        service,
+        tool,
+        version,
+        provider,
+        outcome: OUTCOME_NAMES[k % 8]!,
+        count,
+      });
+    }
   return {
     versions: [...versions.values()],
-    counts: [...counts.values()],
+    counts,
     toolSets: [...toolSets.values()],
     sightings: transitions(raw),
   };
 }
 
+interface ProviderSlot {
+  service: string;
+  /** '' when the span named none. */
+  provider: string;
+  /** Calls offered no definition, by the tool they are counted under. */
+  byTool: Map<string, CountGroup>;
+}
+
 interface SpanInfo {
   byName?: Map<string, VersionSeen>;
-  provider?: string | undefined;
+  slot: ProviderSlot;
 }
+
+interface CountGroup {
+  service: string;
+  tool: string;
+  version: string;
+  provider: string;
+  /** minute number × 8 + outcome index → calls. */
+  counts: Map<number, number>;
+}
+
+const OUTCOME_NAMES: readonly OutcomeName[] = OUTCOMES;
+const OUTCOME_INDEX = Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Record<OutcomeName, number>;
 
 const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]) =>
   a.length === b.length && a.every((d, i) => d === b[i]);
@@ -190,7 +252,7 @@ function seen(versions: Map<string, VersionSeen>, service: string, tool: string,
   let v = versions.get(k);
   if (!v) {
     const definition = canonicalText(def);
-    v = { service, tool, version, definition, firstMs: t, lastMs: t, calls: 0 };
+    v = { service, tool, version, definition, firstMs: t, lastMs: t, calls: 0, groups: new Map() };
     versions.set(k, v);
   }
   if (t < v.firstMs) v.firstMs = t;

@@ -4,10 +4,11 @@
  * synchronous transaction and PostgreSQL's asynchronous one):
  * - versions are upserted: first/last seen widened, calls added — a resent span adds no call,
  *   because calls come from the pipeline's deduplicated count, and seeing a time twice changes nothing;
- * - each transition first inserts its event from the stored state (only when the state holds another
- *   value and is no newer than the sighting, so a late span of the old value is no change back), then
- *   moves the state. The event's unique key is (service, kind, tool, from, from's since, to): a
- *   replica that raced another through the same switch hits that key and writes nothing.
+ * - each transition moves the stored state (only when it holds another value and is no newer than the
+ *   sighting, so a late span of the old value is no change back), and the state's trigger (migration
+ *   013) writes the event from the old and new rows: one statement per sighting. The event's unique
+ *   key is (service, kind, tool, from, from's since, to): a replica that raced another through the
+ *   same switch finds the state moved already, or at worst hits that key, and writes nothing.
  * The first value ever seen for a key is the baseline, not a change.
  */
 import { num } from '../store/rows.js';
@@ -64,9 +65,9 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
     }
     for (const c of counts) {
       tx.run(
-        `INSERT INTO version_minutes (minute, service, kind, value, tool, outcome, count) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (minute, service, kind, value, tool, outcome) DO UPDATE SET count = version_minutes.count + excluded.count`,
-        [c.minute, c.service, c.kind, c.value, c.tool, c.outcome, c.count],
+        `INSERT INTO version_minutes (minute, service, tool, version, provider, outcome, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (minute, service, tool, version, provider, outcome) DO UPDATE SET count = version_minutes.count + excluded.count`,
+        [c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count],
       );
     }
     for (const t of toolSets) {
@@ -75,14 +76,8 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
         [t.service, t.version, JSON.stringify(t.names)],
       );
     }
+    // The event is written by the trigger on change_state (migration 013) when the state moves.
     for (const s of obs.sightings) {
-      tx.run(
-        `INSERT INTO change_events (time_ms, service, kind, tool, from_value, from_since, to_value)
-         SELECT ?, service, kind, key, value, since, ? FROM change_state
-         WHERE service = ? AND kind = ? AND key = ? AND value <> ? AND since <= ?
-         ON CONFLICT (service, kind, tool, from_value, from_since, to_value) DO NOTHING`,
-        [s.timeMs, s.value, s.service, s.kind, s.key, s.value, s.timeMs],
-      );
       tx.run(
         `INSERT INTO change_state (service, kind, key, value, since) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (service, kind, key) DO UPDATE SET value = excluded.value, since = excluded.since
@@ -94,7 +89,7 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
 }
 
 const countKey = (c: VersionCount) =>
-  `${c.minute}\u0000${c.service}\u0000${c.kind}\u0000${c.value}\u0000${c.tool}\u0000${c.outcome}`;
+  `${c.minute}\u0000${c.service}\u0000${c.tool}\u0000${c.version}\u0000${c.provider}\u0000${c.outcome}`;
 
 export interface ChangeEvent {
   id: number;
@@ -233,15 +228,17 @@ export async function valueCounts(
 ): Promise<ValueCount[]> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), '?');
-  const where = [`kind = ${param(f.kind)}`];
+  // Calls offered no definition (or from a span that named no provider) have '' in that column.
+  const column = f.kind === 'tool_definition' ? 'version' : 'provider';
+  const where = [`${column} <> ''`];
   if (f.services) where.push(servicesMatch(sql.dialect, 'service', f.services, param));
   if (f.service !== undefined) where.push(`service = ${param(f.service)}`);
   if (f.tool !== undefined) where.push(`tool = ${param(f.tool)}`);
   if (f.sinceMs !== undefined) where.push(`minute >= ${param(f.sinceMs)}`);
   if (f.untilMs !== undefined) where.push(`minute < ${param(f.untilMs)}`);
   const rows = await sql.all(
-    `SELECT service, value, tool, outcome, SUM(count) AS n FROM version_minutes WHERE ${where.join(' AND ')}
-     GROUP BY service, value, tool, outcome`,
+    `SELECT service, ${column} AS value, tool, outcome, SUM(count) AS n FROM version_minutes WHERE ${where.join(' AND ')}
+     GROUP BY service, ${column}, tool, outcome`,
     params,
   );
   return rows.map((r) => ({

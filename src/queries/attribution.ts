@@ -76,10 +76,11 @@ async function failuresOnNew(sql: Sql, s: AttributionSubject, c: Candidate): Pro
   const toolParam = s.tool !== undefined ? [s.tool] : [];
   let rows: Record<string, unknown>[];
   if (kind === 'tool_definition' || kind === 'provider') {
+    const column = kind === 'tool_definition' ? 'version' : 'provider';
     rows = await sql.all(
-      `SELECT SUM(count) AS n FROM version_minutes WHERE service = ? AND kind = ? AND value = ? AND minute >= ? AND minute < ?
+      `SELECT SUM(count) AS n FROM version_minutes WHERE service = ? AND ${column} = ? AND minute >= ? AND minute < ?
        ${tool} AND outcome IN (${marks(s.outcomes.length)})`,
-      [s.service, kind, to, w.sinceMs, w.untilMs, ...toolParam, ...s.outcomes],
+      [s.service, to, w.sinceMs, w.untilMs, ...toolParam, ...s.outcomes],
     );
   } else if (kind === 'model') {
     rows = await sql.all(
