@@ -87,19 +87,22 @@ export function observeBatch(
   const raw: Sighting[] = [];
   /** traceId → spanId → the offered tools by name and the provider, for attributing calls to them. */
   const bySpan = new Map<string, Map<string, SpanInfo>>();
-  const slots = new Map<string, ProviderSlot>();
+  const slots = new Map<string, Map<string, ProviderSlot>>();
   const remember = (f: SpanFacts, service: string, provider: string, byName?: Map<string, VersionSeen>) => {
-    let slot = slots.get(`${service}\u0000${provider}`);
-    if (!slot) slots.set(`${service}\u0000${provider}`, (slot = { service, provider, byTool: new Map() }));
+    let of = slots.get(service);
+    if (!of) slots.set(service, (of = new Map()));
+    let slot = of.get(provider);
+    if (!slot) of.set(provider, (slot = { service, provider, byTool: new Map() }));
     let spans = bySpan.get(f.traceId);
     if (!spans) bySpan.set(f.traceId, (spans = new Map()));
     spans.set(f.spanId, byName ? { byName, slot } : { slot });
   };
-  /** Per service and kind the run of one value, sighted at its earliest and latest time (as below). */
-  const valueRuns = new Map<string, { value: string; first: Sighting; last: Sighting }>();
+  /** Per service, per kind the run of one value, sighted at its earliest and latest time (as below). */
+  const valueRuns = new Map<string, Partial<Record<ChangeKind, { value: string; first: Sighting; last: Sighting }>>>();
   const sight = (service: string, kind: ChangeKind, value: string, t: number) => {
-    const k = `${service}\u0000${kind}`;
-    const run = valueRuns.get(k);
+    let of = valueRuns.get(service);
+    if (!of) valueRuns.set(service, (of = {}));
+    const run = of[kind];
     if (run && run.value === value) {
       if (t < run.first.timeMs) run.first.timeMs = t;
       if (t > run.last.timeMs) run.last.timeMs = t;
@@ -108,12 +111,9 @@ export function observeBatch(
     const first = { service, kind, key: '', value, timeMs: t };
     const last = { ...first };
     raw.push(first, last);
-    valueRuns.set(k, { value, first, last });
+    of[kind] = { value, first, last };
   };
-  const runs = new Map<
-    string,
-    { offered: readonly ToolDef[]; byName: Map<string, VersionSeen>; first: Sighting[]; last: Sighting[] }
-  >();
+  const runs = new Map<string, DefinitionsRun>();
   for (const f of facts) {
     const service = clip(f.service);
     const t = Math.floor(f.startTimeMs);
@@ -132,15 +132,13 @@ export function observeBatch(
     // a run is read once and sighted at its earliest and latest time, not once per request.
     const prev = runs.get(service);
     if (prev && sameDefs(prev.offered, offered)) {
-      for (const v of prev.byName.values()) {
-        if (t < v.firstMs) v.firstMs = t;
-        if (t > v.lastMs) v.lastMs = t;
-      }
-      if (t < prev.first[0]!.timeMs) for (const x of prev.first) x.timeMs = t;
-      if (t > prev.last[0]!.timeMs) for (const x of prev.last) x.timeMs = t;
+      // Widened once when the run ends (flushRun), not per request and tool.
+      if (t < prev.tMin) prev.tMin = t;
+      if (t > prev.tMax) prev.tMax = t;
       remember(f, service, provider ?? '', prev.byName);
       continue;
     }
+    if (prev) flushRun(prev);
     const setVersion = toolSetVersion(offered);
     if (!toolSets.has(`${service}\u0000${setVersion}`)) {
       const names = [...new Set(offered.map((d) => clip(d.name)))].sort();
@@ -156,9 +154,10 @@ export function observeBatch(
     const first = sighted.map((x) => ({ ...x, timeMs: t }));
     const last = sighted.map((x) => ({ ...x, timeMs: t }));
     raw.push(...first, ...last);
-    runs.set(service, { offered, byName, first, last });
+    runs.set(service, { offered, byName, first, last, tMin: t, tMax: t });
     remember(f, service, provider ?? '', byName);
   }
+  for (const r of runs.values()) flushRun(r);
   // Calls per group (service, tool, version, provider), then per minute and outcome under a number:
   // a few map lookups per call, no key built.
   const groups: CountGroup[] = [];
@@ -242,6 +241,26 @@ interface CountGroup {
 
 const OUTCOME_NAMES: readonly OutcomeName[] = OUTCOMES;
 const OUTCOME_INDEX = Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Record<OutcomeName, number>;
+
+interface DefinitionsRun {
+  offered: readonly ToolDef[];
+  byName: Map<string, VersionSeen>;
+  first: Sighting[];
+  last: Sighting[];
+  /** The earliest and latest request of the run. */
+  tMin: number;
+  tMax: number;
+}
+
+/** A run's earliest and latest time onto its versions and sightings. */
+function flushRun(r: DefinitionsRun): void {
+  for (const v of r.byName.values()) {
+    if (r.tMin < v.firstMs) v.firstMs = r.tMin;
+    if (r.tMax > v.lastMs) v.lastMs = r.tMax;
+  }
+  if (r.tMin < r.first[0]!.timeMs) for (const x of r.first) x.timeMs = r.tMin;
+  if (r.tMax > r.last[0]!.timeMs) for (const x of r.last) x.timeMs = r.tMax;
+}
 
 const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]) =>
   a.length === b.length && a.every((d, i) => d === b[i]);
