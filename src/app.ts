@@ -120,7 +120,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth, tokens: services.tokens });
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { read, now });
-  await app.register(problemsRoutes, { read, now });
+  await app.register(problemsRoutes, { read, now, attribution: config.changes.attribution });
   await app.register(statsRoutes, { read, now });
   await app.register(sourcesRoutes, { read });
   await app.register(instrumentationRoutes, { read });
@@ -128,7 +128,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(alertsRoutes, { read });
   await app.register(feedbackRoutes, { feedback: services.feedback, now, cors });
   await app.register(exportRoutes, { read, now });
-  await app.register(changesRoutes, { read, now });
+  await app.register(changesRoutes, { read, now, attribution: config.changes.attribution });
   await app.register(uiRoutes, { read });
   return app;
 }

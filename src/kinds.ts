@@ -5,6 +5,7 @@
  */
 import { builtinNotifierKinds, type NotifierKinds } from './alerts/notifiers/index.js';
 import { builtinRuleKinds, type RuleKinds } from './alerts/kinds/index.js';
+import { definitionDrift } from './changes/alert-kind.js';
 import { negativeFeedbackRate } from './feedback/alert-kind.js';
 import { judgeGoalRate, judgeUnnecessaryCalls } from './judge/alert-kind.js';
 import { builtinDialects, type Dialects } from './normalize/registry.js';
@@ -21,7 +22,8 @@ export function builtinKinds(): Kinds {
     rules: builtinRuleKinds()
       .register('judge_goal_rate', judgeGoalRate)
       .register('judge_unnecessary_calls', judgeUnnecessaryCalls)
-      .register('negative_feedback_rate', negativeFeedbackRate),
+      .register('negative_feedback_rate', negativeFeedbackRate)
+      .register('definition_drift', definitionDrift),
     notifiers: builtinNotifierKinds(),
   };
 }

@@ -36,7 +36,7 @@ import { TrajectoryTracker } from './efficiency/tracker.js';
 import { pruneTrajectories } from './efficiency/store.js';
 import { modelLabel } from './pipeline/write-batch.js';
 import { changesSink } from './changes/sink.js';
-import { pruneChanges } from './changes/store.js';
+import { definitionChangeCounts, pruneChanges, valueCounts } from './changes/store.js';
 
 export interface Services {
   config: Config;
@@ -122,6 +122,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       const lag = langfuse?.lagSeconds();
       return lag === undefined ? {} : { langfuse: lag };
     },
+    ...(config.changes.enabled ? { definitionChanges: () => definitionChangeCounts(store.sql) } : {}),
   });
   ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
   const labels = new LabelCap(
@@ -274,7 +275,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       config: config.alerts,
       kinds,
       store,
-      sources: { judge, feedback: feedback.store },
+      sources: {
+        judge,
+        feedback: feedback.store,
+        definitions: { counts: (q) => valueCounts(store.sql, { kind: 'tool_definition', ...q }) },
+      },
       metrics,
       log,
       now,

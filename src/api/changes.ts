@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { CHANGE_KINDS, type ChangeKind } from '../changes/observe.js';
+import { DEFAULT_ATTRIBUTION, type AttributionConfig } from '../changes/config.js';
 import { changesList, toolDetail } from '../queries/changes.js';
 import { parseSince } from '../util/time-params.js';
 import { badSince } from './bad-request.js';
@@ -13,7 +14,11 @@ interface Query {
 }
 
 /** GET /api/changes — change events, newest first; GET /api/tools/:service/:tool — a tool's definition versions and diffs. */
-export async function changesRoutes(app: FastifyInstance, opts: { read: ReaderFor; now: () => number }): Promise<void> {
+export async function changesRoutes(
+  app: FastifyInstance,
+  opts: { read: ReaderFor; now: () => number; attribution?: AttributionConfig },
+): Promise<void> {
+  const attribution = opts.attribution ?? DEFAULT_ATTRIBUTION;
   app.get<{ Querystring: Query }>(
     '/api/changes',
     {
@@ -37,12 +42,16 @@ export async function changesRoutes(app: FastifyInstance, opts: { read: ReaderFo
         sinceMs = parseSince(q.since, opts.now());
         if (sinceMs === undefined) return badSince(reply);
       }
-      return changesList(opts.read(req), {
-        ...(q.service ? { service: q.service } : {}),
-        ...(q.kind ? { kind: q.kind } : {}),
-        ...(sinceMs !== undefined ? { sinceMs } : {}),
-        limit: q.limit ?? 100,
-      });
+      return changesList(
+        opts.read(req),
+        {
+          ...(q.service ? { service: q.service } : {}),
+          ...(q.kind ? { kind: q.kind } : {}),
+          ...(sinceMs !== undefined ? { sinceMs } : {}),
+          limit: q.limit ?? 100,
+        },
+        { ...attribution, nowMs: opts.now() },
+      );
     },
   );
 

@@ -17,6 +17,8 @@ import {
   type ProblemStatus,
 } from '../problems/store.js';
 import { parseSince } from '../util/time-params.js';
+import { DEFAULT_ATTRIBUTION, type AttributionConfig } from '../changes/config.js';
+import { attribute, presentAttribution } from '../queries/attribution.js';
 import { badRequest, badSince, TIME_BOUND } from './bad-request.js';
 import type { ReaderFor } from './reader-for.js';
 
@@ -35,8 +37,9 @@ const ACTIONS: readonly ProblemAction[] = ['resolve', 'mute', 'reopen'];
 
 export async function problemsRoutes(
   app: FastifyInstance,
-  opts: { read: ReaderFor; now: () => number },
+  opts: { read: ReaderFor; now: () => number; attribution?: AttributionConfig },
 ): Promise<void> {
+  const attribution = opts.attribution ?? DEFAULT_ATTRIBUTION;
   app.get<{ Querystring: ListQuery }>(
     '/api/problems',
     {
@@ -96,13 +99,17 @@ export async function problemsRoutes(
       if (found.kind !== 'one') return notOne(reply, found.kind);
       const p = found.problem;
       const sql = reader.store.sql;
-      const [hours, models, examples] = await Promise.all([
+      // The change named as its likely cause (src/changes/attribute.ts); `_other` groups many failures.
+      const subject = { service: p.service, tool: p.tool, outcomes: [p.outcome], beganMs: p.firstSeenMs };
+      const [hours, models, examples, cause] = await Promise.all([
         problemHours(sql, p.service, p.id),
         problemModels(sql, p.service, p.id),
         problemExamples(sql, p.service, p.id),
+        p.outcome === '_other' ? undefined : attribute(sql, subject, { ...attribution, nowMs: opts.now() }),
       ]);
       return {
         ...present(p),
+        ...(cause ? presentAttribution(subject, cause, attribution.windowMs) : { likely_change: null }),
         hours: hours.map((h) => ({ hour: new Date(h.hour).toISOString(), count: h.count })),
         models,
         examples: examples.map((e) => ({

@@ -3,6 +3,8 @@
  * - by=tool (default): per service and tool, counts by outcome, the structural error rate and the
  *   executions by status; and `trajectories`: the efficiency of the trajectories completed in the
  *   window, per service and per service and model (median, p90, mean).
+ * - by=provider: providers side by side (the provider that served each call's model span, a router's
+ *   upstream where it says: src/changes/), calls by outcome and the error rate per service and provider.
  * - by=model: models side by side (src/queries/models.ts) and the moments a service's model changed.
  */
 import type { FastifyInstance } from 'fastify';
@@ -10,10 +12,11 @@ import { efficiency } from '../queries/efficiency.js';
 import { modelComparison } from '../queries/models.js';
 import type { ReaderFor } from './reader-for.js';
 import { toolStats } from '../queries/stats.js';
+import { providerStats } from '../queries/changes.js';
 import { durationMs, durationSchema, formatDuration } from '../util/duration.js';
 
 export async function statsRoutes(app: FastifyInstance, opts: { read: ReaderFor; now: () => number }): Promise<void> {
-  app.get<{ Querystring: { window?: string; service?: string; by?: 'tool' | 'model' } }>(
+  app.get<{ Querystring: { window?: string; service?: string; by?: 'tool' | 'model' | 'provider' } }>(
     '/api/stats',
     {
       schema: {
@@ -23,7 +26,7 @@ export async function statsRoutes(app: FastifyInstance, opts: { read: ReaderFor;
           properties: {
             window: { ...durationSchema, default: '1h' },
             service: { type: 'string', maxLength: 200 },
-            by: { enum: ['tool', 'model'], default: 'tool' },
+            by: { enum: ['tool', 'model', 'provider'], default: 'tool' },
           },
         },
       },
@@ -35,6 +38,13 @@ export async function statsRoutes(app: FastifyInstance, opts: { read: ReaderFor;
         nowMs: opts.now(),
         ...(req.query.service ? { service: req.query.service } : {}),
       };
+      if (req.query.by === 'provider') {
+        // Whole minutes, the current one included, as for by=tool.
+        const windowMs = Math.max(60_000, q.windowMs);
+        const sinceMs = Math.floor(q.nowMs / 60_000) * 60_000 - windowMs + 60_000;
+        const providers = await providerStats(read, { sinceMs, ...(q.service ? { service: q.service } : {}) });
+        return { window: formatDuration(windowMs), since: new Date(sinceMs).toISOString(), by: 'provider', providers };
+      }
       if (req.query.by === 'model') {
         const m = await modelComparison(read, q);
         return {

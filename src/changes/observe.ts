@@ -5,7 +5,7 @@
  * each — the version the call's own request offered) and, per (service, kind, key), the values in
  * time order with repeats collapsed — the transitions the store turns into change events.
  */
-import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
+import { countedTool, OUTCOMES, type CheckedCall, type OutcomeName, type SpanFacts, type ToolDef } from '../model.js';
 import { storableText } from '../store/storable-text.js';
 import { canonicalText, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
 
@@ -30,6 +30,8 @@ export interface VersionSeen {
   firstMs: number;
   lastMs: number;
   calls: number;
+  /** This batch's calls of it, per provider (observeBatch's own bookkeeping). */
+  groups: Map<string, CountGroup>;
 }
 
 export interface ToolSetSeen {
@@ -39,8 +41,26 @@ export interface ToolSetSeen {
   names: string[];
 }
 
+/**
+ * Calls counted per minute under the definition version their own request offered and the provider
+ * that served their model span: what per-version and per-provider error rates are read from.
+ */
+export interface VersionCount {
+  minute: number;
+  service: string;
+  /** As counted (`_unknown` for an invented name), so it joins call_minutes. */
+  tool: string;
+  /** '' when the request offered no definition of it. */
+  version: string;
+  /** '' when the span named none. */
+  provider: string;
+  outcome: OutcomeName;
+  count: number;
+}
+
 export interface BatchObservation {
   versions: VersionSeen[];
+  counts: VersionCount[];
   toolSets: ToolSetSeen[];
   /** Per (service, kind, key), in time order, each value only where it differs from the one before. */
   sightings: Sighting[];
@@ -65,13 +85,24 @@ export function observeBatch(
   const versions = new Map<string, VersionSeen>();
   const toolSets = new Map<string, ToolSetSeen>();
   const raw: Sighting[] = [];
-  /** `traceId spanId` → the offered tools by name, for attributing calls to their version. */
-  const offeredBySpan = new Map<string, Map<string, VersionSeen>>();
-  /** Per service and kind the run of one value, sighted at its earliest and latest time (as below). */
-  const valueRuns = new Map<string, { value: string; first: Sighting; last: Sighting }>();
+  /** traceId → spanId → the offered tools by name and the provider, for attributing calls to them. */
+  const bySpan = new Map<string, Map<string, SpanInfo>>();
+  const slots = new Map<string, Map<string, ProviderSlot>>();
+  const remember = (f: SpanFacts, service: string, provider: string, byName?: Map<string, VersionSeen>) => {
+    let of = slots.get(service);
+    if (!of) slots.set(service, (of = new Map()));
+    let slot = of.get(provider);
+    if (!slot) of.set(provider, (slot = { service, provider, byTool: new Map() }));
+    let spans = bySpan.get(f.traceId);
+    if (!spans) bySpan.set(f.traceId, (spans = new Map()));
+    spans.set(f.spanId, byName ? { byName, slot } : { slot });
+  };
+  /** Per service, per kind the run of one value, sighted at its earliest and latest time (as below). */
+  const valueRuns = new Map<string, Partial<Record<ChangeKind, { value: string; first: Sighting; last: Sighting }>>>();
   const sight = (service: string, kind: ChangeKind, value: string, t: number) => {
-    const k = `${service}\u0000${kind}`;
-    const run = valueRuns.get(k);
+    let of = valueRuns.get(service);
+    if (!of) valueRuns.set(service, (of = {}));
+    const run = of[kind];
     if (run && run.value === value) {
       if (t < run.first.timeMs) run.first.timeMs = t;
       if (t > run.last.timeMs) run.last.timeMs = t;
@@ -80,12 +111,9 @@ export function observeBatch(
     const first = { service, kind, key: '', value, timeMs: t };
     const last = { ...first };
     raw.push(first, last);
-    valueRuns.set(k, { value, first, last });
+    of[kind] = { value, first, last };
   };
-  const runs = new Map<
-    string,
-    { offered: readonly ToolDef[]; byName: Map<string, VersionSeen>; first: Sighting[]; last: Sighting[] }
-  >();
+  const runs = new Map<string, DefinitionsRun>();
   for (const f of facts) {
     const service = clip(f.service);
     const t = Math.floor(f.startTimeMs);
@@ -93,23 +121,24 @@ export function observeBatch(
     if (f.promptVersion) sight(service, 'prompt', f.promptVersion, t);
     if (f.role !== 'model') continue;
     if (f.model) sight(service, 'model', clip(f.model), t);
-    if (f.provider) sight(service, 'provider', clip(f.provider), t);
-    if (!f.offered) continue;
+    const provider = f.provider ? clip(f.provider) : undefined;
+    if (provider) sight(service, 'provider', provider, t);
+    if (!f.offered) {
+      if (provider) remember(f, service, provider);
+      continue;
+    }
     const offered = f.offered.slice(0, limits.maxToolsPerRequest);
-    const spanKey = `${f.traceId} ${f.spanId}`;
     // The requests of one agent offer the same (shared, frozen) definitions one after another: such
     // a run is read once and sighted at its earliest and latest time, not once per request.
     const prev = runs.get(service);
     if (prev && sameDefs(prev.offered, offered)) {
-      for (const v of prev.byName.values()) {
-        if (t < v.firstMs) v.firstMs = t;
-        if (t > v.lastMs) v.lastMs = t;
-      }
-      if (t < prev.first[0]!.timeMs) for (const x of prev.first) x.timeMs = t;
-      if (t > prev.last[0]!.timeMs) for (const x of prev.last) x.timeMs = t;
-      offeredBySpan.set(spanKey, prev.byName);
+      // Widened once when the run ends (flushRun), not per request and tool.
+      if (t < prev.tMin) prev.tMin = t;
+      if (t > prev.tMax) prev.tMax = t;
+      remember(f, service, provider ?? '', prev.byName);
       continue;
     }
+    if (prev) flushRun(prev);
     const setVersion = toolSetVersion(offered);
     if (!toolSets.has(`${service}\u0000${setVersion}`)) {
       const names = [...new Set(offered.map((d) => clip(d.name)))].sort();
@@ -125,14 +154,112 @@ export function observeBatch(
     const first = sighted.map((x) => ({ ...x, timeMs: t }));
     const last = sighted.map((x) => ({ ...x, timeMs: t }));
     raw.push(...first, ...last);
-    runs.set(service, { offered, byName, first, last });
-    offeredBySpan.set(spanKey, byName);
+    runs.set(service, { offered, byName, first, last, tMin: t, tMax: t });
+    remember(f, service, provider ?? '', byName);
   }
+  for (const r of runs.values()) flushRun(r);
+  // Calls per group (service, tool, version, provider), then per minute and outcome under a number:
+  // a few map lookups per call, no key built.
+  const groups: CountGroup[] = [];
   for (const c of calls) {
-    const v = offeredBySpan.get(`${c.traceId} ${c.spanId}`)?.get(c.name);
-    if (v) v.calls++;
+    if (bySpan.size === 0) break;
+    const info = bySpan.get(c.traceId)?.get(c.spanId);
+    if (!info) continue;
+    const outcome = c.outcome.outcome;
+    const v = info.byName?.get(c.name);
+    let group: CountGroup | undefined;
+    if (v) {
+      v.calls++;
+      group = v.groups.get(info.slot.provider);
+      if (!group) {
+        group = {
+          service: v.service,
+          tool: v.tool,
+          version: v.version,
+          provider: info.slot.provider,
+          counts: new Map(),
+        };
+        v.groups.set(info.slot.provider, group);
+        groups.push(group);
+      }
+    } else if (info.slot.provider !== '') {
+      const counted = countedTool(outcome, c.name);
+      group = info.slot.byTool.get(counted);
+      if (!group) {
+        const { service, provider } = info.slot;
+        group = { service, tool: clip(counted), version: '', provider, counts: new Map() };
+        info.slot.byTool.set(counted, group);
+        groups.push(group);
+      }
+    } else continue;
+    const k = Math.floor(c.timeMs / 60_000) * 8 + OUTCOME_INDEX[outcome];
+    group.counts.set(k, (group.counts.get(k) ?? 0) + 1);
   }
-  return { versions: [...versions.values()], toolSets: [...toolSets.values()], sightings: transitions(raw) };
+  const counts: VersionCount[] = [];
+  for (const g of groups)
+    for (const [k, count] of g.counts) {
+      const { service, tool, version, provider } = g;
+      counts.push({
+        minute: Math.floor(k / 8) * 60_000,
+        service,
+        tool,
+        version,
+        provider,
+        outcome: OUTCOME_NAMES[k % 8]!,
+        count,
+      });
+    }
+  return {
+    versions: [...versions.values()],
+    counts,
+    toolSets: [...toolSets.values()],
+    sightings: transitions(raw),
+  };
+}
+
+interface ProviderSlot {
+  service: string;
+  /** '' when the span named none. */
+  provider: string;
+  /** Calls offered no definition, by the tool they are counted under. */
+  byTool: Map<string, CountGroup>;
+}
+
+interface SpanInfo {
+  byName?: Map<string, VersionSeen>;
+  slot: ProviderSlot;
+}
+
+interface CountGroup {
+  service: string;
+  tool: string;
+  version: string;
+  provider: string;
+  /** minute number × 8 + outcome index → calls. */
+  counts: Map<number, number>;
+}
+
+const OUTCOME_NAMES: readonly OutcomeName[] = OUTCOMES;
+const OUTCOME_INDEX = Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Record<OutcomeName, number>;
+
+interface DefinitionsRun {
+  offered: readonly ToolDef[];
+  byName: Map<string, VersionSeen>;
+  first: Sighting[];
+  last: Sighting[];
+  /** The earliest and latest request of the run. */
+  tMin: number;
+  tMax: number;
+}
+
+/** A run's earliest and latest time onto its versions and sightings. */
+function flushRun(r: DefinitionsRun): void {
+  for (const v of r.byName.values()) {
+    if (r.tMin < v.firstMs) v.firstMs = r.tMin;
+    if (r.tMax > v.lastMs) v.lastMs = r.tMax;
+  }
+  if (r.tMin < r.first[0]!.timeMs) for (const x of r.first) x.timeMs = r.tMin;
+  if (r.tMax > r.last[0]!.timeMs) for (const x of r.last) x.timeMs = r.tMax;
 }
 
 const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]) =>
@@ -144,7 +271,7 @@ function seen(versions: Map<string, VersionSeen>, service: string, tool: string,
   let v = versions.get(k);
   if (!v) {
     const definition = canonicalText(def);
-    v = { service, tool, version, definition, firstMs: t, lastMs: t, calls: 0 };
+    v = { service, tool, version, definition, firstMs: t, lastMs: t, calls: 0, groups: new Map() };
     versions.set(k, v);
   }
   if (t < v.firstMs) v.firstMs = t;

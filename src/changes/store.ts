@@ -4,18 +4,19 @@
  * synchronous transaction and PostgreSQL's asynchronous one):
  * - versions are upserted: first/last seen widened, calls added — a resent span adds no call,
  *   because calls come from the pipeline's deduplicated count, and seeing a time twice changes nothing;
- * - each transition first inserts its event from the stored state (only when the state holds another
- *   value and is no newer than the sighting, so a late span of the old value is no change back), then
- *   moves the state. The event's unique key is (service, kind, tool, from, from's since, to): a
- *   replica that raced another through the same switch hits that key and writes nothing.
+ * - each transition moves the stored state (only when it holds another value and is no newer than the
+ *   sighting, so a late span of the old value is no change back), and the state's trigger (migration
+ *   013) writes the event from the old and new rows: one statement per sighting. The event's unique
+ *   key is (service, kind, tool, from, from's since, to): a replica that raced another through the
+ *   same switch finds the state moved already, or at worst hits that key, and writes nothing.
  * The first value ever seen for a key is the baseline, not a change.
  */
 import { num } from '../store/rows.js';
 import { servicesMatch, type BatchExtension, type Sql } from '../store/sql.js';
-import type { BatchObservation, ChangeKind } from './observe.js';
+import type { BatchObservation, ChangeKind, VersionCount } from './observe.js';
 
 export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation): BatchExtension | undefined {
-  if (obs.versions.length === 0 && obs.sightings.length === 0) return undefined;
+  if (obs.versions.length === 0 && obs.sightings.length === 0 && obs.counts.length === 0) return undefined;
   const toolSets = [...obs.toolSets].sort((a, b) =>
     a.service !== b.service
       ? a.service < b.service
@@ -45,6 +46,11 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
             ? 1
             : 0,
   );
+  const counts = [...obs.counts].sort((a, b) => {
+    const x = countKey(a);
+    const y = countKey(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
   return (tx) => {
     for (const v of versions) {
       tx.run(
@@ -57,20 +63,21 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
         [v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls],
       );
     }
+    for (const c of counts) {
+      tx.run(
+        `INSERT INTO version_minutes (minute, service, tool, version, provider, outcome, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (minute, service, tool, version, provider, outcome) DO UPDATE SET count = version_minutes.count + excluded.count`,
+        [c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count],
+      );
+    }
     for (const t of toolSets) {
       tx.run(
         'INSERT INTO service_tool_sets (service, version, names) VALUES (?, ?, ?) ON CONFLICT (service, version) DO NOTHING',
         [t.service, t.version, JSON.stringify(t.names)],
       );
     }
+    // The event is written by the trigger on change_state (migration 013) when the state moves.
     for (const s of obs.sightings) {
-      tx.run(
-        `INSERT INTO change_events (time_ms, service, kind, tool, from_value, from_since, to_value)
-         SELECT ?, service, kind, key, value, since, ? FROM change_state
-         WHERE service = ? AND kind = ? AND key = ? AND value <> ? AND since <= ?
-         ON CONFLICT (service, kind, tool, from_value, from_since, to_value) DO NOTHING`,
-        [s.timeMs, s.value, s.service, s.kind, s.key, s.value, s.timeMs],
-      );
       tx.run(
         `INSERT INTO change_state (service, kind, key, value, since) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (service, kind, key) DO UPDATE SET value = excluded.value, since = excluded.since
@@ -80,6 +87,9 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
     }
   };
 }
+
+const countKey = (c: VersionCount) =>
+  `${c.minute}\u0000${c.service}\u0000${c.tool}\u0000${c.version}\u0000${c.provider}\u0000${c.outcome}`;
 
 export interface ChangeEvent {
   id: number;
@@ -170,15 +180,19 @@ export async function toolVersions(sql: Sql, service: string, tool: string): Pro
  */
 export async function pruneChanges(sql: Sql, keepPerService: number, beforeMs: number): Promise<number> {
   return sql.tx(async (tx) => {
-    let removed = await tx.run(
-      `DELETE FROM change_events WHERE id IN (
-         SELECT id FROM (
+    const ranked = `SELECT id FROM (
            SELECT id, ROW_NUMBER() OVER (PARTITION BY service ORDER BY time_ms DESC, id DESC) AS rn FROM change_events
-         ) ranked WHERE rn > ?
-       )`,
+         ) ranked WHERE rn > ?`;
+    // What goes is still counted: toolwatch_tool_definition_changes_total must never go down.
+    await tx.run(
+      `INSERT INTO change_counts_pruned (service, kind, pruned)
+       SELECT service, kind, COUNT(*) FROM change_events WHERE id IN (${ranked}) GROUP BY service, kind
+       ON CONFLICT (service, kind) DO UPDATE SET pruned = change_counts_pruned.pruned + excluded.pruned`,
       [keepPerService],
     );
+    let removed = await tx.run(`DELETE FROM change_events WHERE id IN (${ranked})`, [keepPerService]);
     removed += await tx.run('DELETE FROM tool_versions WHERE last_seen < ?', [beforeMs]);
+    removed += await tx.run('DELETE FROM version_minutes WHERE minute < ?', [beforeMs]);
     // A tool set no kept event names and that is not current is no longer needed.
     removed += await tx.run(
       `DELETE FROM service_tool_sets WHERE NOT EXISTS (
@@ -190,4 +204,64 @@ export async function pruneChanges(sql: Sql, keepPerService: number, beforeMs: n
     );
     return removed;
   });
+}
+
+export interface ValueCount {
+  service: string;
+  value: string;
+  tool: string;
+  outcome: string;
+  count: number;
+}
+
+/** Calls per definition version or provider (version_minutes), by service, value, tool and outcome. */
+export async function valueCounts(
+  sql: Sql,
+  f: {
+    kind: 'tool_definition' | 'provider';
+    services?: readonly string[];
+    service?: string;
+    tool?: string;
+    sinceMs?: number;
+    untilMs?: number;
+  },
+): Promise<ValueCount[]> {
+  const params: unknown[] = [];
+  const param = (v: unknown) => (params.push(v), '?');
+  // Calls offered no definition (or from a span that named no provider) have '' in that column.
+  const column = f.kind === 'tool_definition' ? 'version' : 'provider';
+  const where = [`${column} <> ''`];
+  if (f.services) where.push(servicesMatch(sql.dialect, 'service', f.services, param));
+  if (f.service !== undefined) where.push(`service = ${param(f.service)}`);
+  if (f.tool !== undefined) where.push(`tool = ${param(f.tool)}`);
+  if (f.sinceMs !== undefined) where.push(`minute >= ${param(f.sinceMs)}`);
+  if (f.untilMs !== undefined) where.push(`minute < ${param(f.untilMs)}`);
+  const rows = await sql.all(
+    `SELECT service, ${column} AS value, tool, outcome, SUM(count) AS n FROM version_minutes WHERE ${where.join(' AND ')}
+     GROUP BY service, ${column}, tool, outcome`,
+    params,
+  );
+  return rows.map((r) => ({
+    service: String(r['service']),
+    value: String(r['value']),
+    tool: String(r['tool']),
+    outcome: String(r['outcome']),
+    count: num(r['n']),
+  }));
+}
+
+/**
+ * Tool definition changes per service since the store began: the events kept plus those the bounded
+ * history pruned (toolwatch_tool_definition_changes_total, read from the store at scrape time so every
+ * replica reports the same exact count).
+ */
+export async function definitionChangeCounts(sql: Sql): Promise<Record<string, number>> {
+  const rows = await sql.all(
+    `SELECT service, SUM(n) AS n FROM (
+       SELECT service, COUNT(*) AS n FROM change_events WHERE kind = 'tool_definition' GROUP BY service
+       UNION ALL
+       SELECT service, pruned AS n FROM change_counts_pruned WHERE kind = 'tool_definition'
+     ) counted GROUP BY service`,
+  );
+  return Object.fromEntries(rows.map((r) => [String(r['service']), num(r['n'])]));
 }

@@ -34,6 +34,8 @@ export interface MetricProbes {
   trajectories?: () => number;
   /** Seconds each pulled source is behind (source → lag); sources without a watermark are absent. */
   sourceLag?: () => Record<string, number>;
+  /** Tool definition changes per service, from the store (src/changes/store.ts). */
+  definitionChanges?: () => Promise<Record<string, number>>;
 }
 
 export function createMetrics(probes: MetricProbes = {}) {
@@ -64,6 +66,22 @@ export function createMetrics(probes: MetricProbes = {}) {
         'Each is also counted in toolwatch_tool_calls_total.',
       labelNames: ['service', 'reason'] as const,
       registers: r,
+    }),
+    definitionChanges: new client.Counter({
+      name: 'toolwatch_tool_definition_changes_total',
+      help:
+        "Tool definition changes (a tool's definition offered in a new version) per service, counted once across " +
+        'replicas: read from the store at scrape time, so every replica reports the same value (aggregate with max).',
+      labelNames: ['service'] as const,
+      registers: r,
+      async collect() {
+        if (!probes.definitionChanges) return;
+        // A store that cannot answer keeps the last values rather than failing the scrape.
+        const counts = await probes.definitionChanges().catch(() => undefined);
+        if (!counts) return;
+        this.reset();
+        for (const [service, n] of Object.entries(counts)) this.inc({ service }, n);
+      },
     }),
     problems: new client.Gauge({
       name: 'toolwatch_problems',

@@ -4,6 +4,8 @@
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
+import { servedBy } from './provider.js';
+import { systemMessageVersion } from './system-message.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
@@ -42,7 +44,7 @@ const TOOL_RESULT_KEYS = ['gen_ai.tool.call.result', 'tool_response', 'output', 
 export function readGenAiCommon(a: AttrObject, f: SpanFacts): void {
   const model = str(a, 'gen_ai.response.model') ?? str(a, 'gen_ai.request.model');
   if (model !== undefined) f.model = model;
-  const provider = str(a, 'gen_ai.provider.name') ?? str(a, 'gen_ai.system');
+  const provider = servedBy(a, str(a, 'gen_ai.provider.name') ?? str(a, 'gen_ai.system'));
   if (provider !== undefined) f.provider = provider;
   const inTok = num(a, 'gen_ai.usage.input_tokens') ?? num(a, 'gen_ai.usage.prompt_tokens');
   if (inTok !== undefined) f.inputTokens = inTok;
@@ -122,6 +124,11 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
   const output = detailAttr(span, 'gen_ai.output.messages');
   const outMsgs = output === undefined ? [] : readMessages(jsonValue(output));
   if (input !== undefined) {
+    // The system prompt's version from the history's system message, where no instructions said it.
+    if (f.promptVersion === undefined && role === 'model') {
+      const prompt = systemMessageVersion(input);
+      if (prompt !== undefined) f.promptVersion = prompt;
+    }
     let inMsgs: ReturnType<typeof readMessages> | undefined;
     const history = () => (inMsgs ??= readMessages(jsonValue(input)));
     // Agent and other spans may repeat the conversation; only model spans own calls.

@@ -4,6 +4,8 @@
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './registry.js';
+import { servedBy } from './provider.js';
+import { promptVersion } from '../tools/definition-hash.js';
 import { textStatus } from './exec-status.js';
 import { baseFacts, execution } from './facts.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';
@@ -110,7 +112,7 @@ export const openinferenceReader: DialectReader = {
     const f = baseFacts(span, 'openinference', role);
     const model = str(a, 'llm.model_name');
     if (model !== undefined) f.model = model;
-    const provider = str(a, 'llm.provider') ?? str(a, 'llm.system');
+    const provider = servedBy(a, str(a, 'llm.provider') ?? str(a, 'llm.system'));
     if (provider !== undefined) f.provider = provider;
     const inTok = num(a, 'llm.token_count.prompt');
     if (inTok !== undefined) f.inputTokens = inTok;
@@ -131,6 +133,12 @@ export const openinferenceReader: DialectReader = {
       // The spec's TOOL spans carry the tool's schema (`tool.parameters`); OpenAI Agents sends it nowhere else.
       if (f.offered === undefined && f.proposals.length > 0) f.schemasOnToolSpans = true;
       f.replays = replaysOf(input);
+      // The system prompt's version: the first input message's, when it is the system's.
+      const role0 = str(a, 'llm.input_messages.0.message.role');
+      const system =
+        role0 === 'system' || role0 === 'developer' ? str(a, 'llm.input_messages.0.message.content') : undefined;
+      const prompt = system === undefined ? undefined : promptVersion(system);
+      if (prompt !== undefined) f.promptVersion = prompt;
     }
     const user = firstUserText(input);
     if (user !== undefined) f.userMessage = user;

@@ -6,6 +6,8 @@
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './registry.js';
+import { servedBy } from './provider.js';
+import { systemMessageVersion } from './system-message.js';
 import { baseFacts, execution } from './facts.js';
 import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
@@ -116,7 +118,7 @@ export const vercelAiReader: DialectReader = {
     }
     const model = str(a, 'ai.response.model') ?? str(a, 'ai.model.id') ?? str(a, 'gen_ai.response.model');
     if (model !== undefined) f.model = model;
-    const provider = str(a, 'ai.model.provider') ?? str(a, 'gen_ai.system');
+    const provider = servedBy(a, str(a, 'ai.model.provider') ?? str(a, 'gen_ai.system'));
     if (provider !== undefined) f.provider = provider;
     const inTok =
       num(a, 'ai.usage.inputTokens') ?? num(a, 'ai.usage.promptTokens') ?? num(a, 'gen_ai.usage.input_tokens');
@@ -134,6 +136,8 @@ export const vercelAiReader: DialectReader = {
       f.proposals = proposalsOf(responseCalls(a['ai.response.toolCalls']));
       const history = a['ai.prompt.messages'];
       if (history !== undefined) f.replays = replaysOf(readMessages(jsonValue(history)));
+      const prompt = systemMessageVersion(history);
+      if (prompt !== undefined) f.promptVersion = prompt;
     }
     return f;
   },

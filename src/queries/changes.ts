@@ -2,10 +2,19 @@
  * What changed, as a reader may see it: change events of the services its token sees, and one
  * tool's definition versions with a readable diff from each version to the next.
  */
-import { listChanges, toolSetNames, toolVersions, type ChangeEvent } from '../changes/store.js';
+import {
+  listChanges,
+  toolSetNames,
+  toolVersions,
+  valueCounts,
+  type ChangeEvent,
+  type ValueCount,
+} from '../changes/store.js';
 import type { ChangeKind } from '../changes/observe.js';
 import { describeChange, diffDefinitions, type SchemaChange } from '../tools/schema-diff.js';
+import { FAILURE_OUTCOMES, isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import { isoTime } from '../util/iso-time.js';
+import { impactOf, presentJudged, type AttributionOptions } from './attribution.js';
 import { storeFilter } from '../util/service-view.js';
 import type { Reader } from './reader.js';
 
@@ -19,8 +28,32 @@ export interface ChangesQuery {
 export async function changesList(
   r: Reader,
   q: ChangesQuery,
-): Promise<{ changes: (ChangeEvent & { time: string | null; added?: string[]; removed?: string[] })[] }> {
+  attribution: AttributionOptions,
+): Promise<{
+  changes: (ChangeEvent & {
+    time: string | null;
+    added?: string[];
+    removed?: string[];
+    impact: ReturnType<typeof presentJudged> | null;
+  })[];
+}> {
   const events = await listChanges(r.store.sql, { ...q, ...storeFilter(r.view) });
+  // Each change's impact on its scope's failure rate, its windows bounded by the service's other changes.
+  const around = new Map<string, ChangeEvent[]>();
+  for (const e of events) {
+    if (around.has(e.service)) continue;
+    const oldest = Math.min(...events.filter((x) => x.service === e.service).map((x) => x.timeMs));
+    around.set(
+      e.service,
+      await listChanges(r.store.sql, { service: e.service, sinceMs: oldest - attribution.windowMs, limit: 1000 }),
+    );
+  }
+  const impacts = new Map<number, ReturnType<typeof presentJudged> | null>();
+  for (const e of events) {
+    const j = await impactOf(r.store.sql, e, around.get(e.service) ?? [e], attribution);
+    const scope = { ...(e.kind === 'tool_definition' && e.tool ? { tool: e.tool } : {}), outcomes: FAILURE_OUTCOMES };
+    impacts.set(e.id, j ? presentJudged(scope, j) : null);
+  }
   // A tool_set event also says which tools came and went (from the stored sets, per service).
   const wanted = new Map<string, Set<string>>();
   for (const e of events) {
@@ -33,7 +66,7 @@ export async function changesList(
   for (const [service, versions] of wanted) sets.set(service, await toolSetNames(r.store.sql, service, [...versions]));
   return {
     changes: events.map((e) => {
-      const base = { ...e, time: isoTime(e.timeMs) };
+      const base = { ...e, time: isoTime(e.timeMs), impact: impacts.get(e.id) ?? null };
       const from = e.kind === 'tool_set' ? sets.get(e.service)?.get(e.from) : undefined;
       const to = e.kind === 'tool_set' ? sets.get(e.service)?.get(e.to) : undefined;
       if (!from || !to) return base;
@@ -48,6 +81,8 @@ export interface ToolVersionView {
   lastSeen: string | null;
   calls: number;
   definition: { name: string; description: string; parameters: unknown };
+  /** Its calls by outcome (those counted since the retention horizon), and the structural error rate. */
+  rates: OutcomeRates;
   /** From the version before (null for the first): each change, and the same as a sentence. */
   changes: (SchemaChange & { text: string })[] | null;
 }
@@ -61,6 +96,9 @@ export async function toolDetail(
   if (!r.view.sees(service)) return undefined;
   const stored = await toolVersions(r.store.sql, service, tool);
   if (stored.length === 0) return undefined;
+  const counts = await valueCounts(r.store.sql, { kind: 'tool_definition', service, tool });
+  const byVersion = new Map<string, ValueCount[]>();
+  for (const c of counts) byVersion.set(c.value, [...(byVersion.get(c.value) ?? []), c]);
   const versions = stored.map((v, i) => {
     const prev = i > 0 ? stored[i - 1] : undefined;
     const diff = prev ? diffDefinitions(toDef(prev.definition), toDef(v.definition)) : null;
@@ -69,11 +107,60 @@ export async function toolDetail(
       firstSeen: isoTime(v.firstSeenMs),
       lastSeen: isoTime(v.lastSeenMs),
       calls: v.calls,
+      rates: outcomeRates(byVersion.get(v.version) ?? []),
       definition: v.definition,
       changes: diff ? diff.map((c) => ({ ...c, text: describeChange(c) })) : null,
     };
   });
   return { service, tool, versions };
+}
+
+export interface OutcomeRates {
+  counts: Record<OutcomeName, number>;
+  total: number;
+  /** All but unvalidated. */
+  checked: number;
+  failed: number;
+  /** failed / checked; null when nothing was checked. */
+  errorRate: number | null;
+}
+
+export function outcomeRates(rows: readonly Pick<ValueCount, 'outcome' | 'count'>[]): OutcomeRates {
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
+  let total = 0;
+  let failed = 0;
+  for (const r of rows) {
+    const o = r.outcome as OutcomeName;
+    if (!(o in counts)) continue;
+    counts[o] += r.count;
+    total += r.count;
+    if (isFailure(o)) failed += r.count;
+  }
+  const checked = total - counts.unvalidated;
+  return { counts, total, checked, failed, errorRate: checked > 0 ? failed / checked : null };
+}
+
+/** Providers side by side (GET /api/stats?by=provider): per service and provider, calls by outcome and the error rate. */
+export async function providerStats(
+  r: Reader,
+  q: { sinceMs: number; service?: string },
+): Promise<{ service: string; provider: string; rates: OutcomeRates }[]> {
+  const rows = await valueCounts(r.store.sql, {
+    kind: 'provider',
+    sinceMs: q.sinceMs,
+    ...(q.service ? { service: q.service } : {}),
+    ...storeFilter(r.view),
+  });
+  const groups = new Map<string, { service: string; provider: string; rows: ValueCount[] }>();
+  for (const row of rows) {
+    const k = `${row.service}\u0000${row.value}`;
+    const g = groups.get(k) ?? { service: row.service, provider: row.value, rows: [] };
+    g.rows.push(row);
+    groups.set(k, g);
+  }
+  return [...groups.values()]
+    .map((g) => ({ service: g.service, provider: g.provider, rates: outcomeRates(g.rows) }))
+    .sort((a, b) => a.service.localeCompare(b.service) || b.rates.total - a.rates.total);
 }
 
 const toDef = (d: { name: string; description: string; parameters: unknown }) => ({

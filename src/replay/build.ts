@@ -12,6 +12,7 @@
  * - a failure record alone (no trajectory kept): the user's message and tools of that request, as
  *   kept with the record, and only the failing calls of that answer (the others were not stored).
  */
+import { definitionVersion } from '../tools/definition-hash.js';
 import { FAILURE_OUTCOMES, type OutcomeName, type ToolDef } from '../model.js';
 import type { ModelStep, StepCall, Trajectory } from '../judge/types.js';
 import type { StoredFailure } from '../store/store.js';
@@ -66,6 +67,12 @@ export interface Draft {
     /** Set when the case holds less than the model saw (see notes). */
     partial?: boolean;
     notes?: string[];
+    /**
+     * Per tool offered, the definition version it was offered in (src/tools/definition-hash.ts, as
+     * GET /api/tools/:service/:tool lists them), so a golden set can be rerun against the old and the
+     * new definition. Absent for a tool whose schema was too large to keep.
+     */
+    definition_versions?: Record<string, string>;
     feedback?: TraceFacts['feedback'];
     verdict?: TraceFacts['verdict'];
   };
@@ -90,6 +97,19 @@ function exportTools(defs: readonly ToolDef[] | undefined, notes: string[]): Dra
     else if (p !== undefined) out.parameters = p;
     return out;
   });
+}
+
+/** The definition version of each tool kept whole (a schema replaced by a note has none). */
+function versionsOf(defs: readonly ToolDef[] | undefined): { definition_versions?: Record<string, string> } {
+  if (!defs?.length) return {};
+  const out: Record<string, string> = {};
+  for (const t of defs) {
+    const p = t.parameters;
+    const omitted =
+      p && typeof p === 'object' && !Array.isArray(p) && Object.keys(p).length === 1 && OMITTED.has(Object.keys(p)[0]!);
+    if (!omitted && !Object.hasOwn(out, t.name)) out[t.name] = definitionVersion(t);
+  }
+  return Object.keys(out).length > 0 ? { definition_versions: out } : {};
 }
 
 function errorsOf(f: StoredFailure | undefined): string[] | undefined {
@@ -218,7 +238,10 @@ export function stepCases(
         observed.map((c) => c.outcome),
         facts,
       ),
-      metadata: meta('trajectory_step', { ...facts, ...(s.model ? { model: s.model } : {}) }, notes),
+      metadata: {
+        ...meta('trajectory_step', { ...facts, ...(s.model ? { model: s.model } : {}) }, notes),
+        ...versionsOf(s.offered ?? t.tools),
+      },
     });
   });
   return out;
@@ -241,7 +264,10 @@ export function trajectoryCase(t: Trajectory, failures: readonly StoredFailure[]
       calls.map((c) => c.outcome),
       facts,
     ),
-    metadata: meta('trajectory', { ...facts, ...(t.model ? { model: t.model } : {}) }, notes),
+    metadata: {
+      ...meta('trajectory', { ...facts, ...(t.model ? { model: t.model } : {}) }, notes),
+      ...versionsOf(t.tools),
+    },
   };
 }
 
@@ -281,7 +307,10 @@ export function failureCases(
         calls.map((c) => c.outcome),
         facts,
       ),
-      metadata: meta('failure_record', { ...facts, model: ordered[0]!.model || facts.model || '' }, notes, true),
+      metadata: {
+        ...meta('failure_record', { ...facts, model: ordered[0]!.model || facts.model || '' }, notes, true),
+        ...versionsOf(ctx.tools),
+      },
     };
   });
 }

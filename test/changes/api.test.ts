@@ -121,3 +121,34 @@ describe('changes endpoints', () => {
     expect((await get(t.shopTeam!, '/api/tools/shop/refund_order')).statusCode).toBe(200);
   });
 });
+
+describe('per-version and per-provider counts are the counted calls', () => {
+  let tw: Harness;
+  beforeAll(async () => {
+    tw = await startToolwatch();
+  });
+  afterAll(async () => {
+    await tw?.close();
+  });
+
+  it('a resent batch adds nothing; the counts agree with /api/stats', async () => {
+    const t0 = Date.now() - 30_000;
+    const batch = [chat('resend', defs(['order_id']), t0), chat('resend', defs(['order_id', 'amount']), t0 + 1_000)];
+    const post = () =>
+      tw.app.inject({
+        method: 'POST',
+        url: '/v1/traces',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ resourceSpans: batch }),
+      });
+    for (let i = 0; i < 3; i++) expect((await post()).statusCode).toBe(200);
+    const { versions } = (await tw.app.inject({ url: '/api/tools/resend/refund_order' })).json();
+    // The second request made `amount` required and the agent left it out: SchemaMismatch on v2.
+    expect(versions.map((v: { rates: { total: number; failed: number } }) => [v.rates.total, v.rates.failed])).toEqual([
+      [1, 0],
+      [1, 1],
+    ]);
+    const stats = (await tw.app.inject({ url: '/api/stats?service=resend&window=1h' })).json();
+    expect(stats.tools).toMatchObject([{ tool: 'refund_order', total: 2, counts: { SchemaMismatch: 1 } }]);
+  });
+});

@@ -190,6 +190,20 @@ describe('toolwatch eval export', () => {
     expect(record.metadata.also_seen_in).toEqual(twins.filter((t) => t !== twin.trace_id));
   });
 
+  it('records the definition version each tool was offered in, as GET /api/tools lists them', async () => {
+    const step = cases.find((c) => c.trace_id === ids['mismatch-1'])!;
+    const record = cases.find((c) => c.metadata.origin === 'failure_record')!;
+    for (const c of [step, record]) {
+      const versions = c.metadata.definition_versions!;
+      expect(Object.keys(versions).sort()).toEqual(['lookup_customer', 'refund_order']);
+      for (const [tool, version] of Object.entries(versions)) {
+        const res = await env.tw.app.inject({ url: `/api/tools/${c.metadata.service}/${tool}` });
+        expect(res.statusCode).toBe(200);
+        expect(res.json().versions.map((v: { version: string }) => v.version)).toContain(version);
+      }
+    }
+  });
+
   it('redacts every planted secret in the written file (the judge redactor, fields and patterns included)', () => {
     const text = readFileSync(file, 'utf8');
     for (const [name, secret] of Object.entries(PLANTED)) expect([name, text.includes(secret)]).toEqual([name, false]);
