@@ -129,6 +129,6 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(feedbackRoutes, { feedback: services.feedback, now, cors });
   await app.register(exportRoutes, { read, now });
   await app.register(changesRoutes, { read, now, attribution: config.changes.attribution });
-  await app.register(uiRoutes, { read });
+  await app.register(uiRoutes, { read, attribution: config.changes.attribution });
   return app;
 }

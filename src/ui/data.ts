@@ -5,6 +5,7 @@
  * call series), modelComparison (GET /api/stats?by=model), problemsOverview (as GET /api/problems)
  * and changesList (GET /api/changes). No query logic of its own.
  */
+import type { AttributionConfig } from '../changes/config.js';
 import { changesList } from '../queries/changes.js';
 import { problemsOverview, type ListedProblemView } from '../queries/problems.js';
 import { alertsSnapshot } from '../queries/alerts.js';
@@ -69,7 +70,7 @@ const byConcern = (a: ToolStats, b: ToolStats): number =>
 
 export async function loadPageData(
   src: Reader,
-  q: { window: string; windowMs: number; service?: string },
+  q: { window: string; windowMs: number; service?: string; attribution: AttributionConfig },
 ): Promise<PageData> {
   const nowMs = src.now();
   const service = q.service || undefined;
@@ -87,7 +88,11 @@ export async function loadPageData(
       : Promise.resolve(undefined),
     modelComparison(src, { windowMs: q.windowMs, nowMs, ...(service ? { service } : {}) }),
     problemsOverview(src, { sinceMs: nowMs - q.windowMs, limit: PAGE_PROBLEMS, ...(service ? { service } : {}) }),
-    changesList(src, { sinceMs: nowMs - q.windowMs, limit: PAGE_CHANGES, ...(service ? { service } : {}) }),
+    changesList(
+      src,
+      { sinceMs: nowMs - q.windowMs, limit: PAGE_CHANGES, ...(service ? { service } : {}) },
+      { ...q.attribution, nowMs },
+    ),
   ]);
   const failures = (
     await failuresPage(src, { sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) })

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { durationMs, durationSchema } from '../util/duration.js';
 import type { ReaderFor } from '../api/reader-for.js';
+import { DEFAULT_ATTRIBUTION, type AttributionConfig } from '../changes/config.js';
 import { loadPageData } from './data.js';
 import { renderPage } from './page.js';
 import { renderProblemPage } from './problem-page.js';
@@ -28,7 +29,12 @@ export function contentSecurityPolicy(nonce: string): string {
   ].join('; ');
 }
 
-export async function uiRoutes(app: FastifyInstance, opts: { read: ReaderFor }): Promise<void> {
+export async function uiRoutes(
+  app: FastifyInstance,
+  opts: { read: ReaderFor; attribution?: AttributionConfig },
+): Promise<void> {
+  // The same attribution settings as GET /api/problems/:id and /api/changes, so the page names the same cause.
+  const attribution = opts.attribution ?? DEFAULT_ATTRIBUTION;
   app.addHook('onRequest', async (req, reply) => {
     const nonce = randomBytes(16).toString('base64');
     (req as { cspNonce?: string }).cspNonce = nonce;
@@ -73,6 +79,7 @@ export async function uiRoutes(app: FastifyInstance, opts: { read: ReaderFor }):
         id: req.params.id,
         window: w.window,
         ...(req.query.service ? { service: req.query.service } : {}),
+        attribution,
       });
       if (data === 'none') return reply.code(404).send(notFound('no such problem'));
       if (data === 'ambiguous')
@@ -99,7 +106,7 @@ export async function uiRoutes(app: FastifyInstance, opts: { read: ReaderFor }):
     async (req, reply) => {
       const w = windowOf(req.query.window);
       if (!w) return reply.code(400).send(tooLong);
-      const data = await loadToolPage(opts.read(req), { ...req.params, ...w });
+      const data = await loadToolPage(opts.read(req), { ...req.params, ...w, attribution });
       if (!data)
         return reply
           .code(404)
@@ -132,6 +139,7 @@ export async function uiRoutes(app: FastifyInstance, opts: { read: ReaderFor }):
         window,
         windowMs,
         ...(req.query.service ? { service: req.query.service } : {}),
+        attribution,
       });
       const nonce = (req as { cspNonce?: string }).cspNonce!;
       return reply.type('text/html; charset=utf-8').send(renderPage(data, nonce));

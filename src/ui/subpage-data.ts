@@ -4,6 +4,8 @@
  * (GET /api/tools/:service/:tool), problemsOverview (GET /api/problems), toolStats (GET /api/stats),
  * pageTrends (the call series) and changesList (GET /api/changes). No query logic of its own.
  */
+import type { AttributionConfig } from '../changes/config.js';
+import { attribute, presentAttribution } from '../queries/attribution.js';
 import { changesList, toolDetail, type ToolVersionView } from '../queries/changes.js';
 import { problemDetail, problemsOverview, type ListedProblemView, type ProblemDetail } from '../queries/problems.js';
 import type { Reader } from '../queries/reader.js';
@@ -22,13 +24,22 @@ export interface ProblemPageData {
 
 export async function loadProblemPage(
   r: Reader,
-  q: { id: string; service?: string; window: string },
+  q: { id: string; service?: string; window: string; attribution: AttributionConfig },
 ): Promise<ProblemPageData | 'none' | 'ambiguous'> {
   const found = await problemDetail(r, q.id, q.service);
   if (found.kind !== 'one') return found.kind;
   const p = found.detail.problem;
-  const tool = await toolDetail(r, p.service, p.tool);
-  return { nowMs: r.now(), window: q.window, detail: found.detail, versions: tool?.versions ?? [] };
+  const nowMs = r.now();
+  // As GET /api/problems/:id names it (likely_change, attribution.text); `_other` groups many failures.
+  const subject = { service: p.service, tool: p.tool, outcomes: [p.outcome], beganMs: p.firstSeenMs };
+  const [tool, cause] = await Promise.all([
+    toolDetail(r, p.service, p.tool),
+    p.outcome === '_other' ? undefined : attribute(r.store.sql, subject, { ...q.attribution, nowMs }),
+  ]);
+  const detail = cause
+    ? { ...found.detail, ...presentAttribution(subject, cause, q.attribution.windowMs) }
+    : found.detail;
+  return { nowMs, window: q.window, detail, versions: tool?.versions ?? [] };
 }
 
 export interface ToolPageData {
@@ -50,7 +61,7 @@ export interface ToolPageData {
 /** undefined when the reader may not see the service, or the tool has no versions, calls or problems. */
 export async function loadToolPage(
   r: Reader,
-  q: { service: string; tool: string; window: string; windowMs: number },
+  q: { service: string; tool: string; window: string; windowMs: number; attribution: AttributionConfig },
 ): Promise<ToolPageData | undefined> {
   if (!r.view.sees(q.service)) return undefined;
   const nowMs = r.now();
@@ -60,7 +71,7 @@ export async function loadToolPage(
     problemsOverview(r, { sinceMs, service: q.service, tool: q.tool, limit: 100 }),
     toolStats(r, { windowMs: q.windowMs, nowMs, service: q.service }),
     pageTrends(r, { nowMs, windowMs: q.windowMs, service: q.service }),
-    changesList(r, { service: q.service, sinceMs, limit: 200 }),
+    changesList(r, { service: q.service, sinceMs, limit: 200 }, { ...q.attribution, nowMs }),
   ]);
   const mine = stats.tools.find((t) => t.tool === q.tool);
   const series = trends.tools.find((s) => s.key.tool === q.tool);
