@@ -264,7 +264,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     const completeEveryMs = overrides.judgeCompleteEveryMs ?? 60_000;
     if (completeEveryMs > 0) scheduler.interval('judge-complete', completeEveryMs, () => judgeJob.complete());
     scheduler.every('judge-retention', '23 * * * *', () =>
-      judgeStore.prune(now() - config.store.retentionDays * 86_400_000),
+      judgeStore.trajectories.prune(now() - config.store.retentionDays * 86_400_000),
     );
   }
   let alerting: Alerting;
