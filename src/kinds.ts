@@ -7,7 +7,8 @@ import { builtinNotifierKinds, type NotifierKinds } from './alerts/notifiers/ind
 import { builtinRuleKinds, type RuleKinds } from './alerts/kinds/index.js';
 import { negativeFeedbackRate } from './feedback/alert-kind.js';
 import { judgeGoalRate, judgeUnnecessaryCalls } from './judge/alert-kind.js';
-import { builtinDialects, type Dialects } from './normalize/registry.js';
+import type { Dialects } from './normalize/dialect.js';
+import { builtinDialects } from './normalize/dialects.js';
 
 export interface Kinds {
   dialects: Dialects;

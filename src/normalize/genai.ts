@@ -3,7 +3,7 @@
  * `any`-typed attributes, `execute_tool` spans, and Pydantic AI's tool spans without an operation name.
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
