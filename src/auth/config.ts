@@ -156,7 +156,7 @@ export function checkExposure(host: string, auth: { tokens: number; allowUnauthe
   if (auth.tokens > 0 || auth.allowUnauthenticated || isLoopback(host)) return [];
   return [
     `server.host: ${host} is reachable from other machines, and auth.tokens is empty: anyone who reaches the port ` +
-      'could read stored arguments and write spans. Set auth.tokens (see README, Security), or listen on 127.0.0.1, ' +
+      'could read stored arguments and write spans. Set auth.tokens (see docs/operations.md, Security), or listen on 127.0.0.1, ' +
       'or set auth.allow_unauthenticated: true if a proxy in front of toolwatch authenticates every request',
   ];
 }
