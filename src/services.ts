@@ -279,18 +279,16 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
     metrics,
     log,
     now,
-    scheduler,
     retentionDays: config.store.retentionDays,
     ...tracer,
   });
-  await lifecycle.start({ name: 'alerts', stop: () => alerting.stop() });
+  await lifecycle.start(alerting);
   langfuse = await createLangfuse({
     config: config.langfuse,
     store,
     pipeline,
     metrics,
     log,
-    scheduler,
     feedback: {
       record: (items, service) => feedback.record(items, service),
       ignored: (source, reason, n) => feedback.ignored(source, reason, n),
@@ -299,7 +297,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
     ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}),
   });
   const source = langfuse;
-  if (source) await lifecycle.start({ name: 'langfuse', interrupt: () => source.stop() });
+  if (source) await lifecycle.start(source);
   return {
     config,
     log,
