@@ -205,7 +205,7 @@ async function importLabels(file: string, config: Config, store: Store, io: CliI
     { ...wiring, redactor: storeRedactor(config.store.redactArguments) },
     { requireEnabled: true },
   );
-  const stored = await judge.store.upsertLabels(labels, Date.now());
+  const stored = await judge.store.labels.upsertLabels(labels, Date.now());
   const c = await judge.calibration();
   io.out(`${JSON.stringify({ imported: stored, calibration: c })}\n`);
   return 0;

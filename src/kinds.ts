@@ -8,7 +8,8 @@ import { builtinRuleKinds, type RuleKinds } from './alerts/kinds/index.js';
 import { definitionDrift } from './changes/alert-kind.js';
 import { negativeFeedbackRate } from './feedback/alert-kind.js';
 import { judgeGoalRate, judgeUnnecessaryCalls } from './judge/alert-kind.js';
-import { builtinDialects, type Dialects } from './normalize/registry.js';
+import type { Dialects } from './normalize/dialect.js';
+import { builtinDialects } from './normalize/dialects.js';
 
 export interface Kinds {
   dialects: Dialects;

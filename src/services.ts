@@ -16,17 +16,20 @@ import { Ledger } from './pipeline/ledger.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { LedgerJournal } from './pipeline/ledger-journal.js';
 import { PendingOwner } from './pipeline/pending-owner.js';
+import { countingComponent, pendingCallsComponent } from './pipeline/components.js';
 import { noteSqliteCreation, openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { WriteHealth } from './store/write-health.js';
+import { Lifecycle } from './jobs/lifecycle.js';
 import { Scheduler } from './jobs/scheduler.js';
+import { judgeComponent } from './judge/component.js';
 import { createJudge, type Judge } from './judge/service.js';
 import type { JudgeClient } from './judge/client.js';
 import type { VerdictRecord } from './judge/types.js';
 import { createAlerting, type Alerting } from './alerts/setup.js';
 import { createLangfuse, type LangfuseOverrides, type LangfuseRuntime } from './sources/langfuse/setup.js';
 import { TokenSet } from './auth/tokens.js';
-import { storeRedactor } from './redact/stored.js';
+import { storeRedactor, type StoreRedactor } from './redact/stored.js';
 import { CoverageTracker } from './instrumentation/coverage.js';
 import type { CoverageSource } from './queries/instrumentation.js';
 import type { Tracer } from './telemetry/tracing.js';
@@ -111,6 +114,44 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       undoCreate();
       throw err;
     }));
+  // Every part below is a component: started in order, stopped in reverse (store last), and a
+  // refused start stops what had started and leaves no database file of its own behind.
+  const scheduler = new Scheduler(log);
+  const lifecycle = new Lifecycle(scheduler);
+  await lifecycle.start({ name: 'store', stop: () => store.close() });
+  try {
+    return await startServices(config, log, overrides, {
+      loaded,
+      kinds,
+      tokens,
+      redactor,
+      now,
+      steady,
+      store,
+      scheduler,
+      lifecycle,
+    });
+  } catch (err) {
+    await lifecycle.stop();
+    undoCreate();
+    throw err;
+  }
+}
+
+interface Started {
+  loaded: { registry: ToolRegistry };
+  kinds: Kinds;
+  tokens: TokenSet;
+  redactor: StoreRedactor;
+  now: () => number;
+  steady: () => number;
+  store: Store;
+  scheduler: Scheduler;
+  lifecycle: Lifecycle;
+}
+
+async function startServices(config: Config, log: Logger, overrides: ServiceOverrides, s: Started): Promise<Services> {
+  const { loaded, kinds, tokens, redactor, now, steady, store, scheduler, lifecycle } = s;
   let ledger: Ledger | undefined;
   let langfuse: LangfuseRuntime | undefined;
   let trajectories: TrajectoryTracker | undefined;
@@ -131,38 +172,26 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     config.metrics.maxLabelValuesPerToken,
   );
   trajectories = new TrajectoryTracker(config.trajectories, (model, budget) => modelLabel(model, labels, budget));
-  // What start-up built so far, stopped in reverse order if a later part fails.
-  // A refused start leaves no database file of its own behind (an existing one is kept).
-  const built: (() => unknown)[] = [undoCreate, () => store.close()];
-  const abandon = async (err: unknown): Promise<never> => {
-    for (const stop of built.reverse()) await stop();
-    throw err;
-  };
   const feedback = new Feedback({ sql: store.sql, metrics, labels, now, log, redactor });
-  // Aborted by close(): a judge request that never answers must not hold the shutdown.
+  // Aborted on stop: a judge request that never answers must not hold the shutdown.
   const stopping = new AbortController();
-  let judge: Judge;
-  try {
-    judge = createJudge(config.judge, {
-      signal: stopping.signal,
-      store,
-      metrics,
-      labels,
-      log,
-      now,
-      redactor,
-      negativeFeedback: (ids) => feedback.store.negativeTraces(ids),
-      ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
-      ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
-      ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
-      // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
-      ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores
-        ? { onVerdict: (v: VerdictRecord) => langfuse?.onJudgeVerdict(v) }
-        : {}),
-    });
-  } catch (err) {
-    return abandon(err);
-  }
+  const judge = createJudge(config.judge, {
+    signal: stopping.signal,
+    store,
+    metrics,
+    labels,
+    log,
+    now,
+    redactor,
+    negativeFeedback: (ids) => feedback.store.negativeTraces(ids),
+    ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
+    ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
+    ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
+    // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
+    ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores
+      ? { onVerdict: (v: VerdictRecord) => langfuse?.onJudgeVerdict(v) }
+      : {}),
+  });
   const coverage: CoverageSource = { tracker: new CoverageTracker(), sinceMs: now() };
   const writeHealth = new WriteHealth(now);
   // Waiting calls: this process counts only those it holds (one process per SQLite file).
@@ -204,108 +233,76 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
     }),
   });
-  // The dedupe memory as the previous process left it, then the waiting calls this process may count.
   const journal = new LedgerJournal(store.sql, config.dedupe);
-  const adopt = async (rows: Parameters<Pipeline['restorePending']>[0]) => {
-    const restored = pipeline.restorePending(rows);
-    if (restored.unreadable.length > 0) {
-      // Not counted (this version cannot read them); they stay in the table for inspection.
-      const { unreadable } = restored;
-      const first = unreadable.slice(0, 5);
-      log.warn({ unreadable: unreadable.length, first }, 'pending calls: unreadable rows skipped');
-    }
-    if (restored.superseded.length > 0) await owner.drop(restored.superseded);
-    return restored.restored;
-  };
-  try {
-    const loaded = await journal.load(ledger, steady());
-    if (loaded.unreadable > 0) {
-      log.warn({ unreadable: loaded.unreadable }, 'dedupe journal: unreadable records skipped');
-    }
-    log.debug({ ...loaded }, 'dedupe journal loaded');
-    await adopt(await owner.start());
-  } catch (err) {
-    return abandon(err);
-  }
-  built.push(() => owner.release().catch(() => undefined));
-  const scheduler = new Scheduler(log);
-  built.push(() => scheduler.stop());
-  // The shorter of the two graces sets the round (a status grace of 0 holds nothing).
-  const graces = Math.min(config.dedupe.executionGraceMs, config.dedupe.statusGraceMs || Number.POSITIVE_INFINITY);
-  scheduler.interval('settle-pending-calls', Math.min(1000, Math.max(50, graces / 4)), () => pipeline.settle());
-  // Renew this process's lease and take over the waiting calls of processes gone.
-  scheduler.interval('pending-calls-lease', owner.renewEveryMs, async () => {
-    const n = await adopt(await owner.renew());
-    if (n > 0) log.info({ calls: n }, 'pending calls taken over from a process gone');
+  await lifecycle.start(countingComponent({ pipeline, ledger, journal, store, log, steady }));
+  await lifecycle.start(pendingCallsComponent({ pipeline, owner, config: config.dedupe, log }));
+  await lifecycle.start({
+    name: 'problems',
+    start: (sch) =>
+      sch.interval('problems-lifecycle', 60_000, () =>
+        lifecycleRound(store.sql, metrics.problems, now(), config.problems.resolveAfterMs),
+      ),
   });
-  const pruneJournal = () => store.runExclusive('dedupe-journal-prune', () => journal.prune());
-  scheduler.interval('dedupe-journal-prune', 1_000, pruneJournal);
-  scheduler.interval('problems-lifecycle', 60_000, () =>
-    lifecycleRound(store.sql, metrics.problems, now(), config.problems.resolveAfterMs),
-  );
-  scheduler.every('retention', '17 * * * *', async () => {
-    const cutoff = now() - config.store.retentionDays * 86_400_000;
-    const removed =
-      (await store.prune(cutoff)) +
-      (await pruneTrajectories(store.sql, cutoff)) +
-      (await pruneChanges(store.sql, config.changes.maxEventsPerService, cutoff));
-    log.info({ removed }, 'retention: old rows removed');
+  const retentionMs = config.store.retentionDays * 86_400_000;
+  await lifecycle.start({
+    name: 'retention',
+    start(sch) {
+      sch.every('retention', '17 * * * *', async () => {
+        const cutoff = now() - retentionMs;
+        const removed =
+          (await store.prune(cutoff)) +
+          (await pruneTrajectories(store.sql, cutoff)) +
+          (await pruneChanges(store.sql, config.changes.maxEventsPerService, cutoff));
+        log.info({ removed }, 'retention: old rows removed');
+      });
+      sch.every('feedback-retention', '29 * * * *', async () => {
+        const cutoff = now() - retentionMs;
+        await feedback.store.prune(cutoff);
+        await pruneFailureContexts(store.sql, cutoff);
+      });
+    },
   });
-  scheduler.every('feedback-retention', '29 * * * *', async () => {
-    const cutoff = now() - config.store.retentionDays * 86_400_000;
-    await feedback.store.prune(cutoff);
-    await pruneFailureContexts(store.sql, cutoff);
-  });
-  const judgeJob = judge.job;
-  if (judgeJob) {
-    const judgeStore = judge.store;
-    scheduler.every('judge', config.judge.schedule, () => judgeJob.run());
-    // Idle candidates complete every minute, not only when a run starts: a candidate's steps (every
-    // trace's, with feedback_rate 1) are kept for about judge.idle + 1 minute, not up to an hour more.
-    const completeEveryMs = overrides.judgeCompleteEveryMs ?? 60_000;
-    if (completeEveryMs > 0) scheduler.interval('judge-complete', completeEveryMs, () => judgeJob.complete());
-    scheduler.every('judge-retention', '23 * * * *', () =>
-      judgeStore.prune(now() - config.store.retentionDays * 86_400_000),
-    );
-  }
-  let alerting: Alerting;
-  try {
-    const tracer = overrides.tracer ? { tracer: overrides.tracer } : {};
-    alerting = createAlerting({
-      config: config.alerts,
-      kinds,
-      store,
-      sources: {
-        judge,
-        feedback: feedback.store,
-        definitions: { counts: (q) => valueCounts(store.sql, { kind: 'tool_definition', ...q }) },
-      },
-      metrics,
-      log,
+  await lifecycle.start(
+    judgeComponent(judge, {
+      schedule: config.judge.schedule,
+      completeEveryMs: overrides.judgeCompleteEveryMs ?? 60_000,
+      retentionMs,
       now,
-      scheduler,
-      retentionDays: config.store.retentionDays,
-      ...tracer,
-    });
-    const started = alerting;
-    built.push(() => started.stop());
-    langfuse = await createLangfuse({
-      config: config.langfuse,
-      store,
-      pipeline,
-      metrics,
-      log,
-      scheduler,
-      feedback: {
-        record: (items, service) => feedback.record(items, service),
-        ignored: (source, reason, n) => feedback.ignored(source, reason, n),
-      },
-      ...tracer,
-      ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}),
-    });
-  } catch (err) {
-    return abandon(err);
-  }
+      interrupt: () => stopping.abort(),
+    }),
+  );
+  const tracer = overrides.tracer ? { tracer: overrides.tracer } : {};
+  const alerting = createAlerting({
+    config: config.alerts,
+    kinds,
+    store,
+    sources: {
+      judge,
+      feedback: feedback.store,
+      definitions: { counts: (q) => valueCounts(store.sql, { kind: 'tool_definition', ...q }) },
+    },
+    metrics,
+    log,
+    now,
+    retentionDays: config.store.retentionDays,
+    ...tracer,
+  });
+  await lifecycle.start(alerting);
+  langfuse = await createLangfuse({
+    config: config.langfuse,
+    store,
+    pipeline,
+    metrics,
+    log,
+    feedback: {
+      record: (items, service) => feedback.record(items, service),
+      ignored: (source, reason, n) => feedback.ignored(source, reason, n),
+    },
+    ...tracer,
+    ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}),
+  });
+  const source = langfuse;
+  if (source) await lifecycle.start(source);
   return {
     config,
     log,
@@ -325,22 +322,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     tokens,
     draining: false,
     writeHealth,
-    async close() {
-      scheduler.stop();
-      // Requests in flight end now (judge, Langfuse); the runs they belong to end, then the store closes.
-      stopping.abort();
-      langfuse?.stop();
-      await scheduler.settled();
-      await alerting.stop();
-      // Its waiting calls go to the next process to look (batches still being written are held too).
-      await owner.release().catch((err: unknown) => {
-        log.warn({ err }, 'pending calls: not released; another process takes them over when the lease ends');
-      });
-      // Held executions and trajectories in flight are counted as they stand (a crash loses them).
-      await pipeline
-        .drain()
-        .catch((err: unknown) => log.error({ err }, 'shutdown: held executions and trajectories not written'));
-      await store.close();
-    },
+    // Requests in flight end now (judge, Langfuse); the runs they belong to end; alerts stop, the
+    // waiting calls are released, held executions and trajectories written, then the store closes.
+    close: () => lifecycle.stop(),
   };
 }

@@ -6,7 +6,7 @@
  * notifier that hangs or waits out a Retry-After never delays another.
  */
 import type { Logger } from 'pino';
-import type { Scheduler } from '../jobs/scheduler.js';
+import type { Component } from '../jobs/lifecycle.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
 import { traced, type Tracer } from '../telemetry/tracing.js';
@@ -18,7 +18,8 @@ import type { Notifier, NotifierKinds } from './notifiers/index.js';
 import { OutboxWorker } from './outbox.js';
 import type { RuleSources } from './rules.js';
 
-export interface Alerting {
+/** A component (src/jobs/lifecycle.ts): started, it schedules its rounds, one outbox job per notifier and retention. */
+export interface Alerting extends Component {
   readonly config: AlertsConfig;
   readonly rules: readonly CompiledRule[];
   readonly notifiers: readonly Notifier[];
@@ -41,7 +42,6 @@ export interface AlertingDeps {
   metrics?: Pick<Metrics, 'alertsFiring' | 'notifications'>;
   log: Logger;
   now: () => number;
-  scheduler?: Scheduler;
   /** Delivered/failed messages and resolved states older than this many days are deleted. */
   retentionDays?: number;
   /** toolwatch's own tracing (an `alerts evaluate` span per round); undefined when off. */
@@ -80,6 +80,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
   let evaluating: Promise<unknown> | null = null;
   const deliverTo = (n: Notifier) => deps.store.runExclusive(`alerts-outbox:${n.name}`, () => outbox.deliver(n));
   const alerting: Alerting = {
+    name: 'alerts',
     config,
     rules,
     notifiers,
@@ -128,19 +129,20 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     async deliver() {
       await Promise.all(notifiers.map((n) => deliverTo(n)));
     },
+    start(scheduler) {
+      if (!rules.length) return;
+      scheduler.interval('alerts', config.intervalMs, () => alerting.evaluate());
+      // Its own job per notifier: the scheduler skips only that notifier's ticks while its pass runs.
+      for (const n of notifiers)
+        scheduler.interval(`alerts-outbox:${n.name}`, config.delivery.pollMs, () => deliverTo(n));
+      const days = deps.retentionDays ?? 14;
+      scheduler.every('alerts-retention', '23 * * * *', () => alertStore.prune(deps.now() - days * 86_400_000));
+    },
     async stop(graceMs = 1000) {
       // A round in progress finishes (it is one short transaction); the outbox gets graceMs.
       await Promise.all([outbox.stop(graceMs), evaluating?.catch(() => undefined)]);
     },
   };
-  if (deps.scheduler && rules.length) {
-    deps.scheduler.interval('alerts', config.intervalMs, () => alerting.evaluate());
-    // Its own job per notifier: the scheduler skips only that notifier's ticks while its pass runs.
-    for (const n of notifiers)
-      deps.scheduler.interval(`alerts-outbox:${n.name}`, config.delivery.pollMs, () => deliverTo(n));
-    const days = deps.retentionDays ?? 14;
-    deps.scheduler.every('alerts-retention', '23 * * * *', () => alertStore.prune(deps.now() - days * 86_400_000));
-  }
   return alerting;
 }
 

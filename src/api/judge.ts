@@ -38,7 +38,7 @@ export async function judgeRoutes(
       return reply
         .code(400)
         .send({ error: 'Bad Request', message: 'invalid labels', problems: problems.slice(0, 100) });
-    const stored = await judge.store.upsertLabels(labels, opts.now());
+    const stored = await judge.store.labels.upsertLabels(labels, opts.now());
     const calibration = await judge.refreshKappa();
     return { stored, calibration };
   });

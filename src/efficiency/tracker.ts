@@ -26,6 +26,8 @@
  * model most of its calls came from.
  */
 import { isFailure, type CheckedCall, type ReleasedExecution, type SpanFacts } from '../model.js';
+import { bumpOther, most, type Others } from './model-tally.js';
+import { SlotRing } from './slot-ring.js';
 
 export interface TrajectoryOptions {
   idleMs: number;
@@ -57,33 +59,6 @@ function idHash(spanId: string): number {
 /** Model spans of a trace whose ids fit the fixed area of its slot; more go to an overflow array. */
 const IDS_PER_SLOT = 4;
 const FIRST_CAPACITY = 1024;
-
-/** [model, count, …] beyond a trace's first model (made only when a second one appears). */
-type Others = (string | number)[];
-
-function bumpOther(list: Others, key: string): void {
-  for (let i = 0; i < list.length; i += 2) {
-    if (list[i] === key) {
-      (list[i + 1] as number)++;
-      return;
-    }
-  }
-  list.push(key, 1);
-}
-
-/** The model counted most often (the first seen on a tie). */
-function most(first: string | undefined, n: number, others: Others | undefined): string | undefined {
-  let best = first;
-  let top = n;
-  const rest = others ?? [];
-  for (let i = 0; i < rest.length; i += 2) {
-    if ((rest[i + 1] as number) > top) {
-      best = rest[i] as string;
-      top = rest[i + 1] as number;
-    }
-  }
-  return best;
-}
 
 /**
  * The traces in flight, one slot each, as columns (typed arrays for the numbers, plain arrays for the
@@ -123,11 +98,11 @@ export class TrajectoryTracker {
   private idCount = new Int32Array(0);
   /** Bumped when a slot is freed: a ring entry of an older generation is stale. */
   private gen = new Int32Array(0);
-  /** Slots (and their generation) in queue order: a ring from ringHead, ringLength long. */
-  private ringSlot = new Int32Array(0);
-  private ringGen = new Int32Array(0);
-  private ringHead = 0;
-  private ringLength = 0;
+  /** Slots in queue order, for eviction (src/efficiency/slot-ring.ts). */
+  private readonly ring = new SlotRing(
+    FIRST_CAPACITY,
+    (slot, gen) => gen === this.gen[slot] && this.traceId[slot] !== undefined,
+  );
   private hasTokens = new Uint8Array(0);
   /** IDS_PER_SLOT × [span id hash, parent id hash (-1 for none), 1 if its tokens were counted] per slot. */
   private ids = new Int32Array(0);
@@ -313,12 +288,12 @@ export class TrajectoryTracker {
       return known;
     }
     while (this.slots.size >= this.opts.maxTraces) {
-      const old = this.ringShift();
+      const old = this.ring.shift();
       if (old < 0) break;
       if (this.touchedMs[old]! > this.queuedMs[old]!) {
         // Touched since it was queued: a second chance at the back.
         this.queuedMs[old] = nowMs;
-        this.ringPush(old);
+        this.ring.push(old, this.gen[old]!);
         continue;
       }
       this.slots.delete(this.traceId[old]!);
@@ -340,49 +315,8 @@ export class TrajectoryTracker {
     this.idCount[slot] = 0;
     this.hasTokens[slot] = 0;
     this.slots.set(traceId, slot);
-    this.ringPush(slot);
+    this.ring.push(slot, this.gen[slot]!);
     return slot;
-  }
-
-  private ringPush(slot: number): void {
-    if (this.ringLength === this.ringSlot.length) this.ringCompact();
-    const at = (this.ringHead + this.ringLength) % this.ringSlot.length;
-    this.ringSlot[at] = slot;
-    this.ringGen[at] = this.gen[slot]!;
-    this.ringLength++;
-  }
-
-  /** The slot queued longest ago that is still in use (stale entries skipped); -1 when none. */
-  private ringShift(): number {
-    while (this.ringLength > 0) {
-      const at = this.ringHead;
-      this.ringHead = (at + 1) % this.ringSlot.length;
-      this.ringLength--;
-      const slot = this.ringSlot[at]!;
-      if (this.ringGen[at] === this.gen[slot] && this.traceId[slot] !== undefined) return slot;
-    }
-    return -1;
-  }
-
-  /** Drops stale entries (slots freed since they were queued) and makes room for at least as many again. */
-  private ringCompact(): void {
-    const live: number[] = [];
-    const gens: number[] = [];
-    for (let k = 0; k < this.ringLength; k++) {
-      const at = (this.ringHead + k) % this.ringSlot.length;
-      const slot = this.ringSlot[at]!;
-      if (this.ringGen[at] === this.gen[slot] && this.traceId[slot] !== undefined) {
-        live.push(slot);
-        gens.push(this.ringGen[at]!);
-      }
-    }
-    const size = Math.max(FIRST_CAPACITY, live.length * 2, this.ringSlot.length);
-    this.ringSlot = new Int32Array(size);
-    this.ringGen = new Int32Array(size);
-    this.ringSlot.set(live);
-    this.ringGen.set(gens);
-    this.ringHead = 0;
-    this.ringLength = live.length;
   }
 
   /** A slot never used before; the numeric columns doubled when full (up to maxTraces). */

@@ -120,8 +120,8 @@ export function evaluateJudgeUnnecessaryCalls(p: JudgeUnnecessaryCallsParams, da
 async function lastRuns(p: { runs: number; service?: string }, io: RuleIO): Promise<JudgeGoalRateData> {
   const source = io.judge;
   if (!source) return { points: [], calibration: null };
-  const runs = (await source.store.runs(p.runs * 10)).filter((r) => r.judged > 0).slice(0, p.runs);
-  const points = await source.store.verdictPoints({
+  const runs = (await source.store.verdicts.runs(p.runs * 10)).filter((r) => r.judged > 0).slice(0, p.runs);
+  const points = await source.store.verdicts.verdictPoints({
     runIds: runs.map((r) => r.id),
     ...(p.service ? { service: p.service } : {}),
   });

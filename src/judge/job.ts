@@ -87,7 +87,7 @@ export class JudgeJob {
 
   private finalize(): Promise<{ pending: number; dropped: number }> {
     const d = this.deps;
-    return d.store.finalize(
+    return d.store.trajectories.finalize(
       d.now(),
       d.idleMs,
       (service, failed, negative) => inclusionProbability(d.policy, service, failed, negative),
@@ -107,7 +107,7 @@ export class JudgeJob {
           'toolwatch.judge.prompt_version': d.prompt.version,
         })
       : undefined;
-    const runId = await d.store.startRun(d.now(), d.prompt.version, d.client.model).catch((err: unknown) => {
+    const runId = await d.store.verdicts.startRun(d.now(), d.prompt.version, d.client.model).catch((err: unknown) => {
       if (runSpan) endSpan(runSpan, err);
       throw err;
     });
@@ -128,10 +128,10 @@ export class JudgeJob {
     try {
       s.finalized = await this.finalize();
       const redactor = d.redactor();
-      const queue = await d.store.pendingIds(d.caps.trajectories);
+      const queue = await d.store.trajectories.pendingIds(d.caps.trajectories);
 
       const judgeOne = async (traceId: string): Promise<void> => {
-        const t = await d.store.trajectory(traceId);
+        const t = await d.store.trajectories.trajectory(traceId);
         if (t?.status !== 'pending') return;
         let messages: ChatMessage[];
         try {
@@ -143,7 +143,7 @@ export class JudgeJob {
         } catch (err) {
           deferred++;
           d.metrics?.error('redaction');
-          await d.store.recordAttemptFailure(
+          await d.store.trajectories.recordAttemptFailure(
             traceId,
             `redaction failed, nothing sent: ${(err as Error).message}`,
             d.now(),
@@ -155,7 +155,7 @@ export class JudgeJob {
         const estCost = this.costOf(estIn, OUTPUT_RESERVE);
         if (estTokens > d.caps.tokens || estCost > d.caps.cost) {
           deferred++;
-          await d.store.recordAttemptFailure(
+          await d.store.trajectories.recordAttemptFailure(
             traceId,
             `larger than one run's token or cost cap (~${estTokens} tokens)`,
             d.now(),
@@ -184,7 +184,7 @@ export class JudgeJob {
           deferred++;
           const kind = err instanceof JudgeTransportError ? err.kind : 'rejected';
           d.metrics?.error(kind);
-          await d.store.recordAttemptFailure(traceId, (err as Error).message, d.now());
+          await d.store.trajectories.recordAttemptFailure(traceId, (err as Error).message, d.now());
           // Rate limited or unreachable after retries: the next item would fare no better.
           if (kind !== 'rejected') stop ??= kind;
           return;
@@ -220,7 +220,7 @@ export class JudgeJob {
         for (let id = queue.shift(); id !== undefined && stop === undefined; id = queue.shift()) await judgeOne(id);
       };
       await Promise.all(Array.from({ length: Math.max(1, d.concurrency) }, worker));
-      s.leftPending = (await d.store.countByStatus()).pending ?? 0;
+      s.leftPending = (await d.store.trajectories.countByStatus()).pending ?? 0;
       if (!stop && s.leftPending > deferred) stop = 'trajectory_cap';
       if (stop) s.stopReason = stop;
       s.status = stop || deferred > 0 ? 'partial' : 'ok';
@@ -229,7 +229,7 @@ export class JudgeJob {
       s.stopReason = `failed: ${(err as Error).message}`.slice(0, 500);
       d.log?.warn({ err }, 'judge run failed');
     } finally {
-      await d.store
+      await d.store.verdicts
         .finishRun({
           id: runId,
           finishedMs: d.now(),
@@ -293,7 +293,7 @@ export class JudgeJob {
       agentTokens: effort.tokens,
       agentToolCalls: effort.toolCalls,
     };
-    await d.store.recordVerdict(rec);
+    await d.store.verdicts.recordVerdict(rec);
     if (rec.verdict) {
       s.judged++;
       d.metrics?.verdict(t.service, rec.verdict);

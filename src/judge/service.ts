@@ -80,7 +80,7 @@ export function metricsPort(metrics: Metrics, labels: LabelCap): JudgeMetricsPor
 /** Builds the judge from a checked config: always its store and calibration; the sampler and job when active. */
 export function createJudge(cfg: JudgeConfig, w: JudgeWiring, opts: { requireEnabled?: boolean } = {}): Judge {
   const store = new JudgeStore(w.store.sql);
-  const calibration = async () => calibrate(await store.labelPairs(), cfg.minKappa, cfg.minLabels);
+  const calibration = async () => calibrate(await store.labels.labelPairs(), cfg.minKappa, cfg.minLabels);
   const refreshKappa = async () => {
     const c = await calibration();
     for (const f of c.fields) {

@@ -107,7 +107,7 @@ export class TrajectorySink implements BatchSink {
         ...(input.writer?.globs ? { writer: input.writer.globs } : {}),
       });
     }
-    return [this.deps.store.ingestExtension(writes)];
+    return [this.deps.store.trajectories.ingestExtension(writes)];
   }
 
   /** Memoised for the traces of recent batches (a trace's spans come in several). */

@@ -13,7 +13,7 @@
  * the span the GenAI way first and fills what only the `flue.*` keys hold.
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { execution, lazyFact } from './facts.js';
 import { genAiRole, readGenAi } from './genai.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';

@@ -8,7 +8,7 @@
  * both `gen_ai.operation.name=chat` and numbered completion keys yields its calls exactly once.
  */
 import type { AttrObject, AttrValue, Span, SpanEvent, SpanFacts, ToolDef } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { execution } from './facts.js';
 import { genAiRole, readGenAi, writesToolSchemas } from './genai.js';
 import { groupIndexed, gstr, type IndexedGroup } from './indexed.js';

@@ -3,7 +3,7 @@
  * `any`-typed attributes, `execute_tool` spans, and Pydantic AI's tool spans without an operation name.
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { servedBy } from './provider.js';
 import { systemMessageVersion } from './system-message.js';
 import { baseFacts, execution, lazyFact } from './facts.js';

@@ -15,7 +15,7 @@
  * Gemini's Schema (upper-case types), which tools/tooldefs.ts turns into JSON Schema.
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { genAiRole, readGenAiCommon } from './genai.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';

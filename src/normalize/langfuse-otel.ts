@@ -14,7 +14,7 @@
  * the calls sit in the output exactly as there.
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { baseFacts } from './facts.js';
 import { observationToFacts, type LangfuseObservation } from './langfuse.js';
 import { isRecord, jsonValue, str } from '../util/values.js';

@@ -16,7 +16,7 @@
  * the one classified whichever span arrives first.
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { textStatus } from './exec-status.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { genaiReader } from './genai.js';

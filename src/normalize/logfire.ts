@@ -16,7 +16,7 @@
  * `genai` reads; the content attributes win when both are present.
  */
 import type { AttrObject, SpanFacts } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { lazyFact } from './facts.js';
 import { genAiRole, readGenAi } from './genai.js';
 import { assistantText, firstUserText, proposalsOf, readMessage, readMessages, replaysOf } from './messages.js';

@@ -12,7 +12,7 @@
  * Request and response payloads are the provider's own shapes, read like Langfuse's (langfuse.ts).
  */
 import type { AttrObject, AttrValue, Span, SpanFacts } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { messagesIn, offeredIn } from './langfuse.js';
 import { assistantText, firstUserText, proposalsOf, replaysOf } from './messages.js';

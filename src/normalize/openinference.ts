@@ -3,7 +3,7 @@
  * flattened into numbered keys (`llm.input_messages.{m}.message.*`, `llm.tools.{i}.tool.json_schema`).
  */
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { servedBy } from './provider.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { textStatus } from './exec-status.js';

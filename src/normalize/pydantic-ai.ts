@@ -14,7 +14,7 @@
  *   request) and `all_messages_events` (agent run).
  */
 import type { AttrObject, CallSighting, Span, SpanFacts, ToolDef } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { baseFacts, lazyFact } from './facts.js';
 import { genAiRole, readGenAi, readGenAiCommon } from './genai.js';
 import { firstUserText, proposalsOf, readMessages, type Msg } from './messages.js';

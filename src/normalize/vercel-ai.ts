@@ -5,7 +5,7 @@
  * plain GenAI and is read by `genai`.
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
-import type { DialectReader } from './registry.js';
+import type { DialectReader } from './dialect.js';
 import { servedBy } from './provider.js';
 import { systemMessageVersion } from './system-message.js';
 import { baseFacts, execution } from './facts.js';

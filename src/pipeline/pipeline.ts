@@ -16,7 +16,7 @@ import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
 import { labelBudget, type LabelCap } from '../metrics/label-cap.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
-import type { Dialects } from '../normalize/registry.js';
+import type { Dialects } from '../normalize/dialect.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingKey, PendingRow, Store, WriteBatch } from '../store/store.js';

@@ -45,7 +45,7 @@ export async function judgeSummary(
   const restricted = isRestricted(view);
   const windowMs = durationMs(q.window);
   const sinceMs = q.nowMs - windowMs;
-  const points = await judge.store.verdictPoints({
+  const points = await judge.store.verdicts.verdictPoints({
     sinceMs,
     ...(q.service ? { service: q.service } : {}),
     ...storeFilter(view),
@@ -54,7 +54,7 @@ export async function judgeSummary(
   for (const p of points) byService.set(p.service, [...(byService.get(p.service) ?? []), p]);
   const calibration = restricted ? null : await judge.calibration();
   // The trend is over this reader's verdicts; the run list itself (an aggregate over every team) is not shown to a restricted reader.
-  const runs = await judge.store.runs(q.runs);
+  const runs = await judge.store.verdicts.runs(q.runs);
   return {
     enabled: judge.config.enabled,
     model: judge.config.model,
@@ -66,7 +66,7 @@ export async function judgeSummary(
       failedRate: judge.config.failedRate ?? null,
       feedbackRate: judge.config.feedbackRate,
     },
-    trajectories: await judge.store.countByStatus(view.globs),
+    trajectories: await judge.store.trajectories.countByStatus(view.globs),
     window: q.window,
     since: new Date(sinceMs).toISOString(),
     rates: verdictRates(points),
@@ -79,7 +79,7 @@ export async function judgeSummary(
 
 /** A stored trajectory with its verdicts and human label; undefined when none is stored or the reader may not see its service. */
 export async function trajectoryDetail(r: Reader & { judge: Judge }, traceId: string) {
-  const t = await r.judge.store.trajectory(traceId);
+  const t = await r.judge.store.trajectories.trajectory(traceId);
   if (!t || !r.view.sees(t.service)) return undefined;
-  return { ...t, ...(await r.judge.store.judgementsOf(traceId)) };
+  return { ...t, ...(await r.judge.store.verdicts.judgementsOf(traceId)) };
 }

@@ -68,7 +68,7 @@ export async function modelComparison(
     }),
     r.store.executionCounts({ ...range, ...svc }),
     efficiency(r, { windowMs: q.windowMs, nowMs: q.nowMs, ...(q.service ? { service: q.service } : {}) }),
-    judgeOn ? judgeOn.store.verdictPoints({ sinceMs: range.sinceMs, ...svc }) : Promise.resolve(undefined),
+    judgeOn ? judgeOn.store.verdicts.verdictPoints({ sinceMs: range.sinceMs, ...svc }) : Promise.resolve(undefined),
   ]);
   const changes = modelChanges(now.series, before.series);
   const key = (service: string, model: string) => `${service}\u0000${model}`;

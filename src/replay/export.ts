@@ -172,7 +172,11 @@ export async function exportCases(
     f.judge ?? (everything ? [{ field: 'reached_goal' as const, op: '=' as const, value: 0 }] : undefined);
   let byVerdict: Map<string, LatestVerdict> | undefined;
   if (conditions) {
-    byVerdict = await src.judge.latestVerdicts({ sinceMs: f.sinceMs, ...svc, ...(only ? { traceIds: only } : {}) });
+    byVerdict = await src.judge.verdicts.latestVerdicts({
+      sinceMs: f.sinceMs,
+      ...svc,
+      ...(only ? { traceIds: only } : {}),
+    });
     for (const [id, v] of byVerdict) if (!conditions.every((c) => meets(c, v))) byVerdict.delete(id);
   }
 
@@ -205,7 +209,7 @@ export async function exportCases(
     ).map((t) => [t.traceId, t]),
   );
   const verdicts = selected.length
-    ? await src.judge.latestVerdicts({ ...scope, traceIds: selected.slice(0, CANDIDATES) })
+    ? await src.judge.verdicts.latestVerdicts({ ...scope, traceIds: selected.slice(0, CANDIDATES) })
     : new Map<string, LatestVerdict>();
 
   const cases: ExportedCase[] = [];
@@ -221,7 +225,7 @@ export async function exportCases(
     const fs = failures.get(traceId) ?? [];
     const fb = feedback.get(traceId);
     const v = verdicts.get(traceId);
-    const stored = await src.judge.trajectory(traceId);
+    const stored = await src.judge.trajectories.trajectory(traceId);
     const t = stored && (!src.view || src.view.sees(stored.service)) ? stored : undefined;
     const facts: TraceFacts = {
       service: t?.service ?? fs[0]?.service ?? v?.service ?? fb?.service ?? 'unknown',

@@ -1,16 +1,16 @@
 /**
  * The replicated store: PostgreSQL over a pg Pool. Several toolwatch replicas write to one
  * database, so
- * - writes are grouped like SQLite's (every batch queued while the previous group was committing
- *   goes into the next transaction; one group in flight at a time per process), each table upserted
- *   in one statement over unnest() arrays, rows merged by key and sorted so that two replicas
- *   upserting the same minute take their row locks in the same order (no deadlocks);
+ * - writes are grouped as SQLite's are (src/store/group-commit.ts), each table upserted in one
+ *   statement over unnest() arrays (src/store/pg-write.ts), rows merged by key and sorted so that two
+ *   replicas upserting the same minute take their row locks in the same order (no deadlocks);
  * - migrations run under a transaction-scoped advisory lock, so replicas starting together apply
  *   each migration once;
  * - runExclusive() holds a session advisory lock on a checked-out connection, so the hourly judge
  *   and the alert evaluator run on one replica at a time.
  */
 import pg from 'pg';
+import { GroupCommit } from './group-commit.js';
 import { guardPoolClients } from './pg-client-errors.js';
 import { withResolvedCommit, xactCommitted } from './pg-in-doubt.js';
 import { withTransaction } from './pg-transaction.js';
@@ -19,16 +19,14 @@ import { selectCallSeries } from './call-series.js';
 import { selectExecutionCounts } from './execution-counts.js';
 import { PgSql } from './pg-sql.js';
 import { fromFailureRow } from './rows.js';
-import { servicesMatch, toPg, type Sql } from './sql.js';
+import { applyGroup, compareKeys } from './pg-write.js';
+import { servicesMatch, type Sql } from './sql.js';
 import type {
-  CallAggregate,
   CallCountQuery,
   CallCountRow,
   CallSeriesQuery,
   CallSeriesRow,
-  ExecutionAggregate,
   ExecutionCountRow,
-  FailureDrop,
   FailureQuery,
   PendingKey,
   PendingRow,
@@ -36,12 +34,6 @@ import type {
   StoredFailure,
   WriteBatch,
 } from './store.js';
-
-interface Pending {
-  batch: WriteBatch;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
 
 export interface PostgresOptions {
   /** Pool size; runExclusive holds one connection for as long as its job runs. */
@@ -59,11 +51,11 @@ const LOCK_NS_JOB = 'toolwatch:job';
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
-  private queue: Pending[] = [];
-  private inFlight = 0;
-  private scheduled = false;
-  private flushing: Promise<void> | null = null;
   private closed = false;
+  private readonly writes = new GroupCommit({
+    commit: (batches) => this.writeGroup(batches),
+    mayBeOneBatchsFault,
+  });
   private readonly held = new Set<string>();
   readonly sql: Sql;
 
@@ -92,59 +84,11 @@ export class PostgresStore implements Store {
   }
 
   write(batch: WriteBatch): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ batch, resolve, reject });
-      this.schedule();
-    });
+    return this.writes.write(batch);
   }
 
   pendingWrites(): number {
-    return this.queue.length + this.inFlight;
-  }
-
-  /** At most one group in flight: what arrives meanwhile waits and goes into the next group. */
-  private schedule(): void {
-    if (this.scheduled || this.flushing || this.queue.length === 0) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      if (this.flushing || this.queue.length === 0) return;
-      this.flushing = this.flush().finally(() => {
-        this.flushing = null;
-        this.schedule();
-      });
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const items = this.queue;
-    this.queue = [];
-    this.inFlight = items.length;
-    const settle = (it: Pending, err?: Error): void => {
-      this.inFlight--;
-      if (err) it.reject(err);
-      else it.resolve();
-    };
-    try {
-      await this.writeGroup(items.map((it) => it.batch));
-      for (const it of items) settle(it);
-    } catch (groupErr) {
-      // No connection, server going away: retrying batch by batch would only wait N times as long.
-      if (items.length === 1 || !mayBeOneBatchsFault(groupErr)) {
-        for (const it of items) settle(it, groupErr as Error);
-        return;
-      }
-      // One bad batch must not fail its neighbours: retry each on its own.
-      for (const it of items) {
-        try {
-          await this.writeGroup([it.batch]);
-          settle(it);
-        } catch (err) {
-          settle(it, err as Error);
-        }
-      }
-    }
+    return this.writes.pendingWrites();
   }
 
   private async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -319,11 +263,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // Commit what was accepted: wait for the group in flight, then flush what queued behind it.
-    while (this.flushing || this.queue.length > 0) {
-      if (this.flushing) await this.flushing;
-      else await (this.flushing = this.flush().finally(() => (this.flushing = null)));
-    }
+    await this.writes.close();
     await this.pool.end();
   }
 }
@@ -340,182 +280,6 @@ function mayBeOneBatchsFault(err: unknown): boolean {
   if (!(err instanceof pg.DatabaseError) || connectErrors.has(err)) return false;
   const cls = (err.code ?? '').slice(0, 2);
   return cls !== '08' && cls !== '53' && cls !== '57';
-}
-
-/** Applies many batches in the caller's transaction: one statement per table. */
-async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void> {
-  const calls = mergeSorted(
-    batches.flatMap((b) => b.callAggregates),
-    (r: CallAggregate) => [r.minute, r.source, r.service, r.model, r.tool, r.outcome, r.reason],
-    'count',
-  );
-  const execs = mergeSorted(
-    batches.flatMap((b) => b.executionAggregates),
-    (r: ExecutionAggregate) => [r.minute, r.source, r.service, r.model, r.tool, r.status, r.callOutcome],
-    'count',
-  );
-  const drops = mergeSorted(
-    batches.flatMap((b) => b.failureDrops),
-    (r: FailureDrop) => [r.minute, r.service, r.tool],
-    'dropped',
-  );
-  const failures = batches.flatMap((b) => b.failures);
-  const pending = netPending(batches);
-
-  if (calls.length > 0) {
-    await c.query(
-      `INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
-       ON CONFLICT (minute, source, service, model, tool, outcome, reason)
-       DO UPDATE SET count = call_minutes.count + excluded.count`,
-      [
-        calls.map((r) => r.minute),
-        calls.map((r) => r.source),
-        calls.map((r) => r.service),
-        calls.map((r) => r.model),
-        calls.map((r) => r.tool),
-        calls.map((r) => r.outcome),
-        calls.map((r) => r.reason),
-        calls.map((r) => r.count),
-      ],
-    );
-  }
-  if (execs.length > 0) {
-    await c.query(
-      `INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::bigint[])
-       ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
-       DO UPDATE SET count = execution_minutes.count + excluded.count`,
-      [
-        execs.map((r) => r.minute),
-        execs.map((r) => r.source),
-        execs.map((r) => r.service),
-        execs.map((r) => r.model),
-        execs.map((r) => r.tool),
-        execs.map((r) => r.status),
-        execs.map((r) => r.callOutcome),
-        execs.map((r) => r.count),
-      ],
-    );
-  }
-  if (failures.length > 0) {
-    // unnest keeps the array order, so ids follow arrival order as in SQLite.
-    await c.query(
-      `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
-         arguments_omitted, reason)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-                            $15::text[])`,
-      [
-        failures.map((f) => f.timeMs),
-        failures.map((f) => f.source),
-        failures.map((f) => f.service),
-        failures.map((f) => f.model),
-        failures.map((f) => f.tool),
-        failures.map((f) => f.name),
-        failures.map((f) => f.outcome),
-        failures.map((f) => f.traceId),
-        failures.map((f) => f.spanId),
-        failures.map((f) => f.callId ?? null),
-        failures.map((f) => f.arguments ?? null),
-        failures.map((f) => JSON.stringify(f.errors)),
-        failures.map((f) => f.message),
-        failures.map((f) => f.argumentsOmitted ?? null),
-        failures.map((f) => f.reason ?? null),
-      ],
-    );
-  }
-  if (drops.length > 0) {
-    await c.query(
-      `INSERT INTO failure_drops (minute, service, tool, dropped)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
-       ON CONFLICT (minute, service, tool) DO UPDATE SET dropped = failure_drops.dropped + excluded.dropped`,
-      [drops.map((d) => d.minute), drops.map((d) => d.service), drops.map((d) => d.tool), drops.map((d) => d.dropped)],
-    );
-  }
-  if (pending.remove.length > 0) {
-    await c.query(
-      `DELETE FROM pending_calls p USING unnest($1::text[], $2::text[]) AS r(trace_id, call_key)
-       WHERE p.trace_id = r.trace_id AND p.call_key = r.call_key`,
-      [pending.remove.map((r) => r.traceId), pending.remove.map((r) => r.callKey)],
-    );
-  }
-  if (pending.add.length > 0) {
-    // As SQLite's INSERT OR REPLACE: a call deferred again replaces its row (and this process holds it).
-    await c.query(
-      `INSERT INTO pending_calls (trace_id, call_key, due_ms, payload, owner)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
-       ON CONFLICT (trace_id, call_key)
-       DO UPDATE SET due_ms = excluded.due_ms, payload = excluded.payload, owner = excluded.owner`,
-      [
-        pending.add.map((p) => p.traceId),
-        pending.add.map((p) => p.callKey),
-        pending.add.map((p) => p.dueMs),
-        pending.add.map((p) => p.payload),
-        pending.add.map((p) => p.owner ?? null),
-      ],
-    );
-  }
-  const ledger = batches.flatMap((b) => (b.ledger ? [b.ledger] : []));
-  if (ledger.length > 0) {
-    await c.query(
-      'INSERT INTO ledger_batches (time_ms, traces, body) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[])',
-      [ledger.map((r) => r.timeMs), ledger.map((r) => r.traces), ledger.map((r) => r.body)],
-    );
-  }
-  // Extensions only write: collect their statements, then run them in order on this transaction.
-  const statements: [string, readonly unknown[]][] = [];
-  const tx = { run: (sql: string, params: readonly unknown[] = []) => void statements.push([sql, params]) };
-  for (const b of batches) for (const x of b.extensions) x(tx);
-  for (const [sql, params] of statements) await c.query(toPg(sql), params as unknown[]);
-}
-
-/**
- * The pending-call changes of many batches as one net change per (trace, call key): applied in
- * order (each batch's adds, then its removes) the last word on a key wins, exactly as applying the
- * batches one by one would leave the table. Sorted by key, for the same lock order everywhere.
- */
-function netPending(batches: WriteBatch[]): { add: PendingRow[]; remove: { traceId: string; callKey: string }[] } {
-  const last = new Map<string, { traceId: string; callKey: string; row: PendingRow | null }>();
-  for (const b of batches) {
-    for (const p of b.pendingAdd)
-      last.set(JSON.stringify([p.traceId, p.callKey]), { traceId: p.traceId, callKey: p.callKey, row: p });
-    for (const p of b.pendingRemove)
-      last.set(JSON.stringify([p.traceId, p.callKey]), { traceId: p.traceId, callKey: p.callKey, row: null });
-  }
-  const sorted = [...last.values()].sort((a, b) => compareKeys([a.traceId, a.callKey], [b.traceId, b.callKey]));
-  return {
-    add: sorted.flatMap((e) => (e.row ? [e.row] : [])),
-    remove: sorted.filter((e) => !e.row).map(({ traceId, callKey }) => ({ traceId, callKey })),
-  };
-}
-
-/**
- * Sums rows with the same key (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and
- * sorts by key, so concurrent transactions lock rows in one order.
- */
-function mergeSorted<R, K extends keyof R>(rows: R[], key: (r: R) => (string | number)[], sum: K): R[] {
-  if (rows.length === 0) return rows;
-  const byKey = new Map<string, { k: (string | number)[]; row: R }>();
-  for (const r of rows) {
-    const k = key(r);
-    const id = JSON.stringify(k);
-    const prev = byKey.get(id);
-    if (prev) (prev.row[sum] as unknown as number) += r[sum] as unknown as number;
-    else byKey.set(id, { k, row: { ...r } });
-  }
-  return [...byKey.values()].sort((a, b) => compareKeys(a.k, b.k)).map((e) => e.row);
-}
-
-function compareKeys(a: (string | number)[], b: (string | number)[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x < y) return -1;
-    if (x > y) return 1;
-  }
-  return 0;
 }
 
 /** Applies pending migrations in one transaction, holding a transaction-scoped advisory lock. */

@@ -1,11 +1,12 @@
 /**
  * The embedded store: better-sqlite3 in WAL mode. Writes from concurrent requests are grouped
- * into one transaction per event-loop turn (group commit), so the disk sees one commit for many
- * batches; a batch's promise resolves only after its transaction committed.
+ * into one transaction (src/store/group-commit.ts, as PostgreSQL's), so the disk sees one commit for
+ * many batches; a batch's promise resolves only after its transaction committed.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { GroupCommit } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { sqliteOpenProblem } from './open-error.js';
 import { isUnstorable } from './unstorable.js';
@@ -28,12 +29,6 @@ import type {
   WriteBatch,
 } from './store.js';
 
-interface Pending {
-  batch: WriteBatch;
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
-
 export interface SqliteOptions {
   path: string;
   synchronous: 'NORMAL' | 'FULL';
@@ -47,9 +42,8 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly db: Database.Database;
   private readonly port: SqliteSql;
-  private queue: Pending[] = [];
-  private scheduled = false;
   private closed = false;
+  private readonly writes: GroupCommit;
   private readonly stmts: ReturnType<SqliteStore['prepare']>;
   /** Until when (performance.now()) group writes fail at once: another process held the lock. */
   private lockedUntil = 0;
@@ -65,6 +59,18 @@ export class SqliteStore implements Store {
     this.stmts = this.prepare();
     // Of every half second at least ~four fifths stay free for other work while a lock is held.
     this.lockBackoffMs = Math.max(250, 5 * (opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+    this.writes = new GroupCommit({
+      commit: (batches) => this.commit(batches),
+      // A failure of the store itself (a lock, a full disk) would fail — and wait — again for every
+      // batch: all of them get it. Only a batch whose data was refused is looked for one by one.
+      mayBeOneBatchsFault: isUnstorable,
+      // Another process holds the lock: fail at once (503 + Retry-After) instead of waiting on the
+      // event loop again for a lock that was held a moment ago.
+      refusal: () =>
+        performance.now() < this.lockedUntil
+          ? Object.assign(new Error('the database is locked by another process'), { code: 'SQLITE_BUSY' })
+          : undefined,
+    });
   }
 
   /** Opens, configures and migrates the file: every write a read-only file refuses happens here, at start. */
@@ -134,54 +140,22 @@ export class SqliteStore implements Store {
   }
 
   write(batch: WriteBatch): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ batch, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+    return this.writes.write(batch);
   }
 
   pendingWrites(): number {
-    return this.queue.length;
+    return this.writes.pendingWrites();
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const items = this.queue;
-    this.queue = [];
-    if (items.length === 0) return;
-    // Another process holds the lock: fail at once (503 + Retry-After) instead of waiting on the
-    // event loop again for a lock that was held a moment ago.
-    if (performance.now() < this.lockedUntil) {
-      const busy = Object.assign(new Error('the database is locked by another process'), { code: 'SQLITE_BUSY' });
-      for (const it of items) it.reject(busy);
-      return;
-    }
+  /** One transaction for the group; a lock another process held past busy_timeout starts the back-off. */
+  private commit(batches: WriteBatch[]): void {
     try {
       this.db.transaction(() => {
-        for (const it of items) this.apply(it.batch);
+        for (const b of batches) this.apply(b);
       })();
-      for (const it of items) it.resolve();
     } catch (err) {
       if (isBusy(err)) this.lockedUntil = performance.now() + this.lockBackoffMs;
-      // A failure of the store itself (a lock, a full disk) would fail — and wait — again for every
-      // batch: all of them get it. Only a batch whose data was refused is looked for one by one.
-      if (!isUnstorable(err)) {
-        for (const it of items) it.reject(err as Error);
-        return;
-      }
-      // One bad batch must not fail its neighbours: retry each on its own.
-      for (const it of items) {
-        try {
-          this.db.transaction(() => this.apply(it.batch))();
-          it.resolve();
-        } catch (err) {
-          it.reject(err as Error);
-        }
-      }
+      throw err;
     }
   }
 
@@ -324,8 +298,8 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flush();
     this.closed = true;
+    await this.writes.close();
     this.db.close();
   }
 }

@@ -99,7 +99,7 @@ export async function loadPageData(
   ).items;
   // Failures are already of the reader's services; their trajectories are too.
   const trajectories = src.judge
-    ? await src.judge.store.storedTraceIds(failures.map((f) => f.traceId))
+    ? await src.judge.store.trajectories.storedTraceIds(failures.map((f) => f.traceId))
     : new Set<string>();
   const tools = stats.tools.filter((t) => !service || t.service === service).sort(byConcern);
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, tools.reduce((n, t) => n + t.counts[o], 0)])) as Record<

@@ -9,7 +9,7 @@ import { invalidJsonCause, isCutOff } from '../../src/check/invalid-json-cause.j
 import { ToolRegistry } from '../../src/check/registry.js';
 import { SchemaCache } from '../../src/check/schema-cache.js';
 import { finishReasonsOf } from '../../src/normalize/finish-reasons.js';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { loadDialectFixtures } from '../helpers/dialect-fixtures.js';
 import { makeEvent, makeSpan, readFixture } from '../helpers/spans.js';
 

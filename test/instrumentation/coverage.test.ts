@@ -11,7 +11,7 @@ import { TopKeys } from '../../src/instrumentation/top-keys.js';
 import { LabelCap } from '../../src/metrics/label-cap.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import type { Span } from '../../src/model.js';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
 import { Pipeline } from '../../src/pipeline/pipeline.js';
 import { SqliteStore } from '../../src/store/sqlite.js';

@@ -39,18 +39,24 @@ describe('JudgeStore.finalize', () => {
     const n = 5003;
     await store.write({
       ...emptyBatch(),
-      extensions: [judge.ingestExtension(Array.from({ length: n }, (_, i) => candidate(i)))],
+      extensions: [judge.trajectories.ingestExtension(Array.from({ length: n }, (_, i) => candidate(i)))],
     });
     expect(await count(store, 'SELECT COUNT(*) AS n FROM judge_steps')).toBe(n);
 
     // One batch only: the rest stays open for the next call.
-    expect(await judge.finalize(10_000, 1000, () => 0, undefined, 1)).toEqual({ pending: 0, dropped: 5000 });
+    expect(await judge.trajectories.finalize(10_000, 1000, () => 0, undefined, 1)).toEqual({
+      pending: 0,
+      dropped: 5000,
+    });
     expect(await count(store, "SELECT COUNT(*) AS n FROM judge_trajectories WHERE status = 'open'")).toBe(3);
 
-    await store.write({ ...emptyBatch(), extensions: [judge.ingestExtension([5003, 5004].map(candidate))] });
+    await store.write({
+      ...emptyBatch(),
+      extensions: [judge.trajectories.ingestExtension([5003, 5004].map(candidate))],
+    });
     // The default drains everything idle; a probability above the position queues it instead.
     expect(
-      await judge.finalize(
+      await judge.trajectories.finalize(
         10_000,
         1000,
         (_s, _f, negative) => (negative ? 1 : 0),

@@ -5,7 +5,7 @@
  * reverse order with every span in its own export batch (tool spans before their proposals).
  */
 import { describe, expect, it } from 'vitest';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { loadDialectFixtures, runBatches, spansOf, tally } from '../helpers/dialect-fixtures.js';
 import { sighting } from './dialect-sightings.js';
 

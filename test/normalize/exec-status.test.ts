@@ -14,7 +14,7 @@ import {
   textStatus,
   worse,
 } from '../../src/normalize/exec-status.js';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { loadDialectFixtures } from '../helpers/dialect-fixtures.js';
 import { makeEvent, makeSpan } from '../helpers/spans.js';
 

@@ -1,6 +1,6 @@
 /** The public fixtures from Arize-ai/openinference: the same conversation in three dialects plus a tool span. */
 import { describe, expect, it } from 'vitest';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { makeSpan, readFixture } from '../helpers/spans.js';
 import { c, summarize, type FactsSummary } from './summary.js';
 

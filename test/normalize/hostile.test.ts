@@ -1,6 +1,6 @@
 /** Input an attacker controls must not throw, overflow the stack, or touch prototypes. */
 import { describe, expect, it } from 'vitest';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { parseToolDefs, toToolDef } from '../../src/tools/tooldefs.js';
 import { TOO_DEEP_RAW, toToolArgs } from '../../src/util/values.js';
 import { kv, makeEvent, makeSpan } from '../helpers/spans.js';

@@ -1,6 +1,6 @@
 /** What OpenInference instrumentations write beyond the spec (src/normalize/openinference-gaps.ts), row by row. */
 import { describe, expect, it } from 'vitest';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { makeSpan } from '../helpers/spans.js';
 import { c, summarize } from './summary.js';
 

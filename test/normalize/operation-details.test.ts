@@ -4,7 +4,7 @@
  * strands-agents/sdk-python `src/strands/telemetry/tracer.py`).
  */
 import { describe, expect, it } from 'vitest';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { makeEvent, makeSpan } from '../helpers/spans.js';
 import { c, summarize } from './summary.js';
 

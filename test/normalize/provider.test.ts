@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Span } from '../../src/model.js';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { makeSpan } from '../helpers/spans.js';
 
 const dialects = builtinDialects();

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { builtinDialects, type DialectReader, type Dialects } from '../../src/normalize/registry.js';
+import type { DialectReader, Dialects } from '../../src/normalize/dialect.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { baseFacts } from '../../src/normalize/facts.js';
 import { makeSpan } from '../helpers/spans.js';
 

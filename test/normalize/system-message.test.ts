@@ -5,7 +5,7 @@
  * the system's gives none; only the first message is parsed (a tail that is no JSON is not read).
  */
 import { describe, expect, it } from 'vitest';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { makeSpan } from '../helpers/spans.js';
 
 const dialects = builtinDialects();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import type { Span } from '../../src/model.js';
 import { makeSpan } from '../helpers/spans.js';
 import { c, summarize, type FactsSummary } from './summary.js';

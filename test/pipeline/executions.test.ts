@@ -13,7 +13,7 @@ import { TrajectoryTracker } from '../../src/efficiency/tracker.js';
 import { LabelCap } from '../../src/metrics/label-cap.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import type { Span } from '../../src/model.js';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
 import { Pipeline } from '../../src/pipeline/pipeline.js';
 import { storeRedactor } from '../../src/redact/stored.js';

@@ -15,7 +15,7 @@ import { CoverageTracker } from '../../src/instrumentation/coverage.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { attrs, makeSpan } from '../helpers/spans.js';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 
 const T1 = '11111111111111111111111111111111';
 const T2 = '22222222222222222222222222222222';

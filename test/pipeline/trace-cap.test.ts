@@ -9,7 +9,7 @@ import { SchemaCache } from '../../src/check/schema-cache.js';
 import { LabelCap } from '../../src/metrics/label-cap.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import type { Span } from '../../src/model.js';
-import { builtinDialects } from '../../src/normalize/registry.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
 import { decodeRecord, journalRecord } from '../../src/pipeline/ledger-journal.js';
 import { callEntry, Ledger } from '../../src/pipeline/ledger.js';
 import { Pipeline } from '../../src/pipeline/pipeline.js';

@@ -1,6 +1,8 @@
 /**
  * toolwatch as a real child process for the reliability probes: built once per test run (tsc into
- * node_modules/.cache, shared by the test files through a lock), started as `npm start` starts it,
+ * .test-build/reliability, shared by the test files through a lock — not under node_modules, which
+ * checkouts beside each other may share through a link, so one checkout's run would start another's
+ * build), started as `npm start` starts it,
  * killed with SIGKILL or stopped with SIGTERM like an orchestrator would.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -9,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const OUT = path.join(ROOT, 'node_modules/.cache/toolwatch-reliability');
+const OUT = path.join(ROOT, '.test-build/reliability');
 const LOCK = `${OUT}.lock`;
 
 /** Compiles src/ once per run (incremental); parallel test files wait for the one that builds. */

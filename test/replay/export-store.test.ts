@@ -104,8 +104,8 @@ describe.each(engines)('$name', (engine) => {
         async () => new Map(),
       );
       const judge = new JudgeStore(sql);
-      const runId = await judge.startRun(NOW - 20_000, 'v1', 'judge');
-      await judge.recordVerdict({
+      const runId = await judge.verdicts.startRun(NOW - 20_000, 'v1', 'judge');
+      await judge.verdicts.recordVerdict({
         traceId: A,
         runId,
         timeMs: NOW - 10_000,

@@ -83,7 +83,7 @@ beforeAll(async () => {
     n++;
     const traceId = n.toString(16).padStart(32, '9');
     traceIds.push({ model, traceId });
-    await tw.services.judge.store.recordVerdict({
+    await tw.services.judge.store.verdicts.recordVerdict({
       traceId,
       runId: 1,
       timeMs: Date.now() - 5 * MIN,

@@ -4,7 +4,7 @@
  * langfuse.write_scores, the score sender on its own interval so write-back never holds up a sync.
  */
 import type { Logger } from 'pino';
-import type { Scheduler } from '../../jobs/scheduler.js';
+import type { Component } from '../../jobs/lifecycle.js';
 import type { Metrics } from '../../metrics/registry.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import type { Store } from '../../store/store.js';
@@ -41,7 +41,8 @@ export interface LangfuseSourceInfo {
   feedback?: { scoreNames: string[]; mode: 'v3' | 'v2'; watermark: string | null; scores: number };
 }
 
-export interface LangfuseRuntime {
+/** A component (src/jobs/lifecycle.ts): started, it schedules the pull, the feedback pull and the score write-back; interrupted, it wakes any sleeping retry. */
+export interface LangfuseRuntime extends Component {
   source: LangfuseSource;
   /** Present when langfuse.feedback_scores names any score. */
   feedback?: LangfuseFeedbackPull;
@@ -54,8 +55,6 @@ export interface LangfuseRuntime {
   /** Seconds behind (now − watermark), for toolwatch_source_lag_seconds. */
   lagSeconds(): number | undefined;
   info(): Promise<LangfuseSourceInfo>;
-  /** Wakes any sleeping retry so shutdown does not wait for a Retry-After. */
-  stop(): void;
 }
 
 export interface LangfuseWiring {
@@ -64,7 +63,6 @@ export interface LangfuseWiring {
   pipeline: Pipeline;
   metrics: Metrics;
   log: Logger;
-  scheduler: Scheduler;
   /** Where user-feedback scores go (the feedback service); absent: they are not read. */
   feedback?: FeedbackSink;
   overrides?: LangfuseOverrides;
@@ -138,10 +136,6 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
     { batchSize: cfg.scoresPerFlush, maxAttempts: cfg.scoreMaxAttempts },
   );
 
-  w.scheduler.every('langfuse', cfg.schedule, async () => {
-    const res = await w.store.runExclusive('langfuse', () => source.runOnce());
-    if (res.ran && res.value.windows > 0) log.info({ ...res.value, source: 'langfuse' }, 'langfuse: synced');
-  });
   const feedback =
     w.feedback && cfg.feedbackScores.length
       ? new LangfuseFeedbackPull(
@@ -166,18 +160,6 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
           },
         )
       : undefined;
-  if (feedback) {
-    w.scheduler.every('langfuse-feedback', cfg.schedule, async () => {
-      const res = await w.store.runExclusive('langfuse-feedback', () => feedback.runOnce());
-      if (res.ran && res.value.taken > 0)
-        log.info({ ...res.value, source: 'langfuse' }, 'langfuse: feedback scores read');
-    });
-  }
-  if (cfg.writeScores)
-    w.scheduler.interval('langfuse-scores', cfg.scoresEveryMs, () =>
-      w.store.runExclusive('langfuse-scores', () => scores.flush()),
-    );
-
   const feedbackInfo = async () => {
     const f = await state.feedbackState();
     return {
@@ -192,6 +174,25 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
     return wm === null ? undefined : Math.max(0, (clock() - wm) / 1000);
   };
   return {
+    name: 'langfuse',
+    start(scheduler) {
+      scheduler.every('langfuse', cfg.schedule, async () => {
+        const res = await w.store.runExclusive('langfuse', () => source.runOnce());
+        if (res.ran && res.value.windows > 0) log.info({ ...res.value, source: 'langfuse' }, 'langfuse: synced');
+      });
+      if (feedback) {
+        scheduler.every('langfuse-feedback', cfg.schedule, async () => {
+          const res = await w.store.runExclusive('langfuse-feedback', () => feedback.runOnce());
+          if (res.ran && res.value.taken > 0)
+            log.info({ ...res.value, source: 'langfuse' }, 'langfuse: feedback scores read');
+        });
+      }
+      if (cfg.writeScores)
+        scheduler.interval('langfuse-scores', cfg.scoresEveryMs, () =>
+          w.store.runExclusive('langfuse-scores', () => scores.flush()),
+        );
+    },
+    interrupt: () => aborter.abort(),
     source,
     ...(feedback ? { feedback } : {}),
     scores,
@@ -220,6 +221,5 @@ export async function createLangfuse(w: LangfuseWiring): Promise<LangfuseRuntime
         ...(feedback ? { feedback: await feedbackInfo() } : {}),
       };
     },
-    stop: () => aborter.abort(),
   };
 }

@@ -10,7 +10,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinKinds } from '../../../src/kinds.js';
 import type { SpanFacts } from '../../../src/model.js';
-import type { DialectReader } from '../../../src/normalize/registry.js';
+import type { DialectReader } from '../../../src/normalize/dialect.js';
 import { metricValue, startToolwatch, type Harness } from '../../helpers/harness.js';
 import { chatResourceSpans } from '../../helpers/otlp-json.js';
 

@@ -1,0 +1,30 @@
+/** The judge's jobs: the hourly run, idle candidates completed between runs, and retention. */
+import type { Component } from '../jobs/lifecycle.js';
+import type { Judge } from './service.js';
+
+export interface JudgeSchedule {
+  /** judge.schedule (cron). */
+  schedule: string;
+  /** How often idle candidates complete between runs (0 = only when a run starts). */
+  completeEveryMs: number;
+  retentionMs: number;
+  now: () => number;
+  /** Cuts the judge's requests in flight short (the signal its client was given). */
+  interrupt?: () => void;
+}
+
+export function judgeComponent(judge: Judge, s: JudgeSchedule): Component {
+  return {
+    name: 'judge',
+    start(scheduler) {
+      const job = judge.job;
+      if (!job) return;
+      scheduler.every('judge', s.schedule, () => job.run());
+      // Idle candidates complete every minute, not only when a run starts: a candidate's steps (every
+      // trace's, with feedback_rate 1) are kept for about judge.idle + 1 minute, not up to an hour more.
+      if (s.completeEveryMs > 0) scheduler.interval('judge-complete', s.completeEveryMs, () => job.complete());
+      scheduler.every('judge-retention', '23 * * * *', () => judge.store.trajectories.prune(s.now() - s.retentionMs));
+    },
+    ...(s.interrupt ? { interrupt: s.interrupt } : {}),
+  };
+}
