@@ -34,7 +34,7 @@ import { Feedback } from './feedback/service.js';
 import { failureContextExtension, pruneFailureContexts } from './replay/context.js';
 import { TrajectoryTracker } from './efficiency/tracker.js';
 import { pruneTrajectories } from './efficiency/store.js';
-import { modelLabel } from './pipeline/write-batch.js';
+import { storedName } from './pipeline/write-batch.js';
 import { changesSink } from './changes/sink.js';
 import { pruneChanges } from './changes/store.js';
 
@@ -129,7 +129,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     (label) => metrics.labelOverflow.inc({ label }),
     config.metrics.maxLabelValuesPerToken,
   );
-  trajectories = new TrajectoryTracker(config.trajectories, (model, budget) => modelLabel(model, labels, budget));
+  trajectories = new TrajectoryTracker(config.trajectories, storedName);
   // What start-up built so far, stopped in reverse order if a later part fails.
   // A refused start leaves no database file of its own behind (an existing one is kept).
   const built: (() => unknown)[] = [undoCreate, () => store.close()];

@@ -35,6 +35,7 @@ import {
   callLabels,
   executionLabels,
   FailureCap,
+  peekLabel,
   scopeLabel,
   type CallLabels,
   type ExecutionLabels,
@@ -427,7 +428,7 @@ export class Pipeline {
     plan.commitCaps();
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick);
+    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick, () => budget);
     for (let i = 0; i < merged.executions.length; i++) {
       const e = merged.executions[i]!;
       const { service, tool } = execLabels[i]!;
@@ -439,7 +440,7 @@ export class Pipeline {
       );
     }
     if (children) for (const c of children) this.executions.child(c, tick);
-    deps.trajectories?.spans(facts, tick, budget);
+    deps.trajectories?.spans(facts, tick);
     if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
@@ -501,6 +502,7 @@ export class Pipeline {
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
       let heldEntries: (CallEntry | undefined)[] = [];
+      let heldBudgets: (string | undefined)[] = [];
       let plan: WritePlan | undefined;
       try {
         await deps.store.settlePending(this.owner, keys, (taken) => {
@@ -509,6 +511,7 @@ export class Pipeline {
           held = mine.map((i) => calls[i]!);
           heldLabels = mine.map((i) => labels[i]!);
           heldEntries = mine.map((i) => items[i]!.entry);
+          heldBudgets = mine.map((i) => items[i]!.call.budget);
           plan = buildWrite(source, held, heldLabels, [], this.failureCap, wall, deps.redactor);
           const counted = deps.counted?.extension(held, heldLabels, []);
           return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: counted ? [counted] : [] };
@@ -526,7 +529,7 @@ export class Pipeline {
         nowMs,
         items.reduce((m, p) => Math.max(m, p.dueMs), 0),
       );
-      this.count(source, held, heldLabels, heldEntries, plan, 0, dueMs);
+      this.count(source, held, heldLabels, heldEntries, plan, 0, dueMs, (i) => heldBudgets[i]);
       counted += held.length;
     }
     return counted;
@@ -555,9 +558,11 @@ export class Pipeline {
     }
     // The counter moves by the rows just written (one inc per row, not per execution); the histogram per execution.
     const m = deps.metrics;
+    const cap = deps.labels;
     for (const r of batch.executionAggregates) {
+      const service = peekLabel(cap, 'service', r.service);
       m.toolExecutions.inc(
-        { service: r.service, tool: r.tool, status: r.status, call_outcome: r.callOutcome },
+        { service, tool: peekLabel(cap, 'tool', r.tool), status: r.status, call_outcome: r.callOutcome },
         r.count,
       );
     }
@@ -569,11 +574,13 @@ export class Pipeline {
     deps.trajectories?.executions(released, Math.min(nowMs, dueMs));
   }
 
-  /** The latency histogram's child for a service and tool, bound once (metrics/bound-histogram.ts). */
+  /** The latency histogram's child for a stored service and tool (their labels: capped), bound once (metrics/bound-histogram.ts). */
   private durationOf(service: string, tool: string): { observe(v: number): void } {
-    const key = `${service}\u0000${tool}`;
+    const cap = this.deps.labels;
+    const labels = { service: peekLabel(cap, 'service', service), tool: peekLabel(cap, 'tool', tool) };
+    const key = `${labels.service}\u0000${labels.tool}`;
     let child = this.durations.get(key);
-    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.bind({ service, tool })));
+    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.bind(labels)));
     return child;
   }
 
@@ -594,7 +601,9 @@ export class Pipeline {
     let last: string | undefined;
     let h: ReturnType<Pipeline['trajectoryHistograms']> | undefined;
     for (const t of done) {
-      if (t.service !== last || !h) (h = this.trajectoryHistograms(t.service, m)), (last = t.service);
+      // A trajectory's service is stored as its calls were; its label, as their metric's (capped).
+      if (t.service !== last || !h)
+        (h = this.trajectoryHistograms(peekLabel(this.deps.labels, 'service', t.service), m)), (last = t.service);
       h.toolCalls.observe(t.toolCalls);
       h.steps.observe(t.steps);
       h.failedCalls.observe(t.failedCalls);
@@ -683,7 +692,7 @@ export class Pipeline {
     let unrecognized: Map<string, number> | undefined;
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]!;
-      if (coverage.observeSpan(span, perSpan[i]) !== 'unrecognized') continue;
+      if (coverage.observeSpan(span, perSpan[i], budget) !== 'unrecognized') continue;
       unrecognized ??= new Map();
       unrecognized.set(span.scope, (unrecognized.get(span.scope) ?? 0) + 1);
     }
@@ -722,27 +731,32 @@ export class Pipeline {
     plan: Pick<WritePlan, 'dropped' | 'redactionFailures'>,
     duplicates: number,
     nowMs: number,
+    budgetOf: (i: number) => string | undefined,
   ): void {
     const m = this.deps.metrics;
     for (let i = 0; i < calls.length; i++) {
       const o = calls[i]!.outcome;
-      const { service, model, tool } = labels[i]!;
+      const l = labels[i]!;
+      const { service, model, tool } = l.metric;
       m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
       if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
       else if (o.outcome === 'InvalidJson') m.invalidJson.inc({ service, reason: o.cause });
       const entry = entries[i];
       if (entry) {
         entry.outcome = o.outcome;
-        entry.model = model;
+        // Its execution's stored row takes the call's stored model.
+        entry.model = l.model;
       }
     }
     this.deps.trajectories?.calls(calls, labels, nowMs);
     const coverage = this.deps.coverage;
     if (coverage) {
       // Calls read from a span, wherever they were counted (a held call settled later keeps its scope).
-      for (const c of calls) {
+      for (let i = 0; i < calls.length; i++) {
+        const c = calls[i]!;
         if (c.scope === undefined) continue;
-        coverage.observeCall({ scope: c.scope, scopeVersion: c.scopeVersion ?? '', service: c.service }, c.outcome);
+        const origin = { scope: c.scope, scopeVersion: c.scopeVersion ?? '', service: c.service };
+        coverage.observeCall(origin, c.outcome, budgetOf(i));
       }
     }
     if (plan.dropped) m.failureRecordsDropped.inc(plan.dropped);
