@@ -8,7 +8,7 @@ import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
-import { argValue, firstAttr, jsonValue, num, str } from '../util/values.js';
+import { argValue, firstAttr, jsonValue, jsonValueShared, num, str } from '../util/values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
 const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);
@@ -120,7 +120,8 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
   }
   const input = detailAttr(span, 'gen_ai.input.messages');
   const output = detailAttr(span, 'gen_ai.output.messages');
-  const outMsgs = output === undefined ? [] : readMessages(jsonValue(output));
+  // Its finish reasons are read from the same parse (finish-reasons.ts).
+  const outMsgs = output === undefined ? [] : readMessages(jsonValueShared(output));
   if (input !== undefined) {
     let inMsgs: ReturnType<typeof readMessages> | undefined;
     const history = () => (inMsgs ??= readMessages(jsonValue(input)));

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
 import { sqliteOpenProblem } from './open-error.js';
 import { isUnstorable } from './unstorable.js';
+import { groupCounts, type GroupCounts } from './group-counts.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
@@ -162,7 +163,12 @@ export class SqliteStore implements Store {
     }
     try {
       this.db.transaction(() => {
-        for (const it of items) this.apply(it.batch);
+        if (items.length === 1) this.apply(items[0]!.batch);
+        else {
+          // The group's count rows summed first (group-counts.ts), then each batch's other rows in order.
+          this.applyCounts(groupCounts(items.map((it) => it.batch)));
+          for (const it of items) this.apply(it.batch, false);
+        }
       })();
       for (const it of items) it.resolve();
     } catch (err) {
@@ -185,9 +191,19 @@ export class SqliteStore implements Store {
     }
   }
 
-  private apply(b: WriteBatch): void {
+  private applyCounts(b: GroupCounts): void {
     for (const r of b.callAggregates) this.stmts.call.run(r);
     for (const r of b.executionAggregates) this.stmts.exec.run(r);
+    for (const d of b.failureDrops) this.stmts.drop.run(d);
+  }
+
+  /** `counts` false: the batch's count rows were written with its group's (applyCounts). */
+  private apply(b: WriteBatch, counts = true): void {
+    if (counts) {
+      for (const r of b.callAggregates) this.stmts.call.run(r);
+      for (const r of b.executionAggregates) this.stmts.exec.run(r);
+      for (const d of b.failureDrops) this.stmts.drop.run(d);
+    }
     for (const f of b.failures) {
       this.stmts.failure.run(
         f.timeMs,
@@ -207,7 +223,6 @@ export class SqliteStore implements Store {
         f.reason ?? null,
       );
     }
-    for (const d of b.failureDrops) this.stmts.drop.run(d);
     for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload, p.owner ?? null);
     for (const p of b.pendingRemove) this.stmts.pendingRemove.run(p.traceId, p.callKey);
     if (b.ledger) this.stmts.ledger.run(b.ledger.timeMs, b.ledger.traces, b.ledger.body);

@@ -115,7 +115,8 @@ function readString(c: Ctx): string {
   r.pos = end;
   const len = end - start;
   if (len === 0) return '';
-  return len <= STR_CACHE_MAX_LEN ? cachedUtf8(c.b, start, end) : c.b.utf8Slice(start, end);
+  if (len <= STR_CACHE_MAX_LEN) return cachedUtf8(c.b, start, end);
+  return len <= LONG_MAX_LEN ? cachedLongUtf8(c.b, start, end) : c.b.utf8Slice(start, end);
 }
 
 // Short strings (attribute keys, model names, operation names…) repeat across the spans of a batch
@@ -144,6 +145,46 @@ function cachedUtf8(b: FastBuffer, start: number, end: number): string {
   strCacheStr[slot] = s;
   for (let i = start; i < end; i++, off++) strCacheBytes[off] = b[i]!;
   return s;
+}
+
+// Long values that repeat — tool definitions and system instructions, sent unchanged with every
+// model request of an agent — are read once per distinct value: a repeat is recognised by a native
+// byte compare and handed out as the same string object, so it costs no UTF-8 decode, no garbage,
+// and the definition caches downstream (tools/tooldefs.ts, definition-hash.ts) find it without
+// hashing or comparing its text again. A value is kept only from its second sighting on (a cheap
+// fingerprint of its length and a few bytes is remembered first), so a batch of distinct messages
+// pays a fingerprint each, not a copy. Bounded: LONG_SLOTS values of at most LONG_MAX_LEN bytes.
+const LONG_BITS = 6;
+const LONG_MAX_LEN = 64 * 1024;
+const longPrint = new Int32Array(1 << LONG_BITS);
+const longBytes: (Buffer | undefined)[] = new Array<Buffer | undefined>(1 << LONG_BITS).fill(undefined);
+const longStr: string[] = new Array<string>(1 << LONG_BITS).fill('');
+
+function cachedLongUtf8(b: FastBuffer, start: number, end: number): string {
+  const len = end - start;
+  // Length and 32 bytes from its start, middle and end: what tells most distinct values apart.
+  let h = 0x811c9dc5 ^ len;
+  const mid = start + (len >>> 1) - 8;
+  for (let i = 0; i < 16; i++) {
+    h = Math.imul(h ^ b[start + i]!, 0x01000193);
+    h = Math.imul(h ^ b[mid + i]!, 0x01000193);
+    h = Math.imul(h ^ b[end - 16 + i]!, 0x01000193);
+  }
+  h |= 1; // 0 marks an empty slot
+  const slot = h >>> (32 - LONG_BITS);
+  const kept = longBytes[slot];
+  if (longPrint[slot] === h) {
+    if (kept !== undefined && kept.length === len && b.compare(kept, 0, len, start, end) === 0) return longStr[slot]!;
+    // Seen once before (or a different value with the same print): keep this one from now on.
+    const s = b.utf8Slice(start, end);
+    longBytes[slot] = Buffer.from(b.subarray(start, end));
+    longStr[slot] = s;
+    return s;
+  }
+  longPrint[slot] = h;
+  longBytes[slot] = undefined;
+  longStr[slot] = '';
+  return b.utf8Slice(start, end);
 }
 
 // Same idea for ids: a trace id repeats on every span of the trace, a parent id on every sibling.
