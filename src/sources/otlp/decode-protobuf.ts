@@ -159,27 +159,41 @@ const LONG_MAX_LEN = 64 * 1024;
 const longPrint = new Int32Array(1 << LONG_BITS);
 const longBytes: (Buffer | undefined)[] = new Array<Buffer | undefined>(1 << LONG_BITS).fill(undefined);
 const longStr: string[] = new Array<string>(1 << LONG_BITS).fill('');
+const longUsed = new Uint8Array(1 << LONG_BITS);
 
 function cachedLongUtf8(b: FastBuffer, start: number, end: number): string {
   const len = end - start;
-  // Length and 32 bytes from its start, middle and end: what tells most distinct values apart.
+  // Its length and 4 bytes at each quarter and at its end: what tells most distinct values of a
+  // length apart (JSON texts share their first bytes).
   let h = 0x811c9dc5 ^ len;
-  const mid = start + (len >>> 1) - 8;
-  for (let i = 0; i < 16; i++) {
-    h = Math.imul(h ^ b[start + i]!, 0x01000193);
-    h = Math.imul(h ^ b[mid + i]!, 0x01000193);
-    h = Math.imul(h ^ b[end - 16 + i]!, 0x01000193);
+  const q = len >>> 2;
+  for (let at = start + q; at < end; at += q) {
+    const p = at + 4 > end ? end - 4 : at;
+    h = Math.imul(h ^ b[p]!, 0x01000193);
+    h = Math.imul(h ^ b[p + 1]!, 0x01000193);
+    h = Math.imul(h ^ b[p + 2]!, 0x01000193);
+    h = Math.imul(h ^ b[p + 3]!, 0x01000193);
   }
   h |= 1; // 0 marks an empty slot
   const slot = h >>> (32 - LONG_BITS);
   const kept = longBytes[slot];
   if (longPrint[slot] === h) {
-    if (kept !== undefined && kept.length === len && b.compare(kept, 0, len, start, end) === 0) return longStr[slot]!;
+    if (kept !== undefined && kept.length === len && b.compare(kept, 0, len, start, end) === 0) {
+      longUsed[slot] = 1;
+      return longStr[slot]!;
+    }
     // Seen once before (or a different value with the same print): keep this one from now on.
     const s = b.utf8Slice(start, end);
     longBytes[slot] = Buffer.from(b.subarray(start, end));
     longStr[slot] = s;
+    longUsed[slot] = 0;
     return s;
+  }
+  // A kept value hit since the last one-off value landed here gets a second chance: distinct
+  // messages sharing its slot do not push a definition out batch after batch.
+  if (longUsed[slot] === 1) {
+    longUsed[slot] = 0;
+    return b.utf8Slice(start, end);
   }
   longPrint[slot] = h;
   longBytes[slot] = undefined;
