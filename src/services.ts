@@ -37,7 +37,7 @@ import { Feedback } from './feedback/service.js';
 import { failureContextExtension, pruneFailureContexts } from './replay/context.js';
 import { TrajectoryTracker } from './efficiency/tracker.js';
 import { pruneTrajectories } from './efficiency/store.js';
-import { modelLabel } from './pipeline/write-batch.js';
+import { storedName } from './pipeline/write-batch.js';
 import { changesSink } from './changes/sink.js';
 import { definitionChangeCounts, pruneChanges, valueCounts } from './changes/store.js';
 
@@ -171,7 +171,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
     (label) => metrics.labelOverflow.inc({ label }),
     config.metrics.maxLabelValuesPerToken,
   );
-  trajectories = new TrajectoryTracker(config.trajectories, (model, budget) => modelLabel(model, labels, budget));
+  trajectories = new TrajectoryTracker(config.trajectories, storedName);
   const feedback = new Feedback({ sql: store.sql, metrics, labels, now, log, redactor });
   // Aborted on stop: a judge request that never answers must not hold the shutdown.
   const stopping = new AbortController();

@@ -36,9 +36,9 @@ export interface TrajectoryOptions {
 
 export interface CompletedTrajectory {
   traceId: string;
-  /** The service label of its calls. */
+  /** The service of its calls, as stored (clipped, never capped). */
   service: string;
-  /** Its model, as the model label of the calls (capped), '' when none was reported. */
+  /** Its model, as stored for its calls (clipped, never capped), '' when none was reported. */
   model: string;
   /** The end of its last span (ms): the minute it is stored under. */
   endMs: number;
@@ -78,8 +78,6 @@ export class TrajectoryTracker {
   private used = 0;
   private readonly traceId: (string | undefined)[] = [];
   private readonly service: (string | undefined)[] = [];
-  /** The label budget of a restricted sender of the trace's spans (metrics/label-cap.ts): its step model is labelled under it. */
-  private readonly budget: (string | undefined)[] = [];
   private readonly stepModel: (string | undefined)[] = [];
   private readonly callModel: (string | undefined)[] = [];
   private readonly stepOthers: (Others | undefined)[] = [];
@@ -112,7 +110,8 @@ export class TrajectoryTracker {
   constructor(
     private readonly opts: TrajectoryOptions,
     /** The model label a step's model is counted under (the calls' label cap). */
-    private readonly modelLabel: (model: string, budget?: string) => string,
+    /** A step model as stored (clipped: pipeline/write-batch.ts storedName). */
+    private readonly modelName: (model: string) => string,
   ) {}
 
   get size(): number {
@@ -120,7 +119,7 @@ export class TrajectoryTracker {
   }
 
   /** A committed batch's spans: model steps, tokens, the trace's time range. */
-  spans(facts: readonly SpanFacts[], nowMs: number, budget?: string): void {
+  spans(facts: readonly SpanFacts[], nowMs: number): void {
     // A batch holds a trace's spans mostly side by side: one lookup per run of them.
     let id: string | undefined;
     let slot = -1;
@@ -129,7 +128,6 @@ export class TrajectoryTracker {
       if (id !== f.traceId) {
         slot = this.trace(f.traceId, nowMs);
         id = f.traceId;
-        if (budget !== undefined) this.budget[slot] = budget;
       }
       if (f.startTimeMs && f.startTimeMs < this.firstMs[slot]!) this.firstMs[slot] = f.startTimeMs;
       if (f.endTimeMs > this.lastMs[slot]!) this.lastMs[slot] = f.endTimeMs;
@@ -250,7 +248,7 @@ export class TrajectoryTracker {
       const stepModel = most(this.stepModel[slot], this.stepModelN[slot]!, this.stepOthers[slot]);
       const model =
         stepModel !== undefined && stepModel !== ''
-          ? this.modelLabel(stepModel, this.budget[slot])
+          ? this.modelName(stepModel)
           : (most(this.callModel[slot], this.callModelN[slot]!, this.callOthers[slot]) ?? '');
       const first = this.firstMs[slot]!;
       const last = this.lastMs[slot]!;
@@ -268,7 +266,6 @@ export class TrajectoryTracker {
     }
     this.traceId[slot] = undefined;
     this.service[slot] = undefined;
-    this.budget[slot] = undefined;
     this.stepModel[slot] = undefined;
     this.callModel[slot] = undefined;
     this.stepOthers[slot] = undefined;

@@ -7,7 +7,9 @@
  *
  * Pure and bounded: no clock, no I/O; at most `maxEntries` scope × service rows (the rest are
  * folded into one `_other` row), at most `keysPerEntry` keys remembered per row, every key and
- * label clipped. What to do with the report (an endpoint, a page section, a metric) is the caller's.
+ * label clipped. The rows are first come, first kept, so a sender restricted to some services (its
+ * budget: metrics/label-cap.ts labelBudget) opens at most `maxEntriesPerBudget` of them: one token
+ * inventing scopes or services folds its own later rows into `_other`, not every other team's. What to do with the report (an endpoint, a page section, a metric) is the caller's.
  *
  * Cheap per span (it runs on the ingest path): a span a reader recognised is LLM-looking without a
  * look at its keys, and keys are scanned only for LLM-looking spans no call was read from.
@@ -19,6 +21,8 @@ import { TopKeys } from './top-keys.js';
 export interface CoverageOptions {
   /** Scope × service rows kept; later combinations are counted in the `_other` row. */
   maxEntries: number;
+  /** Of those, the rows one restricted sender's spans may open (issue 17, finding 4). */
+  maxEntriesPerBudget: number;
   /** Attribute keys remembered per row (Space-Saving counters). */
   keysPerEntry: number;
   /** Keys listed per row in the report. */
@@ -29,6 +33,7 @@ export interface CoverageOptions {
 
 export const DEFAULT_COVERAGE_OPTIONS: Readonly<CoverageOptions> = Object.freeze({
   maxEntries: 256,
+  maxEntriesPerBudget: 64,
   keysPerEntry: 64,
   topKeys: 20,
   maxLength: 200,
@@ -96,6 +101,8 @@ export class CoverageTracker {
   private lastVersion: string | undefined;
   private lastService: string | undefined;
   private lastEntry: Entry | undefined;
+  /** Rows opened per restricted sender (as many keys as glob sets). */
+  private readonly opened = new Map<string, number>();
 
   constructor(options: Partial<CoverageOptions> = {}) {
     this.options = Object.freeze({ ...DEFAULT_COVERAGE_OPTIONS, ...options });
@@ -105,8 +112,8 @@ export class CoverageTracker {
    * A received span and what the readers made of it (undefined: no reader recognised it). Returns
    * 'unrecognized' for an LLM-looking span no reader recognised (the caller counts those in a metric).
    */
-  observeSpan(span: Span, facts: SpanFacts | undefined): SpanCoverage {
-    const e = this.entry(span.scope, span.scopeVersion, span.service);
+  observeSpan(span: Span, facts: SpanFacts | undefined, budget?: string): SpanCoverage {
+    const e = this.entry(span.scope, span.scopeVersion, span.service, budget);
     e.spans++;
     if (facts === undefined && !looksLikeLlmSpan(span)) return 'other';
     e.llmSpans++;
@@ -118,9 +125,9 @@ export class CoverageTracker {
     return facts === undefined ? 'unrecognized' : 'llm';
   }
 
-  /** A counted call, attributed to the scope and service of the span it was counted from. */
-  observeCall(origin: CallOrigin, outcome: Outcome): void {
-    const e = this.entry(origin.scope, origin.scopeVersion, origin.service);
+  /** A counted call, attributed to the scope and service of the span it was counted from (`budget`: its sender's). */
+  observeCall(origin: CallOrigin, outcome: Outcome, budget?: string): void {
+    const e = this.entry(origin.scope, origin.scopeVersion, origin.service, budget);
     e.calls++;
     if (outcome.outcome === 'unvalidated') e.unvalidated[outcome.reason] = (e.unvalidated[outcome.reason] ?? 0) + 1;
   }
@@ -155,11 +162,11 @@ export class CoverageTracker {
     return this.entries.size;
   }
 
-  private entry(scope: string, scopeVersion: string, service: string): Entry {
+  private entry(scope: string, scopeVersion: string, service: string, budget: string | undefined): Entry {
     if (scope === this.lastScope && scopeVersion === this.lastVersion && service === this.lastService) {
       return this.lastEntry!;
     }
-    const e = this.find(scope, scopeVersion, service);
+    const e = this.find(scope, scopeVersion, service, budget);
     this.lastScope = scope;
     this.lastVersion = scopeVersion;
     this.lastService = service;
@@ -167,7 +174,7 @@ export class CoverageTracker {
     return e;
   }
 
-  private find(scope: string, scopeVersion: string, service: string): Entry {
+  private find(scope: string, scopeVersion: string, service: string, budget: string | undefined): Entry {
     const max = this.options.maxLength;
     const s = scope.length > max ? scope.slice(0, max) : scope;
     const v = scopeVersion.length > max ? scopeVersion.slice(0, max) : scopeVersion;
@@ -176,6 +183,11 @@ export class CoverageTracker {
     let e = this.entries.get(key);
     if (e) return e;
     if (this.entries.size >= this.options.maxEntries) return this.other();
+    if (budget !== undefined) {
+      const opened = this.opened.get(budget) ?? 0;
+      if (opened >= this.options.maxEntriesPerBudget) return this.other();
+      this.opened.set(budget, opened + 1);
+    }
     e = this.fresh(s, v, svc);
     this.entries.set(key, e);
     return e;

@@ -8,6 +8,10 @@
  * against that budget's share, `perBudget` new values per label; past it that budget's new values
  * are `_other`, and the rest of the cap stays for everyone else. A value once admitted is free for
  * all. Unbudgeted values (unrestricted tokens, Langfuse) draw on the shared cap alone.
+ *
+ * Only metric labels are capped: what is stored (minute aggregates, failure records, problems,
+ * executions, trajectories) keeps the real, clipped name, so a tenant that uses up its share or the
+ * cap turns only the Prometheus labels of new names into `_other`, never another team's stored counts.
  */
 export const OTHER = '_other';
 
@@ -40,6 +44,15 @@ export class LabelCap {
     }
     set.add(v);
     return v;
+  }
+
+  /**
+   * The label a value was given when it was asked for under its sender's budget (value()): itself
+   * once admitted, else `_other`. Charges nothing: for a metric moved later than its value was labelled
+   * (an execution's status settles after its tool span; a trajectory's service came from its calls).
+   */
+  peek(label: string, v: string): string {
+    return this.seen.get(label)?.has(v) ? v : OTHER;
   }
 }
 

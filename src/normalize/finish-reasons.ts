@@ -14,7 +14,7 @@
  * Bounded: at most 16 reasons of at most 64 characters; JSON over 256 KiB is not parsed for them.
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
-import { isRecord, parseJson, str } from '../util/values.js';
+import { isRecord, parseJson, str, takeJsonValue } from '../util/values.js';
 
 const MAX_REASONS = 16;
 const MAX_REASON = 64;
@@ -57,7 +57,9 @@ export function finishReasonsOf(span: Span): string[] {
 
 function jsonAttr(a: AttrObject, key: string): unknown {
   const v = a[key];
-  if (typeof v === 'string') return json(v);
+  // The reader has just parsed the model output (genai.ts): that parse, not a second one.
+  if (typeof v === 'string')
+    return v.length <= MAX_JSON ? (takeJsonValue(v) ?? { value: parseJson(v) }).value : undefined;
   return Array.isArray(v) || isRecord(v) ? v : undefined;
 }
 

@@ -10,7 +10,7 @@ import { baseFacts, execution, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
-import { argValue, firstAttr, jsonValue, num, str } from '../util/values.js';
+import { argValue, firstAttr, jsonValue, jsonValueShared, num, str } from '../util/values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
 const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);
@@ -122,7 +122,8 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
   }
   const input = detailAttr(span, 'gen_ai.input.messages');
   const output = detailAttr(span, 'gen_ai.output.messages');
-  const outMsgs = output === undefined ? [] : readMessages(jsonValue(output));
+  // Its finish reasons are read from the same parse (finish-reasons.ts).
+  const outMsgs = output === undefined ? [] : readMessages(jsonValueShared(output));
   if (input !== undefined) {
     // The system prompt's version from the history's system message, where no instructions said it.
     if (f.promptVersion === undefined && role === 'model') {

@@ -11,19 +11,14 @@ import type { CheckedCall, LogEvent, ReleasedExecution, SourceName, Span as Otlp
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import { CompileBudget, DEFAULT_CHECK_LIMITS, type CheckLimits } from '../check/budget.js';
 import { classify, type CheckBounds } from '../check/classify.js';
-import type { ToolRegistry } from '../check/registry.js';
-import type { SchemaCache } from '../check/schema-cache.js';
 import type { Metrics } from '../metrics/registry.js';
-import { labelBudget, type LabelCap } from '../metrics/label-cap.js';
+import { labelBudget } from '../metrics/label-cap.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
-import type { Dialects } from '../normalize/dialect.js';
-import type { StoreRedactor } from '../redact/stored.js';
-import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
-import type { BatchExtension, PendingKey, PendingRow, Store, WriteBatch } from '../store/store.js';
+import { endSpan, isOwnTelemetry, type Span, startChild } from '../telemetry/tracing.js';
+import type { BatchExtension, PendingRow, WriteBatch } from '../store/store.js';
 import { emptyBatch } from '../store/store.js';
-import type { TrajectoryTracker } from '../efficiency/tracker.js';
 import { trajectoryExtension } from '../efficiency/store.js';
-import type { CallEntry, Ledger, PendingCall } from './ledger.js';
+import type { CallEntry, PendingCall } from './ledger.js';
 import { childStatuses, ExecutionHold, type ChildStatus } from './executions.js';
 import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
 import { LogJoin } from './log-join.js';
@@ -35,66 +30,40 @@ import {
   callLabels,
   executionLabels,
   FailureCap,
+  peekLabel,
   scopeLabel,
   type CallLabels,
   type ExecutionLabels,
   type WritePlan,
 } from './write-batch.js';
-import type { WriteHealth } from '../store/write-health.js';
 
-/**
- * Which services the sender of a batch may write (its token's `services`; `globs` undefined: every
- * service). Its spans are all of those (the receiver rejected the rest), but a span may name another
- * team's trace: what a batch adds to a trace's stored data or feedback is checked against it.
- */
-export interface BatchWriter {
-  readonly globs: readonly string[] | undefined;
-  sees(service: string): boolean;
-}
+import {
+  BatchCancelled,
+  BatchUnprocessable,
+  unprocessableOnThrow,
+  type BatchSender,
+  type BatchWriter,
+  type FailureContextRows,
+  type IngestSummary,
+  type PipelineDeps,
+  type RestoreResult,
+  type SpanConsumer,
+  type SpanTap,
+} from './ports.js';
 
-/** Who sent a batch: the services its token may write, and the token's name. */
-export interface BatchSender {
-  writer?: BatchWriter | undefined;
-  token?: string | undefined;
-}
-
-/** A stage that returns rows for a batch's transaction (the judge's trajectory sampler, for one). */
-export interface BatchSink {
-  collect(input: {
-    source: SourceName;
-    facts: readonly SpanFacts[];
-    calls: readonly CheckedCall[];
-    /** Undefined: a trusted source (Langfuse, an unrestricted token). */
-    writer?: BatchWriter | undefined;
-  }): readonly BatchExtension[];
-}
-
-/**
- * Reads raw spans for what no dialect reads (user feedback attributes) after the batch committed:
- * a key lookup or two per span on the hot path. A tap that fails fails the request; the client's
- * retry counts no call twice (the ledger remembers the batch's spans).
- */
-export interface SpanTap {
-  take(spans: readonly OtlpSpan[], source: SourceName, writer?: BatchWriter): Promise<void> | undefined;
-}
-
-/**
- * Rows for the calls this write counts — from a batch or from settled pending calls alike — with the
- * label values they are counted under (the problem store: src/problems/record.ts).
- */
-export interface CountedCallSink {
-  extension(
-    calls: readonly CheckedCall[],
-    labels: readonly CallLabels[],
-    facts: readonly SpanFacts[],
-  ): BatchExtension | undefined;
-}
-
-/** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */
-export interface FailureContextRows {
-  extension: BatchExtension;
-  redactionFailures: number;
-}
+export type {
+  BatchSender,
+  BatchSink,
+  BatchWriter,
+  CountedCallSink,
+  FailureContextRows,
+  IngestSummary,
+  PipelineDeps,
+  RestoreResult,
+  SpanConsumer,
+  SpanTap,
+} from './ports.js';
+export { BatchCancelled, BatchUnprocessable } from './ports.js';
 
 /** What a caller of record() hooks into one batch. */
 interface BatchHooks {
@@ -114,106 +83,8 @@ interface BatchHooks {
   token?: string | undefined;
 }
 
-/** Persisted pending calls read back at start: how many were put back, and the rows that could not be read. */
-export interface RestoreResult {
-  restored: number;
-  unreadable: { traceId: string; callKey: string; reason: string }[];
-  /** Rows of calls this process already counted from their proposal: to be deleted, not counted. */
-  superseded: PendingKey[];
-}
-
 /** The id pending rows are held under when the caller names none (one process, as in most tests). */
 const LOCAL_OWNER = 'local';
-
-export interface PipelineDeps {
-  /** The dialect readers of this service instance. */
-  dialects: Dialects;
-  registry: ToolRegistry;
-  schemas: SchemaCache;
-  /** What checking may cost per call, per batch and per ingest token (check.*); default: the config defaults. */
-  check?: CheckLimits;
-  ledger: Ledger;
-  store: Store;
-  metrics: Metrics;
-  labels: LabelCap;
-  failuresPerToolPerMinute: number;
-  /** Masks what failure records store (store.redact_arguments). */
-  redactor: StoreRedactor;
-  /** How long a call known only from its tool span waits for its proposal before it is counted. */
-  executionGraceMs: number;
-  /** The id this process holds its waiting calls under (pending-owner.ts); default 'local'. */
-  owner?: string;
-  /** How long an execution waits for child spans that come after its tool span (executions.ts); default 0. */
-  statusGraceMs?: number;
-  /** Follows every trace to its end for the trajectory statistics (src/efficiency/); none = off. */
-  trajectories?: TrajectoryTracker;
-  /** Wall-clock time: what is stored (counts' minutes, failure records, the journal's record times). */
-  now: () => number;
-  /**
-   * The clock of durations, TTLs and grace periods (the dedupe memory's trace_ttl, execution_grace,
-   * status_grace, the trajectories' idle time): util/steady-clock.ts, so a wall-clock jump moves none
-   * of them. Default: `now`.
-   */
-  steady?: () => number;
-  sinks?: BatchSink[];
-  /** Written with every counted call (problems/); none = off. */
-  counted?: CountedCallSink;
-  /**
-   * The instrumentation-coverage report of this process: every span received through ingestSpans
-   * and every call counted from a span are added once their batch committed.
-   */
-  coverage?: CoverageTracker;
-  /** toolwatch's own tracing; undefined when off (then no span and no attribute is built). */
-  tracer?: Tracer;
-  /** Told every write's outcome (readiness). */
-  writeHealth?: WriteHealth;
-  /** Read each OTLP batch's raw spans after it committed (user feedback attributes). */
-  taps?: SpanTap[];
-  /**
-   * Rows kept with the batch's stored failure records (the request context an export needs), in the
-   * batch's own transaction; `redactionFailures` counts the values the stored redactor refused.
-   */
-  failureContext?: (failures: WriteBatch['failures'], facts: readonly SpanFacts[]) => FailureContextRows | undefined;
-}
-
-export interface IngestSummary {
-  spans: number;
-  calls: number;
-  failures: number;
-  executions: number;
-  /** Tool-span-only calls held for their grace period. */
-  deferred: number;
-  duplicateSpans: number;
-}
-
-/** The batch was skipped before anything was recorded: its client had gone. */
-export class BatchCancelled extends Error {
-  constructor() {
-    super('the client went away before the batch was recorded');
-    this.name = 'BatchCancelled';
-  }
-}
-
-/**
- * The batch failed before it reached the store, in toolwatch's own processing: the same batch would
- * fail the same way on every resend, so it must not be answered as retryable (503), and the store's
- * health is not in question.
- */
-export class BatchUnprocessable extends Error {
-  constructor(cause: unknown) {
-    super(`the batch could not be processed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.name = 'BatchUnprocessable';
-  }
-}
-
-/** Runs `read`, turning what it throws into BatchUnprocessable (a resend would throw it again). */
-function unprocessableOnThrow<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (err) {
-    throw new BatchUnprocessable(err);
-  }
-}
 
 /** Failing children wait this long (and at most this many parents) for their tool span. */
 const CHILD_TTL_MS = 10 * 60_000;
@@ -221,7 +92,7 @@ const MAX_CHILDREN = 10_000;
 /** Past its grace, an execution waits at most this much longer for its call to be counted (a store refusing writes). */
 const CALL_WAIT_SLACK_MS = 60_000;
 
-export class Pipeline {
+export class Pipeline implements SpanConsumer {
   private readonly failureCap: FailureCap;
   private readonly owner: string;
   private readonly limits: CheckLimits;
@@ -427,7 +298,7 @@ export class Pipeline {
     plan.commitCaps();
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick);
+    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick, () => budget);
     for (let i = 0; i < merged.executions.length; i++) {
       const e = merged.executions[i]!;
       const { service, tool } = execLabels[i]!;
@@ -439,7 +310,7 @@ export class Pipeline {
       );
     }
     if (children) for (const c of children) this.executions.child(c, tick);
-    deps.trajectories?.spans(facts, tick, budget);
+    deps.trajectories?.spans(facts, tick);
     if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
     deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
     const summary: IngestSummary = {
@@ -501,6 +372,7 @@ export class Pipeline {
       let held: CheckedCall[] = [];
       let heldLabels: CallLabels[] = [];
       let heldEntries: (CallEntry | undefined)[] = [];
+      let heldBudgets: (string | undefined)[] = [];
       let plan: WritePlan | undefined;
       try {
         await deps.store.settlePending(this.owner, keys, (taken) => {
@@ -509,6 +381,7 @@ export class Pipeline {
           held = mine.map((i) => calls[i]!);
           heldLabels = mine.map((i) => labels[i]!);
           heldEntries = mine.map((i) => items[i]!.entry);
+          heldBudgets = mine.map((i) => items[i]!.call.budget);
           plan = buildWrite(source, held, heldLabels, [], this.failureCap, wall, deps.redactor);
           const counted = deps.counted?.extension(held, heldLabels, []);
           return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: counted ? [counted] : [] };
@@ -526,7 +399,7 @@ export class Pipeline {
         nowMs,
         items.reduce((m, p) => Math.max(m, p.dueMs), 0),
       );
-      this.count(source, held, heldLabels, heldEntries, plan, 0, dueMs);
+      this.count(source, held, heldLabels, heldEntries, plan, 0, dueMs, (i) => heldBudgets[i]);
       counted += held.length;
     }
     return counted;
@@ -555,9 +428,11 @@ export class Pipeline {
     }
     // The counter moves by the rows just written (one inc per row, not per execution); the histogram per execution.
     const m = deps.metrics;
+    const cap = deps.labels;
     for (const r of batch.executionAggregates) {
+      const service = peekLabel(cap, 'service', r.service);
       m.toolExecutions.inc(
-        { service: r.service, tool: r.tool, status: r.status, call_outcome: r.callOutcome },
+        { service, tool: peekLabel(cap, 'tool', r.tool), status: r.status, call_outcome: r.callOutcome },
         r.count,
       );
     }
@@ -569,11 +444,13 @@ export class Pipeline {
     deps.trajectories?.executions(released, Math.min(nowMs, dueMs));
   }
 
-  /** The latency histogram's child for a service and tool, bound once (metrics/bound-histogram.ts). */
+  /** The latency histogram's child for a stored service and tool (their labels: capped), bound once (metrics/bound-histogram.ts). */
   private durationOf(service: string, tool: string): { observe(v: number): void } {
-    const key = `${service}\u0000${tool}`;
+    const cap = this.deps.labels;
+    const labels = { service: peekLabel(cap, 'service', service), tool: peekLabel(cap, 'tool', tool) };
+    const key = `${labels.service}\u0000${labels.tool}`;
     let child = this.durations.get(key);
-    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.bind({ service, tool })));
+    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.bind(labels)));
     return child;
   }
 
@@ -594,7 +471,9 @@ export class Pipeline {
     let last: string | undefined;
     let h: ReturnType<Pipeline['trajectoryHistograms']> | undefined;
     for (const t of done) {
-      if (t.service !== last || !h) (h = this.trajectoryHistograms(t.service, m)), (last = t.service);
+      // A trajectory's service is stored as its calls were; its label, as their metric's (capped).
+      if (t.service !== last || !h)
+        (h = this.trajectoryHistograms(peekLabel(this.deps.labels, 'service', t.service), m)), (last = t.service);
       h.toolCalls.observe(t.toolCalls);
       h.steps.observe(t.steps);
       h.failedCalls.observe(t.failedCalls);
@@ -683,7 +562,7 @@ export class Pipeline {
     let unrecognized: Map<string, number> | undefined;
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]!;
-      if (coverage.observeSpan(span, perSpan[i]) !== 'unrecognized') continue;
+      if (coverage.observeSpan(span, perSpan[i], budget) !== 'unrecognized') continue;
       unrecognized ??= new Map();
       unrecognized.set(span.scope, (unrecognized.get(span.scope) ?? 0) + 1);
     }
@@ -722,27 +601,32 @@ export class Pipeline {
     plan: Pick<WritePlan, 'dropped' | 'redactionFailures'>,
     duplicates: number,
     nowMs: number,
+    budgetOf: (i: number) => string | undefined,
   ): void {
     const m = this.deps.metrics;
     for (let i = 0; i < calls.length; i++) {
       const o = calls[i]!.outcome;
-      const { service, model, tool } = labels[i]!;
+      const l = labels[i]!;
+      const { service, model, tool } = l.metric;
       m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
       if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
       else if (o.outcome === 'InvalidJson') m.invalidJson.inc({ service, reason: o.cause });
       const entry = entries[i];
       if (entry) {
         entry.outcome = o.outcome;
-        entry.model = model;
+        // Its execution's stored row takes the call's stored model.
+        entry.model = l.model;
       }
     }
     this.deps.trajectories?.calls(calls, labels, nowMs);
     const coverage = this.deps.coverage;
     if (coverage) {
       // Calls read from a span, wherever they were counted (a held call settled later keeps its scope).
-      for (const c of calls) {
+      for (let i = 0; i < calls.length; i++) {
+        const c = calls[i]!;
         if (c.scope === undefined) continue;
-        coverage.observeCall({ scope: c.scope, scopeVersion: c.scopeVersion ?? '', service: c.service }, c.outcome);
+        const origin = { scope: c.scope, scopeVersion: c.scopeVersion ?? '', service: c.service };
+        coverage.observeCall(origin, c.outcome, budgetOf(i));
       }
     }
     if (plan.dropped) m.failureRecordsDropped.inc(plan.dropped);

@@ -1,8 +1,9 @@
 /**
  * Turns checked calls and executions into the rows of one store write: minute aggregates for
  * every call, failure records for failed ones — at most N per tool per minute, the rest counted
- * as dropped — so storage grows with errors, not with traffic. A call's label values are derived
- * once (callLabels) and used for its metric and its stored rows alike.
+ * as dropped — so storage grows with errors, not with traffic. A call's names are derived once
+ * (callLabels): the real (clipped, storable) ones its rows are stored under, and the capped ones of
+ * its metric — the cap never reaches the store (label-cap.ts).
  */
 import type { LabelCap } from '../metrics/label-cap.js';
 import {
@@ -30,41 +31,63 @@ const clip = (s: string, n = MAX_TEXT): string => storableText(s.length > n ? s.
 /** A trace, span or call id as failure records store it (and as rows keyed to them must). */
 export const storedId = (id: string): string => clip(id);
 
-export interface CallLabels {
+/** A call's names as stored: clipped and storable, never capped. */
+export interface CallNames {
   service: string;
   model: string;
   /** The tool as counted: its name, `_unknown` for an UnknownName call, `_unnamed` for a nameless one. */
   tool: string;
 }
 
-/** An execution's label values, fixed when its tool span arrives (its status is settled later: executions.ts). */
+/** A call's names as stored, and its metric's labels (the same names, capped). */
+export interface CallLabels extends CallNames {
+  metric: CallNames;
+}
+
+/**
+ * An execution's names as stored, fixed when its tool span arrives (its status is settled later:
+ * executions.ts); its metric labels are read off the cap then (LabelCap.peek).
+ */
 export interface ExecutionLabels {
   service: string;
   tool: string;
 }
 
 /**
- * The label values a call is counted under, in /metrics and in the store: clipped and storable,
- * capped per label (overflow → `_other`, so no input can explode cardinality), `_unknown` for a
- * name the model invented, `_unnamed` for a call or execution no span named. Derived once per call,
- * so the metric and the stored row always agree. `budget`: the sender's share of the cap (label-cap.ts).
+ * The names a call is counted under: in the store clipped and storable, `_unknown` for a name the
+ * model invented, `_unnamed` for a call or execution no span named; in /metrics the same, capped per
+ * label (overflow → `_other`, so no input can explode cardinality). Derived once per call, so the
+ * metric and the stored row agree wherever the cap left the name alone. `budget`: the sender's share
+ * of the cap (label-cap.ts).
  */
 export function callLabels(c: CheckedCall, cap: LabelCap, budget?: string): CallLabels {
+  const service = clip(c.service);
+  const model = clip(c.model);
+  const tool = countedName(countedTool(c.outcome.outcome, c.name));
   return {
-    service: cap.value('service', clip(c.service), budget),
-    model: cap.value('model', clip(c.model), budget),
-    tool: toolLabel(countedTool(c.outcome.outcome, c.name), cap, budget),
+    service,
+    model,
+    tool,
+    metric: {
+      service: cap.value('service', service, budget),
+      model: cap.value('model', model, budget),
+      tool: toolLabel(tool, cap, budget),
+    },
   };
 }
 
+/** An execution's stored names; its labels are asked for under the sender's budget now, read when it is counted. */
 export function executionLabels(e: ExecutionToRecord, cap: LabelCap, budget?: string): ExecutionLabels {
-  const tool = toolLabel(e.execution.name === '' ? UNNAMED_TOOL : e.execution.name, cap, budget);
-  return { service: cap.value('service', clip(e.service), budget), tool };
+  const service = clip(e.service);
+  const tool = countedName(e.execution.name === '' ? UNNAMED_TOOL : e.execution.name);
+  cap.value('service', service, budget);
+  toolLabel(tool, cap, budget);
+  return { service, tool };
 }
 
-/** A model name as the `model` label: clipped and capped as in callLabels. */
-export function modelLabel(model: string, cap: LabelCap, budget?: string): string {
-  return cap.value('model', clip(model), budget);
+/** A model name as stored (a trajectory's model): clipped and storable. */
+export function storedName(name: string): string {
+  return clip(name);
 }
 
 /** The `scope` label of toolwatch_spans_unrecognized_total: the scope name, clipped and capped. */
@@ -72,9 +95,19 @@ export function scopeLabel(scope: string, cap: LabelCap, budget?: string): strin
   return cap.value('scope', clip(scope), budget);
 }
 
-/** `_unknown` and `_unnamed` are fixed values, never capped; any other name is clipped and capped. */
-function toolLabel(counted: string, cap: LabelCap, budget?: string): string {
-  return counted === UNKNOWN_TOOL || counted === UNNAMED_TOOL ? counted : cap.value('tool', clip(counted), budget);
+/** `_unknown` and `_unnamed` are fixed values; any other name is clipped. */
+function countedName(counted: string): string {
+  return counted === UNKNOWN_TOOL || counted === UNNAMED_TOOL ? counted : clip(counted);
+}
+
+/** `_unknown` and `_unnamed` are fixed values, never capped; any other (clipped) name is capped. */
+function toolLabel(tool: string, cap: LabelCap, budget?: string): string {
+  return tool === UNKNOWN_TOOL || tool === UNNAMED_TOOL ? tool : cap.value('tool', tool, budget);
+}
+
+/** An execution's or trajectory's metric label for a stored name (`_unknown`, `_unnamed` as they are). */
+export function peekLabel(cap: LabelCap, label: 'service' | 'tool', name: string): string {
+  return label === 'tool' && (name === UNKNOWN_TOOL || name === UNNAMED_TOOL) ? name : cap.peek(label, name);
 }
 
 /** Records kept per (minute, service, tool); remembered for the current and previous minutes only. */

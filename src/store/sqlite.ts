@@ -10,6 +10,7 @@ import { GroupCommit } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { sqliteOpenProblem } from './open-error.js';
 import { isUnstorable } from './unstorable.js';
+import { groupCounts, type GroupCounts } from './group-counts.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
@@ -151,7 +152,12 @@ export class SqliteStore implements Store {
   private commit(batches: WriteBatch[]): void {
     try {
       this.db.transaction(() => {
-        for (const b of batches) this.apply(b);
+        if (batches.length === 1) this.apply(batches[0]!);
+        else {
+          // The group's count rows summed first (group-counts.ts), then each batch's other rows in order.
+          this.applyCounts(groupCounts(batches));
+          for (const b of batches) this.apply(b, false);
+        }
       })();
     } catch (err) {
       if (isBusy(err)) this.lockedUntil = performance.now() + this.lockBackoffMs;
@@ -159,9 +165,19 @@ export class SqliteStore implements Store {
     }
   }
 
-  private apply(b: WriteBatch): void {
+  private applyCounts(b: GroupCounts): void {
     for (const r of b.callAggregates) this.stmts.call.run(r);
     for (const r of b.executionAggregates) this.stmts.exec.run(r);
+    for (const d of b.failureDrops) this.stmts.drop.run(d);
+  }
+
+  /** `counts` false: the batch's count rows were written with its group's (applyCounts). */
+  private apply(b: WriteBatch, counts = true): void {
+    if (counts) {
+      for (const r of b.callAggregates) this.stmts.call.run(r);
+      for (const r of b.executionAggregates) this.stmts.exec.run(r);
+      for (const d of b.failureDrops) this.stmts.drop.run(d);
+    }
     for (const f of b.failures) {
       this.stmts.failure.run(
         f.timeMs,
@@ -181,7 +197,6 @@ export class SqliteStore implements Store {
         f.reason ?? null,
       );
     }
-    for (const d of b.failureDrops) this.stmts.drop.run(d);
     for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload, p.owner ?? null);
     for (const p of b.pendingRemove) this.stmts.pendingRemove.run(p.traceId, p.callKey);
     if (b.ledger) this.stmts.ledger.run(b.ledger.timeMs, b.ledger.traces, b.ledger.body);

@@ -44,6 +44,33 @@ export function jsonValue(v: unknown): unknown {
   return v;
 }
 
+/**
+ * jsonValue for a reader whose span is read again right after by another (the model output, read by
+ * the dialect reader and then for its finish reasons: normalize/finish-reasons.ts): the parse of a
+ * string is remembered for one takeJsonValue of the same text, so a span's output is parsed once.
+ */
+let sharedText: string | undefined;
+let sharedValue: unknown;
+export function jsonValueShared(v: unknown): unknown {
+  if (typeof v !== 'string' || v === '') return jsonValue(v);
+  const parsed = parseJson(v);
+  sharedText = v;
+  sharedValue = parsed;
+  return parsed;
+}
+
+/**
+ * The value jsonValueShared parsed from this very text, handed out once (a later reader that
+ * changes a value must not see it changed here); undefined when it was not the last text parsed.
+ */
+export function takeJsonValue(text: string): { value: unknown } | undefined {
+  if (text !== sharedText) return undefined;
+  const value = sharedValue;
+  sharedText = undefined;
+  sharedValue = undefined;
+  return { value };
+}
+
 /** A non-empty string attribute. */
 export function str(a: AttrObject, key: string): string | undefined {
   const v = a[key];

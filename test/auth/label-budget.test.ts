@@ -105,14 +105,76 @@ describe('label values are budgeted per token', () => {
     expect(
       metricValue(text, 'toolwatch_tool_calls_total', { service: 'quiet', tool: 'lookup', model: 'quiet-model' }),
     ).toBe(1);
-    // The noisy token kept its first names, its share; the rest of its calls are `_other`, all counted.
+    // The noisy token's labels kept its first names, its share; the rest are `_other` in /metrics only:
+    // the store keeps every name (only Prometheus labels are capped), all counted.
     const noisy = (await tw.services.store.callCounts({ sinceMs: 0 })).filter((r) => r.service !== 'quiet');
     expect(noisy.reduce((s, r) => s + Number(r.count), 0)).toBe(6 * MAX);
-    expect(new Set(noisy.map((r) => r.service)).size).toBe(PER_TOKEN + 1);
+    expect(new Set(noisy.map((r) => r.service)).size).toBe(6 * MAX);
+    const labelled = new Set(
+      [...text.matchAll(/^toolwatch_tool_calls_total\{[^}]*service="(noisy[^"]*|_other)"/gm)].map((m) => m[1]),
+    );
+    expect(labelled.size).toBe(PER_TOKEN + 1);
+    expect(labelled.has('_other')).toBe(true);
 
     const stats = await tw.app.inject({ url: '/api/stats', headers: bearer(t.quiet!) });
     expect(JSON.parse(stats.body).tools.map((r: { service: string; tool: string }) => [r.service, r.tool])).toEqual([
       ['quiet', 'lookup'],
     ]);
+  });
+});
+
+describe('only metric labels are capped: the store keeps real names (issue 17, finding 4)', () => {
+  let dir: string;
+  let tw: Harness;
+  let t: Record<string, TestToken>;
+  const post = async (token: TestToken, resourceSpans: unknown[]) => {
+    const res = await tw.app.inject({
+      method: 'POST',
+      url: '/v1/traces',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      payload: JSON.stringify({ resourceSpans }),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'toolwatch-labels-'));
+    const made = tokenConfig(dir, {
+      noisy: { scopes: ['ingest'], services: ['noisy-*'] },
+      quiet: { scopes: ['ingest', 'read'], services: ['quiet'] },
+    });
+    t = made.tokens;
+    // The token's share is the whole cap (an operator's choice, or many noisy teams): it can use it all up.
+    tw = await startToolwatch({
+      config: { auth: made.auth, metrics: { max_label_values: 500, max_label_values_per_token: 500 } },
+    });
+  });
+  afterAll(async () => {
+    await tw?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("600 services from one restricted token: another team's new service is stored, counted and read under its name", async () => {
+    const names = Array.from({ length: 600 }, (_, i) => i);
+    await post(
+      t.noisy!,
+      names.map((i) => chat(`noisy-${i}`, 'lookup', 'noisy-model')),
+    );
+    await post(t.quiet!, [chat('quiet', 'quiet-tool', 'quiet-model')]);
+
+    // Its own restricted reader sees it under its real name.
+    const stats = await tw.app.inject({ url: '/api/stats', headers: bearer(t.quiet!) });
+    expect(stats.statusCode).toBe(200);
+    const body = JSON.parse(stats.body) as { tools: { service: string; tool: string }[] };
+    expect(body.tools.map((r) => [r.service, r.tool])).toEqual([['quiet', 'quiet-tool']]);
+    const stored = await tw.services.store.callCounts({ sinceMs: 0 });
+    expect(stored.filter((r) => r.service === 'quiet').map((r) => [r.model, Number(r.count)])).toEqual([
+      ['quiet-model', 1],
+    ]);
+    expect(new Set(stored.map((r) => r.service)).size).toBe(601);
+    // The cap still bounds /metrics: the service label of the late name is `_other`.
+    const text = await tw.metrics();
+    expect(metricValue(text, 'toolwatch_tool_calls_total', { service: 'quiet' })).toBe(0);
+    expect(metricValue(text, 'toolwatch_tool_calls_total', { service: '_other', tool: 'quiet-tool' })).toBe(1);
   });
 });

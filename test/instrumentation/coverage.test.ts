@@ -111,6 +111,20 @@ describe('coverage tracker bounds', () => {
     expect(other).toMatchObject({ service: OTHER, spans: 7, llmSpans: 7, unrecognizedSpans: 7 });
   });
 
+  it("one restricted sender opens at most maxEntriesPerBudget rows: another team's later row keeps its name (issue 17, finding 4)", () => {
+    const t = new CoverageTracker({ maxEntries: 8, maxEntriesPerBudget: 3 });
+    const llm = { 'gen_ai.system': 'x' };
+    for (let i = 0; i < 20; i++)
+      t.observeSpan(makeSpan(llm, { scope: `s${i}`, service: `noisy-${i}` }), undefined, 'noisy');
+    t.observeSpan(makeSpan(llm, { scope: 'openai', service: 'quiet' }), undefined, 'quiet');
+    t.observeSpan(makeSpan(llm, { scope: 'openai', service: 'ops' }), undefined);
+    const rows = t.report();
+    expect(rows.filter((r) => r.service.startsWith('noisy-'))).toHaveLength(3);
+    expect(rows.find((r) => r.scope === OTHER)).toMatchObject({ spans: 17 });
+    expect(t.report({ service: 'quiet' })).toMatchObject([{ scope: 'openai', spans: 1 }]);
+    expect(t.report({ service: 'ops' })).toMatchObject([{ scope: 'openai', spans: 1 }]);
+  });
+
   it('a span a reader recognised is LLM-looking whatever its keys; keys are read only from spans without calls', () => {
     const t = new CoverageTracker();
     // The Vercel AI SDK behind a processor that keeps only operation.name: recognised, no LLM key.

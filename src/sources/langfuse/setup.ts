@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Component } from '../../jobs/lifecycle.js';
 import type { Metrics } from '../../metrics/registry.js';
-import type { Pipeline } from '../../pipeline/pipeline.js';
+import type { SpanConsumer } from '../../pipeline/ports.js';
 import type { Store } from '../../store/store.js';
 import type { Tracer } from '../../telemetry/tracing.js';
 import type { LangfuseApi } from './api.js';
@@ -60,7 +60,7 @@ export interface LangfuseRuntime extends Component {
 export interface LangfuseWiring {
   config: LangfuseConfig;
   store: Store;
-  pipeline: Pipeline;
+  pipeline: SpanConsumer;
   metrics: Metrics;
   log: Logger;
   /** Where user-feedback scores go (the feedback service); absent: they are not read. */

@@ -20,7 +20,7 @@
 import type { Logger } from 'pino';
 import type { CheckedCall, SpanFacts } from '../../model.js';
 import { observationToFacts, type LangfuseObservation } from '../../normalize/langfuse.js';
-import type { IngestSummary } from '../../pipeline/pipeline.js';
+import type { IngestSummary } from '../../pipeline/ports.js';
 import type { BatchExtension } from '../../store/store.js';
 import { endSpan, type Span, startChild, type Tracer } from '../../telemetry/tracing.js';
 import { LangfuseHttpError, V2_EXPAND_METADATA, V2_FIELDS, type LangfuseApi } from './api.js';

@@ -24,25 +24,19 @@ import {
   type ScopeId,
   type SpanResult,
 } from './decode-common.js';
+import {
+  checkEnd,
+  idHex,
+  ldEnd,
+  readInt64,
+  readNanosAsMs,
+  readString,
+  skipField,
+  type Ctx,
+  type FastBuffer,
+} from './protobuf-wire.js';
 import { checkSpanTimes } from './span-time.js';
 
-type Reader = pb.Reader;
-
-/** Node's Buffer has these native slicers (protobufjs relies on utf8Slice too). */
-interface FastBuffer extends Buffer {
-  utf8Slice(start: number, end: number): string;
-  hexSlice(start: number, end: number): string;
-}
-
-/** Decoder state for one request; passed explicitly, no closures. */
-interface Ctx {
-  r: Reader;
-  b: FastBuffer;
-  maxDepth: number;
-  nowMs: number | undefined;
-}
-
-const TWO32 = 4294967296;
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
@@ -77,146 +71,6 @@ function patch(results: SpanResult[], first: number, set: (span: Span) => void):
 }
 
 /** Reads a length prefix and returns the end offset of the field, checked against the buffer. */
-function ldEnd(r: Reader): number {
-  const len = r.uint32();
-  const end = r.pos + len;
-  if (end > r.len) throw new RangeError(`length ${len} at offset ${r.pos} runs past the end of the ${r.len}-byte body`);
-  return end;
-}
-
-function checkEnd(r: Reader, end: number): void {
-  if (r.pos !== end) throw new RangeError(`field at offset ${r.pos} overruns its enclosing message`);
-}
-
-function skipField(r: Reader, tag: number): void {
-  if (tag < 8) throw new RangeError(`invalid field number 0 at offset ${r.pos}`);
-  switch (tag & 7) {
-    case 0:
-      r.skip();
-      return;
-    case 1:
-      r.skip(8);
-      return;
-    case 2:
-      r.skip(r.uint32());
-      return;
-    case 5:
-      r.skip(4);
-      return;
-    default:
-      throw new RangeError(`unsupported wire type ${tag & 7} at offset ${r.pos}`);
-  }
-}
-
-function readString(c: Ctx): string {
-  const r = c.r;
-  const end = ldEnd(r);
-  const start = r.pos;
-  r.pos = end;
-  const len = end - start;
-  if (len === 0) return '';
-  return len <= STR_CACHE_MAX_LEN ? cachedUtf8(c.b, start, end) : c.b.utf8Slice(start, end);
-}
-
-// Short strings (attribute keys, model names, operation names…) repeat across the spans of a batch
-// and across batches. A direct-mapped cache keyed by the bytes replaces a native utf8Slice call
-// (~100 ns each) by a hash and a compare, and hands out one string per key, so property stores
-// do not re-internalise it.
-const STR_CACHE_BITS = 12;
-const STR_CACHE_MAX_LEN = 48;
-const strCacheLen = new Int32Array(1 << STR_CACHE_BITS).fill(-1);
-const strCacheBytes = new Uint8Array((1 << STR_CACHE_BITS) * STR_CACHE_MAX_LEN);
-const strCacheStr: string[] = new Array<string>(1 << STR_CACHE_BITS).fill('');
-
-function cachedUtf8(b: FastBuffer, start: number, end: number): string {
-  let h = 0x811c9dc5 ^ (end - start);
-  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
-  const slot = h >>> (32 - STR_CACHE_BITS);
-  const len = end - start;
-  let off = slot * STR_CACHE_MAX_LEN;
-  if (strCacheLen[slot] === len) {
-    let i = start;
-    for (let o = off; i < end; i++, o++) if (strCacheBytes[o] !== b[i]) break;
-    if (i === end) return strCacheStr[slot]!;
-  }
-  const s = b.utf8Slice(start, end);
-  strCacheLen[slot] = len;
-  strCacheStr[slot] = s;
-  for (let i = start; i < end; i++, off++) strCacheBytes[off] = b[i]!;
-  return s;
-}
-
-// Same idea for ids: a trace id repeats on every span of the trace, a parent id on every sibling.
-const HEX_CACHE_BITS = 10;
-const hexCacheLen = new Int32Array(1 << HEX_CACHE_BITS).fill(-1);
-const hexCacheBytes = new Uint8Array((1 << HEX_CACHE_BITS) * 16);
-const hexCacheStr: string[] = new Array<string>(1 << HEX_CACHE_BITS).fill('');
-
-function cachedHex(b: FastBuffer, start: number, end: number): string {
-  let h = 0x811c9dc5 ^ (end - start);
-  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
-  const slot = h >>> (32 - HEX_CACHE_BITS);
-  const len = end - start;
-  let off = slot * 16;
-  if (hexCacheLen[slot] === len) {
-    let i = start;
-    for (let o = off; i < end; i++, o++) if (hexCacheBytes[o] !== b[i]) break;
-    if (i === end) return hexCacheStr[slot]!;
-  }
-  const s = b.hexSlice(start, end);
-  hexCacheLen[slot] = len;
-  hexCacheStr[slot] = s;
-  for (let i = start; i < end; i++, off++) hexCacheBytes[off] = b[i]!;
-  return s;
-}
-
-/** fixed64 nanoseconds → milliseconds (float). */
-function readNanosAsMs(r: Reader): number {
-  const lo = r.fixed32();
-  const hi = r.fixed32();
-  return (hi * TWO32 + lo) / 1e6;
-}
-
-/** int64 varint → number (two's complement for negatives; precision beyond 2^53 is lost). */
-function readInt64(r: Reader): number {
-  const buf = r.buf;
-  const len = r.len;
-  let pos = r.pos;
-  let lo = 0;
-  let hi = 0;
-  let b = 0;
-  for (let i = 0; i < 4; i++) {
-    if (pos >= len) throw new RangeError('truncated varint');
-    b = buf[pos++]!;
-    lo = (lo | ((b & 127) << (i * 7))) >>> 0;
-    if (b < 128) {
-      r.pos = pos;
-      return lo;
-    }
-  }
-  if (pos >= len) throw new RangeError('truncated varint');
-  b = buf[pos++]!;
-  lo = (lo | ((b & 127) << 28)) >>> 0;
-  hi = (b & 127) >> 4;
-  if (b >= 128) {
-    for (let i = 0; i < 5; i++) {
-      if (pos >= len) throw new RangeError('truncated varint');
-      b = buf[pos++]!;
-      hi = (hi | ((b & 127) << (i * 7 + 3))) >>> 0;
-      if (b < 128) break;
-    }
-    if (b >= 128) throw new RangeError('varint longer than 10 bytes');
-  }
-  r.pos = pos;
-  if (hi & 0x80000000) {
-    lo = (~lo + 1) >>> 0;
-    hi = ~hi >>> 0;
-    if (lo === 0) hi = (hi + 1) >>> 0;
-    return -(hi * TWO32 + lo);
-  }
-  return hi * TWO32 + lo;
-}
-
 function decodeResourceSpans(c: Ctx, end: number, results: SpanResult[]): void {
   const r = c.r;
   const first = results.length;
@@ -312,11 +166,6 @@ function decodeScope(c: Ctx, end: number): ScopeId {
   }
   checkEnd(r, end);
   return { name, version };
-}
-
-/** Hex of an id whose length is as expected, else ''. */
-function idHex(c: Ctx, start: number, end: number, want: number): string {
-  return end - start === want ? cachedHex(c.b, start, end) : '';
 }
 
 /** Decodes one Span; throws SpanRejected when it cannot be read. */

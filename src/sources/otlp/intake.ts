@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf, type DenyResponder } from '../../auth/hook.js';
 import { UNRESTRICTED } from '../../auth/tokens.js';
 import type { IngestRejectReason, Metrics } from '../../metrics/registry.js';
-import type { Pipeline } from '../../pipeline/pipeline.js';
+import type { SpanConsumer } from '../../pipeline/ports.js';
 import type { Store } from '../../store/store.js';
 import { readBody, type BodyPace } from './body.js';
 import type { CorsPolicy } from './cors.js';
@@ -38,7 +38,7 @@ const SHED_TEXT: Record<ShedReason, string> = {
 };
 
 export interface OtlpRouteOptions {
-  pipeline: Pipeline;
+  pipeline: SpanConsumer;
   store: Store;
   metrics: Metrics;
   maxBodyBytes: number;

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../auth/hook.js';
 import type { LogEvent } from '../../model.js';
-import { BatchCancelled, BatchUnprocessable } from '../../pipeline/pipeline.js';
+import { BatchCancelled, BatchUnprocessable } from '../../pipeline/ports.js';
 import { isUnstorable } from '../../store/unstorable.js';
 import { preflight } from './cors.js';
 import { encodeExportResponse } from './decode.js';

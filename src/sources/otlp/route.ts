@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../auth/hook.js';
 import type { Span } from '../../model.js';
-import { BatchCancelled, BatchUnprocessable } from '../../pipeline/pipeline.js';
+import { BatchCancelled, BatchUnprocessable } from '../../pipeline/ports.js';
 import { isUnstorable } from '../../store/unstorable.js';
 import { preflight } from './cors.js';
 import { decodeJson, decodeProtobuf, encodeExportResponse } from './decode.js';

@@ -508,6 +508,33 @@ function deepProtobufAttr(kind: 'array' | 'kvlist'): (w: W) => void {
   };
 }
 
+describe('decodeProtobuf: long values that repeat (read once per distinct value)', () => {
+  const span = (i: number, value: string): PSpan => ({
+    traceId: hex('0102030405060708090a0b0c0d0e0f10'),
+    spanId: hex(`00000000000000${(i + 1).toString(16).padStart(2, '0')}`),
+    attrs: (w) => writeKvString(w, 9, 'gen_ai.tool.definitions', value),
+  });
+  const defs = JSON.stringify([{ type: 'function', name: 'lookup', parameters: { type: 'object' } }]).padEnd(2000, ' ');
+  // Same length, same bytes at the sampled places, one byte apart elsewhere: must not be taken for one another.
+  const twin = `${defs.slice(0, 101)}X${defs.slice(102)}`;
+  const long = 'ü'.repeat(40_000); // past the kept length: decoded each time
+
+  it('every sighting of a value decodes to it, its twins and the values between them included', () => {
+    const values = [defs, defs, twin, defs, twin, twin, long, defs, long, 'short', defs];
+    for (let round = 0; round < 3; round++) {
+      const res = ok(decodeProtobuf(buildRequest(values.map((v, i) => span(i, v)))));
+      expect(res.spans.map((sp) => sp.attributes['gen_ai.tool.definitions'])).toEqual(values);
+    }
+  });
+
+  it('many distinct values of one length between repeats of another: each decodes to itself', () => {
+    const distinct = Array.from({ length: 300 }, (_, i) => `${i}`.padStart(6, '0').padEnd(900, 'm'));
+    const values = distinct.flatMap((d) => [defs, d]);
+    const res = ok(decodeProtobuf(buildRequest(values.map((v, i) => span(i % 200, v)))));
+    expect(res.spans.map((sp) => sp.attributes['gen_ai.tool.definitions'])).toEqual(values);
+  });
+});
+
 describe('deep nesting', () => {
   for (const kind of ['array', 'kvlist'] as const) {
     it(`protobuf: ${DEEP}-deep ${kind} → span rejected, fast, no throw`, () => {
