@@ -734,6 +734,7 @@ export class Pipeline {
       if (entry) {
         entry.outcome = o.outcome;
         entry.model = model;
+        this.deps.ledger.counted(entry);
       }
     }
     this.deps.trajectories?.calls(calls, labels, nowMs);
