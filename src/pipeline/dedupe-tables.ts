@@ -195,7 +195,8 @@ export class DedupeTables {
   // ------------------------------------------------------------------ spans
 
   hasSpan(s: number, hi: number, lo: number): boolean {
-    for (let k = this.tSpans[s]!; k !== NONE; k = this.sNext[k]!) if (this.sLo[k] === lo && this.sHi[k] === hi) return true;
+    for (let k = this.tSpans[s]!; k !== NONE; k = this.sNext[k]!)
+      if (this.sLo[k] === lo && this.sHi[k] === hi) return true;
     return false;
   }
 
@@ -227,7 +228,8 @@ export class DedupeTables {
   // ------------------------------------------------------------------ calls
 
   findCall(s: number, hi: number, lo: number): number {
-    for (let k = this.tCalls[s]!; k !== NONE; k = this.cNext[k]!) if (this.cLo[k] === lo && this.cHi[k] === hi) return k;
+    for (let k = this.tCalls[s]!; k !== NONE; k = this.cNext[k]!)
+      if (this.cLo[k] === lo && this.cHi[k] === hi) return k;
     return NONE;
   }
 
@@ -276,7 +278,10 @@ export class DedupeTables {
   private makeRoom(keep: number, spans: boolean): void {
     const cap = spans ? this.sCap : this.cCap;
     const limit = spans ? this.spanLimit : this.callLimit;
-    if (cap < limit) return this.growPool(spans, Math.min(limit, cap * 2));
+    if (cap < limit) {
+      this.growPool(spans, Math.min(limit, cap * 2));
+      return;
+    }
     const free = () => (spans ? this.sFree : this.cFree) !== NONE;
     while (!free() && this.oldest !== NONE && this.oldest !== keep) {
       const s = this.oldest;

@@ -30,13 +30,14 @@ import {
   flagsOf,
   type Ledger,
   MODEL_SHIFT,
+  OUTCOME_MASK,
   OUTCOME_SHIFT,
   type RememberedTrace,
   type TakenInTrace,
 } from './ledger.js';
 
 const VERSION = 3;
-const OUTCOME_MASK = 7;
+
 /** A version 1–2 record's marker of an overflowed trace, in place of a call key. */
 const OVERFLOW_KEY = '!overflow';
 
