@@ -26,8 +26,12 @@
  *   --keep-stderr FILE  save toolwatch's stderr/stdout (with --node-flags=--trace-gc, say)
  *   --json FILE         every figure as JSON
  *   --dist DIR          run toolwatch from another build (default dist/), for before/after comparisons
+ *   --max-traces N      dedupe.max_traces for toolwatch (default: unset, i.e. its own default, 200,000 here;
+ *                       give the old build's 20000 to run it as it shipped)
+ *   --late-resend S     resend 5 % of the max phase's batches S seconds after it ended (default 60; 0: skip)
+ *   --repeat N          run the whole benchmark N times (each its own processes) and report the medians
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -49,8 +53,15 @@ const AIM_SPANS = 85_000;
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 50;
 const TARGET_RSS_MB = 300;
-/** toolwatch's default dedupe.max_traces (the benchmark runs every setting at its default). */
-const DEDUPE_CAP = 20_000;
+/** toolwatch's default dedupe.max_traces (the benchmark runs every other setting at its default). */
+const DEDUPE_CAP = args['max-traces'] ? num(args['max-traces'], 200_000) : 200_000;
+const TARGET_TRACES = 200_000;
+const TARGET_CPU_FACTOR = 2;
+const TARGET_BYTES_PER_TRACE = 200;
+const TARGET_P99_VS_CONTROL = 3;
+/** Every RESEND_EVERY-th batch of the max phase is sent again (5 %), LATE_RESEND_S after the phase. */
+const RESEND_EVERY = 20;
+const LATE_RESEND_S = num(args['late-resend'], 60);
 
 // ---------------------------------------------------------------- cleanup on every exit path
 
@@ -95,6 +106,7 @@ main().then(
 );
 
 async function main() {
+  if (num(args.repeat, 1) > 1) return repeat(num(args.repeat, 1));
   if (!existsSync(path.join(DIST, 'main.js')))
     throw new BenchError(`${path.join(DIST, 'main.js')} is missing: run \`npm run build\` first (npm run bench does)`);
   const started = Date.now();
@@ -180,7 +192,7 @@ async function main() {
     // The dedupe memory remembers the traces that carry tool calls.
     const tracesPerBody = fx.totals.toolTraces / fx.totals.bodies;
     const fillRequests = Math.ceil((DEDUPE_CAP * 1.1) / tracesPerBody);
-    twFill = await load(tw, 'max', { runId: 2, warmup: 0, duration: 60, requests: fillRequests });
+    twFill = await load(tw, 'max', { runId: 2, warmup: 0, duration: 900, requests: fillRequests });
     twCheck('toolwatch while filling its dedupe memory', twFill);
     const traces = sumMetric(
       await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text(),
@@ -191,6 +203,7 @@ async function main() {
     );
   }
   const twMax = await load(tw, 'max', { runId: 3 });
+  const twMaxEnded = Date.now();
   twCheck('toolwatch max', twMax);
   log(`  max: ${fmtInt(twMax.spansPerS)} spans/s${cpuNote(twMax)}`);
   const halfRate = twMax.requestsPerS / 2;
@@ -214,6 +227,41 @@ async function main() {
     log(`  skipped the fixed ${fmtInt(AIM_SPANS / 2)} spans/s phase: it is above 90% of toolwatch's measured max here`);
   }
 
+  // Late resends: an exporter whose answer was lost retries; minutes later it must still be a duplicate.
+  let twLate;
+  if (LATE_RESEND_S > 0) {
+    const wait = twMaxEnded + LATE_RESEND_S * 1000 - Date.now();
+    if (wait > 0) {
+      log(
+        `  waiting ${(wait / 1000).toFixed(0)} s to resend 5 % of the max phase's batches ${LATE_RESEND_S} s after it`,
+      );
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    const upTo = Math.floor(twMax.sent / RESEND_EVERY);
+    const before = await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text();
+    twLate = await load(tw, 'max', {
+      runId: 7,
+      warmup: 0,
+      duration: 120,
+      requests: upTo,
+      resend: { runId: 3, every: RESEND_EVERY },
+    });
+    twCheck('toolwatch, late resends', twLate);
+    const after = await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text();
+    const delta = (name) => sumMetric(after, name).total - sumMetric(before, name).total;
+    twLate.late = {
+      batches: twLate.total.ok,
+      calls: twLate.total.calls,
+      counted: delta('toolwatch_tool_calls_total'),
+      duplicateSpans: delta('toolwatch_duplicate_spans_total'),
+      ageS: (Date.now() - twMaxEnded) / 1000,
+    };
+    log(
+      `  late resends: ${fmtInt(twLate.late.batches)} batches (${fmtInt(twLate.late.calls)} calls) ≥ ${LATE_RESEND_S} s after their first send: ` +
+        `${fmtInt(twLate.late.counted)} calls counted again, ${fmtInt(twLate.late.duplicateSpans)} spans recognised as duplicates`,
+    );
+  }
+
   // ------------------------------------------------------------ counters and memory
   const phases = [twFill, twMax, twHalf, twAim].filter(Boolean);
   const sent = { requests: 0, spans: 0, calls: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) };
@@ -233,6 +281,8 @@ async function main() {
     heapTotalMb: sumMetric(metricsText, 'nodejs_heap_size_total_bytes').total / 1048576,
     externalMb: sumMetric(metricsText, 'nodejs_external_memory_bytes').total / 1048576,
     traces: sumMetric(metricsText, 'toolwatch_dedupe_traces').total,
+    /** The dedupe memory's own arrays (a gauge the old build does not have: 0 there). */
+    dedupeBytes: sumMetric(metricsText, 'toolwatch_dedupe_memory_bytes').total,
   };
   const rss = readRss(tw.child.pid);
   const threads = threadCpu(tw.child.pid);
@@ -247,10 +297,23 @@ async function main() {
     if (r.sent !== r.counted) problems.push(`outcome ${r.o}: counted ${r.counted}, sent ${r.sent}`);
   if ((counted.by.unvalidated ?? 0) !== 0)
     problems.push(`${counted.by.unvalidated} calls counted unvalidated, expected 0`);
-  if (spansCounted !== sent.spans)
-    problems.push(`toolwatch_spans_received_total is ${spansCounted}, sent ${sent.spans}`);
-  if (dupes !== 0)
-    problems.push(`toolwatch_duplicate_spans_total is ${dupes}, expected 0 (every send has fresh trace ids)`);
+  const resentSpans = twLate ? twLate.total.spans : 0;
+  if (spansCounted !== sent.spans + resentSpans)
+    problems.push(`toolwatch_spans_received_total is ${spansCounted}, sent ${sent.spans + resentSpans}`);
+  const lateDupes = twLate ? twLate.late.duplicateSpans : 0;
+  if (dupes !== lateDupes)
+    problems.push(
+      `toolwatch_duplicate_spans_total is ${dupes}, expected ${lateDupes} (only the late resends repeat a batch)`,
+    );
+  if (twLate && twLate.late.counted !== 0)
+    problems.push(
+      `late resends: ${twLate.late.counted} calls counted again (expected 0: every resent batch is a duplicate)`,
+    );
+  // Each resent call has at least its proposing span and its tool span: both must be recognised.
+  if (twLate && twLate.late.duplicateSpans < twLate.late.calls)
+    problems.push(
+      `late resends: only ${twLate.late.duplicateSpans} duplicate spans for ${twLate.late.calls} resent calls`,
+    );
 
   // ------------------------------------------------------------ report
   const ratio = twMax.spansPerS / baseMax.spansPerS;
@@ -261,6 +324,7 @@ async function main() {
     [`toolwatch, fixed ${fmtInt(halfRate * spansPerBody)} spans/s (½ its max)`, twHalf],
     [`baseline, same fixed rate (control)`, baseHalf],
     ...(twAim ? [[`toolwatch, fixed ${fmtInt(AIM_SPANS / 2)} spans/s (½ of 85k aim)`, twAim]] : []),
+    ...(twLate ? [[`toolwatch, late resends (5 % of the max phase, ${LATE_RESEND_S} s later)`, twLate]] : []),
   ];
   const out = [];
   out.push('');
@@ -337,6 +401,50 @@ async function main() {
           ],
         ]
       : []),
+    ...(baseMax.server && twMax.server
+      ? [
+          [
+            'CPU ms per batch, toolwatch ÷ decode-only',
+            `${(twMax.server.cpuMsPerRequest / baseMax.server.cpuMsPerRequest).toFixed(2)}×`,
+            `≤ ${TARGET_CPU_FACTOR}×`,
+            verdict(twMax.server.cpuMsPerRequest / baseMax.server.cpuMsPerRequest <= TARGET_CPU_FACTOR),
+          ],
+        ]
+      : []),
+    [
+      'p99 at ½ its max vs the control at that rate',
+      `${(twHalf.latencyMs.p99 / Math.max(0.01, baseHalf.latencyMs.p99)).toFixed(1)}×`,
+      `< ${TARGET_P99_VS_CONTROL}×`,
+      verdict(twHalf.latencyMs.p99 < TARGET_P99_VS_CONTROL * baseHalf.latencyMs.p99),
+    ],
+    [
+      'one-call-one-count memory (traces held, memory full)',
+      fmtInt(mem.traces),
+      `≥ ${fmtInt(TARGET_TRACES)}`,
+      verdict(mem.traces >= TARGET_TRACES),
+    ],
+    [
+      'live heap bytes per remembered trace, the memory itself',
+      mem.dedupeBytes ? fmtInt(mem.dedupeBytes / Math.max(1, mem.traces)) : 'n/a (no gauge)',
+      `≤ ${TARGET_BYTES_PER_TRACE}`,
+      mem.dedupeBytes ? verdict(mem.dedupeBytes / Math.max(1, mem.traces) <= TARGET_BYTES_PER_TRACE) : 'MISS',
+    ],
+    [
+      '  (V8 heap used + external ÷ remembered traces, everything included)',
+      fmtInt(((mem.heapUsedMb + mem.externalMb) * 1048576) / Math.max(1, mem.traces)),
+      '(printed)',
+      '-',
+    ],
+    ...(twLate
+      ? [
+          [
+            `exactly once under late resends (${fmtInt(twLate.late.batches)} batches, ${twLate.late.ageS.toFixed(0)} s later)`,
+            `${fmtInt(twLate.late.counted)} counted again, ${fmtInt(twLate.late.duplicateSpans)} spans recognised`,
+            'all recognised',
+            verdict(twLate.late.counted === 0 && twLate.late.duplicateSpans >= twLate.late.calls),
+          ],
+        ]
+      : []),
     [
       'peak RSS of toolwatch (VmHWM)',
       rss ? `${rss.hwmMb.toFixed(0)} MB` : 'n/a',
@@ -407,6 +515,7 @@ async function main() {
           twMax,
           twHalf,
           twAim,
+          twLate,
           rss,
           mem,
           threads,
@@ -423,6 +532,77 @@ async function main() {
     process.stderr.write(`bench: counters disagree with what was sent:\n  - ${problems.join('\n  - ')}\n`);
     return 1;
   }
+  return 0;
+}
+
+// ---------------------------------------------------------------- --repeat
+
+/** Runs the benchmark n times, each a child of its own (fresh processes, fresh store), and prints the medians. */
+async function repeat(n) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'toolwatch-bench-repeat-'));
+  const argv = [];
+  for (let i = 2; i < process.argv.length; i++) {
+    const a = process.argv[i];
+    if (a === '--repeat') i++;
+    else if (a.startsWith('--repeat=')) continue;
+    else if (a === '--json') i++;
+    else argv.push(a);
+  }
+  const runs = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const file = path.join(dir, `run-${i}.json`);
+      log(`repeat: run ${i + 1} of ${n}`);
+      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...argv, '--json', file], {
+        stdio: 'inherit',
+      });
+      if (r.status !== 0) throw new BenchError(`run ${i + 1} of ${n} failed (exit ${r.status ?? r.signal})`);
+      runs.push(JSON.parse(readFileSync(file, 'utf8')));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const median = (xs) => {
+    const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+    if (!v.length) return NaN;
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
+  const col = (f) =>
+    runs.map((r) => {
+      try {
+        return f(r);
+      } catch {
+        return NaN;
+      }
+    });
+  const rows = [
+    ['throughput ratio toolwatch / baseline', col((r) => r.ratio), (x) => x.toFixed(2)],
+    ['CPU ms per batch, baseline', col((r) => r.baseMax.server.cpuMsPerRequest), (x) => x.toFixed(2)],
+    ['CPU ms per batch, toolwatch (memory full)', col((r) => r.twMax.server.cpuMsPerRequest), (x) => x.toFixed(2)],
+    [
+      'CPU per batch, toolwatch ÷ baseline',
+      col((r) => r.twMax.server.cpuMsPerRequest / r.baseMax.server.cpuMsPerRequest),
+      (x) => `${x.toFixed(2)}×`,
+    ],
+    ['p99 at ½ its max (ms)', col((r) => r.twHalf.latencyMs.p99), (x) => x.toFixed(1)],
+    ['control p99 (ms)', col((r) => r.baseHalf.latencyMs.p99), (x) => x.toFixed(1)],
+    ['peak RSS (MB)', col((r) => r.rss.hwmMb), (x) => x.toFixed(0)],
+    ['traces in the dedupe memory', col((r) => r.mem.traces), fmtInt],
+    ['dedupe memory bytes per trace', col((r) => r.mem.dedupeBytes / r.mem.traces), (x) => x.toFixed(0)],
+  ];
+  const out = ['', `median of ${n} runs (each run's own table above; the quiet-machine notes there apply to each)`];
+  out.push(
+    table(
+      ['figure', 'median', 'runs'],
+      rows.map(([name, xs, f]) => [
+        name,
+        Number.isFinite(median(xs)) ? f(median(xs)) : 'n/a',
+        xs.map((x) => (Number.isFinite(x) ? f(x) : '-')).join(' / '),
+      ]),
+    ),
+  );
+  process.stdout.write(out.join('\n') + '\n');
+  if (args.json) writeFileSync(path.resolve(args.json), JSON.stringify(runs, null, 2));
   return 0;
 }
 
@@ -498,7 +678,12 @@ async function startToolwatch(cpus) {
   mkdirSync(dir);
   const configFile = path.join(dir, 'toolwatch.yaml');
   // Every setting at its default (independent of config/toolwatch.yaml edits).
-  writeFileSync(configFile, '# toolwatch benchmark: every setting at its default\n');
+  writeFileSync(
+    configFile,
+    args['max-traces']
+      ? `# toolwatch benchmark: every setting at its default but this\ndedupe:\n  max_traces: ${DEDUPE_CAP}\n`
+      : '# toolwatch benchmark: every setting at its default\n',
+  );
   const port = await freePort();
   const nodeArgs = [
     ...startFlags(),

@@ -117,6 +117,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const metrics = createMetrics({
     pendingBatches: () => store.pendingWrites(),
     dedupeTraces: () => ledger?.size ?? 0,
+    dedupeBytes: () => ledger?.bytes ?? 0,
     trajectories: () => trajectories?.size ?? 0,
     sourceLag: (): Record<string, number> => {
       const lag = langfuse?.lagSeconds();
