@@ -53,7 +53,9 @@ const OUTCOMES = meta.outcomeNames;
 let seq = 0;
 /** A copy of fixture body i with fresh trace ids: (8 fixed bytes per trace, runId, sequence). */
 function nextBody() {
-  const s = opts.resend ? ++seq * opts.resend.every : ++seq;
+  let s = opts.resend ? ++seq * opts.resend.every : ++seq;
+  // A send the earlier run saw refused (shed) was never recorded: resending it is no duplicate.
+  while (opts.resend?.skip?.includes(s)) s = ++seq * opts.resend.every;
   const b = bodies[(s - 1) % bodies.length];
   const runId = opts.resend ? opts.resend.runId : opts.runId;
   const buf = Buffer.allocUnsafe(b.bytes.length);
@@ -62,7 +64,7 @@ function nextBody() {
     buf.writeUInt32BE(runId >>> 0, off + 8);
     buf.writeUInt32BE(s >>> 0, off + 12);
   }
-  return { buf, b };
+  return { buf, b: { ...b, seq: s } };
 }
 
 // ---------------------------------------------------------------- HTTP
@@ -111,6 +113,8 @@ const total = { requests: 0, ok: 0, spans: 0, calls: 0, outcomes: Object.fromEnt
 const window = { completed: 0, spans: 0, calls: 0, latencies: [] };
 const statusCounts = {};
 let errors = 0;
+/** Sequence numbers of the sends not answered 200. */
+const refused = [];
 let firstError;
 let measureStart = 0;
 let measureEnd = Infinity;
@@ -124,6 +128,7 @@ function record(b, res, latencyMs, endedAt) {
     errors++;
     firstError ??= res.err?.message;
   }
+  if (res.status !== 200) refused.push(b.seq);
   if (res.status === 200) {
     total.ok++;
     total.spans += b.spans;
@@ -255,6 +260,7 @@ const out = {
   total,
   /** Bodies generated (warm-up included): the sequence numbers 1…sent were used. */
   sent: seq,
+  refused,
   /** CPU this generator used, as a fraction of one core: near 1.0 means the generator, not the server, may be the limit. */
   generatorCpu: round((cpu.user + cpu.system) / 1000 / wallMs, 2),
   ...extra,

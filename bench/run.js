@@ -29,7 +29,13 @@
  *   --max-traces N      dedupe.max_traces for toolwatch (default: unset, i.e. its own default, 200,000 here;
  *                       give the old build's 20000 to run it as it shipped)
  *   --late-resend S     resend 5 % of the max phase's batches S seconds after it ended (default 60; 0: skip)
+ *   --allow-shed        treat 503 answers (load shedding on a busy shared machine) as refused batches, not
+ *                       a failure: nothing of them is recorded, so the counters must still match the 200s
  *   --repeat N          run the whole benchmark N times (each its own processes) and report the medians
+ *   --store postgres    toolwatch on PostgreSQL: a throwaway cluster (initdb + pg_ctl in a temp dir, run as
+ *                       the postgres user when this is root); skipped with a message when they are missing
+ *   --soak DURATION     after the phases, a fixed rate of 35 % of its max for DURATION (20m, 90s): RSS growth
+ *                       over the last 15 min (the last 3/4 of a shorter soak) and RSS ÷ V8 heap used
  */
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,11 +68,19 @@ const TARGET_P99_VS_CONTROL = 3;
 /** Every RESEND_EVERY-th batch of the max phase is sent again (5 %), LATE_RESEND_S after the phase. */
 const RESEND_EVERY = 20;
 const LATE_RESEND_S = num(args['late-resend'], 60);
+const STORE = args.store ? String(args.store) : 'sqlite';
+const SOAK_S = args.soak ? parseDuration(String(args.soak)) : 0;
+const SOAK_SHARE = 0.35;
+const TARGET_SOAK_GROWTH_MB = 32;
+const TARGET_SOAK_RSS_PER_HEAP = 2;
+const TARGET_PG_RATIO = 0.4;
 
 // ---------------------------------------------------------------- cleanup on every exit path
 
 const children = new Set();
 let tmp;
+/** Stops the throwaway PostgreSQL cluster of --store postgres (synchronously: it runs on exit too). */
+let pgStop;
 
 function cleanup() {
   for (const c of children) {
@@ -77,6 +91,7 @@ function cleanup() {
     }
   }
   children.clear();
+  pgStop?.();
   if (tmp) {
     rmSync(tmp, { recursive: true, force: true });
     tmp = undefined;
@@ -170,9 +185,14 @@ async function main() {
   log(`  ${fmtInt(baseMax.spansPerS)} spans/s${cpuNote(baseMax)}`);
 
   // ------------------------------------------------------------ toolwatch
-  const tw = await startToolwatch(cpus);
+  let pgUrl;
+  if (STORE === 'postgres') {
+    pgUrl = await startPostgres();
+    if (!pgUrl) return 0;
+  } else if (STORE !== 'sqlite') throw new BenchError(`--store ${STORE}: sqlite or postgres`);
+  const tw = await startToolwatch(cpus, pgUrl);
   log(
-    `toolwatch: node ${path.relative(ROOT, path.join(DIST, 'main.js'))} (pid ${tw.child.pid}) on CPU ${cpus.server ?? '(unpinned)'}, SQLite in ${tw.dir}`,
+    `toolwatch: node ${path.relative(ROOT, path.join(DIST, 'main.js'))} (pid ${tw.child.pid}) on CPU ${cpus.server ?? '(unpinned)'}, ${pgUrl ? `PostgreSQL at ${pgUrl}` : `SQLite in ${tw.dir}`}`,
   );
   const twCheck = (name, r) => {
     try {
@@ -237,14 +257,16 @@ async function main() {
       );
       await new Promise((r) => setTimeout(r, wait));
     }
-    const upTo = Math.floor(twMax.sent / RESEND_EVERY);
+    const refused = new Set(twMax.refused ?? []);
+    let upTo = 0;
+    for (let q = RESEND_EVERY; q <= twMax.sent; q += RESEND_EVERY) if (!refused.has(q)) upTo++;
     const before = await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text();
     twLate = await load(tw, 'max', {
       runId: 7,
       warmup: 0,
       duration: 120,
       requests: upTo,
-      resend: { runId: 3, every: RESEND_EVERY },
+      resend: { runId: 3, every: RESEND_EVERY, skip: twMax.refused ?? [] },
     });
     twCheck('toolwatch, late resends', twLate);
     const after = await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text();
@@ -262,8 +284,14 @@ async function main() {
     );
   }
 
+  let soak;
+  if (SOAK_S > 0) {
+    soak = await runSoak(tw, load, twMax.requestsPerS * SOAK_SHARE);
+    twCheck('toolwatch soak', soak.run);
+  }
+
   // ------------------------------------------------------------ counters and memory
-  const phases = [twFill, twMax, twHalf, twAim].filter(Boolean);
+  const phases = [twFill, twMax, twHalf, twAim, soak?.run].filter(Boolean);
   const sent = { requests: 0, spans: 0, calls: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) };
   for (const p of phases) {
     sent.requests += p.total.ok;
@@ -445,6 +473,32 @@ async function main() {
           ],
         ]
       : []),
+    ...(pgUrl
+      ? [
+          [
+            'PostgreSQL store: throughput toolwatch / baseline',
+            ratio.toFixed(2),
+            `≥ ${TARGET_PG_RATIO}`,
+            verdict(ratio >= TARGET_PG_RATIO),
+          ],
+        ]
+      : []),
+    ...(soak
+      ? [
+          [
+            `soak ${fmtDuration(SOAK_S)} at ${Math.round(SOAK_SHARE * 100)} % of max: RSS growth over ${soak.windowLabel}`,
+            `${soak.growthMb.toFixed(1)} MiB`,
+            `< ${TARGET_SOAK_GROWTH_MB} MiB`,
+            verdict(soak.growthMb < TARGET_SOAK_GROWTH_MB),
+          ],
+          [
+            '  soak: RSS ÷ V8 heap used at the end',
+            `${soak.rssPerHeap.toFixed(2)} (${soak.endRssMb.toFixed(0)} / ${soak.endHeapMb.toFixed(0)} MiB)`,
+            `< ${TARGET_SOAK_RSS_PER_HEAP}`,
+            verdict(soak.rssPerHeap < TARGET_SOAK_RSS_PER_HEAP),
+          ],
+        ]
+      : []),
     [
       'peak RSS of toolwatch (VmHWM)',
       rss ? `${rss.hwmMb.toFixed(0)} MB` : 'n/a',
@@ -516,6 +570,8 @@ async function main() {
           twHalf,
           twAim,
           twLate,
+          soak,
+          store: STORE,
           rss,
           mem,
           threads,
@@ -673,7 +729,119 @@ function startFlags() {
   return start.split(/\s+/).filter((w) => w.startsWith('--') && w !== '--enable-source-maps');
 }
 
-async function startToolwatch(cpus) {
+/** A throwaway PostgreSQL cluster for --store postgres: its URL, or undefined (with a message) when it cannot be had. */
+async function startPostgres() {
+  const dirs = [
+    '/usr/lib/postgresql/17/bin',
+    '/usr/lib/postgresql/16/bin',
+    '/usr/lib/postgresql/15/bin',
+    ...(process.env.PATH ?? '').split(':'),
+  ];
+  const bin = dirs.find((d) => d && existsSync(path.join(d, 'initdb')) && existsSync(path.join(d, 'pg_ctl')));
+  if (!bin) {
+    log('--store postgres: skipped — no initdb and pg_ctl found (install PostgreSQL to run this phase)');
+    return undefined;
+  }
+  const root = mkdtempSync(path.join(os.tmpdir(), 'toolwatch-bench-pg-'));
+  // initdb refuses to run as root: the cluster belongs to the postgres user then (as .ci/run does).
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd, argv) =>
+    execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', cmd, ...argv] : argv, { stdio: 'pipe' });
+  try {
+    if (asRoot) execFileSync('chown', ['postgres', root]);
+    run(path.join(bin, 'initdb'), ['-D', path.join(root, 'data'), '-A', 'trust', '-U', 'postgres']);
+    const port = await freePort();
+    run(path.join(bin, 'pg_ctl'), [
+      '-D',
+      path.join(root, 'data'),
+      '-l',
+      path.join(root, 'log'),
+      '-w',
+      '-o',
+      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1`,
+      'start',
+    ]);
+    pgStop = () => {
+      pgStop = undefined;
+      try {
+        run(path.join(bin, 'pg_ctl'), ['-D', path.join(root, 'data'), '-m', 'immediate', 'stop']);
+      } catch {
+        // already stopped
+      }
+      rmSync(root, { recursive: true, force: true });
+    };
+    log(`PostgreSQL: a throwaway cluster from ${bin} in ${root}, port ${port}`);
+    return `postgres://postgres@127.0.0.1:${port}/postgres`;
+  } catch (err) {
+    rmSync(root, { recursive: true, force: true });
+    log(`--store postgres: skipped — the throwaway cluster did not start: ${String(err.stderr ?? err.message).trim()}`);
+    return undefined;
+  }
+}
+
+/**
+ * --soak: a fixed rate for SOAK_S seconds while RSS and the V8 heap are sampled; growth is the RSS
+ * at the end minus at the start of the last 15 minutes (the last 3/4 of a shorter soak), each the
+ * median of the samples in a minute (or a tenth of the run) there, so one GC cycle does not decide it.
+ */
+async function runSoak(tw, load, rate) {
+  log(`  soak: ${fmtDuration(SOAK_S)} at ${fmtInt(rate * 100)} spans/s (${Math.round(SOAK_SHARE * 100)} % of its max)`);
+  const samples = [];
+  const t0 = Date.now();
+  let heapMb = NaN;
+  const timer = setInterval(async () => {
+    const r = readRss(tw.child.pid);
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${tw.port}/metrics`)).text();
+      heapMb = sumMetric(text, 'nodejs_heap_size_used_bytes').total / 1048576;
+    } catch {
+      // sampled again in 5 s
+    }
+    if (r) samples.push({ s: (Date.now() - t0) / 1000, rssMb: r.rssMb, heapMb });
+  }, 5_000);
+  let run;
+  try {
+    run = await load(tw, 'rate', { runId: 8, rate, warmup: 0, duration: SOAK_S });
+  } finally {
+    clearInterval(timer);
+  }
+  const windowS = SOAK_S >= 20 * 60 ? 15 * 60 : SOAK_S * 0.75;
+  const spanS = Math.max(10, Math.min(60, windowS / 10));
+  const end = samples.length ? samples[samples.length - 1].s : 0;
+  const med = (xs) => {
+    const v = xs.slice().sort((a, b) => a - b);
+    return v.length ? v[Math.floor(v.length / 2)] : NaN;
+  };
+  const startRss = med(samples.filter((x) => x.s >= end - windowS && x.s <= end - windowS + spanS).map((x) => x.rssMb));
+  const endRss = med(samples.filter((x) => x.s >= end - spanS).map((x) => x.rssMb));
+  const endHeap = med(samples.filter((x) => x.s >= end - spanS).map((x) => x.heapMb));
+  const soak = {
+    run,
+    rate,
+    samples,
+    windowLabel: SOAK_S >= 20 * 60 ? 'the last 15 min' : `the last ${fmtDuration(windowS)} (3/4 of the run)`,
+    growthMb: endRss - startRss,
+    endRssMb: endRss,
+    endHeapMb: endHeap,
+    rssPerHeap: endRss / endHeap,
+  };
+  log(
+    `  soak: RSS ${startRss.toFixed(0)} → ${endRss.toFixed(0)} MiB over ${soak.windowLabel}; V8 heap used ${endHeap.toFixed(0)} MiB at the end`,
+  );
+  return soak;
+}
+
+function parseDuration(s) {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(s.trim());
+  if (!m) throw new BenchError(`--soak ${s}: a duration like 20m, 90s or 1h`);
+  return Number(m[1]) * (m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1);
+}
+
+function fmtDuration(s) {
+  return s >= 60 ? `${+(s / 60).toFixed(1)} min` : `${Math.round(s)} s`;
+}
+
+async function startToolwatch(cpus, pgUrl) {
   const dir = path.join(tmp, 'toolwatch');
   mkdirSync(dir);
   const configFile = path.join(dir, 'toolwatch.yaml');
@@ -697,7 +865,7 @@ async function startToolwatch(cpus) {
       TOOLWATCH_CONFIG: configFile,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: path.join(dir, 'toolwatch.db'),
+      DATABASE_URL: pgUrl ?? path.join(dir, 'toolwatch.db'),
       LOG_LEVEL: 'warn',
     },
   });
@@ -738,7 +906,10 @@ async function runLoad(cpus, opts) {
 }
 
 function checkLoad(name, r) {
-  if (r.non200 > 0 || r.errors > 0) {
+  const shed = r.statusCounts?.['503'] ?? 0;
+  if (args['allow-shed'] && shed > 0 && r.non200 === shed && r.errors === 0) {
+    log(`  note: ${name}: ${shed} of ${r.total.requests} batches were shed (503) and not recorded (--allow-shed)`);
+  } else if (r.non200 > 0 || r.errors > 0) {
     throw new BenchError(
       `${name}: ${r.non200} of ${r.total.requests} requests did not get 200 (status counts ${JSON.stringify(r.statusCounts)}${r.firstError ? `, first error: ${r.firstError}` : ''})`,
     );

@@ -38,6 +38,8 @@ function finish(): void {
 export const TRACE = 1;
 export const SPAN = 2;
 export const CALL = 3;
+/** A span id held by an unsettled batch, whatever its service (ledger.ts: holdKey). */
+export const HOLD_SPAN = 4;
 
 export function hashKey(domain: number, first: string, second?: string): void {
   a = 0xdeadbeef ^ domain;

@@ -3,10 +3,18 @@
  * held (`settled`) until then: a resend of the batch waits for the original instead of being taken for
  * a duplicate of something never stored. What it took per trace is its journal record (taken()).
  */
-import { argsHash, CALL, h64, hashKey, nameHash, SPAN } from './dedupe-hash.js';
+import { argsHash, CALL, h64, HOLD_SPAN, hashKey, nameHash, SPAN } from './dedupe-hash.js';
 import { ANY_SERVICE_SPANS, NONE, OVERFLOWED } from './dedupe-tables.js';
 import type { CallToCount } from './merge.js';
-import { ANY_SERVICE, type CallEntry, type Ledger, type PendingCall, pendingKey, type TakenInTrace } from './ledger.js';
+import {
+  ANY_SERVICE,
+  type CallEntry,
+  holdKey,
+  type Ledger,
+  type PendingCall,
+  pendingKey,
+  type TakenInTrace,
+} from './ledger.js';
 
 export class LedgerTxn {
   private readonly undoLog: (() => void)[] = [];
@@ -15,7 +23,7 @@ export class LedgerTxn {
   /** The trace of each call entry this batch reached. */
   private readonly located = new Map<CallEntry, string>();
   /** Hold keys (Ledger.holds) this batch set, until commit() or rollback(). */
-  private readonly held: string[] = [];
+  private readonly held: number[] = [];
   /** Entries this batch made live (Ledger.live), let go of when it settles. */
   private readonly kept: CallEntry[] = [];
   private done!: () => void;
@@ -27,8 +35,8 @@ export class LedgerTxn {
     private readonly nowMs: number,
   ) {}
 
-  private hold(traceId: string, key: string): void {
-    const k = `${traceId}\u0000${key}`;
+  private hold(traceId: string, domain: number, key: string): void {
+    const k = holdKey(traceId, domain, key);
     this.ledger.holds.set(k, this);
     this.held.push(k);
   }
@@ -82,7 +90,7 @@ export class LedgerTxn {
       if (t.holds(s, thi, tlo)) t.removeSpan(s, hi, lo);
     });
     // Held by span id alone: a span of another service under the same ids waits for this batch, no more.
-    this.hold(traceId, `s${spanId}`);
+    this.hold(traceId, HOLD_SPAN, spanId);
     this.takenOf(traceId).spans.push(hi, lo);
     return true;
   }
@@ -131,7 +139,7 @@ export class LedgerTxn {
       t.removeCall(s, k);
       entry.at = NONE;
     });
-    this.hold(traceId, `c${key}`);
+    this.hold(traceId, CALL, key);
     this.located.set(entry, traceId);
     this.takenOf(traceId).calls.add(entry);
     return true;

@@ -16,7 +16,7 @@
  * tool-span-only call of a huge trace, but never counts one call twice.
  */
 import { OUTCOMES } from '../model.js';
-import { argsHash, CALL, h64, hashKey, nameHash, TRACE } from './dedupe-hash.js';
+import { argsHash, CALL, h64, HOLD_SPAN, hashKey, nameHash, TRACE } from './dedupe-hash.js';
 import { DedupeTables, NONE, OVERFLOWED, ANY_SERVICE_SPANS } from './dedupe-tables.js';
 import { LedgerTxn } from './ledger-txn.js';
 import {
@@ -57,8 +57,12 @@ export class Ledger {
   >();
   /** @internal The objects of calls something works on, by call slot: waiting calls and unsettled batches' calls. */
   readonly live = new Map<number, CallEntry>();
-  /** @internal Spans (`s` + id) and call keys (`c` + key) of a trace held by an unsettled batch. */
-  readonly holds = new Map<string, LedgerTxn>();
+  /**
+   * @internal Spans (by id) and call keys of a trace held by an unsettled batch, by holdKey: a small
+   * number, no string built per claim. Two holds under one number only make a batch wait for an
+   * unrelated one to settle, never decide a duplicate.
+   */
+  readonly holds = new Map<number, LedgerTxn>();
   private readonly models: string[] = [];
   private readonly modelIndex = new Map<string, number>();
   private readonly names = new Map<number, string>();
@@ -148,7 +152,7 @@ export class Ledger {
    */
   heldBy(traceId: string, kind: 'span' | 'call', key: string): LedgerTxn | undefined {
     if (this.holds.size === 0) return undefined;
-    return this.holds.get(`${traceId}\u0000${kind === 'span' ? 's' : 'c'}${key}`);
+    return this.holds.get(holdKey(traceId, kind === 'span' ? HOLD_SPAN : CALL, key));
   }
 
   /** @internal A trace's slot when the ledger has it (NONE otherwise), never creating it. */
@@ -327,6 +331,12 @@ export class Ledger {
       e.at = NONE;
     }
   }
+}
+
+/** A span id's or call key's hold in a trace, in 30 bits (see Ledger.holds). */
+export function holdKey(traceId: string, domain: number, key: string): number {
+  hashKey(domain, traceId, key);
+  return (h64[1]! ^ (h64[0]! << 5)) & 0x3fffffff;
 }
 
 export const pendingKey = (traceId: string, key: string): string => `${traceId}\u0000${key}`;
