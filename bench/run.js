@@ -511,7 +511,7 @@ async function main() {
   out.push(
     `counters: toolwatch_tool_calls_total ${fmtInt(counted.total)} = calls sent ${fmtInt(sent.calls)} ` +
       `(${byOutcome.map((r) => `${r.o} ${fmtInt(r.counted)}/${fmtInt(r.sent)}`).join(', ')}); ` +
-      `spans ${fmtInt(spansCounted)}/${fmtInt(sent.spans)}; duplicates ${dupes}; dedupe evictions ${fmtInt(evicted)} — ${problems.length ? 'MISMATCH' : 'OK'}`,
+      `spans ${fmtInt(spansCounted)}/${fmtInt(sent.spans + resentSpans)}; duplicates ${dupes}; dedupe evictions ${fmtInt(evicted)} — ${problems.length ? 'MISMATCH' : 'OK'}`,
   );
   if (rss) {
     out.push(

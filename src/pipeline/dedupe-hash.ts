@@ -57,6 +57,16 @@ export function nameHash(name: string): number {
 }
 
 /**
+ * What an id-less sighting pairs by, in one 32-bit word: 22 bits of the tool name's hash, 10 of the
+ * arguments' (0: none). A collision of names in one trace only swaps which call an execution is
+ * paired with (each call is still counted once); one of arguments only loses the preference for
+ * equal arguments among calls of one name (the fallback is the oldest by name).
+ */
+export function pairOf(name: string, argsRaw: string | undefined): number {
+  return ((nameHash(name) & 0x3fffff) << 10) | (argsHash(argsRaw) & 0x3ff);
+}
+
+/**
  * 32 bits of raw arguments with JSON whitespace outside strings left out, so `{"a": 1}` and `{"a":1}`
  * (emitters re-serialise with different separators) hash alike; 0 means no arguments. Arguments that
  * differ otherwise (key order) pair by name alone, as before when they did not parse.

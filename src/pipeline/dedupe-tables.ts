@@ -6,8 +6,8 @@
  *   order (least recently touched evicted first), the heads of its span and call chains, its call
  *   count and flags; found through an open-addressing index (linear probing, backward-shift deletion);
  * - spans: a 64-bit hash of span id + service, chained per trace;
- * - calls: a 64-bit hash of the call key, its state (flags, outcome, model), the hashes of its tool
- *   name and arguments (to pair an id-less tool span), chained per trace.
+ * - calls: a 64-bit hash of the call key, its state (flags, outcome, model), a hash of its tool name
+ *   and arguments (pairOf: to pair an id-less tool span), chained per trace.
  *
  * Span and call pools are sized for SPANS_PER_TRACE and CALLS_PER_TRACE per trace on average; when one
  * is full the least recently touched trace is forgotten to make room (the one being written to never:
@@ -18,7 +18,7 @@
 
 export const NONE = -1;
 /** Pool sizes per remembered trace (the sizing rule in docs/performance.md reads these). */
-export const SPANS_PER_TRACE = 5;
+export const SPANS_PER_TRACE = 6;
 export const CALLS_PER_TRACE = 3.5;
 const FIRST = 1024;
 /** Seven Int32 columns, one Float64, one Uint8. */
@@ -66,8 +66,8 @@ export class DedupeTables {
   cLo: Int32Array;
   cNext: Int32Array;
   cVal: Int32Array;
-  cName: Int32Array;
-  cArgs: Int32Array;
+  /** pairOf(name, arguments). */
+  cPair: Int32Array;
   private cFree = NONE;
   private cUsed = 0;
   calls = 0;
@@ -101,20 +101,19 @@ export class DedupeTables {
     this.cLo = new Int32Array(this.cCap);
     this.cNext = new Int32Array(this.cCap);
     this.cVal = new Int32Array(this.cCap);
-    this.cName = new Int32Array(this.cCap);
-    this.cArgs = new Int32Array(this.cCap);
+    this.cPair = new Int32Array(this.cCap);
   }
 
   /** Bytes of every typed array the memory holds (what the byte budget per trace counts). */
   get bytes(): number {
     const t = this.tCap * TRACE_BYTES + this.index.byteLength;
-    return t + this.sCap * 12 + this.cCap * 24;
+    return t + this.sCap * 12 + this.cCap * 20;
   }
 
   /** The bytes the memory holds once full at its default pool sizes, per trace (docs/performance.md). */
   static bytesPerTraceFull(maxTraces: number): number {
     const t = maxTraces * TRACE_BYTES + indexSize(maxTraces) * 4;
-    return (t + Math.ceil(maxTraces * SPANS_PER_TRACE) * 12 + Math.ceil(maxTraces * CALLS_PER_TRACE) * 24) / maxTraces;
+    return (t + Math.ceil(maxTraces * SPANS_PER_TRACE) * 12 + Math.ceil(maxTraces * CALLS_PER_TRACE) * 20) / maxTraces;
   }
 
   // ------------------------------------------------------------------ traces
@@ -240,7 +239,7 @@ export class DedupeTables {
     return out.reverse();
   }
 
-  addCall(s: number, hi: number, lo: number, val: number, name: number, args: number): number {
+  addCall(s: number, hi: number, lo: number, val: number, pair: number): number {
     if (this.cFree === NONE && this.cUsed === this.cCap) this.makeRoom(s, false);
     let k = this.cFree;
     if (k !== NONE) this.cFree = this.cNext[k]!;
@@ -248,8 +247,7 @@ export class DedupeTables {
     this.cHi[k] = hi;
     this.cLo[k] = lo;
     this.cVal[k] = val;
-    this.cName[k] = name;
-    this.cArgs[k] = args;
+    this.cPair[k] = pair;
     this.cNext[k] = this.tCalls[s]!;
     this.tCalls[s] = k;
     this.tCount[s]!++;
@@ -302,8 +300,7 @@ export class DedupeTables {
       this.cLo = grow(this.cLo, n);
       this.cNext = grow(this.cNext, n);
       this.cVal = grow(this.cVal, n);
-      this.cName = grow(this.cName, n);
-      this.cArgs = grow(this.cArgs, n);
+      this.cPair = grow(this.cPair, n);
       this.cCap = n;
     }
   }
@@ -366,9 +363,9 @@ export class DedupeTables {
   }
 }
 
-/** A power of two at least 4/3 of the traces (load ≤ 0.75). */
+/** A power of two at least 5/4 of the traces (load ≤ 0.8: a hit is ~3 probes away, linear probing). */
 function indexSize(traces: number): number {
   let n = 16;
-  while (n * 3 < traces * 4) n *= 2;
+  while (n * 4 < traces * 5) n *= 2;
   return n;
 }

@@ -8,7 +8,7 @@ import type { CallToCount } from './merge.js';
 
 export interface CallEntry {
   name: string;
-  /** Raw arguments of a new sighting (only their hash is remembered: argsHash). */
+  /** Raw arguments of a new sighting (only a hash is remembered: pairOf). */
   argsRaw: string | undefined;
   hasId: boolean;
   executed: boolean;
@@ -25,9 +25,8 @@ export interface CallEntry {
   at?: number;
   atHi?: number;
   atLo?: number;
-  /** @internal The hashes of its name and arguments as remembered (nameHash, argsHash). */
-  nameH?: number;
-  argsH?: number;
+  /** @internal The hash of its name and arguments as remembered (pairOf). */
+  pair?: number;
 }
 
 /** A call entry with every field present from the start (one shape for all keeps V8's in-object layout). */
@@ -52,8 +51,7 @@ export function callEntry(
     at: NONE,
     atHi: 0,
     atLo: 0,
-    nameH: undefined,
-    argsH: undefined,
+    pair: undefined,
   };
 }
 
@@ -90,7 +88,7 @@ export interface RememberedTrace {
   spans: number[];
   /** Some spans were recorded without their service: they mark any service's resend (old records). */
   anyServiceSpans?: boolean;
-  /** [hi, lo, state, name hash, args hash] each; state as packState, its model index into `models`. */
+  /** [hi, lo, state, pair] each; state as packState, its model index into `models`; pair as pairOf. */
   calls: number[];
   models: readonly string[];
   overflowed: boolean;

@@ -13,7 +13,7 @@
  * A record holds what the memory keeps and no more — its hashes (dedupe-hash.ts): version 3 is
  * `[3, [model…], "<base64>"]`, the base64 of little-endian 32-bit words, per trace: the trace id's
  * hash (2 words), the number of spans, of calls, 1 if the batch overflowed the trace's call cap, then
- * each span's hash (2 words) and each call's key hash (2 words), state, name hash and arguments hash.
+ * each span's hash (2 words) and each call's key hash (2 words), state, and hash of name and arguments (pairOf).
  * A state is the call's flags (1 it has an id, 2 executed, 4 known from its tool span alone, 8 from a
  * summary), in bits 4–6 the outcome it was counted with (1 + its index in OUTCOMES, 0 not counted yet)
  * and from bit 7 on the index of its model label in the record's model list. The outcome and model
@@ -23,7 +23,7 @@
 import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { LedgerRecord, Sql } from '../store/store.js';
 import { num } from '../store/rows.js';
-import { argsHash, CALL, h64, hashKey, nameHash, SPAN, TRACE } from './dedupe-hash.js';
+import { CALL, h64, hashKey, pairOf, SPAN, TRACE } from './dedupe-hash.js';
 import {
   ANY_SERVICE,
   type CallEntry,
@@ -68,7 +68,7 @@ export function journalRecord(
         if (m < 0) m = models.push(as[1]) - 1;
         state |= ((OUTCOMES.indexOf(as[0]) + 1) << OUTCOME_SHIFT) | (m << MODEL_SHIFT);
       }
-      words.push(e.atHi ?? 0, e.atLo ?? 0, state, e.nameH ?? nameHash(e.name), e.argsH ?? argsHash(e.argsRaw));
+      words.push(e.atHi ?? 0, e.atLo ?? 0, state, e.pair ?? pairOf(e.name, e.argsRaw));
     }
   }
   if (traces === 0) return undefined;
@@ -111,7 +111,7 @@ function decodeWords(models: unknown, b64: string): RememberedTrace[] | undefine
     const calls = w(i + 3);
     const overflow = w(i + 4);
     if (spans < 0 || calls < 0 || (overflow !== 0 && overflow !== 1)) return undefined;
-    const end = i + 5 + spans * 2 + calls * 5;
+    const end = i + 5 + spans * 2 + calls * 4;
     if (end > n) return undefined;
     const t: RememberedTrace = {
       hi: w(i),
@@ -123,7 +123,7 @@ function decodeWords(models: unknown, b64: string): RememberedTrace[] | undefine
     };
     for (let j = i + 5; j < i + 5 + spans * 2; j++) t.spans.push(w(j));
     for (let j = i + 5 + spans * 2; j < end; j++) t.calls.push(w(j));
-    for (let j = 2; j < t.calls.length; j += 5) if (!validState(t.calls[j]!, models)) return undefined;
+    for (let j = 2; j < t.calls.length; j += 4) if (!validState(t.calls[j]!, models)) return undefined;
     out.push(t);
     i = end;
   }
@@ -162,7 +162,7 @@ function decodeText(doc: unknown[]): RememberedTrace[] | undefined {
         continue;
       }
       hashKey(CALL, key);
-      r.calls.push(h64[0]!, h64[1]!, outcome > 0 ? f : f & 15, nameHash(name), 0);
+      r.calls.push(h64[0]!, h64[1]!, outcome > 0 ? f : f & 15, pairOf(name, undefined));
     }
     out.push(r);
   }

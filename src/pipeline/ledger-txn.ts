@@ -3,7 +3,7 @@
  * held (`settled`) until then: a resend of the batch waits for the original instead of being taken for
  * a duplicate of something never stored. What it took per trace is its journal record (taken()).
  */
-import { argsHash, CALL, h64, HOLD_SPAN, hashKey, nameHash, SPAN } from './dedupe-hash.js';
+import { CALL, h64, HOLD_SPAN, hashKey, pairOf, SPAN } from './dedupe-hash.js';
 import { ANY_SERVICE_SPANS, NONE, OVERFLOWED } from './dedupe-tables.js';
 import type { CallToCount } from './merge.js';
 import {
@@ -248,14 +248,15 @@ export class LedgerTxn {
     const s = ledger.slot(traceId, this.nowMs, this.undoLog);
     const t = ledger.tables;
     if (t.tCalls[s] === NONE) return undefined;
-    const nh = nameHash(name);
-    const ah = argsRaw === undefined ? 0 : argsHash(argsRaw);
+    const wanted = pairOf(name, argsRaw);
+    const nh = wanted >>> 10;
+    const ah = wanted & 0x3ff;
     let byName: CallEntry | undefined;
     for (const k of t.callsOf(s)) {
-      if (t.cName[k] !== nh) continue;
+      if (t.cPair[k]! >>> 10 !== nh) continue;
       const e = this.keep(k);
       if (!want(e)) continue;
-      if (ah !== 0 && t.cArgs[k] === ah) {
+      if (ah !== 0 && (t.cPair[k]! & 0x3ff) === ah) {
         this.located.set(e, traceId);
         return e;
       }

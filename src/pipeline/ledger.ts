@@ -16,7 +16,7 @@
  * tool-span-only call of a huge trace, but never counts one call twice.
  */
 import { OUTCOMES } from '../model.js';
-import { argsHash, CALL, h64, HOLD_SPAN, hashKey, nameHash, TRACE } from './dedupe-hash.js';
+import { CALL, h64, HOLD_SPAN, hashKey, pairOf, TRACE } from './dedupe-hash.js';
 import { DedupeTables, NONE, OVERFLOWED, ANY_SERVICE_SPANS } from './dedupe-tables.js';
 import { LedgerTxn } from './ledger-txn.js';
 import {
@@ -188,7 +188,7 @@ export class Ledger {
     const v = t.cVal[k]!;
     const outcome = (v >>> OUTCOME_SHIFT) & OUTCOME_MASK;
     const entry = callEntry(
-      this.names.get(t.cName[k]!) ?? '',
+      this.names.get(t.cPair[k]! >>> 10) ?? '',
       undefined,
       (v & HAS_ID) !== 0,
       (v & EXECUTED) !== 0,
@@ -202,19 +202,17 @@ export class Ledger {
     entry.at = k;
     entry.atHi = t.cHi[k]!;
     entry.atLo = t.cLo[k]!;
-    entry.nameH = t.cName[k]!;
-    entry.argsH = t.cArgs[k]!;
+    entry.pair = t.cPair[k]!;
     return entry;
   }
 
   /** @internal Remembers a new call of trace slot s under key hash (hi, lo); the entry becomes its object. */
   place(s: number, hi: number, lo: number, entry: CallEntry): number {
-    const nh = nameHash(entry.name);
-    if (this.names.size < NAMES_KEPT && !this.names.has(nh)) this.names.set(nh, entry.name);
-    const ah = argsHash(entry.argsRaw);
-    const k = this.tables.addCall(s, hi, lo, this.packState(entry), nh, ah);
-    entry.nameH = nh;
-    entry.argsH = ah;
+    const pair = pairOf(entry.name, entry.argsRaw);
+    const name = pair >>> 10;
+    if (this.names.size < NAMES_KEPT && !this.names.has(name)) this.names.set(name, entry.name);
+    const k = this.tables.addCall(s, hi, lo, this.packState(entry), pair);
+    entry.pair = pair;
     entry.at = k;
     entry.atHi = hi;
     entry.atLo = lo;
@@ -278,7 +276,7 @@ export class Ledger {
     if (r.anyServiceSpans) t.tFlags[s]! |= ANY_SERVICE_SPANS;
     if (r.overflowed) t.tFlags[s]! |= OVERFLOWED;
     const c = r.calls;
-    for (let i = 0; i < c.length; i += 5) {
+    for (let i = 0; i < c.length; i += 4) {
       const hi = c[i]!;
       const lo = c[i + 1]!;
       let state = c[i + 2]!;
@@ -293,7 +291,7 @@ export class Ledger {
       }
       const k = t.findCall(s, hi, lo);
       if (k !== NONE) t.cVal[k] = state;
-      else if (t.tCount[s]! < this.opts.maxCallsPerTrace) t.addCall(s, hi, lo, state, c[i + 3]!, c[i + 4]!);
+      else if (t.tCount[s]! < this.opts.maxCallsPerTrace) t.addCall(s, hi, lo, state, c[i + 3]!);
       else t.tFlags[s]! |= OVERFLOWED;
     }
   }

@@ -40,8 +40,8 @@ const readable = (t: RememberedTrace, keys: string[]) => ({
   trace: [t.hi, t.lo],
   spans: t.spans,
   overflowed: t.overflowed,
-  calls: Array.from({ length: t.calls.length / 5 }, (_, i) => {
-    const c = t.calls.slice(i * 5, i * 5 + 5);
+  calls: Array.from({ length: t.calls.length / 4 }, (_, i) => {
+    const c = t.calls.slice(i * 4, i * 4 + 4);
     const key = keys.find((k) => hash(CALL, k).join() === `${c[0]},${c[1]}`);
     const state = c[2]!;
     const outcome = (state >>> 4) & 7;

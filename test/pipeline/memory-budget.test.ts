@@ -76,7 +76,7 @@ describe('the dedupe memory within its byte budget', () => {
 
   it('a pool full forgets the least recently touched trace, never the one being written to', () => {
     let evicted = 0;
-    // 10 traces: room for 50 spans; one trace of 120 tool spans outgrows the pool and keeps every span.
+    // 10 traces: room for 60 spans; one trace of 120 tool spans outgrows the pool and keeps every span.
     const ledger = new Ledger({ maxTraces: 10, maxCallsPerTrace: 1_000, traceTtlMs: HOUR }, () => evicted++);
     const setup = ledger.begin(0);
     for (let t = 0; t < 5; t++) setup.claimSpan(`t${t}`, 's');
