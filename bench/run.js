@@ -5,11 +5,12 @@
  *   2. baseline: bench/baseline.js (Fastify + toolwatch's decodeProtobuf, nothing else) pinned to
  *      one core, max throughput from the load generator pinned to the other core
  *   3. toolwatch: `node dist/main.js` (defaults, SQLite in a temp dir) pinned to the same core, alone:
- *      max throughput until its one-call-one-count memory is full (dedupe.max_traces, 20,000 by
+ *      max throughput until its one-call-one-count memory is full (dedupe.max_traces, 200,000 by
  *      default: the steady state of a busy instance), max throughput in that steady state (the figure
  *      the ratio uses), then a fixed
  *      rate at half of its own max, then (when below its max) a fixed rate of 42.5k spans/s (half
  *      the 85k spans/s aim)
+ *      then late resends of 5 % of the max phase's batches (--late-resend), then a soak (--soak)
  *   4. checks /metrics against what was sent (every call counted once, by outcome), reads peak RSS
  *      (VmHWM), prints the table. Targets are ratios within this run, so the machine cancels out.
  *
