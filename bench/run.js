@@ -220,8 +220,12 @@ async function main() {
       'toolwatch_dedupe_traces',
     ).total;
     log(
-      `  filled the dedupe memory: ${fmtInt(fillRequests)} batches (${fmtInt(fillRequests * tracesPerBody)} traces with tool calls) at ${fmtInt(twFill.spansPerS)} spans/s; it holds ${fmtInt(traces)} traces now`,
+      `  filled the dedupe memory: ${fmtInt(twFill.total.ok)} of ${fmtInt(fillRequests)} batches answered 200 (${fmtInt(twFill.total.ok * tracesPerBody)} traces with tool calls) at ${fmtInt(twFill.spansPerS)} spans/s; it holds ${fmtInt(traces)} traces now`,
     );
+    if (twFill.sent < fillRequests)
+      log(
+        `  note: the fill stopped at its ${900} s limit after ${fmtInt(twFill.sent)} of ${fmtInt(fillRequests)} batches: the memory is not full (a slow or busy machine; try --max-traces)`,
+      );
   }
   const twMax = await load(tw, 'max', { runId: 3 });
   const twMaxEnded = Date.now();
