@@ -11,7 +11,9 @@
  *          connection picked it up, so a stalled server cannot hide its stall (coordinated omission).
  *
  * Every send gets fresh trace ids: bytes 8..15 of each span's trace_id (offsets from the fixtures)
- * become (run id, sequence number), so the service sees new traces, never a resent batch.
+ * become (run id, sequence number), so the service sees new traces, never a resent batch — except
+ * with `resend: {runId, every}`: then send k is the byte-identical body send `every × k` of that
+ * earlier run sent (a late resend, as an exporter's retry after a lost answer).
  *
  * Usage: node bench/load.js '{"fixtures":DIR,"port":N,"mode":"max"|"rate",...}'
  * Writes exactly one JSON line to stdout.
@@ -51,15 +53,18 @@ const OUTCOMES = meta.outcomeNames;
 let seq = 0;
 /** A copy of fixture body i with fresh trace ids: (8 fixed bytes per trace, runId, sequence). */
 function nextBody() {
-  const b = bodies[seq % bodies.length];
-  const s = ++seq;
+  let s = opts.resend ? ++seq * opts.resend.every : ++seq;
+  // A send the earlier run saw refused (shed) was never recorded: resending it is no duplicate.
+  while (opts.resend?.skip?.includes(s)) s = ++seq * opts.resend.every;
+  const b = bodies[(s - 1) % bodies.length];
+  const runId = opts.resend ? opts.resend.runId : opts.runId;
   const buf = Buffer.allocUnsafe(b.bytes.length);
   b.bytes.copy(buf);
   for (const off of b.traceIdOffsets) {
-    buf.writeUInt32BE(opts.runId >>> 0, off + 8);
+    buf.writeUInt32BE(runId >>> 0, off + 8);
     buf.writeUInt32BE(s >>> 0, off + 12);
   }
-  return { buf, b };
+  return { buf, b: { ...b, seq: s } };
 }
 
 // ---------------------------------------------------------------- HTTP
@@ -108,6 +113,8 @@ const total = { requests: 0, ok: 0, spans: 0, calls: 0, outcomes: Object.fromEnt
 const window = { completed: 0, spans: 0, calls: 0, latencies: [] };
 const statusCounts = {};
 let errors = 0;
+/** Sequence numbers of the sends not answered 200. */
+const refused = [];
 let firstError;
 let measureStart = 0;
 let measureEnd = Infinity;
@@ -121,6 +128,7 @@ function record(b, res, latencyMs, endedAt) {
     errors++;
     firstError ??= res.err?.message;
   }
+  if (res.status !== 200) refused.push(b.seq);
   if (res.status === 200) {
     total.ok++;
     total.spans += b.spans;
@@ -250,6 +258,9 @@ const out = {
   firstError,
   statusCounts,
   total,
+  /** Bodies generated (warm-up included): the sequence numbers 1…sent were used. */
+  sent: seq,
+  refused,
   /** CPU this generator used, as a fraction of one core: near 1.0 means the generator, not the server, may be the limit. */
   generatorCpu: round((cpu.user + cpu.system) / 1000 / wallMs, 2),
   ...extra,

@@ -158,6 +158,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
   const metrics = createMetrics({
     pendingBatches: () => store.pendingWrites(),
     dedupeTraces: () => ledger?.size ?? 0,
+    dedupeBytes: () => ledger?.bytes ?? 0,
     trajectories: () => trajectories?.size ?? 0,
     sourceLag: (): Record<string, number> => {
       const lag = langfuse?.lagSeconds();

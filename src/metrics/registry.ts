@@ -31,6 +31,7 @@ export type IngestRejectReason = (typeof INGEST_REJECT_REASONS)[number];
 export interface MetricProbes {
   pendingBatches?: () => number;
   dedupeTraces?: () => number;
+  dedupeBytes?: () => number;
   trajectories?: () => number;
   /** Seconds each pulled source is behind (source → lag); sources without a watermark are absent. */
   sourceLag?: () => Record<string, number>;
@@ -229,6 +230,14 @@ export function createMetrics(probes: MetricProbes = {}) {
       registers: r,
       collect() {
         if (probes.dedupeTraces) this.set(probes.dedupeTraces());
+      },
+    }),
+    dedupeMemoryBytes: new client.Gauge({
+      name: 'toolwatch_dedupe_memory_bytes',
+      help: "Bytes of the dedupe memory's typed arrays (its traces, spans and calls; grows up to dedupe.max_traces).",
+      registers: r,
+      collect() {
+        if (probes.dedupeBytes) this.set(probes.dedupeBytes());
       },
     }),
     dedupeEvicted: new client.Counter({

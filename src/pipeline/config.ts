@@ -13,7 +13,7 @@ export const dedupeFileSchema = {
   additionalProperties: false,
   default: {},
   properties: {
-    max_traces: { ...posInt, default: 20_000 },
+    max_traces: { ...posInt, default: 200_000 },
     max_calls_per_trace: { ...posInt, default: 1_000 },
     trace_ttl: { ...duration, default: '1h' },
     execution_grace: { ...duration, default: '10s' },

@@ -10,26 +10,36 @@
  * than `trace_ttl` before the newest record (the time a process was down does not age the memory);
  * the table is pruned to the same age and to about twice `max_traces` traces.
  *
- * A record is compact JSON: `[2, [model…], [traceId, [spanId…], [key, name, flags, …]], …]`, flags as
- * bits (1 the call has an id, 2 executed, 4 known from its tool span alone, 8 from a summary; bits 4–6
- * the outcome it was counted with, 1 + its index in OUTCOMES, 0 not counted yet; from bit 7 on the
- * index of its model label in the record's model list; the key `!overflow` marks a trace past its call cap). The outcome and model let an execution whose
- * call an earlier process counted be counted with them at once (executions.ts). Version 1 records
- * (no model list, no outcome) are still read.
+ * A record holds what the memory keeps and no more — its hashes (dedupe-hash.ts): version 3 is
+ * `[3, [model…], "<base64>"]`, the base64 of little-endian 32-bit words, per trace: the trace id's
+ * hash (2 words), the number of spans, of calls, 1 if the batch overflowed the trace's call cap, then
+ * each span's hash (2 words) and each call's key hash (2 words), state, and hash of name and arguments (pairOf).
+ * A state is the call's flags (1 it has an id, 2 executed, 4 known from its tool span alone, 8 from a
+ * summary), in bits 4–6 the outcome it was counted with (1 + its index in OUTCOMES, 0 not counted yet)
+ * and from bit 7 on the index of its model label in the record's model list. The outcome and model
+ * let an execution whose call an earlier process counted be counted with them at once (executions.ts).
+ * Records of versions 1 and 2 (JSON with the ids and keys as text) are still read: their text is hashed.
  */
 import { OUTCOMES, type OutcomeName } from '../model.js';
 import type { LedgerRecord, Sql } from '../store/store.js';
 import { num } from '../store/rows.js';
-import { type CallEntry, type Ledger, OVERFLOW_KEY, type RecordedCall, type TakenInTrace } from './ledger.js';
+import { CALL, h64, hashKey, pairOf, SPAN, TRACE } from './dedupe-hash.js';
+import {
+  ANY_SERVICE,
+  type CallEntry,
+  flagsOf,
+  type Ledger,
+  MODEL_SHIFT,
+  OUTCOME_MASK,
+  OUTCOME_SHIFT,
+  type RememberedTrace,
+  type TakenInTrace,
+} from './ledger.js';
 
-const VERSION = 2;
-const HAS_ID = 1;
-const EXECUTED = 2;
-const FROM_EXECUTION = 4;
-const SUMMARY = 8;
-const OUTCOME_SHIFT = 4;
-const OUTCOME_MASK = 7;
-const MODEL_SHIFT = 7;
+const VERSION = 3;
+
+/** A version 1–2 record's marker of an overflowed trace, in place of a call key. */
+const OVERFLOW_KEY = '!overflow';
 
 /** The outcome and model label a call of this batch is counted with (not yet on its entry: that waits for the commit). */
 export type CountedAs = (entry: CallEntry) => readonly [OutcomeName, string] | undefined;
@@ -44,80 +54,117 @@ export function journalRecord(
   counted?: CountedAs,
 ): LedgerRecord | undefined {
   const models: string[] = [];
-  const out: unknown[] = [VERSION, models];
+  const words: number[] = [];
+  let traces = 0;
   for (const t of taken) {
-    const calls: (string | number)[] = [];
-    for (const [key, e] of t.calls) {
-      let flags =
-        (e.hasId ? HAS_ID : 0) |
-        (e.executed ? EXECUTED : 0) |
-        (e.fromExecution ? FROM_EXECUTION : 0) |
-        (e.summary ? SUMMARY : 0);
+    traces++;
+    hashKey(TRACE, t.traceId);
+    words.push(h64[0]!, h64[1]!, t.spans.length / 2, t.calls.size, t.overflowed ? 1 : 0, ...t.spans);
+    for (const e of t.calls) {
+      let state = flagsOf(e);
       const as = counted?.(e) ?? (e.outcome !== undefined ? ([e.outcome, e.model ?? ''] as const) : undefined);
       if (as) {
         let m = models.indexOf(as[1]);
         if (m < 0) m = models.push(as[1]) - 1;
-        flags += ((OUTCOMES.indexOf(as[0]) + 1) << OUTCOME_SHIFT) + m * 2 ** MODEL_SHIFT;
+        state |= ((OUTCOMES.indexOf(as[0]) + 1) << OUTCOME_SHIFT) | (m << MODEL_SHIFT);
       }
-      calls.push(key, e.name, flags);
+      words.push(e.atHi ?? 0, e.atLo ?? 0, state, e.pair ?? pairOf(e.name, e.argsRaw));
     }
-    // Read back as a call by a process that predates the mark: a key no sighting has, so harmless there.
-    if (t.overflowed) calls.push(OVERFLOW_KEY, '', 0);
-    out.push([t.traceId, t.spans, calls]);
   }
-  return out.length > 2 ? { timeMs, traces: out.length - 2, body: JSON.stringify(out) } : undefined;
-}
-
-interface DecodedTrace {
-  traceId: string;
-  spans: string[];
-  calls: [string, RecordedCall][];
+  if (traces === 0) return undefined;
+  const buf = Buffer.allocUnsafe(words.length * 4);
+  for (let i = 0; i < words.length; i++) buf.writeInt32LE(words[i]! | 0, i * 4);
+  return { timeMs, traces, body: JSON.stringify([VERSION, models, buf.toString('base64')]) };
 }
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
 
 /** A record's traces; undefined when this version cannot read it (it is skipped, never guessed at). */
-export function decodeRecord(body: string): DecodedTrace[] | undefined {
+export function decodeRecord(body: string): RememberedTrace[] | undefined {
   let doc: unknown;
   try {
     doc = JSON.parse(body);
   } catch {
     return undefined;
   }
-  if (!Array.isArray(doc) || (doc[0] !== 1 && doc[0] !== VERSION)) return undefined;
-  // Version 2 has the record's model labels second; version 1 has no outcomes.
-  const models: unknown = doc[0] === VERSION ? doc[1] : [];
+  if (!Array.isArray(doc)) return undefined;
+  if (doc[0] === VERSION) return doc.length === 3 && isStr(doc[2]) ? decodeWords(doc[1], doc[2]) : undefined;
+  if (doc[0] === 1 || doc[0] === 2) return decodeText(doc);
+  return undefined;
+}
+
+function validState(state: number, models: readonly string[]): boolean {
+  const outcome = (state >>> OUTCOME_SHIFT) & OUTCOME_MASK;
+  return outcome === 0 || (outcome <= OUTCOMES.length && state >>> MODEL_SHIFT < models.length);
+}
+
+function decodeWords(models: unknown, b64: string): RememberedTrace[] | undefined {
   if (!Array.isArray(models) || !models.every(isStr)) return undefined;
-  const out: DecodedTrace[] = [];
-  for (let i = doc[0] === VERSION ? 2 : 1; i < doc.length; i++) {
+  const buf = Buffer.from(b64, 'base64');
+  if (buf.length % 4 !== 0) return undefined;
+  const n = buf.length / 4;
+  const w = (i: number) => buf.readInt32LE(i * 4);
+  const out: RememberedTrace[] = [];
+  for (let i = 0; i < n; ) {
+    if (i + 5 > n) return undefined;
+    const spans = w(i + 2);
+    const calls = w(i + 3);
+    const overflow = w(i + 4);
+    if (spans < 0 || calls < 0 || (overflow !== 0 && overflow !== 1)) return undefined;
+    const end = i + 5 + spans * 2 + calls * 4;
+    if (end > n) return undefined;
+    const t: RememberedTrace = {
+      hi: w(i),
+      lo: w(i + 1),
+      spans: [],
+      calls: [],
+      models,
+      overflowed: overflow === 1,
+    };
+    for (let j = i + 5; j < i + 5 + spans * 2; j++) t.spans.push(w(j));
+    for (let j = i + 5 + spans * 2; j < end; j++) t.calls.push(w(j));
+    for (let j = 2; j < t.calls.length; j += 4) if (!validState(t.calls[j]!, models)) return undefined;
+    out.push(t);
+    i = end;
+  }
+  return out;
+}
+
+/** Versions 1 and 2: `[2, [model…], [traceId, [spanId\0service…], [key, name, flags, …]], …]` (1: no models). */
+function decodeText(doc: unknown[]): RememberedTrace[] | undefined {
+  const v2 = doc[0] === 2;
+  const models: unknown = v2 ? doc[1] : [];
+  if (!Array.isArray(models) || !models.every(isStr)) return undefined;
+  const out: RememberedTrace[] = [];
+  for (let i = v2 ? 2 : 1; i < doc.length; i++) {
     const t: unknown = doc[i];
     if (!Array.isArray(t) || !isStr(t[0]) || !Array.isArray(t[1]) || !Array.isArray(t[2]) || !t[1].every(isStr))
       return undefined;
     const flat = t[2] as unknown[];
     if (flat.length % 3 !== 0) return undefined;
-    const calls: [string, RecordedCall][] = [];
+    hashKey(TRACE, t[0]);
+    const r: RememberedTrace = { hi: h64[0]!, lo: h64[1]!, spans: [], calls: [], models, overflowed: false };
+    for (const s of t[1] as string[]) {
+      const cut = s.indexOf('\u0000');
+      if (cut < 0) r.anyServiceSpans = true;
+      hashKey(SPAN, cut < 0 ? s : s.slice(0, cut), cut < 0 ? ANY_SERVICE : s.slice(cut + 1));
+      r.spans.push(h64[0]!, h64[1]!);
+    }
     for (let k = 0; k < flat.length; k += 3) {
       const [key, name, flags] = [flat[k], flat[k + 1], flat[k + 2]];
       if (!isStr(key) || !isStr(name) || !Number.isSafeInteger(flags) || (flags as number) < 0) return undefined;
       const f = flags as number;
-      const c: RecordedCall = {
-        name,
-        hasId: (f & HAS_ID) !== 0,
-        executed: (f & EXECUTED) !== 0,
-        fromExecution: (f & FROM_EXECUTION) !== 0,
-      };
-      if (f & SUMMARY) c.summary = true;
+      const model = Math.floor(f / 2 ** MODEL_SHIFT);
       const outcome = (f >> OUTCOME_SHIFT) & OUTCOME_MASK;
-      if (outcome > 0) {
-        const o = OUTCOMES[outcome - 1];
-        const model = models[Math.floor(f / 2 ** MODEL_SHIFT)];
-        if (o === undefined || model === undefined) return undefined;
-        c.outcome = o;
-        c.model = model;
+      if (outcome > 0 && (OUTCOMES[outcome - 1] === undefined || model >= models.length)) return undefined;
+      if (key === OVERFLOW_KEY) {
+        r.overflowed = true;
+        continue;
       }
-      calls.push([key, c]);
+      hashKey(CALL, key);
+      r.calls.push(h64[0]!, h64[1]!, outcome > 0 ? f : f & 15, pairOf(name, undefined));
     }
-    out.push({ traceId: t[0], spans: t[1] as string[], calls });
+    out.push(r);
   }
   return out;
 }
@@ -153,7 +200,7 @@ export class LedgerJournal {
    * process was up to see the traffic.
    */
   async load(ledger: Ledger, nowMs: number): Promise<JournalLoad> {
-    const rows: { timeMs: number; traces: DecodedTrace[] }[] = [];
+    const rows: { timeMs: number; traces: RememberedTrace[] }[] = [];
     const traces = new Set<string>();
     let unreadable = 0;
     let newest: number | undefined;
@@ -174,7 +221,7 @@ export class LedgerJournal {
           continue;
         }
         rows.push({ timeMs, traces: decoded });
-        for (const t of decoded) traces.add(t.traceId);
+        for (const t of decoded) traces.add(`${t.hi}:${t.lo}`);
         if (traces.size >= this.opts.maxTraces) break scan;
       }
       if (page.length < PAGE) break;
@@ -182,7 +229,7 @@ export class LedgerJournal {
     const shift = newest === undefined ? 0 : Math.max(0, nowMs - newest);
     for (let i = rows.length - 1; i >= 0; i--) {
       const r = rows[i]!;
-      for (const t of r.traces) ledger.remember(t.traceId, r.timeMs + shift, t.spans, t.calls);
+      for (const t of r.traces) ledger.remember(t, r.timeMs + shift);
     }
     return { records: rows.length, traces: traces.size, unreadable };
   }

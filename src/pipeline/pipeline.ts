@@ -616,6 +616,7 @@ export class Pipeline implements SpanConsumer {
         entry.outcome = o.outcome;
         // Its execution's stored row takes the call's stored model.
         entry.model = l.model;
+        this.deps.ledger.counted(entry);
       }
     }
     this.deps.trajectories?.calls(calls, labels, nowMs);

@@ -5,10 +5,12 @@
  * TTL (measured up to the newest record, so time a process was down does not age the memory).
  */
 import { describe, expect, it } from 'vitest';
-import { Ledger, spanKey, type CallEntry } from '../../src/pipeline/ledger.js';
+import { CALL, h64, hashKey, SPAN, TRACE } from '../../src/pipeline/dedupe-hash.js';
+import { Ledger, type CallEntry, type RememberedTrace } from '../../src/pipeline/ledger.js';
 import { decodeRecord, journalRecord, LedgerJournal } from '../../src/pipeline/ledger-journal.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { emptyBatch, type LedgerRecord } from '../../src/store/store.js';
+import { OUTCOMES } from '../../src/model.js';
 
 const opts = { maxTraces: 100, maxCallsPerTrace: 10, traceTtlMs: 60_000 };
 const entry = (over: Partial<CallEntry> = {}): CallEntry => ({
@@ -29,6 +31,27 @@ async function withStore(fn: (store: SqliteStore) => Promise<void>): Promise<voi
   }
 }
 
+const hash = (domain: number, a: string, b?: string): number[] => {
+  hashKey(domain, a, b);
+  return [h64[0]!, h64[1]!];
+};
+/** A decoded trace in readable form: its calls' key hashes matched back to the keys the test knows. */
+const readable = (t: RememberedTrace, keys: string[]) => ({
+  trace: [t.hi, t.lo],
+  spans: t.spans,
+  overflowed: t.overflowed,
+  calls: Array.from({ length: t.calls.length / 4 }, (_, i) => {
+    const c = t.calls.slice(i * 4, i * 4 + 4);
+    const key = keys.find((k) => hash(CALL, k).join() === `${c[0]},${c[1]}`);
+    const state = c[2]!;
+    const outcome = (state >>> 4) & 7;
+    return [key, state & 15, outcome ? [outcome, t.models[state >>> 7]] : undefined];
+  }),
+});
+const HAS_ID = 1;
+const EXECUTED = 2;
+const FROM_EXECUTION = 4;
+
 const write = (store: SqliteStore, ledger: LedgerRecord | undefined) =>
   store.write({ ...emptyBatch(), ...(ledger ? { ledger } : {}) });
 
@@ -40,13 +63,15 @@ describe('dedupe journal records', () => {
     first.add('t1', 'id:c1', entry());
     first.add('t1', 'id:c2', entry({ name: 'g', executed: true, fromExecution: true }));
     first.commit();
-    expect(decodeRecord(journalRecord(first.taken(), 0)!.body)).toEqual([
+    const keys = ['id:c1', 'id:c2'];
+    expect(decodeRecord(journalRecord(first.taken(), 0)!.body)!.map((t) => readable(t, keys))).toEqual([
       {
-        traceId: 't1',
-        spans: [spanKey('s1', '')],
+        trace: hash(TRACE, 't1'),
+        spans: hash(SPAN, 's1', ''),
+        overflowed: false,
         calls: [
-          ['id:c1', { name: 'f', hasId: true, executed: false, fromExecution: false }],
-          ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: true }],
+          ['id:c1', HAS_ID, undefined],
+          ['id:c2', HAS_ID | EXECUTED | FROM_EXECUTION, undefined],
         ],
       },
     ]);
@@ -59,13 +84,14 @@ describe('dedupe journal records', () => {
     second.commit();
     const rec = journalRecord(second.taken(), 1)!;
     expect(rec.traces).toBe(1);
-    expect(decodeRecord(rec.body)).toEqual([
+    expect(decodeRecord(rec.body)!.map((t) => readable(t, keys))).toEqual([
       {
-        traceId: 't1',
-        spans: [spanKey('s2', '')],
+        trace: hash(TRACE, 't1'),
+        spans: hash(SPAN, 's2', ''),
+        overflowed: false,
         calls: [
-          ['id:c1', { name: 'f', hasId: true, executed: true, fromExecution: false }],
-          ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: false }],
+          ['id:c1', HAS_ID | EXECUTED, undefined],
+          ['id:c2', HAS_ID | EXECUTED, undefined],
         ],
       },
     ]);
@@ -82,39 +108,40 @@ describe('dedupe journal records', () => {
     txn.add('t2', 'id:c3', entry({ name: 'h', outcome: 'valid', model: 'm-1' })); // counted by an earlier batch
     txn.commit();
     const rec = journalRecord(txn.taken(), 0, (e) => (e === counted ? ['SchemaMismatch', 'm-2'] : undefined))!;
-    expect(decodeRecord(rec.body)).toEqual([
-      {
-        traceId: 't1',
-        spans: [],
-        calls: [
-          [
-            'id:c1',
-            { name: 'f', hasId: true, executed: false, fromExecution: false, outcome: 'SchemaMismatch', model: 'm-2' },
-          ],
-          ['id:c2', { name: 'g', hasId: true, executed: true, fromExecution: true }],
-        ],
-      },
-      {
-        traceId: 't2',
-        spans: [],
-        calls: [
-          ['id:c3', { name: 'h', hasId: true, executed: false, fromExecution: false, outcome: 'valid', model: 'm-1' }],
-        ],
-      },
+    const keys = ['id:c1', 'id:c2', 'id:c3'];
+    const sm = OUTCOMES.indexOf('SchemaMismatch') + 1;
+    const valid = OUTCOMES.indexOf('valid') + 1;
+    expect(decodeRecord(rec.body)!.map((t) => readable(t, keys).calls)).toEqual([
+      [
+        ['id:c1', HAS_ID, [sm, 'm-2']],
+        ['id:c2', HAS_ID | EXECUTED | FROM_EXECUTION, undefined],
+      ],
+      [['id:c3', HAS_ID, [valid, 'm-1']]],
     ]);
-    // A version 1 record (written before outcomes were kept) is still read.
-    expect(decodeRecord('[1,["t",["s"],["id:c","f",3]]]')).toEqual([
-      {
-        traceId: 't',
-        spans: ['s'],
-        calls: [['id:c', { name: 'f', hasId: true, executed: true, fromExecution: false }]],
-      },
-    ]);
+    // A new ledger loaded from it counts c3's execution with its outcome and model at once.
+    const next = new Ledger(opts);
+    for (const t of decodeRecord(rec.body)!) next.remember(t, 0);
+    expect(next.begin(0).get('t2', 'id:c3')).toMatchObject({ outcome: 'valid', model: 'm-1', hasId: true });
+    // Version 1 and 2 records (ids and keys as text, written before the memory kept hashes) are still read.
+    const [v1] = decodeRecord('[1,["t",["s"],["id:c","f",3]]]')!;
+    expect(readable(v1!, ['id:c'])).toEqual({
+      trace: hash(TRACE, 't'),
+      spans: hash(SPAN, 's', '\u0000*'),
+      overflowed: false,
+      calls: [['id:c', HAS_ID | EXECUTED, undefined]],
+    });
+    const [v2] = decodeRecord(`[2,["m"],["t",["s\\u0000svc"],["id:c","f",${1 | (valid << 4)},"!overflow","",0]]]`)!;
+    expect(readable(v2!, ['id:c'])).toEqual({
+      trace: hash(TRACE, 't'),
+      spans: hash(SPAN, 's', 'svc'),
+      overflowed: true,
+      calls: [['id:c', HAS_ID, [valid, 'm']]],
+    });
   });
 
   it('spans are remembered per service; a bare span id of an older record still marks a resend', () => {
     const ledger = new Ledger(opts);
-    ledger.remember('t1', 0, ['s-old'], []);
+    for (const t of decodeRecord('[1,["t1",["s-old"],[]]]')!) ledger.remember(t, 0);
     const txn = ledger.begin(0);
     expect(txn.claimSpan('t1', 's-old', 'svc')).toBe(false);
     expect(txn.claimSpan('t1', 's-new', 'team-a')).toBe(true);
@@ -134,6 +161,9 @@ describe('dedupe journal records', () => {
     '[2,[],["t",[],["k","n",16]]]',
     '[2,["m"],["t",[],["k","n",112]]]',
     '[2,"m",["t",[],[]]]',
+    '[3,[],"AAAA"]',
+    '[3,[],"AQAAAAIAAAABAAAAAAAAAAAAAAA="]',
+    '[3,[],123]',
     '[1,["t",[],["k","n",-1]]]',
   ])('a record this version cannot read is skipped: %s', (body) => expect(decodeRecord(body)).toBeUndefined());
 });
@@ -158,12 +188,13 @@ describe('dedupe journal in the store', () => {
       });
       const next = after.begin(2_000);
       expect(next.claimSpan('t1', 's1')).toBe(false);
-      expect(next.get('t1', 'id:c1')).toMatchObject({ name: 'f', executed: false, fromExecution: false });
-      // No arguments are kept: an id-less sighting pairs by name.
+      expect(next.get('t1', 'id:c1')).toMatchObject({ hasId: true, executed: false, fromExecution: false });
+      // Other arguments than the call's: an id-less sighting still pairs by name (its hash).
       expect(next.findUnpaired('t1', 'h', '{"x":2}', (e) => !e.executed)).toMatchObject({
-        name: 'h',
+        hasId: false,
         argsRaw: undefined,
       });
+      expect(next.findUnpaired('t1', 'nope', '{"x":2}', (e) => !e.executed)).toBeUndefined();
     });
   });
 

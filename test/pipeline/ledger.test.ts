@@ -44,6 +44,29 @@ describe('ledger memory is bounded', () => {
   });
 });
 
+describe('ledger pairing by hash', () => {
+  it('an id-less sighting pairs with the call of equal arguments (whitespace aside), else the oldest by name', () => {
+    const ledger = new Ledger({ maxTraces: 10, maxCallsPerTrace: 10, traceTtlMs: 3_600_000 });
+    const txn = ledger.begin(0);
+    for (const [k, args] of [
+      ['id:1', '{"city":"Paris"}'],
+      ['id:2', '{"city":"Berlin"}'],
+    ] as const)
+      txn.add('t', k, { name: 'weather', argsRaw: args, hasId: true, executed: false, fromExecution: false });
+    txn.commit();
+    const next = ledger.begin(1);
+    const unexecuted = (e: { executed: boolean }) => !e.executed;
+    // Python's json.dumps separators: the same arguments, re-serialised.
+    const berlin = next.findUnpaired('t', 'weather', '{"city": "Berlin"}', unexecuted)!;
+    next.markExecuted(berlin);
+    expect(next.get('t', 'id:2')).toBe(berlin);
+    // Other arguments (or another key order): the oldest of that name still unexecuted.
+    expect(next.findUnpaired('t', 'weather', '{"city":"Rome"}', unexecuted)).toBe(next.get('t', 'id:1'));
+    expect(next.findUnpaired('t', 'forecast', '{"city":"Paris"}', unexecuted)).toBeUndefined();
+    next.commit();
+  });
+});
+
 describe('label caps', () => {
   it('keeps the first N values of a label and maps the rest to _other, per label', () => {
     const overflow: string[] = [];

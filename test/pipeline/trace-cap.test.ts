@@ -91,7 +91,7 @@ describe('a trace past dedupe.max_calls_per_trace', () => {
     const record = journalRecord(txn.taken(), 0);
     txn.commit();
     const next = new Ledger({ maxTraces: 10, maxCallsPerTrace: 1, traceTtlMs: 3_600_000 });
-    for (const t of decodeRecord(record!.body)!) next.remember(t.traceId, 0, t.spans, t.calls);
+    for (const t of decodeRecord(record!.body)!) next.remember(t, 0);
     const later = next.begin(0);
     expect(later.overflowed('t')).toBe(true);
     expect(later.get('t', 'id:1')).toBeDefined();
