@@ -21,7 +21,8 @@ import type { StoreRedactor } from '../redact/stored.js';
 import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingKey, PendingRow, Store, WriteBatch } from '../store/store.js';
 import { emptyBatch } from '../store/store.js';
-import type { TrajectoryTracker } from '../efficiency/tracker.js';
+import type { CompletedTrajectory, TrajectoryTracker } from '../efficiency/tracker.js';
+import { DEFAULT_TOOL_ERROR_RULES, parseToolErrorRule, toolErrorOf, type ToolErrorRule } from '../normalize/tool-error.js';
 import { trajectoryExtension } from '../efficiency/store.js';
 import type { CallEntry, Ledger, PendingCall } from './ledger.js';
 import { childStatuses, ExecutionHold, type ChildStatus } from './executions.js';
@@ -88,6 +89,10 @@ export interface CountedCallSink {
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined;
+  /** Rows for the executions a settle round counts (labels already capped), in the same write. */
+  executions?(released: readonly ReleasedExecution[]): BatchExtension | undefined;
+  /** Rows for trajectories completed now (their repair turns), in the same write as their statistics. */
+  trajectories?(done: readonly CompletedTrajectory[]): BatchExtension | undefined;
 }
 
 /** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */
@@ -156,8 +161,10 @@ export interface PipelineDeps {
    */
   steady?: () => number;
   sinks?: BatchSink[];
-  /** Written with every counted call (problems/); none = off. */
+  /** Written with every counted call and failed execution, and every completed trajectory (problems/); none = off. */
   counted?: CountedCallSink;
+  /** Which tool results report a failure inside a success (`tool_error`); default: DEFAULT_TOOL_ERROR_RULES. */
+  toolErrorRules?: readonly ToolErrorRule[];
   /**
    * The instrumentation-coverage report of this process: every span received through ingestSpans
    * and every call counted from a span are added once their batch committed.
@@ -238,9 +245,13 @@ export class Pipeline {
 
   /** Timers' clock (PipelineDeps.steady). */
   private readonly tick: () => number;
+  private readonly toolErrorRules: readonly ToolErrorRule[];
 
   constructor(private readonly deps: PipelineDeps) {
     this.tick = deps.steady ?? deps.now;
+    this.toolErrorRules =
+      deps.toolErrorRules ??
+      DEFAULT_TOOL_ERROR_RULES.map(parseToolErrorRule).filter((r): r is ToolErrorRule => typeof r !== 'string');
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
     this.owner = deps.owner ?? LOCAL_OWNER;
     this.limits = deps.check ?? DEFAULT_CHECK_LIMITS;
@@ -431,11 +442,18 @@ export class Pipeline {
     for (let i = 0; i < merged.executions.length; i++) {
       const e = merged.executions[i]!;
       const { service, tool } = execLabels[i]!;
-      const { status, durationMs } = e.execution;
+      const { durationMs, httpStatus, result } = e.execution;
       const { traceId, spanId, timeMs, entry } = e;
+      // A span that says it succeeded may carry a result that says it did not (normalize/tool-error.ts).
+      const reported = e.execution.status === 'ok' ? toolErrorOf(result, this.toolErrorRules) : undefined;
+      const status = reported ? 'tool_error' : e.execution.status;
+      const errorType = reported ? reported.errorType : e.execution.errorType;
+      const args = e.execution.args.kind === 'none' ? undefined : e.execution.args.raw;
+      // The arguments by reference (a late failing child may still make it a problem's example).
       this.executions.add(
-        { source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0 },
+        { source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0, args },
         tick,
+        status === 'ok' ? undefined : { httpStatus, errorType, result },
       );
     }
     if (children) for (const c of children) this.executions.child(c, tick);
@@ -547,6 +565,8 @@ export class Pipeline {
       const plan = buildWrite(source, [], [], items, this.failureCap, this.stamp(nowMs), deps.redactor);
       for (const row of plan.rows.executionAggregates) batch.executionAggregates.push(row);
     }
+    const filed = deps.counted?.executions?.(released);
+    if (filed) batch.extensions.push(filed);
     try {
       await deps.store.write(batch);
     } catch (err) {
@@ -584,8 +604,9 @@ export class Pipeline {
     const done = tracker.takeIdle(nowMs, all);
     const extension = trajectoryExtension(done);
     if (!extension) return;
+    const repairs = this.deps.counted?.trajectories?.(done);
     try {
-      await this.deps.store.write({ ...emptyBatch(), extensions: [extension] });
+      await this.deps.store.write({ ...emptyBatch(), extensions: repairs ? [extension, repairs] : [extension] });
     } catch (err) {
       tracker.restore(done);
       throw err;
