@@ -2,7 +2,7 @@
  * A tool that reports failure inside a success: the span says nothing failed (status unset or OK, no
  * failing HTTP status), but the result the tool handed back is an error envelope — MCP's
  * `{"content": […], "isError": true}`, `{"ok": false, …}`, `{"success": false, …}`,
- * `{"error": {…}}`. Teams lose days to a tool that quietly returns errors with HTTP 200, so such an
+ * `{"status": "error", …}` (Google ADK's tool examples), `{"error": {…}}`. Teams lose days to a tool that quietly returns errors with HTTP 200, so such an
  * execution counts as `tool_error`.
  *
  * A rule is `path=value` (the value at a dotted path of the result object equals a JSON literal:
@@ -24,7 +24,13 @@ export interface ToolErrorRule {
 }
 
 /** The rules applied when the config names none. */
-export const DEFAULT_TOOL_ERROR_RULES: readonly string[] = ['isError=true', 'ok=false', 'success=false', 'error'];
+export const DEFAULT_TOOL_ERROR_RULES: readonly string[] = [
+  'isError=true',
+  'ok=false',
+  'success=false',
+  'status="error"',
+  'error',
+];
 
 /** Results longer than this are not parsed (an envelope is small; a page of search results is not one). */
 export const MAX_TOOL_RESULT_READ = 64 * 1024;

@@ -22,7 +22,12 @@ import { endSpan, isOwnTelemetry, type Span, startChild, type Tracer } from '../
 import type { BatchExtension, PendingKey, PendingRow, Store, WriteBatch } from '../store/store.js';
 import { emptyBatch } from '../store/store.js';
 import type { CompletedTrajectory, TrajectoryTracker } from '../efficiency/tracker.js';
-import { DEFAULT_TOOL_ERROR_RULES, parseToolErrorRule, toolErrorOf, type ToolErrorRule } from '../normalize/tool-error.js';
+import {
+  DEFAULT_TOOL_ERROR_RULES,
+  parseToolErrorRule,
+  toolErrorOf,
+  type ToolErrorRule,
+} from '../normalize/tool-error.js';
 import { trajectoryExtension } from '../efficiency/store.js';
 import type { CallEntry, Ledger, PendingCall } from './ledger.js';
 import { childStatuses, ExecutionHold, type ChildStatus } from './executions.js';

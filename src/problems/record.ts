@@ -211,7 +211,8 @@ function executionExample(e: ReleasedExecution, redactor: StoreRedactor): Omit<P
   const detail = e.httpStatus !== undefined ? `HTTP ${e.httpStatus}` : (e.errorType ?? '');
   const head = `${e.status}${detail ? `: ${detail}` : ''}`;
   const result = e.result !== undefined ? masked(e.result.slice(0, MAX_MESSAGE * 2), redactor) : undefined;
-  const text = result === undefined ? head : `${head} — ${result.ok ? result.value : `[result not stored: ${result.reason}]`}`;
+  const text =
+    result === undefined ? head : `${head} — ${result.ok ? result.value : `[result not stored: ${result.reason}]`}`;
   return {
     timeMs: Math.floor(e.timeMs),
     model: e.model,
