@@ -202,6 +202,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       maxPerService: config.problems.maxPerService,
       registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
     }),
+    toolErrorRules: config.problems.toolErrorRules,
   });
   // The dedupe memory as the previous process left it, then the waiting calls this process may count.
   const journal = new LedgerJournal(store.sql, config.dedupe);
