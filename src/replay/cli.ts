@@ -20,8 +20,7 @@ export const EXPORT_USAGE = `usage: toolwatch eval export --out FILE.jsonl [--si
                            [--outcome SchemaMismatch,InvalidJson,UnknownName]
                            [--feedback negative|positive|neutral|any] [--judge reached_goal=false,unnecessary_calls>0]
                            [--trace-id ID] [--limit N] [--append] [--config FILE]
-       toolwatch eval export --out FILE.jsonl --problem ID[,ID…] | --problems open|regressed|resolved|muted
-                           [--limit N] [--append] [--config FILE]`;
+                           [--problem ID,… | --problems open|regressed|resolved|muted] (instead of the trace filters)`;
 
 /** The options of `toolwatch eval export`, as parseArgs reads them (the README's option table lists each). */
 export const EXPORT_OPTIONS = {
