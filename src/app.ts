@@ -120,7 +120,12 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(healthRoutes, { store, isDraining, writeHealth: services.writeHealth, tokens: services.tokens });
   await app.register(metricsRoutes, { registry: metrics.registry });
   await app.register(failuresRoutes, { read, now });
-  await app.register(problemsRoutes, { read, now, attribution: config.changes.attribution });
+  await app.register(problemsRoutes, {
+    read,
+    now,
+    attribution: config.changes.attribution,
+    prices: config.problems.prices,
+  });
   await app.register(statsRoutes, { read, now });
   await app.register(sourcesRoutes, { read });
   await app.register(instrumentationRoutes, { read });

@@ -95,11 +95,23 @@ export interface CallSighting {
 /**
  * How a tool's execution ended (src/normalize/exec-status.ts): `client_error` — the downstream refused
  * the call as wrong (4xx); `server_error` — the tool was down or slow (5xx, timeouts); `error` — it
- * failed, nobody said how.
+ * failed, nobody said how; `tool_error` — the span says it succeeded but the tool's result reports a
+ * failure (MCP `isError: true`, `{"ok": false}` envelopes: src/normalize/tool-error.ts).
  */
-export type ExecutionStatus = 'ok' | 'client_error' | 'server_error' | 'error';
-export const EXECUTION_STATUSES: readonly ExecutionStatus[] = ['ok', 'client_error', 'server_error', 'error'];
-export const FAILED_EXECUTION_STATUSES: readonly ExecutionStatus[] = ['client_error', 'server_error', 'error'];
+export type ExecutionStatus = 'ok' | 'client_error' | 'server_error' | 'error' | 'tool_error';
+export const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
+  'ok',
+  'client_error',
+  'server_error',
+  'error',
+  'tool_error',
+];
+export const FAILED_EXECUTION_STATUSES: readonly ExecutionStatus[] = [
+  'client_error',
+  'server_error',
+  'error',
+  'tool_error',
+];
 
 /** A tool span: the execution of a call. */
 export interface ToolExecution {
@@ -108,6 +120,8 @@ export interface ToolExecution {
   args: ToolArgs;
   status: ExecutionStatus;
   errorType?: string;
+  /** The failing HTTP status code on the tool span itself (a problem's signature names it). */
+  httpStatus?: number;
   result?: string;
   durationMs: number;
 }
@@ -263,6 +277,15 @@ export interface ReleasedExecution {
   timeMs: number;
   /** When its status grace ended: the moment it counts as having arrived, for the trajectory's idle clock. */
   dueMs: number;
+  /** The tool span, and what it said about a failure: its problem's signature and example (problems/). */
+  spanId?: string;
+  httpStatus?: number;
+  errorType?: string;
+  /** The arguments and result as the tool span had them (references, not copies). */
+  args?: string;
+  result?: string;
+  /** Set by the problem recorder once filed: the signature's hash (the trajectory's repair turns read it). */
+  problemId?: string;
 }
 
 /** A call counted once, with the outcome of its check. */
@@ -286,4 +309,6 @@ export interface CheckedCall {
   /** The instrumentation scope of the span it was counted from (absent when not read from a span). */
   scope?: string;
   scopeVersion?: string;
+  /** Set by the problem recorder on a failed call once filed: the signature's hash (repair turns read it). */
+  problemId?: string;
 }

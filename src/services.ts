@@ -233,6 +233,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
       maxPerService: config.problems.maxPerService,
       registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
     }),
+    toolErrorRules: config.problems.toolErrorRules,
   });
   const journal = new LedgerJournal(store.sql, config.dedupe);
   await lifecycle.start(countingComponent({ pipeline, ledger, journal, store, log, steady }));

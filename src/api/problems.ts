@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { FAILURE_OUTCOMES } from '../model.js';
+import { costByDay, costRows, priceCost, type CostRow, type PriceTable, type ProblemCost } from '../problems/cost.js';
 import { changeStatus, type ProblemAction } from '../problems/lifecycle.js';
 import {
   PROBLEM_STATUSES,
@@ -37,9 +38,10 @@ const ACTIONS: readonly ProblemAction[] = ['resolve', 'mute', 'reopen'];
 
 export async function problemsRoutes(
   app: FastifyInstance,
-  opts: { read: ReaderFor; now: () => number; attribution?: AttributionConfig },
+  opts: { read: ReaderFor; now: () => number; attribution?: AttributionConfig; prices?: PriceTable },
 ): Promise<void> {
   const attribution = opts.attribution ?? DEFAULT_ATTRIBUTION;
+  const prices = opts.prices ?? {};
   app.get<{ Querystring: ListQuery }>(
     '/api/problems',
     {
@@ -51,7 +53,7 @@ export async function problemsRoutes(
             status: { enum: [...PROBLEM_STATUSES] },
             service: { type: 'string', maxLength: 200 },
             tool: { type: 'string', maxLength: 1000 },
-            outcome: { enum: [...FAILURE_OUTCOMES, '_other'] },
+            outcome: { enum: [...FAILURE_OUTCOMES, 'execution', '_other'] },
             model: { type: 'string', maxLength: 200 },
             since: { type: 'string', maxLength: 64 },
             limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
@@ -75,7 +77,18 @@ export async function problemsRoutes(
         sees: (s) => reader.view.sees(s),
         limit: q.limit ?? 100,
       });
-      return { since: new Date(sinceMs).toISOString(), problems: problems.map(present) };
+      // The cost of each listed problem's repairs since the day `since` falls in: one read for the list.
+      const costs = new Map<string, CostRow[]>();
+      if (problems.length > 0)
+        for (const r of await costRows(reader.store.sql, { ...(q.service ? { service: q.service } : {}), sinceMs }))
+          costs.set(`${r.service}\u0000${r.id}`, [...(costs.get(`${r.service}\u0000${r.id}`) ?? []), r]);
+      return {
+        since: new Date(sinceMs).toISOString(),
+        problems: problems.map((p) => ({
+          ...present(p),
+          cost: presentCost(priceCost(costs.get(`${p.service}\u0000${p.id}`) ?? [], prices)),
+        })),
+      };
     },
   );
 
@@ -101,17 +114,33 @@ export async function problemsRoutes(
       const sql = reader.store.sql;
       // The change named as its likely cause (src/changes/attribute.ts); `_other` groups many failures.
       const subject = { service: p.service, tool: p.tool, outcomes: [p.outcome], beganMs: p.firstSeenMs };
-      const [hours, models, examples, cause] = await Promise.all([
+      const [hours, models, examples, costs, cause] = await Promise.all([
         problemHours(sql, p.service, p.id),
         problemModels(sql, p.service, p.id),
         problemExamples(sql, p.service, p.id),
+        costRows(sql, { service: p.service, id: p.id }),
         p.outcome === '_other' ? undefined : attribute(sql, subject, { ...attribution, nowMs: opts.now() }),
       ]);
       return {
         ...present(p),
         ...(cause ? presentAttribution(subject, cause, attribution.windowMs) : { likely_change: null }),
         hours: hours.map((h) => ({ hour: new Date(h.hour).toISOString(), count: h.count })),
+        days: daysOf(hours),
         models,
+        cost: presentCost(priceCost(costs, prices)),
+        costByDay: costByDay(costs, prices).map(({ day, ...c }) => ({
+          day: new Date(day).toISOString().slice(0, 10),
+          ...presentCost(c),
+        })),
+        costByModel: [...new Set(costs.map((c) => c.model))].map((model) => ({
+          model,
+          ...presentCost(
+            priceCost(
+              costs.filter((c) => c.model === model),
+              prices,
+            ),
+          ),
+        })),
         examples: examples.map((e) => ({
           slot: String(e.slot),
           time: new Date(Number(e.time_ms)).toISOString(),
@@ -181,6 +210,30 @@ function notOne(reply: FastifyReply, kind: 'none' | 'ambiguous') {
   return kind === 'none'
     ? reply.code(404).send({ error: 'Not Found', message: 'no such problem' })
     : badRequest(reply, 'this id exists in several services: name one with service');
+}
+
+/** Occurrences per UTC day, from the hourly counts. */
+function daysOf(hours: readonly { hour: number; count: number }[]): { day: string; count: number }[] {
+  const days = new Map<string, number>();
+  for (const h of hours) {
+    const day = new Date(h.hour).toISOString().slice(0, 10);
+    days.set(day, (days.get(day) ?? 0) + h.count);
+  }
+  return [...days].map(([day, count]) => ({ day, count }));
+}
+
+function presentCost(c: ProblemCost) {
+  return {
+    repairs: c.repairs,
+    repaired: c.repaired,
+    retries: c.retries,
+    steps: c.steps,
+    inputTokens: c.inputTokens,
+    outputTokens: c.outputTokens,
+    durationMs: c.durationMs,
+    usd: c.usd,
+    unpricedTokens: c.unpricedTokens,
+  };
 }
 
 function present(p: ProblemRow & { recent?: number; isNew?: boolean }) {

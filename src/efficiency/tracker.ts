@@ -28,6 +28,7 @@
 import { isFailure, type CheckedCall, type ReleasedExecution, type SpanFacts } from '../model.js';
 import { bumpOther, most, type Others } from './model-tally.js';
 import { SlotRing } from './slot-ring.js';
+import { repairsOf, type Repair, type RepairEvent, type StepCost } from './repairs.js';
 
 export interface TrajectoryOptions {
   idleMs: number;
@@ -48,6 +49,8 @@ export interface CompletedTrajectory {
   /** null when no step reported tokens. */
   tokens: number | null;
   durationMs: number;
+  /** Its repair turns (repairs.ts); absent when nothing failed with a problem filed. */
+  repairs?: Repair[];
 }
 
 /** 28 bits of a hex span id: a small integer, so the ids of a trace cost no object each. */
@@ -58,6 +61,10 @@ function idHash(spanId: string): number {
 
 /** Model spans of a trace whose ids fit the fixed area of its slot; more go to an overflow array. */
 const IDS_PER_SLOT = 4;
+/** An overflow step: span id hash, parent hash, tokens counted, start ms, input and output tokens. */
+const OVERFLOW_STRIDE = 6;
+/** At most this many failures and recoveries are kept per trace for its repair turns. */
+const MAX_REPAIR_EVENTS = 256;
 const FIRST_CAPACITY = 1024;
 
 /**
@@ -83,6 +90,12 @@ export class TrajectoryTracker {
   private readonly stepOthers: (Others | undefined)[] = [];
   private readonly callOthers: (Others | undefined)[] = [];
   private readonly idOverflow: (number[] | undefined)[] = [];
+  /** Failures and what came after them (repairs.ts), from a trace's first failure on. */
+  private readonly repairEvents: (RepairEvent[] | undefined)[] = [];
+  /** Traces with repair events: executions that succeed are looked up only while there are any. */
+  private repairing = 0;
+  /** IDS_PER_SLOT × [start ms, input tokens, output tokens] per slot: the steps' cost, for the repair turns. */
+  private stepCost = new Float64Array(0);
   private firstMs = new Float64Array(0);
   private lastMs = new Float64Array(0);
   private touchedMs = new Float64Array(0);
@@ -136,7 +149,11 @@ export class TrajectoryTracker {
   }
 
   /** Calls counted (each once), with their labels. */
-  calls(calls: readonly CheckedCall[], labels: readonly { service: string; model: string }[], nowMs: number): void {
+  calls(
+    calls: readonly CheckedCall[],
+    labels: readonly { service: string; model: string; tool?: string }[],
+    nowMs: number,
+  ): void {
     let id: string | undefined;
     let slot = -1;
     for (let i = 0; i < calls.length; i++) {
@@ -153,18 +170,66 @@ export class TrajectoryTracker {
         this.callModel[slot] = l.model;
         this.callModelN[slot]!++;
       } else bumpOther((this.callOthers[slot] ??= []), l.model);
-      if (isFailure(c.outcome.outcome)) this.failed[slot]!++;
+      const failed = isFailure(c.outcome.outcome);
+      if (failed) this.failed[slot]!++;
+      if (failed ? c.problemId !== undefined : this.repairEvents[slot] !== undefined)
+        this.repairEvent(slot, 'call', failed, c.timeMs, l.tool ?? c.name, l.service, l.model, c.problemId);
     }
   }
 
   /** Executions counted: a failed one adds a failed call unless its call already failed its check. */
   executions(items: readonly ReleasedExecution[], nowMs: number): void {
     for (const e of items) {
-      if (e.status === 'ok') continue;
+      if (e.status === 'ok') {
+        // A success ends the repair of the same tool's failed executions.
+        if (this.repairing === 0) continue;
+        const slot = this.slots.get(e.traceId);
+        if (slot !== undefined && this.repairEvents[slot])
+          this.repairEvent(slot, 'exec', false, e.timeMs, e.tool, e.service, e.model, undefined);
+        continue;
+      }
+      const slot = this.trace(e.traceId, nowMs);
+      if (e.problemId !== undefined)
+        this.repairEvent(slot, 'exec', true, e.timeMs, e.tool, e.service, e.model, e.problemId);
       const o = e.callOutcome;
       if (o === 'InvalidJson' || o === 'UnknownName' || o === 'SchemaMismatch') continue;
-      this.failed[this.trace(e.traceId, nowMs)]!++;
+      this.failed[slot]!++;
     }
+  }
+
+  private repairEvent(
+    slot: number,
+    kind: RepairEvent['kind'],
+    failed: boolean,
+    timeMs: number,
+    tool: string,
+    service: string,
+    model: string,
+    problemId: string | undefined,
+  ): void {
+    let list = this.repairEvents[slot];
+    if (!list) {
+      this.repairEvents[slot] = list = [];
+      this.repairing++;
+    }
+    // Bounded: a trace that fails without end keeps its first failures and what came after them.
+    if (list.length < MAX_REPAIR_EVENTS) list.push({ kind, failed, timeMs, tool, service, model, problemId });
+  }
+
+  /** The steps of a slot with their start and counted tokens (for its repair turns). */
+  private stepCosts(slot: number): StepCost[] {
+    const out: StepCost[] = [];
+    const n = Math.min(this.idCount[slot]!, IDS_PER_SLOT);
+    for (let i = 0; i < n; i++) {
+      const at = (slot * IDS_PER_SLOT + i) * 3;
+      const c = this.stepCost;
+      out.push({ startMs: c[at]!, inputTokens: c[at + 1]!, outputTokens: c[at + 2]! });
+    }
+    const more = this.idOverflow[slot];
+    if (more)
+      for (let i = 0; i < more.length; i += OVERFLOW_STRIDE)
+        out.push({ startMs: more[i + 3]!, inputTokens: more[i + 4]!, outputTokens: more[i + 5]! });
+    return out;
   }
 
   /**
@@ -208,7 +273,7 @@ export class TrajectoryTracker {
     }
     const more = this.idOverflow[slot];
     if (more) {
-      for (let i = 0; i < more.length; i += 3) {
+      for (let i = 0; i < more.length; i += OVERFLOW_STRIDE) {
         if (more[i] === id) return;
         if (more[i] === parent || more[i + 1] === id) {
           nested = true;
@@ -218,12 +283,18 @@ export class TrajectoryTracker {
     }
     const reported = f.inputTokens !== undefined || f.outputTokens !== undefined;
     const countTokens = reported && !tokensNearby;
+    const inTokens = countTokens ? (f.inputTokens ?? 0) : 0;
+    const outTokens = countTokens ? (f.outputTokens ?? 0) : 0;
     if (n < IDS_PER_SLOT) {
       const at = base + n * 3;
       ids[at] = id;
       ids[at + 1] = parent;
       ids[at + 2] = countTokens ? 1 : 0;
-    } else (this.idOverflow[slot] ??= []).push(id, parent, countTokens ? 1 : 0);
+      const cost = this.stepCost;
+      cost[at] = f.startTimeMs;
+      cost[at + 1] = inTokens;
+      cost[at + 2] = outTokens;
+    } else (this.idOverflow[slot] ??= []).push(id, parent, countTokens ? 1 : 0, f.startTimeMs, inTokens, outTokens);
     this.idCount[slot] = n + 1;
     if (countTokens) {
       this.tokens[slot]! += (f.inputTokens ?? 0) + (f.outputTokens ?? 0);
@@ -263,6 +334,15 @@ export class TrajectoryTracker {
         tokens: this.hasTokens[slot] ? this.tokens[slot]! : null,
         durationMs: last > 0 && first < Number.POSITIVE_INFINITY ? Math.max(0, last - first) : 0,
       };
+      const events = this.repairEvents[slot];
+      if (events) {
+        const repairs = repairsOf(events, this.stepCosts(slot), done.endMs);
+        if (repairs.length > 0) done.repairs = repairs;
+      }
+    }
+    if (this.repairEvents[slot]) {
+      this.repairEvents[slot] = undefined;
+      this.repairing--;
     }
     this.traceId[slot] = undefined;
     this.service[slot] = undefined;
@@ -343,6 +423,9 @@ export class TrajectoryTracker {
       this.idCount = i32(this.idCount);
       this.gen = i32(this.gen);
       this.ids = i32(this.ids, IDS_PER_SLOT * 3);
+      const cost = new Float64Array(cap * IDS_PER_SLOT * 3);
+      cost.set(this.stepCost);
+      this.stepCost = cost;
       const u8 = new Uint8Array(cap);
       u8.set(this.hasTokens);
       this.hasTokens = u8;

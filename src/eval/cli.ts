@@ -49,7 +49,8 @@ export const EVAL_USAGE = `usage: toolwatch eval selftest
                           [--refused FILE] [--provider openai|anthropic] [--base-url URL] [--api-key-env NAME]
        toolwatch eval compare --report FILE [--baseline FILE] [--markdown FILE]
        toolwatch eval export --out FILE.jsonl [--since 7d] [--service S] [--outcome …] [--feedback negative]
-                          [--judge reached_goal=false] [--trace-id ID] [--limit N] [--append] [--config FILE]`;
+                          [--judge reached_goal=false] [--trace-id ID] [--limit N] [--append] [--config FILE]
+                          [--problem ID,… | --problems open]`;
 
 const pct = (r: Rate) => (r.value === null ? '—' : `${(r.value * 100).toFixed(1)}% (${r.numerator}/${r.denominator})`);
 

@@ -22,8 +22,11 @@ import { num, str } from '../util/values.js';
 
 const TEXT_READ = 500;
 
-/** When two signals disagree, the more specific one wins: a refusal says most about the call. */
-const RANK: Record<ExecutionStatus, number> = { ok: 0, error: 1, server_error: 2, client_error: 3 };
+/**
+ * When two signals disagree, the more specific one wins: a refusal says most about the call; a tool
+ * that reports its own failure says more than a bare ERROR.
+ */
+const RANK: Record<ExecutionStatus, number> = { ok: 0, error: 1, tool_error: 2, server_error: 3, client_error: 4 };
 
 /** The more telling of two statuses (commutative and idempotent, so the order signals arrive in does not matter). */
 export function worse(a: ExecutionStatus, b: ExecutionStatus): ExecutionStatus {
@@ -145,7 +148,15 @@ export interface SpanStatusReading {
   status: ExecutionStatus;
   /** `error.type`, else the status message: what the span says went wrong (undefined when ok). */
   errorType?: string;
+  /** The failing HTTP status code on the span, when it carried one. */
+  httpStatus?: number;
 }
+
+/**
+ * What MCP instrumentations set when a tool's result says `isError: true`: `error.type` `tool_error`
+ * (OpenTelemetry's MCP conventions), `mcp.tool.result.is_error` (Sentry's).
+ */
+export const TOOL_ERROR_TYPE = 'tool_error';
 
 /**
  * How the span's own operation ended. A span that does not say it failed (status not ERROR, no
@@ -154,13 +165,23 @@ export interface SpanStatusReading {
  */
 export function spanStatus(span: Span): SpanStatusReading {
   const a = span.attributes;
-  const errorType = str(a, 'error.type');
+  const isError = a['mcp.tool.result.is_error'] === true;
+  const errorType = str(a, 'error.type') ?? (isError ? TOOL_ERROR_TYPE : undefined);
   const proto = protocolStatus(a);
   const failed = span.statusCode === 2 || errorType !== undefined || proto !== undefined;
   if (!failed) return { status: 'ok' };
-  const status = proto ?? textStatus(errorType) ?? textStatus(span.statusMessage) ?? exceptionStatus(span) ?? 'error';
+  const status =
+    proto ??
+    (errorType === TOOL_ERROR_TYPE ? 'tool_error' : undefined) ??
+    textStatus(errorType) ??
+    textStatus(span.statusMessage) ??
+    exceptionStatus(span) ??
+    'error';
   const what = errorType ?? (span.statusMessage || undefined);
-  return what === undefined ? { status } : { status, errorType: what };
+  const out: SpanStatusReading = what === undefined ? { status } : { status, errorType: what };
+  const http = proto === undefined ? undefined : (num(a, 'http.response.status_code') ?? num(a, 'http.status_code'));
+  if (http !== undefined) out.httpStatus = http;
+  return out;
 }
 
 /**

@@ -40,6 +40,7 @@ export function execution(
   };
   if (callId !== undefined) e.callId = callId;
   if (s.errorType !== undefined) e.errorType = s.errorType;
+  if (s.httpStatus !== undefined) e.httpStatus = s.httpStatus;
   const r = resultText(result);
   if (r !== undefined) e.result = r;
   return e;

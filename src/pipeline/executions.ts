@@ -18,6 +18,7 @@
  */
 import type { ExecutionStatus, ReleasedExecution, SourceName, Span } from '../model.js';
 import { downstreamStatus, worse } from '../normalize/exec-status.js';
+import { num } from '../util/values.js';
 import { callEntry, type CallEntry } from './ledger.js';
 
 export interface HoldOptions {
@@ -42,18 +43,34 @@ export interface HeldExecution {
   /** The ledger entry of its call (its outcome and model are set once the call is counted). */
   entry?: CallEntry | undefined;
   dueMs: number;
+  /** What the tool span said about a failure, and its arguments and result (a problem's signature and example). */
+  httpStatus?: number | undefined;
+  errorType?: string | undefined;
+  args?: string | undefined;
+  result?: string | undefined;
 }
+
+/** What a failed tool span said, kept for its problem (none for the many that succeed). */
+export type FailureDetail = Pick<HeldExecution, 'httpStatus' | 'errorType' | 'result'>;
 
 /** A failing HTTP/RPC client span, waiting for (or applied to) its parent tool span. */
 export interface ChildStatus {
   traceId: string;
   parentSpanId: string;
   status: Exclude<ExecutionStatus, 'ok'>;
+  /** The child's HTTP status code, when it carried one. */
+  httpStatus?: number;
+}
+
+/** A failing child's reading, as remembered for its parent. */
+interface ChildReading {
+  status: ExecutionStatus;
+  httpStatus?: number | undefined;
 }
 
 const keyOf = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
 
-const STATUS_CODES: readonly ExecutionStatus[] = ['ok', 'client_error', 'server_error', 'error'];
+const STATUS_CODES: readonly ExecutionStatus[] = ['ok', 'client_error', 'server_error', 'error', 'tool_error'];
 const SOURCE_CODES: readonly SourceName[] = ['otlp', 'langfuse'];
 const FIRST_CAPACITY = 1024;
 
@@ -77,6 +94,10 @@ class HeldRing {
   private service: string[] = [];
   private tool: string[] = [];
   private entry: (CallEntry | undefined)[] = [];
+  private httpStatus = new Uint16Array(0);
+  private errorType: (string | undefined)[] = [];
+  private args: (string | undefined)[] = [];
+  private result: (string | undefined)[] = [];
 
   push(h: HeldExecution): void {
     if (this.length === this.cap) this.grow();
@@ -91,6 +112,10 @@ class HeldRing {
     this.service[i] = h.service;
     this.tool[i] = h.tool;
     this.entry[i] = h.entry;
+    this.httpStatus[i] = h.httpStatus ?? 0;
+    this.errorType[i] = h.errorType;
+    this.args[i] = h.args;
+    this.result[i] = h.result;
     this.length++;
   }
 
@@ -105,13 +130,14 @@ class HeldRing {
   }
 
   /** Removes the oldest and returns it counted, its status made worse by `child` (a late child's). */
-  release(child: (traceId: string, spanId: string) => ExecutionStatus | undefined): ReleasedExecution {
+  release(child: (traceId: string, spanId: string) => ChildReading | undefined): ReleasedExecution {
     const i = this.start;
     const entry = this.entry[i];
     const traceId = this.traceId[i]!;
-    let status = STATUS_CODES[this.status[i]!]!;
-    const late = child(traceId, this.spanId[i]!);
-    if (late) status = worse(status, late);
+    const spanId = this.spanId[i]!;
+    const own = STATUS_CODES[this.status[i]!]!;
+    const late = child(traceId, spanId);
+    const status = late ? worse(own, late.status) : own;
     const r: ReleasedExecution = {
       source: SOURCE_CODES[this.source[i]!]!,
       traceId,
@@ -124,10 +150,30 @@ class HeldRing {
       timeMs: this.timeMs[i]!,
       dueMs: this.dueMs[i]!,
     };
-    this.entry[i] = undefined;
+    if (status !== 'ok') {
+      r.spanId = spanId;
+      const fromChild = status !== own && late;
+      const http = fromChild ? late.httpStatus : this.httpStatus[i] || undefined;
+      if (http !== undefined) r.httpStatus = http;
+      const type = fromChild ? undefined : this.errorType[i];
+      if (type !== undefined) r.errorType = type;
+      const args = this.args[i];
+      if (args !== undefined) r.args = args;
+      const result = this.result[i];
+      if (result !== undefined) r.result = result;
+    }
+    this.clear(i);
     this.start = (this.start + 1) % this.cap;
     this.length--;
     return r;
+  }
+
+  /** Lets go of what the slot references. */
+  private clear(i: number): void {
+    this.entry[i] = undefined;
+    this.errorType[i] = undefined;
+    this.args[i] = undefined;
+    this.result[i] = undefined;
   }
 
   /** Removes the oldest and returns it as an object (short-lived: released or moved to the waiting list). */
@@ -144,9 +190,12 @@ class HeldRing {
       timeMs: this.timeMs[i]!,
       entry: this.entry[i],
       dueMs: this.dueMs[i]!,
+      httpStatus: this.httpStatus[i] || undefined,
+      errorType: this.errorType[i],
+      args: this.args[i],
+      result: this.result[i],
     };
-    // Let go of what the slot references.
-    this.entry[i] = undefined;
+    this.clear(i);
     this.start = (this.start + 1) % this.cap;
     this.length--;
     return h;
@@ -169,6 +218,14 @@ class HeldRing {
     const arr = <T>(a: T[]): T[] => idx.map((from) => a[from]!);
     this.source = u8(this.source);
     this.status = u8(this.status);
+    this.httpStatus = (() => {
+      const b = new Uint16Array(cap);
+      for (let k = 0; k < idx.length; k++) b[k] = this.httpStatus[idx[k]!]!;
+      return b;
+    })();
+    this.errorType = arr(this.errorType);
+    this.args = arr(this.args);
+    this.result = arr(this.result);
     this.durationMs = f64(this.durationMs);
     this.timeMs = f64(this.timeMs);
     this.dueMs = f64(this.dueMs);
@@ -193,7 +250,7 @@ export class ExecutionHold {
   /** Past their status grace, still waiting for their call to be counted. */
   private waiting: HeldExecution[] = [];
   /** Failing children by parent key, oldest first. */
-  private readonly children = new Map<string, { status: ExecutionStatus; atMs: number }>();
+  private readonly children = new Map<string, ChildReading & { atMs: number }>();
 
   constructor(private readonly opts: HoldOptions) {}
 
@@ -209,12 +266,15 @@ export class ExecutionHold {
    * Holds a committed batch's execution (copied into the ring; its `dueMs` is set here); a failing
    * child that came first sets its status now.
    */
-  add(h: HeldExecution, nowMs: number): void {
+  add(h: HeldExecution, nowMs: number, failed?: FailureDetail): void {
+    if (failed) Object.assign(h, failed);
     if (this.children.size > 0) {
       const key = keyOf(h.traceId, h.spanId);
       const child = this.children.get(key);
       if (child) {
-        h.status = worse(h.status, child.status);
+        const status = worse(h.status, child.status);
+        if (status !== h.status) (h.httpStatus = child.httpStatus), (h.errorType = undefined);
+        h.status = status;
         this.children.delete(key);
       }
     }
@@ -227,12 +287,14 @@ export class ExecutionHold {
     const key = keyOf(c.traceId, c.parentSpanId);
     const known = this.children.get(key);
     if (known) {
-      known.status = worse(known.status, c.status);
+      const status = worse(known.status, c.status);
+      if (status !== known.status) known.httpStatus = c.httpStatus;
+      known.status = status;
       return;
     }
     this.forgetChildren(nowMs);
     while (this.children.size >= this.opts.maxChildren) this.children.delete(this.children.keys().next().value!);
-    this.children.set(key, { status: c.status, atMs: nowMs });
+    this.children.set(key, { status: c.status, httpStatus: c.httpStatus, atMs: nowMs });
   }
 
   /**
@@ -280,26 +342,30 @@ export class ExecutionHold {
         timeMs,
         entry,
         dueMs: nowMs,
+        httpStatus: r.httpStatus,
+        errorType: r.errorType,
+        args: r.args,
+        result: r.result,
       });
     }
   }
 
-  /** The status of the children that came for this span while it was held (removed); undefined when none. */
-  private takeChild(traceId: string, spanId: string): ExecutionStatus | undefined {
+  /** What the children that came for this span while it was held said (removed); undefined when none. */
+  private takeChild(traceId: string, spanId: string): ChildReading | undefined {
     if (this.children.size === 0 || spanId === '') return undefined;
     const key = keyOf(traceId, spanId);
     const child = this.children.get(key);
     if (!child) return undefined;
     this.children.delete(key);
-    return child.status;
+    return child;
   }
 
   /** Its children that came while it was held set its final status. */
   private release(h: HeldExecution): ReleasedExecution {
     const late = this.takeChild(h.traceId, h.spanId);
-    const status = late ? worse(h.status, late) : h.status;
+    const status = late ? worse(h.status, late.status) : h.status;
     const outcome = h.entry?.outcome;
-    return {
+    const r: ReleasedExecution = {
       source: h.source,
       traceId: h.traceId,
       service: h.service,
@@ -311,6 +377,16 @@ export class ExecutionHold {
       timeMs: h.timeMs,
       dueMs: h.dueMs,
     };
+    if (status !== 'ok') {
+      const fromChild = status !== h.status && late;
+      r.spanId = h.spanId;
+      const http = fromChild ? late.httpStatus : h.httpStatus;
+      if (http !== undefined) r.httpStatus = http;
+      if (!fromChild && h.errorType !== undefined) r.errorType = h.errorType;
+      if (h.args !== undefined) r.args = h.args;
+      if (h.result !== undefined) r.result = h.result;
+    }
+    return r;
   }
 
   private forgetChildren(nowMs: number): void {
@@ -327,7 +403,11 @@ export function childStatuses(spans: readonly Span[]): ChildStatus[] | undefined
   for (const s of spans) {
     if (s.kind !== 3) continue;
     const status = downstreamStatus(s);
-    if (status) (out ??= []).push({ traceId: s.traceId, parentSpanId: s.parentSpanId, status });
+    if (!status) continue;
+    const c: ChildStatus = { traceId: s.traceId, parentSpanId: s.parentSpanId, status };
+    const http = num(s.attributes, 'http.response.status_code') ?? num(s.attributes, 'http.status_code');
+    if (http !== undefined) c.httpStatus = http;
+    (out ??= []).push(c);
   }
   return out;
 }

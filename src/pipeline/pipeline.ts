@@ -14,6 +14,12 @@ import { classify, type CheckBounds } from '../check/classify.js';
 import type { Metrics } from '../metrics/registry.js';
 import { labelBudget } from '../metrics/label-cap.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
+import {
+  DEFAULT_TOOL_ERROR_RULES,
+  parseToolErrorRule,
+  toolErrorOf,
+  type ToolErrorRule,
+} from '../normalize/tool-error.js';
 import { endSpan, isOwnTelemetry, type Span, startChild } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingRow, WriteBatch } from '../store/store.js';
 import { emptyBatch } from '../store/store.js';
@@ -109,9 +115,13 @@ export class Pipeline implements SpanConsumer {
 
   /** Timers' clock (PipelineDeps.steady). */
   private readonly tick: () => number;
+  private readonly toolErrorRules: readonly ToolErrorRule[];
 
   constructor(private readonly deps: PipelineDeps) {
     this.tick = deps.steady ?? deps.now;
+    this.toolErrorRules =
+      deps.toolErrorRules ??
+      DEFAULT_TOOL_ERROR_RULES.map(parseToolErrorRule).filter((r): r is ToolErrorRule => typeof r !== 'string');
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
     this.owner = deps.owner ?? LOCAL_OWNER;
     this.limits = deps.check ?? DEFAULT_CHECK_LIMITS;
@@ -302,11 +312,18 @@ export class Pipeline implements SpanConsumer {
     for (let i = 0; i < merged.executions.length; i++) {
       const e = merged.executions[i]!;
       const { service, tool } = execLabels[i]!;
-      const { status, durationMs } = e.execution;
+      const { durationMs, httpStatus, result } = e.execution;
       const { traceId, spanId, timeMs, entry } = e;
+      // A span that says it succeeded may carry a result that says it did not (normalize/tool-error.ts).
+      const reported = e.execution.status === 'ok' ? toolErrorOf(result, this.toolErrorRules) : undefined;
+      const status = reported ? 'tool_error' : e.execution.status;
+      const errorType = reported ? reported.errorType : e.execution.errorType;
+      const args = e.execution.args.kind === 'none' ? undefined : e.execution.args.raw;
+      // The arguments by reference (a late failing child may still make it a problem's example).
       this.executions.add(
-        { source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0 },
+        { source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0, args },
         tick,
+        status === 'ok' ? undefined : { httpStatus, errorType, result },
       );
     }
     if (children) for (const c of children) this.executions.child(c, tick);
@@ -420,6 +437,8 @@ export class Pipeline implements SpanConsumer {
       const plan = buildWrite(source, [], [], items, this.failureCap, this.stamp(nowMs), deps.redactor);
       for (const row of plan.rows.executionAggregates) batch.executionAggregates.push(row);
     }
+    const filed = deps.counted?.executions?.(released);
+    if (filed) batch.extensions.push(filed);
     try {
       await deps.store.write(batch);
     } catch (err) {
@@ -461,8 +480,9 @@ export class Pipeline implements SpanConsumer {
     const done = tracker.takeIdle(nowMs, all);
     const extension = trajectoryExtension(done);
     if (!extension) return;
+    const repairs = this.deps.counted?.trajectories?.(done);
     try {
-      await this.deps.store.write({ ...emptyBatch(), extensions: [extension] });
+      await this.deps.store.write({ ...emptyBatch(), extensions: repairs ? [extension, repairs] : [extension] });
     } catch (err) {
       tracker.restore(done);
       throw err;

@@ -7,11 +7,12 @@
 import type { CheckLimits } from '../check/budget.js';
 import type { ToolRegistry } from '../check/registry.js';
 import type { SchemaCache } from '../check/schema-cache.js';
-import type { TrajectoryTracker } from '../efficiency/tracker.js';
+import type { CompletedTrajectory, TrajectoryTracker } from '../efficiency/tracker.js';
+import type { ToolErrorRule } from '../normalize/tool-error.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { CheckedCall, LogEvent, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import type { CheckedCall, LogEvent, ReleasedExecution, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import type { Dialects } from '../normalize/dialect.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, PendingKey, Store, WriteBatch } from '../store/store.js';
@@ -93,6 +94,10 @@ export interface CountedCallSink {
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined;
+  /** Rows for the executions a settle round counts (labels already capped), in the same write. */
+  executions?(released: readonly ReleasedExecution[]): BatchExtension | undefined;
+  /** Rows for trajectories completed now (their repair turns), in the same write as their statistics. */
+  trajectories?(done: readonly CompletedTrajectory[]): BatchExtension | undefined;
 }
 
 /** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */
@@ -140,8 +145,10 @@ export interface PipelineDeps {
    */
   steady?: () => number;
   sinks?: BatchSink[];
-  /** Written with every counted call (problems/); none = off. */
+  /** Written with every counted call and failed execution, and every completed trajectory (problems/); none = off. */
   counted?: CountedCallSink;
+  /** Which tool results report a failure inside a success (`tool_error`); default: DEFAULT_TOOL_ERROR_RULES. */
+  toolErrorRules?: readonly ToolErrorRule[];
   /**
    * The instrumentation-coverage report of this process: every span received through ingestSpans
    * and every call counted from a span are added once their batch committed.

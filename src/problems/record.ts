@@ -4,13 +4,15 @@
  * counted in this batch (the dedupe ledger decided), with the label values their counts were stored
  * under, so a problem's occurrences are exactly its failed calls in toolwatch_tool_calls_total.
  */
-import type { CheckedCall, SpanFacts } from '../model.js';
+import type { CompletedTrajectory } from '../efficiency/tracker.js';
+import type { CheckedCall, ReleasedExecution, SpanFacts } from '../model.js';
 import type { CountedCallSink } from '../pipeline/pipeline.js';
 import type { CallLabels } from '../pipeline/write-batch.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';
 import { signatureOf, type Signature } from './signature.js';
+import { repairExtension } from './cost.js';
 import { problemExtension } from './store.js';
 
 const HOUR = 3_600_000;
@@ -49,7 +51,10 @@ export interface ProblemRecorderDeps {
   registrySchema?: (service: string, name: string) => unknown;
 }
 
-/** Hooks into the pipeline (CountedCallSink): one extension per batch with failed calls. */
+/**
+ * Hooks into the pipeline (CountedCallSink): one extension per batch with failed calls, per settle
+ * round with failed executions, and per write of completed trajectories that had repair turns.
+ */
 export class ProblemRecorder implements CountedCallSink {
   constructor(private readonly deps: ProblemRecorderDeps) {}
 
@@ -58,38 +63,33 @@ export class ProblemRecorder implements CountedCallSink {
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined {
-    const deltas = problemDeltas(calls, labels, facts, this.deps);
+    return this.write(problemDeltas(calls, labels, facts, this.deps));
+  }
+
+  executions(released: readonly ReleasedExecution[]): BatchExtension | undefined {
+    return this.write(executionDeltas(released, this.deps));
+  }
+
+  trajectories(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
+    return repairExtension(done);
+  }
+
+  private write(deltas: ProblemDelta[]): BatchExtension | undefined {
     return deltas.length > 0
       ? problemExtension(deltas, { dialect: this.deps.sql.dialect, maxPerService: this.deps.maxPerService })
       : undefined;
   }
 }
 
-/** The checked calls' failures grouped by (service, signature). */
-export function problemDeltas(
-  calls: readonly CheckedCall[],
-  labels: readonly CallLabels[],
-  facts: readonly SpanFacts[],
-  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'>,
-): ProblemDelta[] {
-  const bySpan = new Map<string, SpanFacts>();
-  for (const f of facts) bySpan.set(f.spanId, f);
-  const out = new Map<string, ProblemDelta>();
-  const picks = new Map<ProblemDelta, Map<string, number>>();
-  for (let i = 0; i < calls.length; i++) {
-    const c = calls[i]!;
-    const o = c.outcome;
-    if (o.outcome !== 'InvalidJson' && o.outcome !== 'UnknownName' && o.outcome !== 'SchemaMismatch') continue;
-    const { service, model, tool } = labels[i]!;
-    const signature =
-      o.outcome === 'SchemaMismatch'
-        ? signatureOf({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, bySpan, deps) })
-        : o.outcome === 'UnknownName'
-          ? signatureOf({ kind: o.outcome, service, name: storableText(c.name.slice(0, 200)) })
-          : signatureOf({ kind: o.outcome, service, tool, cause: o.cause });
+/** Groups failures by (service, signature); each slot's example is built once, after grouping. */
+class Grouper<T> {
+  readonly out = new Map<string, ProblemDelta>();
+  private readonly picks = new Map<ProblemDelta, Map<string, { item: T; t: number }>>();
+
+  add(signature: Signature, service: string, model: string, timeMs: number, item: T): void {
     const key = `${service}\u0000${signature.hash}`;
-    const t = Math.floor(c.timeMs);
-    let d = out.get(key);
+    const t = Math.floor(timeMs);
+    let d = this.out.get(key);
     if (!d) {
       d = {
         signature,
@@ -101,7 +101,7 @@ export function problemDeltas(
         models: new Map(),
         examples: new Map(),
       };
-      out.set(key, d);
+      this.out.set(key, d);
     }
     d.occurrences++;
     d.firstMs = Math.min(d.firstMs, t);
@@ -114,24 +114,85 @@ export function problemDeltas(
       m.firstMs = Math.min(m.firstMs, t);
       m.lastMs = Math.max(m.lastMs, t);
     } else d.models.set(model, { count: 1, firstMs: t, lastMs: t });
-    // Which call fills each example slot; the examples are built (and redacted) once, after the loop.
-    const slots = picks.get(d) ?? new Map<string, number>();
-    picks.set(d, slots);
+    // Which failure fills each example slot.
+    let slots = this.picks.get(d);
+    if (!slots) this.picks.set(d, (slots = new Map()));
     const first = slots.get('first');
-    if (first === undefined || t < Math.floor(calls[first]!.timeMs)) slots.set('first', i);
+    if (first === undefined || t < first.t) slots.set('first', { item, t });
     const latest = slots.get('latest');
-    if (latest === undefined || t >= Math.floor(calls[latest]!.timeMs)) slots.set('latest', i);
-    if (!slots.has(`model:${model}`)) slots.set(`model:${model}`, i);
+    if (latest === undefined || t >= latest.t) slots.set('latest', { item, t });
+    if (!slots.has(`model:${model}`)) slots.set(`model:${model}`, { item, t });
   }
-  for (const [d, slots] of picks) {
-    const built = new Map<number, Omit<ProblemExample, 'slot'>>();
-    for (const [slot, i] of slots) {
-      let ex = built.get(i);
-      if (!ex) built.set(i, (ex = example(calls[i]!, labels[i]!.model, deps.redactor)));
-      d.examples.set(slot, { ...ex, slot });
+
+  deltas(example: (item: T) => Omit<ProblemExample, 'slot'>): ProblemDelta[] {
+    for (const [d, slots] of this.picks) {
+      const built = new Map<T, Omit<ProblemExample, 'slot'>>();
+      for (const [slot, { item }] of slots) {
+        let ex = built.get(item);
+        if (!ex) built.set(item, (ex = example(item)));
+        d.examples.set(slot, { ...ex, slot });
+      }
     }
+    return [...this.out.values()];
   }
-  return [...out.values()];
+}
+
+/**
+ * The checked calls' failures grouped by (service, signature). Each failed call is told its
+ * signature's hash (`problemId`): the trajectory tracker files its repair turns under it.
+ */
+export function problemDeltas(
+  calls: readonly CheckedCall[],
+  labels: readonly CallLabels[],
+  facts: readonly SpanFacts[],
+  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'>,
+): ProblemDelta[] {
+  let bySpan: Map<string, SpanFacts> | undefined;
+  const group = new Grouper<number>();
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
+    const o = c.outcome;
+    if (o.outcome !== 'InvalidJson' && o.outcome !== 'UnknownName' && o.outcome !== 'SchemaMismatch') continue;
+    const { service, model, tool } = labels[i]!;
+    if (o.outcome === 'SchemaMismatch' && !bySpan) {
+      bySpan = new Map();
+      for (const f of facts) bySpan.set(f.spanId, f);
+    }
+    const signature =
+      o.outcome === 'SchemaMismatch'
+        ? signatureOf({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, bySpan!, deps) })
+        : o.outcome === 'UnknownName'
+          ? signatureOf({ kind: o.outcome, service, name: storableText(c.name.slice(0, 200)) })
+          : signatureOf({ kind: o.outcome, service, tool, cause: o.cause });
+    c.problemId = signature.hash;
+    group.add(signature, service, model, c.timeMs, i);
+  }
+  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor));
+}
+
+/**
+ * Failed executions (any status but ok: client_error, server_error, error, tool_error) grouped by
+ * (service, signature); the released executions carry the capped labels they are counted under.
+ */
+export function executionDeltas(
+  released: readonly ReleasedExecution[],
+  deps: Pick<ProblemRecorderDeps, 'redactor'>,
+): ProblemDelta[] {
+  const group = new Grouper<ReleasedExecution>();
+  for (const e of released) {
+    if (e.status === 'ok') continue;
+    const signature = signatureOf({
+      kind: 'execution',
+      service: e.service,
+      tool: e.tool,
+      status: e.status,
+      ...(e.httpStatus !== undefined ? { httpStatus: e.httpStatus } : {}),
+      ...(e.errorType !== undefined ? { errorType: e.errorType } : {}),
+    });
+    e.problemId = signature.hash;
+    group.add(signature, e.service, e.model, e.timeMs, e);
+  }
+  return group.deltas((e) => executionExample(e, deps.redactor));
 }
 
 /** The schema the call was checked against: its span's offered definition, else the registry's. */
@@ -142,6 +203,35 @@ function schemaOf(
 ): unknown {
   const offered = bySpan.get(c.spanId)?.offered?.find((t) => t.name === c.name)?.parameters;
   return offered ?? deps.registrySchema?.(c.service, c.name);
+}
+
+/** A failed execution's example: its arguments, and what it answered (both masked like stored failures). */
+function executionExample(e: ReleasedExecution, redactor: StoreRedactor): Omit<ProblemExample, 'slot'> {
+  const args = e.args !== undefined ? redactor.json(e.args.slice(0, MAX_ARGS * 2)) : undefined;
+  const detail = e.httpStatus !== undefined ? `HTTP ${e.httpStatus}` : (e.errorType ?? '');
+  const head = `${e.status}${detail ? `: ${detail}` : ''}`;
+  const result = e.result !== undefined ? masked(e.result.slice(0, MAX_MESSAGE * 2), redactor) : undefined;
+  const text =
+    result === undefined ? head : `${head} — ${result.ok ? result.value : `[result not stored: ${result.reason}]`}`;
+  return {
+    timeMs: Math.floor(e.timeMs),
+    model: e.model,
+    traceId: storableText(e.traceId.slice(0, 200)),
+    spanId: storableText((e.spanId ?? '').slice(0, 200)),
+    name: storableText(e.tool.slice(0, 1000)),
+    ...(args?.ok ? { arguments: storableText(args.value.slice(0, MAX_ARGS)) } : {}),
+    message: storableText(text.slice(0, MAX_MESSAGE)),
+  };
+}
+
+/** A result as text: JSON masked by key (secret-named fields), anything else as free text. */
+function masked(result: string, redactor: StoreRedactor) {
+  const trimmed = result.trimStart();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    const j = redactor.json(result);
+    if (j.ok) return j;
+  }
+  return redactor.text(result);
 }
 
 /** An example as a stored failure keeps it: arguments and parse errors masked by the store redactor. */

@@ -13,11 +13,14 @@ import { createRedactor } from '../redact/redact.js';
 import type { Sql } from '../store/sql.js';
 import { exportCases, RedactionError, toJsonl } from './export.js';
 import { parseExportFilters, type ExportFilters } from './filters.js';
+import { problemCases, type ProblemSelection } from './problem-export.js';
+import { PROBLEM_STATUSES, type ProblemStatus } from '../problems/store.js';
 
 export const EXPORT_USAGE = `usage: toolwatch eval export --out FILE.jsonl [--since 7d] [--service S]
                            [--outcome SchemaMismatch,InvalidJson,UnknownName]
                            [--feedback negative|positive|neutral|any] [--judge reached_goal=false,unnecessary_calls>0]
-                           [--trace-id ID] [--limit N] [--append] [--config FILE]`;
+                           [--trace-id ID] [--limit N] [--append] [--config FILE]
+                           [--problem ID,… | --problems open|regressed|resolved|muted] (instead of the trace filters)`;
 
 /** The options of `toolwatch eval export`, as parseArgs reads them (the README's option table lists each). */
 export const EXPORT_OPTIONS = {
@@ -28,6 +31,8 @@ export const EXPORT_OPTIONS = {
   feedback: { type: 'string' },
   judge: { type: 'string' },
   'trace-id': { type: 'string' },
+  problem: { type: 'string' },
+  problems: { type: 'string' },
   limit: { type: 'string' },
   append: { type: 'boolean' },
   config: { type: 'string' },
@@ -38,6 +43,8 @@ export interface ExportArgs {
   out: string;
   append: boolean;
   filters: ExportFilters;
+  /** --problem / --problems: the problems' examples instead of the filters' traces. */
+  problems?: ProblemSelection;
 }
 
 export interface ExportIo {
@@ -78,8 +85,44 @@ export function parseExportArgs(
   const file = out && out !== '-' ? path.resolve(cwd, out) : out;
   if (file && file !== '-' && existsSync(file) && values.append !== true)
     problems.push(`--out: ${file} exists; add --append to add to it, or choose another file`);
+  const selection = problemSelection(str('problem'), str('problems'), values, problems);
   if (problems.length || !parsed.ok) return { ok: false, problems };
-  return { ok: true, value: { out: file!, append: values.append === true, filters: parsed.value } };
+  return {
+    ok: true,
+    value: {
+      out: file!,
+      append: values.append === true,
+      filters: parsed.value,
+      ...(selection ? { problems: selection } : {}),
+    },
+  };
+}
+
+const PROBLEM_ID = /^(?:[0-9a-f]{16}|_other)$/;
+
+/** --problem ids or --problems status; the trace filters do not combine with them. */
+function problemSelection(
+  ids: string | undefined,
+  status: string | undefined,
+  values: Record<string, string | boolean | undefined>,
+  problems: string[],
+): ProblemSelection | undefined {
+  if (ids === undefined && status === undefined) return undefined;
+  if (ids !== undefined && status !== undefined) problems.push('--problem and --problems: give one of them');
+  for (const k of ['since', 'service', 'outcome', 'feedback', 'judge', 'trace-id'])
+    if (values[k] !== undefined) problems.push(`--${k}: does not combine with --problem/--problems`);
+  if (ids !== undefined) {
+    const list = ids.split(',').map((s) => s.trim());
+    const bad = list.filter((id) => !PROBLEM_ID.test(id));
+    if (bad.length)
+      problems.push(`--problem: ${bad.map((b) => JSON.stringify(b)).join(', ')} is not a problem id (16 hex digits)`);
+    return { ids: list };
+  }
+  if (!(PROBLEM_STATUSES as readonly string[]).includes(status!)) {
+    problems.push(`--problems: must be one of ${PROBLEM_STATUSES.join(', ')}`);
+    return undefined;
+  }
+  return { status: status as ProblemStatus };
 }
 
 /** Ids already in a cases file (lines that are not JSON objects with an id are left alone). */
@@ -102,18 +145,14 @@ export async function runExport(
   stores: { sql: Sql; redact: { fields: string[]; patterns: string[] } },
   io: ExportIo,
 ): Promise<number> {
-  let res: Awaited<ReturnType<typeof exportCases>>;
+  let res: Awaited<ReturnType<typeof exportCases>> & { summary: { problems?: number } };
   try {
     // The command line sees every service (it holds the store itself); the API goes through a Reader.
-    res = await exportCases(
-      {
-        sql: stores.sql,
-        judge: new JudgeStore(stores.sql),
-        feedback: new FeedbackStore(stores.sql),
-        redactor: () => createRedactor(stores.redact),
-      },
-      a.filters,
-    );
+    const redactor = () => createRedactor(stores.redact);
+    const judge = new JudgeStore(stores.sql);
+    res = a.problems
+      ? await problemCases({ sql: stores.sql, judge, redactor }, a.problems, a.filters.limit)
+      : await exportCases({ sql: stores.sql, judge, feedback: new FeedbackStore(stores.sql), redactor }, a.filters);
   } catch (err) {
     if (!(err instanceof RedactionError)) throw err;
     io.err(`toolwatch: ${err.message}\n`);
@@ -139,7 +178,7 @@ export async function runExport(
   const reasons = new Map<string, number>();
   for (const k of s.skipped) reasons.set(k.reason, (reasons.get(k.reason) ?? 0) + 1);
   const parts = [
-    `${cases.length} case(s) from ${s.traces} trace(s)`,
+    `${cases.length} case(s) from ${s.traces} trace(s)${s.problems !== undefined ? ` of ${s.problems} problem(s)` : ''}`,
     ...(s.duplicates ? [`${s.duplicates} duplicate(s) merged`] : []),
     ...(already ? [`${already} already in the file`] : []),
     ...[...reasons].map(([r, n]) => `${n} skipped: ${r.replaceAll('_', ' ')}`),
@@ -147,7 +186,7 @@ export async function runExport(
   ];
   io.err(
     `toolwatch eval export: ${parts.join(', ')}${a.out === '-' ? '' : ` → ${a.out}`} ` +
-      `(since ${a.filters.since}; a case runs once a person fills its "expected")\n`,
+      `(${a.problems ? 'kept examples' : `since ${a.filters.since}`}; a case runs once a person fills its "expected")\n`,
   );
   return 0;
 }

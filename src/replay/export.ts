@@ -118,7 +118,8 @@ async function failuresOf(
   return out;
 }
 
-function contentId(d: Draft): string {
+/** A case's id from its content: the same conversation and answer is one case wherever it was seen. */
+export function contentId(d: Draft): string {
   const key = JSON.stringify({ messages: d.messages, tools: d.tools ?? null, observed: d.observed });
   return `prod-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

@@ -269,7 +269,7 @@ describe('by service and model (a model switch)', () => {
       [
         'invalid configuration:',
         '  - alerts.rules.0.by.0: must be one of service, model',
-        '  - alerts.rules.1.statuses.0: must be one of client_error, server_error, error',
+        '  - alerts.rules.1.statuses.0: must be one of client_error, server_error, error, tool_error',
         '  - alerts.rules.2.include_execution: must be boolean',
         '  - alerts.rules.2.statuses: must NOT have fewer than 1 items',
       ].join('\n'),

@@ -307,6 +307,65 @@ describe('toolwatch eval export', () => {
   });
 });
 
+describe('toolwatch eval export --problem / --problems', () => {
+  const problemsOf = async () =>
+    (await env.tw.app.inject({ method: 'GET', url: '/api/problems?since=1h' })).json<{
+      problems: { id: string; service: string; outcome: string; occurrences: number; signature: string }[];
+    }>().problems;
+
+  it("writes a problem's kept examples as draft cases, tagged with the problem and its signature", async () => {
+    const problems = await problemsOf();
+    const lean = problems.find((p) => p.service === 'lean-agent' && p.outcome === 'SchemaMismatch')!;
+    expect(lean.occurrences).toBe(3);
+    const out = path.join(tmp.dir, 'problem.jsonl');
+    const r = await cli(['--out', out, '--problem', lean.id]);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/case\(s\) from \d+ trace\(s\) of 1 problem\(s\)/);
+    const got = lines(out) as (ExportedCase & { metadata: { problem: { id: string; signature: string } } })[];
+    // lean-agent keeps no trajectory: each case is a failure record (the twins merge into one; blind-7 has no user message).
+    expect(got.length).toBeGreaterThanOrEqual(1);
+    for (const c of got) {
+      expect(c.tags).toContain(`problem:${lean.id}`);
+      expect(c.metadata.problem).toEqual({ id: lean.id, outcome: 'SchemaMismatch', signature: lean.signature });
+      expect(c.metadata).toMatchObject({ origin: 'failure_record', service: 'lean-agent' });
+      expect(c.observed.calls.map((x) => x.outcome)).toEqual(['SchemaMismatch']);
+      expect([ids['lean-3'], ids['lean-3-dup'], ids['blind-7']]).toContain(c.trace_id);
+    }
+    const text = readFileSync(out, 'utf8');
+    for (const [name, secret] of Object.entries(PLANTED)) expect([name, text.includes(secret)]).toEqual([name, false]);
+  });
+
+  it('--problems open takes every open problem; a kept trajectory gives the answer in its conversation', async () => {
+    const out = path.join(tmp.dir, 'open.jsonl');
+    const r = await cli(['--out', out, '--problems', 'open']);
+    expect(r.code).toBe(0);
+    const got = lines(out) as (ExportedCase & { metadata: { problem: { id: string } } })[];
+    const problems = await problemsOf();
+    expect(new Set(got.map((c) => c.metadata.problem.id))).toEqual(new Set(problems.map((p) => p.id)));
+    const step = got.find((c) => c.trace_id === ids['mismatch-1'])!;
+    expect(step.metadata.origin).toBe('trajectory_step');
+    expect(step.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    // Nothing resolved yet: an empty file, not an error.
+    const none = await cli(['--out', path.join(tmp.dir, 'resolved.jsonl'), '--problems', 'resolved']);
+    expect(none.code).toBe(0);
+    expect(none.err).toContain('0 case(s) from 0 trace(s) of 0 problem(s)');
+  });
+
+  it('refuses a bad id or status, both at once, or trace filters beside them: exit 2, nothing written', async () => {
+    const out = path.join(tmp.dir, 'never-problem.jsonl');
+    const bad = await cli(['--out', out, '--problem', 'abc,6b7b8602a08d5227']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--problem: "abc" is not a problem id');
+    const status = await cli(['--out', out, '--problems', 'closed']);
+    expect(status.err).toContain('--problems: must be one of open, resolved, regressed, muted');
+    const both = await cli(['--out', out, '--problems', 'open', '--problem', '6b7b8602a08d5227', '--since', '1h']);
+    expect(both.code).toBe(2);
+    expect(both.err).toContain('--problem and --problems: give one of them');
+    expect(both.err).toContain('--since: does not combine with --problem/--problems');
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
 describe('GET /api/export/cases and the page', () => {
   it('answers the same cases as JSON Lines (or JSON with a summary), 400 for bad filters, and the page links it per failure', async () => {
     const res = await env.tw.app.inject({ method: 'GET', url: '/api/export/cases?since=1h' });

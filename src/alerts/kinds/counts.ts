@@ -50,7 +50,7 @@ export function perTool(rows: readonly CallCountRow[]): Map<string, number> {
 /** The execution statuses a rule may count as failures (`statuses`), as a schema fragment. */
 export const statusesSchema = {
   type: 'array',
-  items: { enum: ['client_error', 'server_error', 'error'] },
+  items: { enum: ['client_error', 'server_error', 'error', 'tool_error'] },
   minItems: 1,
   uniqueItems: true,
   default: ['client_error'],

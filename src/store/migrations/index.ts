@@ -15,6 +15,7 @@ import { invalidJsonReason } from './010-invalid-json-reason.js';
 import { problems } from './011-problems.js';
 import { changes } from './012-changes.js';
 import { changeCounts } from './013-change-counts.js';
+import { problemCosts } from './014-problem-costs.js';
 
 export interface Migration {
   version: number;
@@ -37,4 +38,5 @@ export const migrations: readonly Migration[] = [
   problems,
   changes,
   changeCounts,
+  problemCosts,
 ];
