@@ -8,6 +8,7 @@ import { builtinRuleKinds, type RuleKinds } from './alerts/kinds/index.js';
 import { negativeFeedbackRate } from './feedback/alert-kind.js';
 import { judgeGoalRate, judgeUnnecessaryCalls } from './judge/alert-kind.js';
 import { builtinDialects, type Dialects } from './normalize/registry.js';
+import { newProblem, regressedProblem } from './problems/alert-kinds.js';
 
 export interface Kinds {
   dialects: Dialects;
@@ -21,7 +22,9 @@ export function builtinKinds(): Kinds {
     rules: builtinRuleKinds()
       .register('judge_goal_rate', judgeGoalRate)
       .register('judge_unnecessary_calls', judgeUnnecessaryCalls)
-      .register('negative_feedback_rate', negativeFeedbackRate),
+      .register('negative_feedback_rate', negativeFeedbackRate)
+      .register('new_problem', newProblem)
+      .register('regressed_problem', regressedProblem),
     notifiers: builtinNotifierKinds(),
   };
 }

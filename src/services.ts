@@ -2,6 +2,7 @@
  * The composition root: builds every adapter and service from the frozen config. Tests build
  * their own with other adapters; nothing here listens on a socket.
  */
+import { problemRuleSource } from './problems/alert-kinds.js';
 import { lifecycleRound } from './problems/lifecycle.js';
 import { ProblemRecorder } from './problems/record.js';
 import { steadyClock } from './util/steady-clock.js';
@@ -201,6 +202,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       redactor,
       maxPerService: config.problems.maxPerService,
       registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
+      now,
     }),
   });
   // The dedupe memory as the previous process left it, then the waiting calls this process may count.
@@ -274,7 +276,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
       config: config.alerts,
       kinds,
       store,
-      sources: { judge, feedback: feedback.store },
+      sources: { judge, feedback: feedback.store, problems: problemRuleSource(store.sql) },
       metrics,
       log,
       now,

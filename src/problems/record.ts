@@ -47,6 +47,8 @@ export interface ProblemRecorderDeps {
   maxPerService: number;
   /** The registry's schema for a tool, when the call's span offered none. */
   registrySchema?: (service: string, name: string) => unknown;
+  /** The service clock (when a problem was recorded; absent: the wall clock). */
+  now?: () => number;
 }
 
 /** Hooks into the pipeline (CountedCallSink): one extension per batch with failed calls. */
@@ -60,7 +62,11 @@ export class ProblemRecorder implements CountedCallSink {
   ): BatchExtension | undefined {
     const deltas = problemDeltas(calls, labels, facts, this.deps);
     return deltas.length > 0
-      ? problemExtension(deltas, { dialect: this.deps.sql.dialect, maxPerService: this.deps.maxPerService })
+      ? problemExtension(deltas, {
+          dialect: this.deps.sql.dialect,
+          maxPerService: this.deps.maxPerService,
+          nowMs: (this.deps.now ?? Date.now)(),
+        })
       : undefined;
   }
 }

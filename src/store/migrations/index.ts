@@ -14,6 +14,7 @@ import { executionsEfficiency } from './009-executions-efficiency.js';
 import { invalidJsonReason } from './010-invalid-json-reason.js';
 import { problems } from './011-problems.js';
 import { changes } from './012-changes.js';
+import { problemRecorded } from './013-problem-recorded.js';
 
 export interface Migration {
   version: number;
@@ -35,4 +36,5 @@ export const migrations: readonly Migration[] = [
   invalidJsonReason,
   problems,
   changes,
+  problemRecorded,
 ];
