@@ -79,8 +79,7 @@ describe('Slack messages carry span-controlled names as text', () => {
         name: 'oncall',
         kind: 'slack',
         url: `${slack.url}/services/T/B/x`,
-        allowAnyUrl: true,
-        allowPrivateAddresses: true,
+        options: { allow_any_url: true },
       },
       { timeoutMs: 2000, evaluationIntervalMs: 1000, log: pino({ level: 'silent' }), now: Date.now },
     );
@@ -105,8 +104,7 @@ describe('Slack messages carry span-controlled names as text', () => {
         name: 'oncall',
         kind: 'slack',
         url: `${slack.url}/services/T/B/x`,
-        allowAnyUrl: true,
-        allowPrivateAddresses: true,
+        options: { allow_any_url: true },
       },
       { timeoutMs: 2000, evaluationIntervalMs: 1000, log: pino({ level: 'silent' }), now: Date.now },
     );

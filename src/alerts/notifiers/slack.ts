@@ -91,9 +91,19 @@ export function slackPayload(m: AlertMessage): Record<string, unknown> {
   };
 }
 
-export const slackKind: NotifierKind = {
+export interface SlackOptions {
+  /** Any URL, not only https://hooks.slack.com/… (tests, proxies); also lifts the address check. */
+  allow_any_url: boolean;
+}
+
+export const slackKind: NotifierKind<SlackOptions> = {
   needsUrl: true,
-  check: (s) => (s.url ? checkWebhookUrl('slack', s.url, { allowAnyUrl: s.allowAnyUrl }) : []),
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { allow_any_url: { type: 'boolean', default: false } },
+  },
+  check: (s) => (s.url ? checkWebhookUrl('slack', s.url, { allowAnyUrl: s.options.allow_any_url }) : []),
   create(s, deps) {
     const url = s.url!;
     return {
@@ -104,7 +114,7 @@ export const slackKind: NotifierKind = {
         sendJson(
           url,
           slackPayload(m),
-          { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowAnyUrl },
+          { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.options.allow_any_url },
           deps.now,
         ),
     };
