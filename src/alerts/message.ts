@@ -73,6 +73,6 @@ export function describeAlert(m: AlertMessage): string {
     lines.push(
       `Example: ${ex.outcome} in ${ex.name}${ex.path ? ` at ${ex.path}` : ''}: ${ex.message} (trace ${ex.traceId}).`,
     );
-  lines.push(`Failures: ${m.link}`);
+  lines.push(`${m.details.problem ? 'Problem' : 'Failures'}: ${m.link}`);
   return lines.join('\n');
 }

@@ -94,9 +94,9 @@ describe.skipIf(pgServer().skip)('problem alerts: two replicas on one PostgreSQL
     await send(b.url, 2);
     await waitFor('the new problem in Slack', () => posted(slack!).length >= 1);
     await sleep(2_000); // ten more rounds on each replica
-    expect(posted(slack!)).toEqual([':warning: NEW PROBLEM in weather-bot']);
+    expect(posted(slack!)).toEqual([':warning: NEW PROBLEM']);
     expect(slack!.received[0]!.body.text).toMatch(
-      /^New problem in weather-bot: `get_weather`: `location` has the wrong type — 4 calls in 1 min, `gpt-4o` only, first seen \d\d:\d\d UTC$/,
+      /^New problem in `weather-bot`: `get_weather`: `location` has the wrong type — 4 calls in 1 min, `gpt-4o` only, first seen \d\d:\d\d UTC$/,
     );
 
     // Resolved by hand through one replica: the alert resolves, once.
@@ -123,13 +123,11 @@ describe.skipIf(pgServer().skip)('problem alerts: two replicas on one PostgreSQL
     await waitFor('the regression in Slack', () => posted(slack!).length >= 3, 15_000);
     await sleep(2_000);
     expect(posted(slack!)).toEqual([
-      ':warning: NEW PROBLEM in weather-bot',
-      ':white_check_mark: RESOLVED NEW PROBLEM in weather-bot',
-      ':repeat: REGRESSED PROBLEM in weather-bot',
+      ':warning: NEW PROBLEM',
+      ':white_check_mark: RESOLVED NEW PROBLEM',
+      ':repeat: REGRESSED PROBLEM',
     ]);
-    expect(slack!.received.filter((r) => r.answered === 503).map(header)).toEqual([
-      ':repeat: REGRESSED PROBLEM in weather-bot',
-    ]);
+    expect(slack!.received.filter((r) => r.answered === 503).map(header)).toEqual([':repeat: REGRESSED PROBLEM']);
     expect(slack!.received.at(-1)!.body.blocks.at(-1)).toEqual({
       type: 'context',
       elements: [{ type: 'mrkdwn', text: `<https://toolwatch.example.com/problems/${id}|Problem ${id}>` }],

@@ -179,9 +179,9 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
     expect(rest).toEqual([]);
     const [p] = await listProblems(store.sql, 'shop');
     expect(first).toEqual({
-      text: 'New problem in shop: `refund_order`: `amount` is missing — 3 calls in 1 min, `gpt-4.1` only, first seen 10:02 UTC',
+      text: 'New problem in `shop`: `refund_order`: `amount` is missing — 3 calls in 1 min, `gpt-4.1` only, first seen 10:02 UTC',
       blocks: [
-        { type: 'header', text: { type: 'plain_text', text: ':warning: NEW PROBLEM in shop', emoji: true } },
+        { type: 'header', text: { type: 'plain_text', text: ':warning: NEW PROBLEM', emoji: true } },
         {
           type: 'section',
           text: {
@@ -229,7 +229,7 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
     await pipeline.ingestSpans([invented(clock.now - 72 * HOUR), invented(clock.now - 72 * HOUR + 1)]);
     const old = await round();
     expect(old.map((b) => b.text)).toEqual([
-      'New problem in shop: `cancel_order` called, a tool that was not offered — 4 calls in 1 min, `gpt-4o` only, first seen 2026-11-28 10:04 UTC',
+      'New problem in `shop`: `cancel_order` called, a tool that was not offered — 4 calls in 1 min, `gpt-4o` only, first seen 2026-11-28 10:04 UTC',
     ]);
 
     // Past `within`, both still open: their alerts last (no resolved message, no second firing).
@@ -240,8 +240,8 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
     clock.now += 25 * HOUR - 20 * 60_000;
     await lifecycleRound(store.sql, { set: () => undefined }, clock.now, 24 * HOUR);
     expect(await heads()).toEqual([
-      ':white_check_mark: RESOLVED NEW PROBLEM in shop',
-      ':white_check_mark: RESOLVED NEW PROBLEM in shop',
+      ':white_check_mark: RESOLVED NEW PROBLEM',
+      ':white_check_mark: RESOLVED NEW PROBLEM',
     ]);
     expect(await heads()).toEqual([]);
 
@@ -249,7 +249,7 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
     await pipeline.ingestSpans([refunds(clock.now, 1)]);
     const back = await round();
     expect(back.map((b) => b.text)).toEqual([
-      'Regressed problem in shop: `refund_order`: `amount` is missing — 9 calls in 25 h, on `gpt-4o` (5), `gpt-4.1` (4), seen again 11:04 UTC after it was resolved, first seen 2026-12-01 10:02 UTC',
+      'Regressed problem in `shop`: `refund_order`: `amount` is missing — 9 calls in 25 h, on `gpt-4o` (5), `gpt-4.1` (4), seen again 11:04 UTC after it was resolved, first seen 2026-12-01 10:02 UTC',
     ]);
     clock.now += 60_000;
     await pipeline.ingestSpans([refunds(clock.now, 1)]);
@@ -257,7 +257,7 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
 
     // Muted: the regression alert ends (one resolved message); the mute ending re-opens it, not as new.
     await changeStatus(store.sql, 'shop', p!.id, 'mute', clock.now, clock.now + HOUR);
-    expect(await heads()).toEqual([':white_check_mark: RESOLVED REGRESSED PROBLEM in shop']);
+    expect(await heads()).toEqual([':white_check_mark: RESOLVED REGRESSED PROBLEM']);
     clock.now += HOUR;
     await lifecycleRound(store.sql, { set: () => undefined }, clock.now, 24 * HOUR);
     expect((await listProblems(store.sql, 'shop')).find((x) => x.id === p!.id)!.status).toBe('open');
@@ -270,7 +270,7 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
     await changeStatus(store.sql, 'shop', p!.id, 'resolve', clock.now);
     clock.now += 60_000;
     await pipeline.ingestSpans([refunds(clock.now, 1)]);
-    expect(await heads()).toEqual([':repeat: REGRESSED PROBLEM in shop']);
+    expect(await heads()).toEqual([':repeat: REGRESSED PROBLEM']);
     expect(slack.received).toHaveLength(7);
   });
 });

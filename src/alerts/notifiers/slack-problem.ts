@@ -25,7 +25,8 @@ export function slackProblemPayload(m: AlertMessage, f: ProblemFacts): Record<st
       ? `no longer ${f.transition === 'new' ? 'open' : 'regressed'} (resolved or muted) — ${f.occurrences} call${f.occurrences === 1 ? '' : 's'} in all, last seen ${clock(f.lastSeenMs, at)}`
       : `${callsText(f)}, ${modelsText(f, slack)}, ${seenText(f, at)}`;
   const blocks: Record<string, unknown>[] = [
-    { type: 'header', text: { type: 'plain_text', text: `${head} in ${f.service}`.slice(0, 150), emoji: true } },
+    // The header is plain text, where nothing can be escaped: only our own words go there.
+    { type: 'header', text: { type: 'plain_text', text: head, emoji: true } },
     { type: 'section', text: { type: 'mrkdwn', text: clip(`*${what}*\n${numbers}`, 2900) } },
     {
       type: 'section',
@@ -64,6 +65,6 @@ export function slackProblemPayload(m: AlertMessage, f: ProblemFacts): Record<st
       },
     ],
   });
-  const fallback = `${m.status === 'resolved' ? 'Resolved' : f.transition === 'new' ? 'New problem' : 'Regressed problem'} in ${esc(f.service)}: ${what} — ${numbers}`;
+  const fallback = `${m.status === 'resolved' ? 'Resolved' : f.transition === 'new' ? 'New problem' : 'Regressed problem'} in ${slack.code(f.service)}: ${what} — ${numbers}`;
   return { text: clip(fallback, 3000), blocks };
 }
