@@ -1,5 +1,5 @@
 /**
- * The `alerts` section of the config: its file schema (merged into src/config.ts's fileSchema), the
+ * The `alerts` section of the config: its file schema (composed into src/config.ts's fileSchema), the
  * typed form derived from it, SLACK_WEBHOOK_URL, and the checks a schema cannot express, run in the
  * config phase with every other problem: each rule's keys against its kind's schema (defaults
  * applied), each notifier against its kind (URL policy), `url_file` secrets read, names unique.
@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
-import { schemaProblem } from '../util/schema-problem.js';
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ConfigSection, SectionContext } from '../util/config-section.js';
+import { schemaProblem } from '../util/schema-problem.js';
 import { durationMs, durationSchema } from '../util/duration.js';
 import type { RuleKinds } from './kinds/index.js';
 import type { NotifierKinds, NotifierSettings } from './notifiers/index.js';
@@ -130,19 +131,17 @@ const COMMON_NOTIFIER_KEYS = new Set(['name', 'kind', 'url', 'url_file']);
  * SLACK_WEBHOOK_URL fills the url of every slack notifier that names none (neither url nor
  * url_file); with no slack notifier configured it adds one named `slack`.
  */
-export function applyAlertsEnv(raw: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): void {
+function applyAlertsEnv(raw: unknown, env: Readonly<Record<string, string | undefined>>): unknown {
   const url = env.SLACK_WEBHOOK_URL;
-  if (!url) return;
-  const alerts =
-    raw.alerts && typeof raw.alerts === 'object' && !Array.isArray(raw.alerts)
-      ? (raw.alerts as Record<string, unknown>)
-      : ((raw.alerts = {}) as Record<string, unknown>);
-  if (alerts.notifiers !== undefined && !Array.isArray(alerts.notifiers)) return; // the schema reports it
+  if (!url) return raw;
+  const alerts = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  if (alerts.notifiers !== undefined && !Array.isArray(alerts.notifiers)) return alerts; // the schema reports it
   const list = ((alerts.notifiers as Record<string, unknown>[] | undefined) ?? []).map((n) => ({ ...n }));
   const slack = list.filter((n) => n && n.kind === 'slack');
   for (const n of slack) if (n.url === undefined && n.url_file === undefined) n.url = url;
   if (slack.length === 0) list.push({ name: 'slack', kind: 'slack', url });
   alerts.notifiers = list;
+  return alerts;
 }
 
 /** The typed section; every problem a schema cannot see is added to `problems`, by its path. */
@@ -260,3 +259,14 @@ function describe(where: string, e: ErrorObject, what: string): string {
     return `${at === where ? where : at}.${String(e.params.additionalProperty)}: unknown key for this ${what}`;
   return `${at}: ${schemaProblem(e)}`;
 }
+
+/** The loader hands every section's build the rule and notifier kinds alerts are checked against. */
+export type AlertsSectionContext = SectionContext & { kinds: { rules: RuleKinds; notifiers: NotifierKinds } };
+
+export const alertsSection: ConfigSection<AlertsFileShape, AlertsConfig, AlertsSectionContext> = {
+  key: 'alerts',
+  schema: alertsFileSchema,
+  env: { names: ['SLACK_WEBHOOK_URL'], apply: (raw, env) => applyAlertsEnv(raw, env) },
+  build: (f, ctx, problems) =>
+    toAlertsConfig(f, { baseDir: ctx.baseDir, rules: ctx.kinds.rules, notifiers: ctx.kinds.notifiers }, problems),
+};

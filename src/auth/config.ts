@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ConfigSection } from '../util/config-section.js';
 import { SCOPES, type Scope } from './scopes.js';
 import { Secret } from './secret.js';
 
@@ -155,7 +156,14 @@ export function checkExposure(host: string, auth: { tokens: number; allowUnauthe
   if (auth.tokens > 0 || auth.allowUnauthenticated || isLoopback(host)) return [];
   return [
     `server.host: ${host} is reachable from other machines, and auth.tokens is empty: anyone who reaches the port ` +
-      'could read stored arguments and write spans. Set auth.tokens (see README, Security), or listen on 127.0.0.1, ' +
+      'could read stored arguments and write spans. Set auth.tokens (see docs/operations.md, Security), or listen on 127.0.0.1, ' +
       'or set auth.allow_unauthenticated: true if a proxy in front of toolwatch authenticates every request',
   ];
 }
+
+/** A `token_env` names a variable of the user's choosing: read through `ctx.env`, listed by no `env.names`. */
+export const authSection: ConfigSection<AuthFileShape, AuthConfig> = {
+  key: 'auth',
+  schema: authFileSchema,
+  build: (f, ctx, problems) => toAuthConfig(f, ctx, problems),
+};

@@ -3,6 +3,7 @@
  * much history it keeps.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ConfigSection } from '../util/config-section.js';
 import type { ObserveLimits } from './observe.js';
 
 export const changesFileSchema = {
@@ -32,3 +33,9 @@ export function toChangesConfig(f: ChangesFileShape): ChangesConfig {
     limits: { maxName: 200, maxToolsPerRequest: f.max_tools_per_request },
   };
 }
+
+export const changesSection: ConfigSection<ChangesFileShape, ChangesConfig> = {
+  key: 'changes',
+  schema: changesFileSchema,
+  build: (f) => toChangesConfig(f),
+};

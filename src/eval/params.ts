@@ -19,7 +19,7 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 export function paramsProblems(params: Record<string, unknown>, where: string): string[] {
   return Object.keys(params)
     .filter((k) => RESERVED_PARAMS.includes(k))
-    .map((k) => `${where}.${k}: set by toolwatch itself (tool_choice variants: see the README), not a param`);
+    .map((k) => `${where}.${k}: set by toolwatch itself (tool_choice variants: see docs/eval.md), not a param`);
 }
 
 /** `key=value` → a nested object; the value is JSON when it parses (true, 7, [..], {..}), else a string. */

@@ -1,10 +1,11 @@
 /**
  * The `judge:` section of the config file: its schema, the typed form derived from it and the checks
- * a schema cannot express (run in the config phase with every other problem). src/config.ts alone
- * reads the environment (JUDGE_API_KEY) and puts it into `apiKey`.
+ * a schema cannot express (run in the config phase with every other problem). The API key comes
+ * from the environment the loader hands in (JUDGE_API_KEY), never from the file.
  */
 import cron from 'node-cron';
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ConfigSection } from '../util/config-section.js';
 import { durationMs, durationSchema as duration } from '../util/duration.js';
 import { loadPrompt } from './prompt-file.js';
 
@@ -128,3 +129,15 @@ export function checkJudgeConfig(cfg: JudgeConfig): string[] {
   }
   return problems;
 }
+
+/** The API key is a secret: it comes from the environment only, never from the file. */
+export const judgeSection: ConfigSection<JudgeFileShape, JudgeConfig> = {
+  key: 'judge',
+  schema: judgeFileSchema,
+  env: { names: ['JUDGE_API_KEY'] },
+  build(f, ctx, problems) {
+    const judge = { ...toJudgeConfig(f), ...(ctx.env.JUDGE_API_KEY ? { apiKey: ctx.env.JUDGE_API_KEY } : {}) };
+    problems.push(...checkJudgeConfig(judge));
+    return judge;
+  },
+};

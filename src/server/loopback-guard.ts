@@ -59,7 +59,7 @@ export function registerLoopbackGuard(app: FastifyInstance, opts: LoopbackGuardO
         error: 'Forbidden',
         message:
           `Host ${JSON.stringify(host ?? '')} is not a loopback name: without auth.tokens toolwatch answers only ` +
-          'requests addressed to localhost, 127.x.x.x or [::1] (see README, Security)',
+          'requests addressed to localhost, 127.x.x.x or [::1] (see docs/operations.md, Security)',
       });
       return;
     }

@@ -9,6 +9,7 @@
  * they are recorded here only to be shown (secrets redacted) by `toolwatch config check`.
  */
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ConfigSection } from '../util/config-section.js';
 
 export const telemetryFileSchema = {
   type: 'object',
@@ -101,3 +102,10 @@ export function toTelemetryConfig(
     sdkEnv: Object.fromEntries(Object.entries(sdkEnv).sort(([a], [b]) => a.localeCompare(b))),
   };
 }
+
+export const telemetrySection: ConfigSection<TelemetryFileShape, TelemetryConfig> = {
+  key: 'telemetry',
+  schema: telemetryFileSchema,
+  env: { names: ['OTEL_TRACES_EXPORTER', 'OTEL_SDK_DISABLED', 'OTEL_SERVICE_NAME'] },
+  build: (f, ctx, problems) => toTelemetryConfig(f, ctx.env, problems),
+};

@@ -75,7 +75,7 @@ describe('a real toolwatch process', () => {
     });
     expect(await p.exited).toBe(2);
     expect(p.output()).toContain('server.host: 0.0.0.0 is reachable from other machines, and auth.tokens is empty');
-    expect(p.output()).toContain('Set auth.tokens (see README, Security), or listen on 127.0.0.1');
+    expect(p.output()).toContain('Set auth.tokens (see docs/operations.md, Security), or listen on 127.0.0.1');
     expect(p.output()).toContain('auth.allow_unauthenticated: true');
   });
 

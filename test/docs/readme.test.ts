@@ -1,5 +1,5 @@
 /**
- * The README is the contract: every metric, endpoint, config key, environment variable, CLI command,
+ * The README and docs/ are the contract: every metric, endpoint, config key, environment variable, CLI command,
  * rule and notifier kind, documented label value and eval report field is documented there under
  * the name the code uses — and nothing the code no longer has is. Every name is read from the code
  * (a real metrics registry and services built with every feature on, the routes the app registers,
@@ -7,7 +7,7 @@
  * usage and option tables, a report the scorer builds), never from a list kept here. A failure
  * lists every missing name.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/cli.js';
@@ -37,7 +37,20 @@ import { registeredRoutes } from '../helpers/routes.js';
 import { allCode, codeSpans, identifiers, options, section, tablesWithHeader, type TableRow } from './markdown.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
-const README = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+/**
+ * The contract is the README and the reference pages under docs/, read as one text (each page keeps
+ * its own headings, so a section is found wherever it lives).
+ */
+const DOCS = path.join(REPO, 'docs');
+const README = [
+  path.join(REPO, 'README.md'),
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => path.join(DOCS, f)),
+]
+  .map((f) => readFileSync(f, 'utf8'))
+  .join('\n\n');
 
 /** Asserts nothing is missing; the message lists every missing name, one a line. */
 function expectNone(missing: string[], what: string): void {

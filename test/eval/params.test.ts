@@ -102,7 +102,7 @@ describe('model params', () => {
   it('refuses params that toolwatch sets itself, and malformed --param', async () => {
     expect(paramsFromFlags(['tools=[]', 'oops']).problems).toEqual([
       '--param "oops": must be key=value (dots for nested keys)',
-      '--param.tools: set by toolwatch itself (tool_choice variants: see the README), not a param',
+      '--param.tools: set by toolwatch itself (tool_choice variants: see docs/eval.md), not a param',
     ]);
     const t = tempDir();
     try {

@@ -1,10 +1,11 @@
 /**
  * The `langfuse:` section of the config file: schema, the typed form derived from it and its checks
- * (keys present when enabled, URL, cron), run in the config phase. src/config.ts alone reads the
- * environment (LANGFUSE_BASE_URL or LANGFUSE_HOST, LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY).
+ * (keys present when enabled, URL, cron), run in the config phase. The loader hands in the environment
+ * (LANGFUSE_BASE_URL or LANGFUSE_HOST, LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY).
  */
 import cron from 'node-cron';
 import type { FromSchema } from 'json-schema-to-ts';
+import { type ConfigSection, rawMapping } from '../../util/config-section.js';
 import { durationMs, durationSchema as duration } from '../../util/duration.js';
 
 const posInt = { type: 'integer', minimum: 1 } as const;
@@ -70,12 +71,12 @@ export interface LangfuseConfig {
 }
 
 /** LANGFUSE_BASE_URL (or the older LANGFUSE_HOST) overrides `langfuse.base_url`. */
-export function applyLangfuseEnv(
-  raw: Record<string, unknown>,
-  env: Readonly<Record<string, string | undefined>>,
-): void {
+function applyLangfuseEnv(raw: unknown, env: Readonly<Record<string, string | undefined>>): unknown {
   const url = env.LANGFUSE_BASE_URL || env.LANGFUSE_HOST;
-  if (url) ((raw.langfuse ??= {}) as Record<string, unknown>).base_url = url;
+  const langfuse = url ? rawMapping(raw) : undefined;
+  if (!langfuse) return raw;
+  langfuse.base_url = url;
+  return langfuse;
 }
 
 export function toLangfuseConfig(
@@ -114,3 +115,15 @@ export function toLangfuseConfig(
   Object.defineProperty(cfg, 'secretKey', { value: keys.secretKey ?? '', enumerable: false });
   return cfg;
 }
+
+/** The keys are secrets: they come from the environment only, never from the file. */
+export const langfuseSection: ConfigSection<LangfuseFileShape, LangfuseConfig> = {
+  key: 'langfuse',
+  schema: langfuseFileSchema,
+  env: {
+    names: ['LANGFUSE_BASE_URL', 'LANGFUSE_HOST', 'LANGFUSE_PUBLIC_KEY', 'LANGFUSE_SECRET_KEY'],
+    apply: (raw, env) => applyLangfuseEnv(raw, env),
+  },
+  build: (f, ctx, problems) =>
+    toLangfuseConfig(f, { publicKey: ctx.env.LANGFUSE_PUBLIC_KEY, secretKey: ctx.env.LANGFUSE_SECRET_KEY }, problems),
+};
