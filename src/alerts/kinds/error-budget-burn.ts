@@ -35,7 +35,8 @@ export interface BurnWindow {
 
 export interface ErrorBudgetBurnParams {
   objective: number;
-  windows: BurnWindow[];
+  /** Absent: DEFAULT_BURN_WINDOWS (no schema default: a list of objects reads badly in the docs' key table). */
+  windows?: BurnWindow[];
   min_calls: number;
   by: GroupLabel[];
   service?: string;
@@ -74,7 +75,6 @@ export const errorBudgetBurn: RuleKind<ErrorBudgetBurnParams, BurnData> = {
             burn_rate: { type: 'number', exclusiveMinimum: 0 },
           },
         },
-        default: DEFAULT_BURN_WINDOWS.map((w) => ({ ...w })),
       },
       min_calls: { type: 'integer', minimum: 1, default: 20 },
       by: bySchema,
@@ -86,7 +86,7 @@ export const errorBudgetBurn: RuleKind<ErrorBudgetBurnParams, BurnData> = {
   async load(p, io: RuleIO, now) {
     const data: BurnData = new Map();
     const svc = p.service ? { service: p.service } : {};
-    for (const w of new Set(p.windows.flatMap((x) => [x.long, x.short]))) {
+    for (const w of new Set(windowsOf(p).flatMap((x) => [x.long, x.short]))) {
       const q = { ...currentWindow(now, durationMs(w)), ...svc };
       const calls = await io.callCounts(q);
       const executions = p.include_execution && io.executionCounts ? await io.executionCounts(q) : [];
@@ -114,7 +114,7 @@ export const errorBudgetBurn: RuleKind<ErrorBudgetBurnParams, BurnData> = {
     }
     const out: Observation[] = [];
     for (const [key, labels] of groups) {
-      const pairs = p.windows.map((w) => {
+      const pairs = windowsOf(p).map((w) => {
         const long = rate(w.long, key);
         const short = rate(w.short, key);
         const burn = (x: { failed: number; calls: number }) => (x.calls > 0 ? x.failed / x.calls / budget : 0);
@@ -158,3 +158,7 @@ export const errorBudgetBurn: RuleKind<ErrorBudgetBurnParams, BurnData> = {
     return out;
   },
 };
+
+function windowsOf(p: ErrorBudgetBurnParams): readonly BurnWindow[] {
+  return p.windows ?? DEFAULT_BURN_WINDOWS;
+}
