@@ -200,6 +200,9 @@ async function buildMessage(
     link: details.linkPath
       ? `${deps.publicUrl ?? ''}${details.linkPath}`
       : `${deps.publicUrl ?? ''}/api/failures?${q.toString()}`,
-    page: `${deps.publicUrl ?? ''}/?${page.toString()}`,
+    // A kind that links to a page of its own (a problem's) is shown there, in Alertmanager too (generatorURL).
+    page: details.linkPath
+      ? `${deps.publicUrl ?? ''}${details.linkPath}`
+      : `${deps.publicUrl ?? ''}/?${page.toString()}`,
   };
 }

@@ -220,6 +220,14 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
         },
       ],
     });
+    // Alertmanager's generatorURL (the message's page) is the problem's page too.
+    const [row] = await store.sql.all('SELECT payload FROM outbox ORDER BY id LIMIT 1');
+    const sent = JSON.parse(String(row!.payload)) as { link: string; page: string };
+    expect([sent.link, sent.page]).toEqual([
+      `https://toolwatch.example.com/problems/${p!.id}`,
+      `https://toolwatch.example.com/problems/${p!.id}`,
+    ]);
+
     // More of it, later rounds: still one message in all.
     clock.now += 60_000;
     await pipeline.ingestSpans([refunds(clock.now, 5, 'gpt-4o')]);
