@@ -6,6 +6,7 @@
  * toolwatch eval selftest|run|score|compare — golden-set evaluation (src/eval/cli.ts)
  * toolwatch eval export --out FILE.jsonl [filters] — stored failures as draft cases (src/replay/cli.ts)
  * toolwatch config check                — the effective configuration (secrets redacted), or every problem
+ * toolwatch demo [options]              — the service on a temporary SQLite file, fed by demo agents (src/demo/)
  * Every command accepts --config FILE (or TOOLWATCH_CONFIG). Exit codes: 0 ok, 1 failed, 2 usage/config.
  */
 import { readFileSync, realpathSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { runEvalCli } from './eval/cli.js';
 import { startTelemetry } from './telemetry/sdk.js';
 import { FeedbackStore } from './feedback/store.js';
 import { EXPORT_USAGE, parseExportArgs, runExport } from './replay/cli.js';
+import { DEMO_USAGE } from './demo/usage.js';
 
 /** The commands (README, Judge "CLI" and Offline evaluation); test/docs checks the README names each. */
 export const USAGE = `usage: toolwatch serve [--config FILE]
@@ -34,7 +36,8 @@ export const USAGE = `usage: toolwatch serve [--config FILE]
        toolwatch labels import FILE.jsonl [--config FILE]
        toolwatch eval selftest | run | score | compare   (toolwatch eval --help)
        toolwatch eval export --out FILE.jsonl [filters] [--config FILE]
-       toolwatch config check [--config FILE]`;
+       toolwatch config check [--config FILE]
+       ${DEMO_USAGE}`;
 
 export interface CliIo {
   out: (s: string) => void;
@@ -72,6 +75,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
   if (cmd === 'judge' && rest.includes('--once'))
     return withStore(rest, env, io, (config, store) => judgeOnce(config, store, io));
   if (cmd === 'config' && rest[0] === 'check') return configCheck(rest.slice(1), env, io);
+  // Loaded only here: the demo's agents bring the OpenTelemetry SDK, which `serve` never needs.
+  if (cmd === 'demo') return (await import('./demo/cli.js')).runDemoCli(rest, io);
   if (cmd === 'labels' && rest[0] === 'import' && rest[1] && !rest[1].startsWith('--')) {
     const file = path.resolve(rest[1]);
     return withStore(rest.slice(2), env, io, (config, store) => importLabels(file, config, store, io));

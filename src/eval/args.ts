@@ -1,7 +1,8 @@
 /**
  * Argument values against the expectation. Pure, and never lenient about types: "750" is not 750,
  * nothing is coerced, repaired or defaulted. The `soft` match mode forgives only case, accents and
- * spacing in strings ("Novák" = "novak ").
+ * spacing in strings ("Novák" = "novak "); `judge` and `similar` ask (an LLM judge, an embeddings
+ * endpoint) what soft equality cannot settle, through a lookup handed in.
  */
 import { Matcher } from './matchers.js';
 import type { ArgsSpec, Constraint } from './types.js';
@@ -67,8 +68,65 @@ export function constraintProblems(key: string, v: unknown, c: Constraint): stri
   return p;
 }
 
-/** Every way the actual arguments miss the spec; empty = they match. */
-export function argsProblems(spec: ArgsSpec, actual: Record<string, unknown>): string[] {
+/** One judge or similar comparison, as the report shows it (observation `argumentMatches`). */
+export interface ArgMatch {
+  key: string;
+  mode: 'judge' | 'similar';
+  expected: unknown;
+  actual: unknown;
+  /**
+   * equal: soft equality settled it, nothing was asked; asked: the judge's or the embeddings'
+   * answer; pending: not answered (none configured, or it failed); invalid: the judge's answer was
+   * not a verdict.
+   */
+  status: 'equal' | 'asked' | 'pending' | 'invalid';
+  /** null while pending or invalid. */
+  match: boolean | null;
+  /** similar: the cosine similarity and the threshold it was held to. */
+  score?: number;
+  threshold?: number;
+  reasoning?: string;
+}
+
+/** What a judge or similar check asks (evaluate.ts binds it to the case and the lookups). */
+export type ArgAsk = (q: {
+  key: string;
+  mode: 'judge' | 'similar';
+  expected: unknown;
+  actual: unknown;
+  threshold?: number;
+}) => Omit<ArgMatch, 'key' | 'mode' | 'expected' | 'actual'>;
+
+/**
+ * A judge or similar check: soft equality first (nothing is asked for what it settles), then the
+ * lookup; a value the lookup cannot answer yet stays pending and fails.
+ */
+function askedMatch(
+  c: ArgsSpec['checks'][number],
+  actual: unknown,
+  ask: ArgAsk | undefined,
+  out: ArgMatch[] | undefined,
+): boolean {
+  const mode = c.mode as 'judge' | 'similar';
+  const base = { key: c.key, mode, expected: c.value, actual };
+  let r: Omit<ArgMatch, 'key' | 'mode' | 'expected' | 'actual'>;
+  if (softEqual(c.value, actual)) r = { status: 'equal', match: true };
+  else if (!ask) r = { status: 'pending', match: null };
+  else r = ask({ ...base, ...(c.threshold !== undefined ? { threshold: c.threshold } : {}) });
+  out?.push({ ...base, ...r });
+  return r.match === true;
+}
+
+/**
+ * Every way the actual arguments miss the spec; empty = they match. `ask` answers judge and similar
+ * checks (without it they are pending); `matches` collects how each of those was settled.
+ */
+export function argsProblems(
+  spec: ArgsSpec,
+  actual: Record<string, unknown>,
+  ask?: ArgAsk,
+  matches?: ArgMatch[],
+): string[] {
   const p: string[] = [];
   const has = (k: string) => Object.hasOwn(actual, k);
   const named = new Set<string>(spec.optional);
@@ -78,6 +136,26 @@ export function argsProblems(spec: ArgsSpec, actual: Record<string, unknown>): s
     const m = c.value instanceof Matcher ? c.value : undefined;
     if (!has(c.key)) {
       if (!m?.optional) p.push(`${c.key}: missing (expected ${JSON.stringify(c.value)})`);
+      continue;
+    }
+    if ((c.mode === 'judge' || c.mode === 'similar') && !m) {
+      const before = matches?.length ?? 0;
+      const local: ArgMatch[] = [];
+      if (!askedMatch(c, actual[c.key], ask, local)) {
+        const r = local[0]!;
+        const why =
+          r.status === 'pending'
+            ? `no ${c.mode} verdict yet`
+            : r.status === 'invalid'
+              ? 'the judge gave no valid verdict'
+              : r.score !== undefined
+                ? `similarity ${r.score} < ${r.threshold}`
+                : 'the judge found it different';
+        p.push(
+          `${c.key}: expected ${JSON.stringify(c.value)} (${c.mode}: ${why}), got ${JSON.stringify(actual[c.key])}`,
+        );
+      }
+      if (matches && matches.length === before) matches.push(...local);
       continue;
     }
     const ok = m

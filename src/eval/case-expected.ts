@@ -26,7 +26,13 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
 
 // The words a case may use (README, "Case formats", lists each).
-export const VALUE_MODES: readonly ValueMode[] = ['exact', 'soft', 'ignore'];
+export const VALUE_MODES: readonly ValueMode[] = ['exact', 'soft', 'ignore', 'judge', 'similar'];
+
+/** A key's match mode as written: a word, or `{similar: threshold}` (a threshold of its own). */
+export interface ModeSpec {
+  mode: ValueMode;
+  threshold?: number;
+}
 export const TRAJECTORY_MODES: readonly TrajectoryMode[] = ['strict', 'unordered', 'subset', 'superset'];
 export const ARGS_MODES = ['exact', 'ignore', 'subset', 'superset'] as const;
 export const ARGS_SPEC_KEYS: ReadonlySet<string> = new Set(['requiredEquals', 'optional', 'constraints']);
@@ -77,15 +83,33 @@ function readConstraint(v: unknown, where: string): Read<Constraint> {
   return { ok: true, value: c };
 }
 
-function readModes(v: unknown, where: string): Read<Record<string, ValueMode>> {
+function readModes(v: unknown, where: string): Read<Record<string, ModeSpec>> {
   if (v === undefined || v === null) return { ok: true, value: {} };
-  if (!isObj(v)) return fail(`${where}: must map argument names to exact, soft or ignore`);
+  if (!isObj(v)) return fail(`${where}: must map argument names to ${VALUE_MODES.join(', ')}`);
+  const out: Record<string, ModeSpec> = {};
   for (const [k, m] of Object.entries(v)) {
-    if (!VALUE_MODES.includes(m as ValueMode))
-      return fail(`${where}.${k}: must be exact, soft or ignore, got ${JSON.stringify(m)}`);
+    let spec: ModeSpec;
+    if (VALUE_MODES.includes(m as ValueMode)) spec = { mode: m as ValueMode };
+    else if (isObj(m) && Object.keys(m).length === 1 && 'similar' in m) {
+      const t = m.similar;
+      if (typeof t !== 'number' || !(t > 0 && t <= 1))
+        return fail(`${where}.${k}.similar: a cosine similarity threshold above 0 and at most 1`);
+      spec = { mode: 'similar', threshold: t };
+    } else
+      return fail(
+        `${where}.${k}: must be one of ${VALUE_MODES.join(', ')} or {similar: threshold}, got ${JSON.stringify(m)}`,
+      );
+    Object.defineProperty(out, k, { value: spec, enumerable: true, writable: true, configurable: true });
   }
-  return { ok: true, value: v as Record<string, ValueMode> };
+  return { ok: true, value: out };
 }
+
+const check = (key: string, m: ModeSpec | undefined, value: unknown): ArgsSpec['checks'][number] => ({
+  key,
+  mode: m?.mode ?? 'exact',
+  value,
+  ...(m?.threshold !== undefined ? { threshold: m.threshold } : {}),
+});
 
 /** `arguments` of a kind case's (or canonical) tool expectation: a plain object or the spec form. */
 export function readArgs(
@@ -106,7 +130,7 @@ export function readArgs(
   const keys = Object.keys(v);
   if (keys.length > 0 && keys.every((k) => ARGS_SPEC_KEYS.has(k))) return readSpec(v, modes.value, where);
   for (const k of Object.keys(modes.value)) {
-    if (!(k in v) && modes.value[k] !== 'ignore')
+    if (!(k in v) && modes.value[k]!.mode !== 'ignore')
       return fail(`${where}: match_mode names ${JSON.stringify(k)} but no expected value is given`);
   }
   const values = readValues(v, where);
@@ -114,7 +138,7 @@ export function readArgs(
   return {
     ok: true,
     value: {
-      checks: keys.map((key) => ({ key, mode: modes.value[key] ?? 'exact', value: values.value[key] })),
+      checks: keys.map((key) => check(key, modes.value[key], values.value[key])),
       optional: Object.keys(modes.value).filter((k) => !(k in v)),
       constraints: {},
       extra,
@@ -134,7 +158,7 @@ function readValues(v: Record<string, unknown>, where: string): Read<Record<stri
   return { ok: true, value: out };
 }
 
-function readSpec(v: Record<string, unknown>, modes: Record<string, ValueMode>, where: string): Read<ArgsSpec> {
+function readSpec(v: Record<string, unknown>, modes: Record<string, ModeSpec>, where: string): Read<ArgsSpec> {
   const req = v.requiredEquals ?? {};
   if (!isObj(req)) return fail(`${where}.requiredEquals: must be an object`);
   const optional = v.optional ?? [];
@@ -155,7 +179,7 @@ function readSpec(v: Record<string, unknown>, modes: Record<string, ValueMode>, 
   return {
     ok: true,
     value: {
-      checks: Object.entries(values.value).map(([key, value]) => ({ key, mode: modes[key] ?? 'exact', value })),
+      checks: Object.entries(values.value).map(([key, value]) => check(key, modes[key], value)),
       optional: optional as string[],
       constraints,
       extra: 'fail',

@@ -351,7 +351,7 @@ export async function runEvalCli(
   }
   try {
     if (sub === 'selftest' && rest.length === 0) {
-      const r = runSelftest();
+      const r = await runSelftest();
       io.out(
         `${r.lines.join('\n')}\nselftest: ${r.passed} passed, ${r.failed} failed (scoring logic only; no model was asked)\n`,
       );

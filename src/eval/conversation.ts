@@ -128,6 +128,7 @@ export async function converse(input: ConversationInput): Promise<ConversationRe
       outcome,
       latencyMs: res.latencyMs,
       ...(res.usage ? { usage: res.usage } : {}),
+      ...(res.transform ? { transform: res.transform } : {}),
     };
     turns.push(turn);
     const o = outcome;

@@ -10,7 +10,9 @@
  */
 import type { SchemaCache } from '../check/schema-cache.js';
 import { isFailure, UNNAMED_TOOL, type ToolDef } from '../model.js';
-import { argsProblems, deepEqual, literalEqual } from './args.js';
+import type { ArgAsk, ArgMatch } from './args.js';
+import { deepEqual } from './args.js';
+import { askFor, callsProblems } from './calls-match.js';
 import { checkCall } from './check.js';
 import {
   decided,
@@ -23,7 +25,7 @@ import {
 import { matchTrajectory } from './trajectory.js';
 
 export type { JudgeAsk, JudgeFields, JudgeLookupResult, JudgeSlot } from './judge-slot.js';
-import type { CanonicalOutcome, CheckedCall, EvalCase, ExpectedCall, ProviderErrorCode, Turn } from './types.js';
+import type { CanonicalOutcome, CheckedCall, EvalCase, ProviderErrorCode, Turn } from './types.js';
 
 export const NONE = '(none)';
 export const MISSING = '(missing)';
@@ -70,6 +72,20 @@ export interface Evaluated {
   outputTokens: number;
   /** The judge's part, on cases that have one (EvalCase.judge). */
   judge?: JudgeSlot;
+  /** How each `judge` / `similar` argument of the first answer was settled. */
+  argMatches?: (ArgMatch & { tool: string })[];
+}
+
+/** A `judge` or `similar` argument check handed to the lookup (arg-match-run.ts). */
+export interface ArgMatchAsk {
+  c: EvalCase;
+  tool: string;
+  key: string;
+  mode: 'judge' | 'similar';
+  expected: unknown;
+  actual: unknown;
+  threshold?: number;
+  offered: readonly ToolDef[];
 }
 
 export interface EvalContext {
@@ -78,6 +94,8 @@ export interface EvalContext {
   clarification: RegExp;
   /** The judge's verdict for an observation the deterministic checks cannot decide; absent: none is configured. */
   judge?: (q: JudgeAsk) => JudgeLookupResult;
+  /** Answers `judge` / `similar` argument checks; absent: they stay pending. */
+  argMatch?: (q: ArgMatchAsk) => ReturnType<ArgAsk>;
 }
 
 /** Calls as a decision label; a call that names no tool shows as `_unnamed`, as on production's metrics. */
@@ -159,35 +177,6 @@ function sortKeys(_k: string, v: unknown): unknown {
   );
 }
 
-/** Pairs expected calls with made ones by name (each made call used once); problems when any fails. */
-function callsProblems(expected: ExpectedCall[], made: CheckedCall[], literal: boolean): string[] {
-  const used = new Set<number>();
-  const problems: string[] = [];
-  for (const e of expected) {
-    let best: string[] | undefined;
-    let found = -1;
-    for (const [i, m] of made.entries()) {
-      if (used.has(i) || m.name !== e.name) continue;
-      let p: string[];
-      if (!m.parsed) p = [`${e.name}: arguments are not a JSON object`];
-      else if (!e.args) p = [];
-      else if (literal)
-        p = literalEqual(e.args.literal, m.parsed)
-          ? []
-          : [`${e.name}: arguments differ from ${JSON.stringify(e.args.literal)}`];
-      else p = argsProblems(e.args, m.parsed).map((x) => `${e.name}.${x}`);
-      if (p.length === 0) {
-        found = i;
-        break;
-      }
-      best ??= p;
-    }
-    if (found >= 0) used.add(found);
-    else problems.push(...(best ?? [`${e.name}: not called`]));
-  }
-  return problems;
-}
-
 interface Judged {
   pass: boolean;
   problems: string[];
@@ -199,6 +188,7 @@ function judgeDecision(
   calls: CheckedCall[],
   ctx: EvalContext,
   literal: boolean,
+  matches?: (ArgMatch & { tool: string })[],
 ): Judged {
   const e = c.expected;
   if (e.kind === 'trajectory' || e.kind === 'judge' || e.kind === 'state') return { pass: false, problems: [] };
@@ -224,7 +214,7 @@ function judgeDecision(
       pass: false,
       problems: [calls.length ? `called ${got}, expected ${want}` : `no call (${o.kind}), expected ${want}`],
     };
-  const problems = callsProblems(e.calls, calls, literal);
+  const problems = callsProblems(e.calls, calls, literal, askFor(c, ctx), matches);
   for (const m of calls) if (isFailure(m.outcome)) problems.push(`${m.name}: ${m.outcome}`);
   return { pass: problems.length === 0, problems };
 }
@@ -332,7 +322,8 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
     };
   }
 
-  const decision = judgeDecision(c, first.outcome, firstCalls, ctx, false);
+  const argMatches: (ArgMatch & { tool: string })[] = [];
+  const decision = judgeDecision(c, first.outcome, firstCalls, ctx, false, argMatches);
   const exact = judgeDecision(c, first.outcome, firstCalls, ctx, true);
   // The final decision: the last answer that made calls, else the last answer.
   let finalIdx = obs.turns.length - 1;
@@ -349,7 +340,9 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
     e.kind === 'tool' ? labelOf(firstCalls.map((x) => x.name)) === expectedLabel(c) : firstCalls.length === 0;
   const hasArgs = e.kind === 'tool' && e.calls.some((x) => x.args);
   const argsPass =
-    e.kind === 'tool' && selectionPass && hasArgs ? callsProblems(e.calls, firstCalls, false).length === 0 : null;
+    e.kind === 'tool' && selectionPass && hasArgs
+      ? callsProblems(e.calls, firstCalls, false, askFor(c, ctx)).length === 0
+      : null;
   return {
     ...base,
     status: 'ok',
@@ -363,5 +356,6 @@ export function evaluate(c: EvalCase, obs: Observation, ctx: EvalContext): Evalu
     key,
     problems: final.problems,
     ...(c.judge ? { judge: judgeSlot(c, obs, ctx, checkedTurns, decision.pass)! } : {}),
+    ...(argMatches.length ? { argMatches } : {}),
   };
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResultRecord, RunRecord } from './records.js';
-import { buildReport, type Report, type ReportJudge } from './report.js';
+import { buildReport, type Report } from './report.js';
 import {
   askOpen,
   createJudgeClient,
@@ -17,7 +17,17 @@ import {
 } from './judge-run.js';
 import { reportJudge } from './judge-report.js';
 import { type JudgeCalibration, type Label, readLabels, type JudgedRate } from './judge-score.js';
-import { checkJudgeAgainst } from './judge-settings.js';
+import { checkJudgeAgainst, type EvalJudgeSettings } from './judge-settings.js';
+import { createRedactor } from '../redact/redact.js';
+import {
+  type ArgMatchSetup,
+  argMatchSession,
+  createEmbedder,
+  type Embedder,
+  EmbeddingCache,
+  resolveArgMatches,
+} from './arg-match-run.js';
+import { askingModes } from './similarity-settings.js';
 import type { Suite } from './suite.js';
 
 /** Bad judge setup: reported like a usage error (exit 2), nothing is run. */
@@ -25,6 +35,8 @@ export class JudgeSetupError extends Error {}
 
 export const LABELS_FILE = 'labels.jsonl';
 export const DEFAULT_JUDGE_CACHE = 'judge-cache.jsonl';
+/** Beside the judge cache: the `similar` match mode's embeddings. */
+export const EMBEDDINGS_CACHE = 'embeddings-cache.jsonl';
 
 export interface JudgeCliOptions {
   env: Readonly<Record<string, string | undefined>>;
@@ -37,6 +49,7 @@ export interface JudgeCliOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Tests may hand in a client. */
   client?: EvalJudgeClient;
+  embedder?: Embedder;
 }
 
 export function judgedCases(suite: Suite): number {
@@ -75,7 +88,30 @@ function readCalibration(file: string): JudgeCalibration {
   }
 }
 
-/** Judges what is open and returns the report with the judge in it (or undefined: the suite judges nothing). */
+/** The argument match modes that ask someone, over every case of the suite. */
+export function suiteAskingModes(suite: Suite): Set<'judge' | 'similar'> {
+  const out = new Set<'judge' | 'similar'>();
+  for (const c of suite.cases) for (const m of askingModes(c.expected)) out.add(m);
+  return out;
+}
+
+const NO_USAGE: JudgeUsage = {
+  questions: 0,
+  cached: 0,
+  asked: 0,
+  invalid: 0,
+  errors: 0,
+  errorMessages: [],
+  inputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+  cost: 0,
+};
+
+/**
+ * Judges what is open — `kind: judge` / trajectory-judge cases and `judge` / `similar` argument
+ * checks — and returns the report with the answers in it (or undefined: the suite asks nobody).
+ */
 export async function judgedReport(
   suite: Suite,
   results: readonly ResultRecord[],
@@ -83,54 +119,78 @@ export async function judgedReport(
   o: JudgeCliOptions,
 ): Promise<Report | undefined> {
   const n = judgedCases(suite);
-  if (n === 0) return undefined;
+  const modes = suiteAskingModes(suite);
+  if (n === 0 && modes.size === 0) return undefined;
   const s = suite.settings.judge;
-  if (!s) {
+  if (n && !s)
     o.warn(`note: ${n} case(s) ask a judge, but suite.yaml has no judge: their judge-based rates stay pending\n`);
-    return undefined;
-  }
-  if (s.apiKeyEnv && !o.env[s.apiKeyEnv])
+  if (modes.has('judge') && !s)
+    o.warn('note: some arguments match by judge, but suite.yaml has no judge: those checks stay pending\n');
+  const needJudge = s && (n > 0 || modes.has('judge'));
+  if (needJudge && s.apiKeyEnv && !o.env[s.apiKeyEnv])
     throw new JudgeSetupError(`judge: environment variable ${s.apiKeyEnv} is not set`);
-  const warnings = checkCandidates(
-    suite,
-    [...new Map(results.map((r) => [r.label, { label: r.label, model: r.model }])).values()],
-    () => {},
-  );
-  const labels = loadLabels(suite);
+  const sim = suite.settings.similarity;
+  if (modes.has('similar') && sim?.apiKeyEnv && !o.env[sim.apiKeyEnv])
+    throw new JudgeSetupError(`similarity: environment variable ${sim.apiKeyEnv} is not set`);
+  const warnings = needJudge
+    ? checkCandidates(
+        suite,
+        [...new Map(results.map((r) => [r.label, { label: r.label, model: r.model }])).values()],
+        () => {},
+      )
+    : [];
+  const labels = n && s ? loadLabels(suite) : [];
   const calibration = o.calibrationFile ? readCalibration(o.calibrationFile) : undefined;
-  const cache = new JudgeCache(o.cacheFile ?? path.join(path.dirname(o.near), DEFAULT_JUDGE_CACHE));
-  const session = judgeSession(suite, s, cache);
-  const none: JudgeUsage = {
-    questions: 0,
-    cached: 0,
-    asked: 0,
-    invalid: 0,
-    errors: 0,
-    errorMessages: [],
-    inputTokens: 0,
-    outputTokens: 0,
-    totalTokens: 0,
-    cost: 0,
+  const cacheFile = o.cacheFile ?? path.join(path.dirname(o.near), DEFAULT_JUDGE_CACHE);
+  const cache = needJudge ? new JudgeCache(cacheFile) : undefined;
+  const session = n && s && cache ? judgeSession(suite, s, cache) : undefined;
+  const argSetup: ArgMatchSetup = {
+    system: suite.system,
+    redactor: createRedactor({ fields: suite.settings.redact.fields, patterns: suite.settings.redact.patterns }),
+    ...(s && cache && modes.has('judge') ? { judge: { settings: s, cache } } : {}),
+    ...(sim && modes.has('similar')
+      ? { similar: { settings: sim, cache: new EmbeddingCache(path.join(path.dirname(cacheFile), EMBEDDINGS_CACHE)) } }
+      : {}),
   };
-  const collect: ReportJudge = reportJudge({ settings: s, labels, usage: none, warnings, lookup: session.lookup });
-  buildReport(suite, results, runs, Date.now(), collect);
-  const usage = session.open.size
-    ? await askOpen(session, o.client ?? createJudgeClient(s, o.env, o.sleep))
-    : { ...none, questions: session.seen.size, cached: session.seen.size };
+  const args = modes.size ? argMatchSession(argSetup) : undefined;
+  const judgeOf = (usage: JudgeUsage, withCalibration: boolean) =>
+    session && s
+      ? reportJudge({
+          settings: s,
+          labels,
+          ...(withCalibration && calibration ? { calibration } : {}),
+          usage,
+          warnings,
+          lookup: session.lookup,
+        })
+      : undefined;
+  buildReport(suite, results, runs, Date.now(), judgeOf(NO_USAGE, false), args ? { lookup: args.lookup } : undefined);
+  let client: EvalJudgeClient | undefined;
+  const clientOf = (j: EvalJudgeSettings) => (client ??= o.client ?? createJudgeClient(j, o.env, o.sleep));
+  const usage =
+    session && s
+      ? session.open.size
+        ? await askOpen(session, clientOf(s))
+        : { ...NO_USAGE, questions: session.seen.size, cached: session.seen.size }
+      : NO_USAGE;
   for (const m of usage.errorMessages) o.warn(`judge: ${m}\n`);
+  const argUsage = args
+    ? await resolveArgMatches(args, {
+        ...argSetup,
+        ...(argSetup.judge && args.openQuestions.size ? { client: clientOf(argSetup.judge.settings) } : {}),
+        ...(argSetup.similar && args.openTexts.size
+          ? { embedder: o.embedder ?? createEmbedder(argSetup.similar.settings, o.env) }
+          : {}),
+      })
+    : undefined;
+  for (const m of argUsage?.errorMessages ?? []) o.warn(`${m}\n`);
   return buildReport(
     suite,
     results,
     runs,
     Date.now(),
-    reportJudge({
-      settings: s,
-      labels,
-      ...(calibration ? { calibration } : {}),
-      usage,
-      warnings,
-      lookup: session.lookup,
-    }),
+    judgeOf(usage, true),
+    args ? { lookup: args.lookup, ...(argUsage ? { usage: argUsage } : {}) } : undefined,
   );
 }
 
@@ -139,10 +199,36 @@ const pct = (r: JudgedRate) =>
     ? '—'
     : `${(r.value * 100).toFixed(1)}% (${r.numerator}/${r.denominator}, κ ${r.kappa === null ? '—' : r.kappa.toFixed(2)}, n ${r.labels}${r.status === 'uncalibrated' ? ', uncalibrated' : ''})`;
 
+/** The summary lines of the judge / similar argument checks: per model how they were settled, then their spend. */
+function argSummary(report: Report): string[] {
+  const lines: string[] = [];
+  for (const m of report.models) {
+    const parts = (['judge', 'similar'] as const).flatMap((mode) => {
+      const c = m.argumentMatches?.[mode];
+      return c
+        ? [
+            `${mode} ${c.matched + c.equal}/${c.checks} matched (${c.equal} equal, ${c.asked} asked, ${c.pending} pending)`,
+          ]
+        : [];
+    });
+    if (parts.length) lines.push(`${m.key}: argument checks ${parts.join(', ')}`);
+  }
+  const u = report.argumentMatch;
+  if (u?.judge)
+    lines.push(
+      `argument judge ${u.judge.model}: ${u.judge.asked} asked, ${u.judge.cached} cached; ${u.judge.totalTokens} tokens, cost ${u.judge.cost} — apart from the candidates'`,
+    );
+  if (u?.similar)
+    lines.push(
+      `embeddings ${u.similar.model}: ${u.similar.embedded} embedded, ${u.similar.cached} cached; ${u.similar.inputTokens} tokens, cost ${u.similar.cost} — apart from the candidates'`,
+    );
+  return lines;
+}
+
 export function judgeSummary(report: Report): string[] {
   const j = report.judge;
-  if (!j) return [];
-  const lines: string[] = [];
+  if (!j) return argSummary(report);
+  const lines: string[] = argSummary(report);
   for (const m of report.models) {
     const jm = m.judge?.metrics;
     if (!jm) continue;

@@ -20,7 +20,8 @@ import type { JudgeScope } from './types.js';
 export interface CacheEntry {
   type: 'judge_verdict';
   hash: string;
-  scope: JudgeScope;
+  /** argument: a `judge` argument match (arg-match-run.ts). */
+  scope: JudgeScope | 'argument';
   caseId: string;
   judgeModel: string;
   promptVersion: string;

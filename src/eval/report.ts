@@ -13,6 +13,8 @@ import { toolsFor, type Suite, type Variant } from './suite.js';
 import type { JudgeAsk, JudgeLookupResult } from './evaluate.js';
 import type { JudgeReport, ModelJudge } from './judge-report.js';
 import type { EvalCase } from './types.js';
+import type { ArgMatch } from './args.js';
+import type { ArgMatchUsage } from './arg-match-run.js';
 
 export const REPORT_VERSION = 1;
 
@@ -28,6 +30,8 @@ export interface ObservationReport {
   tokens: number;
   /** The judge's part (cases with a judge): how it was settled, the verdict fields and reasoning. */
   judge?: { status: string; pass: boolean | null; fields: Record<string, boolean | null>; reasoning?: string };
+  /** How each `judge` / `similar` argument of the first answer was settled (args.ts ArgMatch, with its tool). */
+  argumentMatches?: (ArgMatch & { tool: string })[];
 }
 
 export interface CaseReport {
@@ -59,6 +63,33 @@ export interface ModelReport {
   passed: boolean;
   /** Judge-based rates (with κ and n) and judge gates, when the suite has judged cases. */
   judge?: ModelJudge;
+  /** Counts of the `judge` / `similar` argument checks over this model's observations. */
+  argumentMatches?: ArgMatchCounts;
+}
+
+/** Per mode: checks made, settled by soft equality, answered, matched among those, pending, invalid. */
+export type ArgMatchCounts = Partial<
+  Record<
+    'judge' | 'similar',
+    { checks: number; equal: number; asked: number; matched: number; pending: number; invalid: number }
+  >
+>;
+
+/** The argument checks' lookup (arg-match-run.ts) and, once answered, what they cost. */
+export interface ReportArgMatch {
+  lookup: NonNullable<EvalContext['argMatch']>;
+  usage?: ArgMatchUsage;
+}
+
+function argCounts(evals: readonly Evaluated[]): ArgMatchCounts | undefined {
+  const out: ArgMatchCounts = {};
+  for (const m of evals.flatMap((e) => e.argMatches ?? [])) {
+    const c = (out[m.mode] ??= { checks: 0, equal: 0, asked: 0, matched: 0, pending: 0, invalid: 0 });
+    c.checks++;
+    c[m.status]++;
+    if (m.status === 'asked' && m.match) c.matched++;
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** Inputs the judge adds to a report (judge-report.ts). */
@@ -85,6 +116,8 @@ export interface Report {
   bfcl?: BfclReport;
   /** The judge's manifest, calibration and own tokens and cost (apart from the candidates'). */
   judge?: JudgeReport;
+  /** The `judge` / `similar` argument checks' spend (judge and embeddings tokens, apart from the candidates'). */
+  argumentMatch?: ArgMatchUsage;
   /** Set when the cases are replayed production failures (`--replay FILE`): the models are the `replay` variant. */
   replay?: { file: string; cases: number };
 }
@@ -134,6 +167,7 @@ function caseReport(c: EvalCase, evals: Evaluated[]): CaseReport {
             },
           }
         : {}),
+      ...(e.argMatches ? { argumentMatches: e.argMatches } : {}),
     })),
   };
 }
@@ -144,6 +178,7 @@ export function buildReport(
   runs: readonly RunRecord[],
   now = Date.now(),
   judge?: ReportJudge,
+  argMatch?: ReportArgMatch,
 ): Report {
   const ids = new Set(suite.cases.map((c) => c.id));
   const unknown = new Set<string>();
@@ -177,6 +212,7 @@ export function buildReport(
         schemas: suite.schemas,
         clarification,
         ...(judge?.lookup ? { judge: judge.lookup } : {}),
+        ...(argMatch ? { argMatch: argMatch.lookup } : {}),
       };
       const evals: Evaluated[] = [];
       for (let rep = 1; rep <= repeats; rep++) {
@@ -199,6 +235,7 @@ export function buildReport(
       ]),
     );
     const gates = first.variant === 'core' ? checkGates(overall, suite.settings.gates) : [];
+    const counts = argCounts(items.flatMap((i) => i.evals));
     models.push({
       key,
       label: first.label,
@@ -212,6 +249,7 @@ export function buildReport(
       cases: items.map((i) => caseReport(i.case, i.evals)),
       gates,
       passed: gates.every((g) => g.status !== 'failed'),
+      ...(counts ? { argumentMatches: counts } : {}),
     });
   }
   models.sort((a, b) => a.key.localeCompare(b.key));
@@ -230,5 +268,6 @@ export function buildReport(
     unknownCases: [...unknown].sort(),
     passed: models.every((m) => m.passed),
     ...(judged ? { judge: judged } : {}),
+    ...(argMatch?.usage ? { argumentMatch: argMatch.usage } : {}),
   };
 }

@@ -9,6 +9,7 @@ import type { ToolDef } from '../model.js';
 import { parseCases } from './cases.js';
 import { evaluate, missing, type Evaluated, type Observation } from './evaluate.js';
 import { computeMetrics } from './score.js';
+import { argModesSelftest } from './selftest-args.js';
 import { judgeSelftest } from './selftest-judge.js';
 import type { CanonicalOutcome, Turn } from './types.js';
 
@@ -301,7 +302,7 @@ function observation(answers: (CanonicalOutcome | 'error')[], errorAfter: number
   };
 }
 
-export function runSelftest(): SelftestResult {
+export async function runSelftest(): Promise<SelftestResult> {
   const schemas = new SchemaCache();
   const out: SelftestResult = { passed: 0, failed: 0, lines: [] };
   const check = (name: string, problems: string[]) => {
@@ -356,5 +357,6 @@ export function runSelftest(): SelftestResult {
     );
   }
   judgeSelftest(TOOLS, schemas, check);
+  await argModesSelftest(schemas, check);
   return out;
 }

@@ -12,22 +12,21 @@ import { readToolFile } from '../check/registry.js';
 import { SchemaCache } from '../check/schema-cache.js';
 import type { ToolDef } from '../model.js';
 import { parseDuration } from '../util/duration.js';
+import { PROVIDERS, STREAMING_PROVIDERS } from './adapters/index.js';
 import { parseCases } from './cases.js';
+import { type SuiteFile, suiteSchema } from './suite-schema.js';
 import { paramsProblems } from './params.js';
+import { type SimilaritySettings, similarityProblems, toSimilaritySettings } from './similarity-settings.js';
 import { stateProblems } from './state-expected.js';
 import { loadStatefulTools, type StatefulTools } from './stateful.js';
-import { type ToolChoice, toolChoiceSchema, variantOf } from './tool-choice.js';
-import { DEFAULT_GATES, GATE_NAMES, type Gates } from './gates.js';
-import {
-  judgeSettingsSchema,
-  toJudgeSettings,
-  type EvalJudgeSettings,
-  type JudgeSettingsFile,
-} from './judge-settings.js';
+import { type ToolChoice, variantOf } from './tool-choice.js';
+import { DEFAULT_GATES, type Gates } from './gates.js';
+import { toJudgeSettings, type EvalJudgeSettings } from './judge-settings.js';
 import type { EvalCase, SkippedCase } from './types.js';
 
-export const PROVIDERS = ['openai', 'anthropic', 'openai-responses'] as const;
-export type ProviderKind = (typeof PROVIDERS)[number];
+export { PROVIDERS };
+/** A provider name the adapter registry knows (adapters/index.ts). */
+export type ProviderKind = string;
 
 export interface ModelSpec {
   provider: ProviderKind;
@@ -39,7 +38,7 @@ export interface ModelSpec {
   label: string;
   /** Request fields merged into every request body of this model (params.ts). */
   params?: Record<string, unknown>;
-  /** Stream the answer (chat completions): deltas assembled as the SDKs do, raw chunks recorded. */
+  /** Stream the answer (chat completions, Messages): deltas assembled as the SDKs do, raw chunks recorded. */
   stream?: boolean;
 }
 
@@ -61,6 +60,8 @@ export interface SuiteSettings {
   redact: { fields: string[]; patterns: string[] };
   /** suite.yaml `judge:` (one judge for every candidate). */
   judge?: EvalJudgeSettings;
+  /** suite.yaml `similarity:` (the `similar` argument match mode's embeddings). */
+  similarity?: SimilaritySettings;
   /** suite.yaml `tool_choice`: the forced-choice variants, reported apart. */
   toolChoices: Exclude<ToolChoice, 'auto'>[];
 }
@@ -90,94 +91,7 @@ export class SuiteError extends Error {
   }
 }
 
-const duration = { type: 'string', pattern: '^\\d+(\\.\\d+)?(ms|s|m|h|d)$' } as const;
-const rate = { type: ['number', 'null'], minimum: 0, maximum: 1 } as const;
-
-/** suite.yaml's schema (README, "A suite is a folder"). */
-export const suiteSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['dataset_version'],
-  properties: {
-    name: { type: 'string', minLength: 1 },
-    dataset_version: { type: ['string', 'number'] },
-    models: {
-      type: 'array',
-      default: [],
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['model'],
-        properties: {
-          provider: { enum: [...PROVIDERS], default: 'openai' },
-          model: { type: 'string', minLength: 1 },
-          base_url: { type: 'string', pattern: '^https?://' },
-          api_key_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-          label: { type: 'string', minLength: 1 },
-          params: { type: 'object' },
-          stream: { type: 'boolean' },
-        },
-      },
-    },
-    repeats: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
-    temperature: { type: 'number', minimum: 0, maximum: 2 },
-    max_tokens: { type: 'integer', minimum: 1 },
-    timeout: { ...duration, default: '60s' },
-    concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
-    max_turns: { type: 'integer', minimum: 1, maximum: 20, default: 4 },
-    max_retries: { type: 'integer', minimum: 0, maximum: 10, default: 3 },
-    max_retry_wait: { ...duration, default: '60s' },
-    clarification_pattern: { type: 'string', minLength: 1, default: '[?？]' },
-    gates: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        ...Object.fromEntries(GATE_NAMES.map((g) => [g, rate])),
-        max_drop_pp: { type: ['number', 'null'], minimum: 0, maximum: 100 },
-      },
-    },
-    redact: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: {
-        fields: { type: 'array', items: { type: 'string' }, default: [] },
-        patterns: { type: 'array', items: { type: 'string' }, default: [] },
-      },
-    },
-    judge: judgeSettingsSchema,
-    tool_choice: toolChoiceSchema,
-  },
-} as const;
-
-type SuiteFile = {
-  name?: string;
-  dataset_version: string | number;
-  models: {
-    provider: ProviderKind;
-    model: string;
-    base_url?: string;
-    api_key_env?: string;
-    label?: string;
-    api_key?: unknown;
-    params?: Record<string, unknown>;
-    stream?: boolean;
-  }[];
-  repeats: number;
-  temperature?: number;
-  max_tokens?: number;
-  timeout: string;
-  concurrency: number;
-  max_turns: number;
-  max_retries: number;
-  max_retry_wait: string;
-  clarification_pattern: string;
-  gates: Partial<Record<string, number | null>>;
-  redact: { fields: string[]; patterns: string[] };
-  judge?: JudgeSettingsFile;
-  tool_choice?: Exclude<ToolChoice, 'auto'>[];
-};
+export { suiteSchema };
 
 export function modelLabel(provider: string, model: string): string {
   return `${provider}/${model}`;
@@ -252,9 +166,9 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
   for (const [i, m] of f.models.entries())
     if (m.params) problems.push(...paramsProblems(m.params, `${file}: models[${i}].params`));
   for (const [i, m] of f.models.entries())
-    if (m.stream && m.provider !== 'openai')
+    if (m.stream && !STREAMING_PROVIDERS.includes(m.provider))
       problems.push(
-        `${file}: models[${i}].stream: streaming is implemented for the openai (chat completions) adapter only`,
+        `${file}: models[${i}].stream: streaming is implemented for ${STREAMING_PROVIDERS.join(', ')} only, not ${m.provider}`,
       );
   const gates: Gates = { ...DEFAULT_GATES };
   for (const [k, v] of Object.entries(f.gates)) gates[k as keyof Gates] = v ?? null;
@@ -274,6 +188,7 @@ function readSettings(file: string, problems: string[]): SuiteSettings | undefin
     gates,
     redact: { fields: f.redact.fields, patterns: f.redact.patterns },
     ...(f.judge ? { judge: toJudgeSettings(f.judge, (d) => parseDuration(d)!) } : {}),
+    ...(f.similarity ? { similarity: toSimilaritySettings(f.similarity, (d) => parseDuration(d)!) } : {}),
     toolChoices: f.tool_choice ?? [],
   };
 }
@@ -364,6 +279,7 @@ export function loadSuite(dir: string): Suite {
     }
   }
   problems.push(...stateProblems(parsed.cases, stateful, at('cases.jsonl')));
+  problems.push(...similarityProblems(parsed.cases, settings.similarity, at('cases.jsonl')));
   if (problems.length) throw new SuiteError(problems);
   return {
     ...(stateful ? { stateful } : {}),

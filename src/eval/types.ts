@@ -11,6 +11,8 @@ export interface CanonicalCall {
   name: string;
   /** The provider's raw value: a JSON string (chat completions) or an object (Messages tool_use input). */
   arguments: unknown;
+  /** Protocol data the call must carry back in the history (Gemini 3's `thoughtSignature`); never matched. */
+  meta?: Record<string, unknown>;
 }
 
 /**
@@ -40,8 +42,10 @@ export type Message =
   | { role: 'tool'; toolCallId: string; name?: string; content: string; isError?: boolean };
 
 /** How one argument value is compared: exact (deep equal, no coercion), soft (strings: case,
- * accents and spacing ignored), ignore (not compared). */
-export type ValueMode = 'exact' | 'soft' | 'ignore';
+ * accents and spacing ignored), ignore (not compared), judge (the eval judge decides whether the
+ * value means the same, with the user's request as context), similar (cosine similarity of the
+ * two strings' embeddings ≥ a threshold). judge and similar ask only when soft equality fails. */
+export type ValueMode = 'exact' | 'soft' | 'ignore' | 'judge' | 'similar';
 
 export interface Constraint {
   integer?: boolean;
@@ -57,7 +61,7 @@ export interface Constraint {
 /** What the arguments of one expected call must satisfy. */
 export interface ArgsSpec {
   /** Keys that must be present (unless their mode is ignore) and match. */
-  checks: { key: string; mode: ValueMode; value: unknown }[];
+  checks: { key: string; mode: ValueMode; value: unknown; threshold?: number }[];
   /** Keys that may be present; checked against `constraints` when they are. */
   optional: string[];
   constraints: Record<string, Constraint>;
@@ -167,6 +171,12 @@ export interface Usage {
   outputTokens: number;
 }
 
+/** A protocol's rewrite of the suite's tool definitions: each change as `tool: path: what`. */
+export interface AdapterTransform {
+  name: string;
+  changes: string[];
+}
+
 /** One model request of a conversation, as recorded. */
 export interface Turn {
   request: unknown;
@@ -174,6 +184,8 @@ export interface Turn {
   outcome: CanonicalOutcome;
   latencyMs: number;
   usage?: Usage;
+  /** How the adapter rewrote the tools for its protocol (Gemini's Schema subset), when it had to. */
+  transform?: AdapterTransform;
   /** What the runner answered to each call of this turn (multi-turn cases). */
   toolResults?: { callId: string | null; name: string; content: string; isError: boolean }[];
 }

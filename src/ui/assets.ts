@@ -102,10 +102,30 @@ svg .marker line{stroke:var(--fg);stroke-width:1;stroke-dasharray:3 2}svg .marke
 .legend .sw{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 td.trend{padding-top:9px;padding-bottom:5px}svg.spark{display:block;width:96px;height:22px}
 .scroll{overflow-x:auto}
+.p-new,.p-regressed{color:#fff;background:var(--invalid)}.p-open{color:var(--warn);background:var(--warn-bg)}
+.p-resolved{color:var(--valid);background:var(--valid-bg)}.p-muted{color:var(--unval);background:var(--unval-bg)}
+.o-execution{color:var(--warn);background:var(--warn-bg)}.o-_other{color:var(--unval);background:var(--unval-bg)}
+tr.pr-new td:first-child,tr.pr-regressed td:first-child{box-shadow:inset 3px 0 var(--invalid)}
+td.sig{max-width:420px;word-break:break-word}td.sig code{background:var(--code-bg);border-radius:3px;padding:0 4px}
+svg .change line{stroke-width:1.2;stroke-dasharray:4 2}svg .change text{stroke:none;font-size:9px;font-weight:600;font-family:system-ui,sans-serif}
+.k-tool_definition{stroke:var(--m6);fill:var(--m6);background:var(--m6)}.k-tool_set{stroke:var(--m4);fill:var(--m4);background:var(--m4)}
+.k-prompt{stroke:var(--m5);fill:var(--m5);background:var(--m5)}.k-model{background:var(--fg)}.k-provider{stroke:var(--m1);fill:var(--m1);background:var(--m1)}
+svg .change.k-tool_definition line{stroke:var(--m6)}svg .change.k-tool_set line{stroke:var(--m4)}svg .change.k-prompt line{stroke:var(--m5)}
+svg .change.k-model line{stroke:var(--fg)}svg .change.k-model text{fill:var(--fg)}svg .change.k-provider line{stroke:var(--m1)}
+.hide-tool_definition .k-tool_definition,.hide-tool_set .k-tool_set,.hide-prompt .k-prompt,.hide-model g.k-model,.hide-provider .k-provider{display:none}
+.marker-filter{margin-left:12px;font-weight:400;font-size:12px;color:var(--muted)}.marker-filter label{margin-left:8px;white-space:nowrap}
+.marker-filter .sw{display:inline-block;width:9px;height:9px;border-radius:2px;margin:0 3px 0 2px;vertical-align:-1px}
+pre.json{margin:0;padding:8px 10px;background:var(--bg);border:1px solid var(--line2);border-radius:6px;font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-all;max-height:480px;overflow:auto}
+pre.json .jk{color:var(--accent)}mark.hl{background:var(--invalid-bg);color:var(--invalid);outline:1px solid var(--invalid);border-radius:2px}.hl-why{color:var(--invalid);font-weight:600}
+header a.home{color:#fff}header .crumbs{color:#d0d7de;font-size:13px}header .crumbs span+span:before{content:"›";margin:0 8px;color:#8c959f}header .crumbs a{color:#fff}
+.pad{padding:12px 16px}.chart-box{max-width:760px}.pad>*+*{margin-top:8px}ul.plain{margin:0;padding:0 0 0 18px}ul.plain li+li{margin-top:4px}
+.examples{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:12px;padding:12px 16px}
+.example{border:1px solid var(--line2);border-radius:6px;padding:8px 10px;min-width:0}.example .meta{font-size:12px;color:var(--muted);margin-bottom:6px}
+.versions td{vertical-align:top}.diff{margin:0;padding:0 0 0 18px}.diff li{font-size:13px}.diff .add{color:var(--valid)}.diff .rem{color:var(--invalid)}
 @media (max-width:1000px){.cards{grid-template-columns:repeat(3,minmax(0,1fr))}.kv{grid-template-columns:repeat(2,minmax(0,1fr))}}
 `;
 
-/** Row filter, service picker and an opt-in auto-refresh (remembered in localStorage). */
+/** Row filter, service picker, change-marker filter and an opt-in auto-refresh (remembered in localStorage). */
 export const SCRIPT = `
 (() => {
   const filter = document.getElementById('filter');
@@ -114,10 +134,14 @@ export const SCRIPT = `
     const q = filter.value.trim().toLowerCase();
     for (const r of rows) r.hidden = q !== '' && !r.dataset.filter.includes(q);
   };
-  filter.addEventListener('input', apply);
+  if (filter) filter.addEventListener('input', apply);
   const service = document.getElementById('service');
-  service.addEventListener('change', () => service.form.submit());
+  if (service) service.addEventListener('change', () => service.form.submit());
+  // Change markers: each kind can be hidden on every chart of the page.
+  for (const box of document.querySelectorAll('input[data-marker-kind]'))
+    box.addEventListener('change', () => document.body.classList.toggle('hide-' + box.dataset.markerKind, !box.checked));
   const auto = document.getElementById('auto');
+  if (!auto) return;
   const KEY = 'toolwatch.autorefresh';
   let timer;
   const arm = () => {

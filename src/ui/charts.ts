@@ -40,6 +40,17 @@ interface Frame {
   n: number;
 }
 
+/** Where a chart plots, for what is drawn over it (change markers, src/ui/markers.ts). */
+export interface Plot {
+  buckets: readonly number[];
+  stepMs: number;
+  /** x of a moment `frac` (0–1) into bucket i. */
+  x: (i: number, frac: number) => number;
+  top: number;
+  bottom: number;
+  width: number;
+}
+
 const plotW = (f: Frame) => f.w - f.left - f.right;
 const plotH = (f: Frame) => f.h - f.top - f.bottom;
 const slot = (f: Frame) => plotW(f) / Math.max(1, f.n);
@@ -64,9 +75,17 @@ export function callsChart(
   s: Series,
   buckets: readonly number[],
   stepMs: number,
-  attrs: { chart: string; label: string },
+  attrs: { chart: string; label: string; overlay?: (p: Plot) => SafeHtml },
 ): SafeHtml {
   const f: Frame = { w: 360, h: 126, left: 30, right: 34, top: 8, bottom: 20, n: buckets.length };
+  const plot: Plot = {
+    buckets,
+    stepMs,
+    x: (i, fr) => xOf(f, i) + fr * slot(f),
+    top: 0,
+    bottom: f.h - f.bottom,
+    width: f.w,
+  };
   const maxCalls = Math.max(1, ...s.points.map((p) => p.total));
   const rateMax = rateCeiling(Math.max(0, ...s.points.map((p) => p.errorRate ?? 0)));
   const bw = Math.max(0.6, slot(f) * (f.n > 90 ? 1 : 0.8));
@@ -103,7 +122,7 @@ export function callsChart(
 <line class="grid" x1="${f.left}" x2="${f.w - f.right}" y1="${f.top}" y2="${f.top}"></line><line class="grid" x1="${f.left}" x2="${f.w - f.right}" y1="${r1(f.top + plotH(f) / 2)}" y2="${r1(f.top + plotH(f) / 2)}"></line><line class="base" x1="${f.left}" x2="${f.w - f.right}" y1="${f.h - f.bottom}" y2="${f.h - f.bottom}"></line>
 <text class="ax" x="${f.left - 4}" y="${f.top + 4}" text-anchor="end">${maxCalls}</text><text class="ax" x="${f.left - 4}" y="${f.h - f.bottom}" text-anchor="end">0</text>
 <text class="ax rate" x="${f.w - f.right + 4}" y="${f.top + 4}">${Math.round(rateMax * 100)}%</text><text class="ax rate" x="${f.w - f.right + 4}" y="${f.h - f.bottom}">0%</text>
-<g class="bars">${bars}</g>${lines}${timeAxis(f, buckets, stepMs)}</svg>`;
+<g class="bars">${bars}</g>${lines}${attrs.overlay?.(plot) ?? ''}${timeAxis(f, buckets, stepMs)}</svg>`;
 }
 
 /** A small bar sparkline of one tool's calls per bucket, failures red; the counts in data-calls / data-failures. */
@@ -142,10 +161,18 @@ export function sharesChart(
   stepMs: number,
   parts: readonly SharePart[],
   valueAt: (bucket: number, key: string) => number,
-  attrs: { chart: string; label: string; markers?: readonly ModelChange[] },
+  attrs: { chart: string; label: string; markers?: readonly ModelChange[]; overlay?: (p: Plot) => SafeHtml },
 ): SafeHtml {
   // Room above the plot for the markers' labels.
   const f: Frame = { w: 360, h: 118, left: 30, right: 8, top: 16, bottom: 20, n: buckets.length };
+  const plot: Plot = {
+    buckets,
+    stepMs,
+    x: (i, fr) => xOf(f, i) + fr * slot(f),
+    top: 0,
+    bottom: f.h - f.bottom,
+    width: f.w,
+  };
   const bw = Math.max(0.6, slot(f) * (f.n > 90 ? 1 : 0.8));
   const cols = buckets.map((t, i) => {
     const values = parts.map((p) => valueAt(i, p.key));
@@ -173,11 +200,11 @@ export function sharesChart(
     if (i < 0) return '';
     const x = xOf(f, i) + ((m.minute - buckets[i]!) / stepMs) * slot(f);
     const anchor = x > f.w * 0.66 ? 'end' : 'start';
-    return html`<g class="marker" data-model="${m.model}" data-minute="${iso(m.minute)}"><title>${m.model}: first call ${bucketLabel(m.minute, 60_000)} UTC (before: ${m.before.join(', ')})</title><line x1="${r1(x)}" x2="${r1(x)}" y1="${f.top - 12}" y2="${f.h - f.bottom}"></line><text x="${r1(anchor === 'end' ? x - 3 : x + 3)}" y="${f.top - 5}" text-anchor="${anchor}">→ ${m.model}</text></g>`;
+    return html`<g class="marker k-model" data-model="${m.model}" data-minute="${iso(m.minute)}"><title>${m.model}: first call ${bucketLabel(m.minute, 60_000)} UTC (before: ${m.before.join(', ')})</title><line x1="${r1(x)}" x2="${r1(x)}" y1="${f.top - 12}" y2="${f.h - f.bottom}"></line><text x="${r1(anchor === 'end' ? x - 3 : x + 3)}" y="${f.top - 5}" text-anchor="${anchor}">→ ${m.model}</text></g>`;
   });
   return html`<svg class="chart" data-chart="${attrs.chart}" data-keys="${JSON.stringify(parts.map((p) => p.key))}" viewBox="0 0 ${f.w} ${f.h}" role="img" aria-label="${attrs.label}">
 <line class="base" x1="${f.left}" x2="${f.w - f.right}" y1="${f.h - f.bottom}" y2="${f.h - f.bottom}"></line><text class="ax" x="${f.left - 4}" y="${f.top + 4}" text-anchor="end">100%</text><text class="ax" x="${f.left - 4}" y="${f.h - f.bottom}" text-anchor="end">0</text>
-<g class="bars">${cols}</g>${markers}${timeAxis(f, buckets, stepMs)}</svg>`;
+<g class="bars">${cols}</g>${markers}${attrs.overlay?.(plot) ?? ''}${timeAxis(f, buckets, stepMs)}</svg>`;
 }
 
 /** The outcome classes the page's style sheet colours. */

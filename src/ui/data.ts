@@ -2,8 +2,11 @@
  * What the built-in page shows, read through the same query modules the JSON API calls (src/queries/):
  * toolStats (GET /api/stats), failuresPage (GET /api/failures), alertsSnapshot (GET /api/alerts),
  * judgeSummary (GET /api/judge), instrumentationReport (GET /api/instrumentation), pageTrends (the
- * call series) and modelComparison (GET /api/stats?by=model). No query logic of its own.
+ * call series), modelComparison (GET /api/stats?by=model), problemsOverview (as GET /api/problems)
+ * and changesList (GET /api/changes). No query logic of its own.
  */
+import { changesList } from '../queries/changes.js';
+import { problemsOverview, type ListedProblemView } from '../queries/problems.js';
 import { alertsSnapshot } from '../queries/alerts.js';
 import { failuresPage } from '../queries/failures.js';
 import { judgeSummary } from '../queries/judge.js';
@@ -19,6 +22,12 @@ import type { StoredFailure } from '../store/store.js';
 export const PAGE_FAILURES = 50;
 /** The judge runs hourly: its summary covers the same default window as GET /api/judge. */
 export const JUDGE_WINDOW = '7d';
+/** Problems listed on the page (new and regressed first); the rest are in /api/problems. */
+export const PAGE_PROBLEMS = 20;
+/** Change events marked on the trend charts. */
+export const PAGE_CHANGES = 200;
+
+export type PageChange = Awaited<ReturnType<typeof changesList>>['changes'][number];
 
 export interface PageData {
   nowMs: number;
@@ -46,6 +55,10 @@ export interface PageData {
   trends: Trends;
   /** Models side by side (as GET /api/stats?by=model). */
   models: ModelComparison;
+  /** Problems seen in the window, new and regressed first (as GET /api/problems). */
+  problems: ListedProblemView[];
+  /** Change events in the window, newest first (as GET /api/changes): the trend charts' markers. */
+  changes: PageChange[];
 }
 
 const byConcern = (a: ToolStats, b: ToolStats): number =>
@@ -62,7 +75,7 @@ export async function loadPageData(
   const service = q.service || undefined;
   const judgeOn = src.judge?.config.enabled ? src.judge : undefined;
   // Not filtered by `service`, so the service list stays complete; the filter applies below (a handful of rows).
-  const [stats, trends, alerts, judge, models] = await Promise.all([
+  const [stats, trends, alerts, judge, models, problems, changes] = await Promise.all([
     toolStats(src, { windowMs: q.windowMs, nowMs }),
     pageTrends(src, { nowMs, windowMs: q.windowMs, ...(service ? { service } : {}) }),
     src.alerting ? alertsSnapshot(src) : Promise.resolve(undefined),
@@ -73,6 +86,8 @@ export async function loadPageData(
         )
       : Promise.resolve(undefined),
     modelComparison(src, { windowMs: q.windowMs, nowMs, ...(service ? { service } : {}) }),
+    problemsOverview(src, { sinceMs: nowMs - q.windowMs, limit: PAGE_PROBLEMS, ...(service ? { service } : {}) }),
+    changesList(src, { sinceMs: nowMs - q.windowMs, limit: PAGE_CHANGES, ...(service ? { service } : {}) }),
   ]);
   const failures = (
     await failuresPage(src, { sinceMs: stats.sinceMs, limit: PAGE_FAILURES, ...(service ? { service } : {}) })
@@ -101,5 +116,7 @@ export async function loadPageData(
     instrumentation: instrumentationReport(src, service ? { service } : {}),
     trends,
     models,
+    problems,
+    changes: changes.changes,
   };
 }

@@ -4,22 +4,20 @@
  */
 import type { CoverageRow } from '../instrumentation/coverage.js';
 import type { ToolStats } from '../queries/stats.js';
-import { FAILURE_OUTCOMES, OUTCOMES, UNKNOWN_TOOL, UNNAMED_TOOL, type OutcomeName } from '../model.js';
+import { FAILURE_OUTCOMES, OUTCOMES, UNKNOWN_TOOL, UNNAMED_TOOL } from '../model.js';
 import type { StoredFailure } from '../store/store.js';
-import { STYLE, SCRIPT } from './assets.js';
 import { sparkline } from './charts.js';
 import { PAGE_FAILURES, type PageData } from './data.js';
+import { fmtInt, fmtIso, fmtNum, fmtRate, fmtTime, HIGH_RATE, outcomeBadge, rateClass, WARN_RATE } from './format.js';
 import { href, html, raw, truncate, type SafeHtml } from './html.js';
+import { documentShell } from './layout.js';
+import { problemsSection, toolHref } from './problems.js';
 import { trendsSection } from './trends.js';
 import { isoTime } from '../util/iso-time.js';
 import { modelsSection } from './models.js';
 
 /** Windows offered as links (any `?window=` duration works). */
 export const WINDOWS = ['15m', '1h', '24h'] as const;
-/** Error rates from here on are highlighted (amber, red). */
-export const WARN_RATE = 0.05;
-export const HIGH_RATE = 0.2;
-
 /** Instrumentation rows and keys per row shown (all of them in /api/instrumentation). */
 export const SCOPES_SHOWN = 50;
 export const KEYS_SHOWN = 6;
@@ -27,42 +25,10 @@ const ARGS_SHOWN = 160;
 const ERRORS_SHOWN = 3;
 const TITLE_MAX = 2000;
 
-/** A tiny inline icon (a data: URL, allowed by img-src), so the browser does not ask for /favicon.ico. */
-const FAVICON =
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Ccircle cx='8' cy='8' r='7' fill='%231a7f37'/%3E%3C/svg%3E";
-
-// Constants of this code base (not data): inserted as they are.
-const STYLE_HTML = raw(STYLE);
-const SCRIPT_HTML = raw(SCRIPT);
-
-const fmtInt = (n: number): string => n.toLocaleString('en-US');
-
-export function fmtRate(r: number | null): string {
-  if (r === null) return '—';
-  if (r > 0 && r < 0.001) return '<0.1%';
-  return `${(r * 100).toFixed(r >= 0.995 || r === 0 ? 0 : 1)}%`;
-}
-
-const rateClass = (r: number | null): string =>
-  r === null ? '' : r >= HIGH_RATE ? 'r-high' : r >= WARN_RATE ? 'r-warn' : 'r-ok';
-
-/** '05-14 09:03:27' (UTC); the full time is in the title. */
-function fmtTime(ms: number): SafeHtml {
-  const iso = isoTime(ms);
-  if (iso === null) return html`<span class="nowrap mono">—</span>`;
-  return html`<span class="nowrap mono" title="${iso}">${iso.slice(5, 10)} ${iso.slice(11, 19)}</span>`;
-}
-
-function fmtIso(iso: string | null): SafeHtml | string {
-  return iso ? fmtTime(Date.parse(iso)) : '—';
-}
-
 function rateCell(r: number | null): SafeHtml {
   const step = r === null ? 0 : Math.min(20, Math.round(r * 20));
   return html`<div class="rate ${rateClass(r)}"><b>${fmtRate(r)}</b><span class="bar bar-${step}"><i></i></span></div>`;
 }
-
-const outcomeBadge = (o: OutcomeName): SafeHtml => html`<span class="badge o-${o}">${o}</span>`;
 
 function header(d: PageData): SafeHtml {
   const windows = WINDOWS.map(
@@ -107,11 +73,11 @@ function summaryCards(d: PageData): SafeHtml {
 </div>`;
 }
 
-function toolCell(tool: string): SafeHtml {
+function toolCell(d: PageData, service: string, tool: string): SafeHtml {
   if (tool === UNKNOWN_TOOL) return html`<span class="muted">${tool}</span><span class="tag">names not offered</span>`;
   if (tool === UNNAMED_TOOL)
     return html`<span class="muted">${tool}</span><span class="tag">no name in the span</span>`;
-  return html`<code>${tool}</code>`;
+  return html`<a href="${toolHref(service, tool, d.window)}"><code>${tool}</code></a>`;
 }
 
 function toolRow(d: PageData, t: ToolStats, spark: SafeHtml): SafeHtml {
@@ -119,7 +85,7 @@ function toolRow(d: PageData, t: ToolStats, spark: SafeHtml): SafeHtml {
   const link = href('/api/failures', { service: t.service, tool: t.tool, since: d.window });
   return html`<tr class="${rateClass(t.errorRate)}" data-filter="${`${t.service} ${t.tool}`.toLowerCase()}">
   <td>${t.service}</td>
-  <td>${toolCell(t.tool)}</td>
+  <td>${toolCell(d, t.service, t.tool)}</td>
   ${OUTCOMES.map((o) => html`<td class="n${t.counts[o] === 0 ? ' zero' : ''}">${fmtInt(t.counts[o])}</td>`)}
   <td class="n">${fmtInt(t.checked)}</td>
   <td class="n">${rateCell(t.errorRate)}</td>
@@ -237,10 +203,6 @@ function alertsSection(d: PageData): SafeHtml {
   return html`<section id="alerts-section"><h2>Alerts <small>${a.rules.length} rule${a.rules.length === 1 ? '' : 's'}</small>${link}</h2>${body}${outbox}</section>`;
 }
 
-function fmtNum(v: number): string {
-  return Number.isInteger(v) ? fmtInt(v) : v < 1 && v > -1 ? v.toFixed(3) : v.toFixed(2);
-}
-
 function judgeSection(d: PageData): SafeHtml | '' {
   const j = d.judge;
   if (!j) return '';
@@ -344,30 +306,18 @@ function instrumentationSection(d: PageData): SafeHtml {
 
 /** The whole document; `nonce` must match the response's Content-Security-Policy. */
 export function renderPage(d: PageData, nonce: string): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>toolwatch${d.service ? html` · ${d.service}` : ''} · ${d.window}</title>
-<link rel="icon" href="${FAVICON}">
-<style nonce="${nonce}">${STYLE_HTML}</style>
-</head>
-<body>
-${header(d)}
-<main>
-${summaryCards(d)}
+  return documentShell({
+    title: `toolwatch${d.service ? ` · ${d.service}` : ''} · ${d.window}`,
+    nonce,
+    header: header(d),
+    main: html`${summaryCards(d)}
+${problemsSection(d)}
 ${alertsSection(d)}
 ${trendsSection(d)}
 ${modelsSection(d)}
 ${toolsSection(d)}
 ${failuresSection(d)}
 ${instrumentationSection(d)}
-${judgeSection(d)}
-</main>
-<script nonce="${nonce}">${SCRIPT_HTML}</script>
-</body>
-</html>
-`.value;
+${judgeSection(d)}`,
+  });
 }

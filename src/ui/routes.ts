@@ -1,5 +1,6 @@
 /**
- * GET / — the built-in page. Strict headers on every answer of this route: a CSP that allows only
+ * GET / — the built-in page; GET /problems/:id — a problem's view; GET /tools/:service/:tool — a
+ * tool's view. Strict headers on every answer of this route: a CSP that allows only
  * this response's inline style and script (by nonce) and data: images, nosniff, no referrer, no caching.
  */
 import { randomBytes } from 'node:crypto';
@@ -8,6 +9,9 @@ import { durationMs, durationSchema } from '../util/duration.js';
 import type { ReaderFor } from '../api/reader-for.js';
 import { loadPageData } from './data.js';
 import { renderPage } from './page.js';
+import { renderProblemPage } from './problem-page.js';
+import { loadProblemPage, loadToolPage } from './subpage-data.js';
+import { renderToolPage } from './tool-page.js';
 
 /** Longest window the page accepts (the store keeps store.retention_days anyway). */
 const MAX_WINDOW_MS = 90 * 86_400_000;
@@ -33,6 +37,77 @@ export async function uiRoutes(app: FastifyInstance, opts: { read: ReaderFor }):
     reply.header('referrer-policy', 'no-referrer');
     reply.header('cache-control', 'no-store');
   });
+
+  const windowOf = (w: string | undefined): { window: string; windowMs: number } | undefined => {
+    const window = w ?? '1h';
+    const windowMs = durationMs(window);
+    return windowMs > MAX_WINDOW_MS ? undefined : { window, windowMs };
+  };
+  const tooLong = { error: 'Bad Request', message: 'querystring/window must be at most 90d' };
+  const notFound = (message: string) => ({ error: 'Not Found', message });
+  const query = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      window: { ...durationSchema, default: '1h' },
+      service: { type: 'string', maxLength: 200 },
+    },
+  } as const;
+
+  app.get<{ Params: { id: string }; Querystring: { window?: string; service?: string } }>(
+    '/problems/:id',
+    {
+      schema: {
+        params: {
+          type: 'object',
+          properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+          required: ['id'],
+        },
+        querystring: query,
+      },
+    },
+    async (req, reply) => {
+      const w = windowOf(req.query.window);
+      if (!w) return reply.code(400).send(tooLong);
+      const data = await loadProblemPage(opts.read(req), {
+        id: req.params.id,
+        window: w.window,
+        ...(req.query.service ? { service: req.query.service } : {}),
+      });
+      if (data === 'none') return reply.code(404).send(notFound('no such problem'));
+      if (data === 'ambiguous')
+        return reply
+          .code(400)
+          .send({ error: 'Bad Request', message: 'this id exists in several services: name one with service' });
+      const nonce = (req as { cspNonce?: string }).cspNonce!;
+      return reply.type('text/html; charset=utf-8').send(renderProblemPage(data, nonce));
+    },
+  );
+
+  app.get<{ Params: { service: string; tool: string }; Querystring: { window?: string } }>(
+    '/tools/:service/:tool',
+    {
+      schema: {
+        params: {
+          type: 'object',
+          properties: { service: { type: 'string', maxLength: 200 }, tool: { type: 'string', maxLength: 1000 } },
+          required: ['service', 'tool'],
+        },
+        querystring: { ...query, properties: { window: query.properties.window } },
+      },
+    },
+    async (req, reply) => {
+      const w = windowOf(req.query.window);
+      if (!w) return reply.code(400).send(tooLong);
+      const data = await loadToolPage(opts.read(req), { ...req.params, ...w });
+      if (!data)
+        return reply
+          .code(404)
+          .send(notFound(`no calls, problems or definitions of ${req.params.tool} in ${req.params.service}`));
+      const nonce = (req as { cspNonce?: string }).cspNonce!;
+      return reply.type('text/html; charset=utf-8').send(renderToolPage(data, nonce));
+    },
+  );
 
   app.get<{ Querystring: { window?: string; service?: string } }>(
     '/',

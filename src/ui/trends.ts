@@ -9,6 +9,7 @@ import type { Trends } from '../queries/trends.js';
 import { callsChart, driftChart, OUTCOME_PARTS, pctText, type SharePart, sharesChart } from './charts.js';
 import type { PageData } from './data.js';
 import { html, type SafeHtml } from './html.js';
+import { type ChangeMark, markerFilter, markerLines } from './markers.js';
 
 /** Services drawn (most calls first); the others are one click away through the service filter. */
 export const MAX_SERVICES = 12;
@@ -17,12 +18,18 @@ const MODEL_COLOURS = 8;
 
 const stepName = (stepMs: number) => (stepMs >= DAY ? 'per day' : stepMs >= HOUR ? 'per hour' : 'per minute');
 
-function serviceCards(t: Trends): SafeHtml {
+/** Change markers (GET /api/changes) over a chart: a service's, or every shown service's when undefined. */
+const overlayOf = (changes: readonly ChangeMark[], service?: string) => {
+  const mine = service === undefined ? changes : changes.filter((c) => c.service === service);
+  return mine.length ? { overlay: (p: Parameters<typeof markerLines>[1]) => markerLines(mine, p) } : {};
+};
+
+function serviceCards(t: Trends, changes: readonly ChangeMark[]): SafeHtml {
   const shown = t.services.slice(0, MAX_SERVICES);
   const more = t.services.length - shown.length;
   return html`<div class="charts">${shown.map((s) => {
     const name = s.key.service ?? '';
-    return html`<figure class="chart-card" data-service="${name}"><figcaption><b>${name}</b><span>${s.sum.total.toLocaleString('en-US')} calls · ${s.sum.failed.toLocaleString('en-US')} failed · error rate ${pctText(s.sum.errorRate)}</span></figcaption>${callsChart(s, t.buckets, t.stepMs, { chart: 'service', label: `${name}: calls and error rate` })}</figure>`;
+    return html`<figure class="chart-card" data-service="${name}"><figcaption><b>${name}</b><span>${s.sum.total.toLocaleString('en-US')} calls · ${s.sum.failed.toLocaleString('en-US')} failed · error rate ${pctText(s.sum.errorRate)}</span></figcaption>${callsChart(s, t.buckets, t.stepMs, { chart: 'service', label: `${name}: calls and error rate`, ...overlayOf(changes, name) })}</figure>`;
   })}</div>${more > 0 ? html`<div class="foot">${more} more service${more === 1 ? '' : 's'} with fewer calls: pick one with the service filter.</div>` : ''}`;
 }
 
@@ -30,27 +37,29 @@ function legend(parts: readonly { key: string; cls: string }[]): SafeHtml {
   return html`<div class="legend">${parts.map((p) => html`<span><i class="sw ${p.cls}"></i>${p.key}</span>`)}</div>`;
 }
 
-function outcomeCard(t: Trends): SafeHtml | '' {
+function outcomeCard(t: Trends, changes: readonly ChangeMark[]): SafeHtml | '' {
   const o = t.outcomes;
   if (!o) return '';
   return html`<figure class="chart-card wide" data-chart-card="outcomes"><figcaption><b>Outcome mix</b><span>share of calls by outcome, ${stepName(t.stepMs)}</span></figcaption>
-${sharesChart(t.buckets, t.stepMs, OUTCOME_PARTS, (i, k) => o.points[i]!.counts[k as OutcomeName], { chart: 'outcomes', label: 'outcome mix over time' })}
+${sharesChart(t.buckets, t.stepMs, OUTCOME_PARTS, (i, k) => o.points[i]!.counts[k as OutcomeName], { chart: 'outcomes', label: 'outcome mix over time', ...overlayOf(changes) })}
 ${legend(OUTCOME_PARTS)}</figure>`;
 }
 
-function modelCards(t: Trends): SafeHtml {
+function modelCards(t: Trends, changes: readonly ChangeMark[]): SafeHtml {
   const byService = new Map<string, Series[]>();
   for (const m of t.models) byService.set(m.key.service!, [...(byService.get(m.key.service!) ?? []), m]);
   const services = t.services.slice(0, MAX_SERVICES).map((s) => s.key.service!);
   return html`${services.map((service) => {
     const models = byService.get(service) ?? [];
     const parts: SharePart[] = models.map((m, i) => ({ key: m.key.model!, cls: `m${Math.min(i, MODEL_COLOURS - 1)}` }));
-    const changes = t.modelChanges.filter((c) => c.service === service);
-    const note = changes.length
-      ? html` · model changed: ${changes.map((c) => html`<b>${c.model}</b> from ${new Date(c.minute).toISOString().slice(11, 16)}`)}`
+    const modelMarks = t.modelChanges.filter((c) => c.service === service);
+    // The model mix marks its model changes itself; the other kinds of change join them.
+    const others = changes.filter((c) => c.kind !== 'model');
+    const note = modelMarks.length
+      ? html` · model changed: ${modelMarks.map((c) => html`<b>${c.model}</b> from ${new Date(c.minute).toISOString().slice(11, 16)}`)}`
       : '';
     return html`<figure class="chart-card" data-chart-card="models" data-service="${service}"><figcaption><b>${service}</b><span>model mix${note}</span></figcaption>
-${sharesChart(t.buckets, t.stepMs, parts, (i, k) => models.find((m) => m.key.model === k)!.points[i]!.total, { chart: 'models', label: `${service}: model mix over time`, markers: changes })}
+${sharesChart(t.buckets, t.stepMs, parts, (i, k) => models.find((m) => m.key.model === k)!.points[i]!.total, { chart: 'models', label: `${service}: model mix over time`, markers: modelMarks, ...overlayOf(others, service) })}
 ${legend(parts)}</figure>`;
   })}`;
 }
@@ -83,9 +92,10 @@ function driftCards(t: Trends): SafeHtml | '' {
 
 export function trendsSection(d: PageData): SafeHtml {
   const t = d.trends;
+  const filter = d.changes.length ? markerFilter() : '';
   const body = t.services.length
-    ? html`<h3>Calls and error rate <small>bars: calls (failed part red) · line: error rate (right axis)</small></h3>${serviceCards(t)}
-<h3>Outcomes and models</h3><div class="charts">${outcomeCard(t)}${modelCards(t)}</div>${driftCards(t)}`
+    ? html`<h3>Calls and error rate <small>bars: calls (failed part red) · line: error rate (right axis) · dashed: changes</small>${filter}</h3>${serviceCards(t, d.changes)}
+<h3>Outcomes and models</h3><div class="charts">${outcomeCard(t, d.changes)}${modelCards(t, d.changes)}</div>${driftCards(t)}`
     : html`<div class="empty">No tool calls in the last ${d.window}${d.service ? html` for <b>${d.service}</b>` : ''}.</div>${driftCards(t)}`;
   return html`<section id="trends-section"><h2>Trends <small>last ${d.window} · ${stepName(t.stepMs)} (UTC)</small></h2>${body}</section>`;
 }

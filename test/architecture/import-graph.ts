@@ -28,7 +28,7 @@ export const LAYERS: readonly { name: string; rooms: readonly string[] }[] = [
   { name: 'edges', rooms: ['sources', 'api', 'ui', 'server'] },
   {
     name: 'composition',
-    rooms: ['config.ts', 'config-check.ts', 'kinds.ts', 'services.ts', 'app.ts', 'main.ts', 'cli.ts'],
+    rooms: ['config.ts', 'config-check.ts', 'kinds.ts', 'services.ts', 'app.ts', 'main.ts', 'cli.ts', 'demo'],
   },
 ];
 

@@ -31,6 +31,7 @@ const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const PROBLEM = '0123456789abcdef';
 /** A tool no one has sent: its view is a 404 for every token that may read. */
 const TOOL = '/api/tools/svc/weather';
+const TOOL_PAGE = '/tools/svc/weather';
 const ENDPOINTS: Endpoint[] = [
   {
     method: 'POST',
@@ -65,6 +66,9 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', url: `/api/problems/${PROBLEM}/reopen`, scope: 'admin', ok: 404, body: {} },
   { method: 'GET', url: '/api/changes', scope: 'read', ok: 200 },
   { method: 'GET', url: TOOL, scope: 'read', ok: 404 },
+  // The page's own views of a problem and a tool (HTML).
+  { method: 'GET', url: `/problems/${PROBLEM}`, scope: 'read', ok: 404 },
+  { method: 'GET', url: TOOL_PAGE, scope: 'read', ok: 404 },
   // Agents report their users' feedback with the token they export spans with.
   {
     method: 'POST',
@@ -122,7 +126,11 @@ describe('every endpoint × every kind of token', () => {
       expect(
         tw.app.hasRoute({
           method: e.method,
-          url: e.url.replace(TRACE, ':traceId').replace(PROBLEM, ':id').replace(TOOL, '/api/tools/:service/:tool'),
+          url: e.url
+            .replace(TRACE, ':traceId')
+            .replace(PROBLEM, ':id')
+            .replace(TOOL, '/api/tools/:service/:tool')
+            .replace(TOOL_PAGE, '/tools/:service/:tool'),
         }),
         `${e.method} ${e.url}`,
       ).toBe(true);

@@ -297,7 +297,7 @@ describe('bad case lines: file:line and what is wrong', () => {
           match_mode: { sku: 'fuzzy' },
         },
       ],
-      'match_mode.sku: must be exact, soft or ignore',
+      'match_mode.sku: must be one of exact, soft, ignore, judge, similar or {similar: threshold}',
     ],
     [
       'expected args break the schema',

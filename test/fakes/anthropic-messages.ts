@@ -60,6 +60,10 @@ export function messagesProtocol(apiKey?: string): Protocol {
           .end(JSON.stringify({ type: 'error', error: { type, message: reply.message ?? `status ${reply.status}` } }));
         return;
       }
+      if (body.stream === true) {
+        streamReply(reply, body, n, res);
+        return;
+      }
       let content: Record<string, unknown>[];
       let stop = 'end_turn';
       if ('calls' in reply) {
@@ -92,6 +96,80 @@ export function messagesProtocol(apiKey?: string): Protocol {
       );
     },
   };
+}
+
+/**
+ * `stream: true`: server-sent events as Anthropic sends them — `message_start` (the message with
+ * empty content and the input usage), a `ping`, per block `content_block_start` (text with "", a
+ * tool_use with input {}), `content_block_delta` (text_delta pieces; input_json_delta pieces of the
+ * arguments, the first one empty), `content_block_stop`, then `message_delta` (stop_reason, output
+ * usage) and `message_stop`. A `cut` reply drops the connection halfway through the arguments; a
+ * `streamError` reply sends `event: error` there and ends the stream.
+ */
+function streamReply(
+  reply: Exclude<Reply, 'hang' | { status: number } | { body: unknown }>,
+  body: Record<string, unknown>,
+  n: number,
+  res: ServerResponse,
+): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${n}` });
+  const send = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  send('message_start', {
+    message: {
+      id: `msg_${n}`,
+      type: 'message',
+      role: 'assistant',
+      model: typeof body.model === 'string' ? body.model : 'fake',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 200, output_tokens: 1 },
+    },
+  });
+  send('ping', {});
+  let index = 0;
+  const textBlock = (t: string) => {
+    send('content_block_start', { index, content_block: { type: 'text', text: '' } });
+    for (const piece of t.match(/.{1,5}/gs) ?? [])
+      send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+    send('content_block_stop', { index });
+    index++;
+  };
+  let stop = 'end_turn';
+  if ('calls' in reply) {
+    if (reply.text) textBlock(reply.text);
+    for (const [i, c] of reply.calls.entries()) {
+      const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+      const half = Math.ceil(args.length / 2);
+      send('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: c.id ?? `toolu_${n}_${i + 1}`, name: c.name, input: {} },
+      });
+      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
+      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.slice(0, half) } });
+      if (reply.streamError) {
+        send('error', { error: reply.streamError });
+        res.end();
+        return;
+      }
+      if (reply.cut) {
+        // Once what was written has left: the connection drops, no message_stop.
+        res.write('', () => res.destroy());
+        return;
+      }
+      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args.slice(half) } });
+      send('content_block_stop', { index });
+      index++;
+    }
+    stop = 'tool_use';
+  } else if ('refusal' in reply) {
+    if (reply.refusal) textBlock(reply.refusal);
+    stop = 'refusal';
+  } else textBlock(reply.text);
+  send('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 30 } });
+  send('message_stop', {});
+  res.end();
 }
 
 /** Base URL without /v1, as the Anthropic SDK expects (toolwatch strips a trailing /v1 too). */

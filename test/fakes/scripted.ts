@@ -9,14 +9,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 export type ScriptedCall = { name: string; arguments: unknown; id?: string };
 
 export type Reply =
-  /** `cut`: when streaming, the connection drops halfway through the arguments. */
-  | { calls: ScriptedCall[]; text?: string; cut?: boolean }
+  /**
+   * When streaming: `cut` drops the connection halfway through the arguments; `streamError` sends
+   * the protocol's error event there instead (Anthropic's `event: error`).
+   */
+  | { calls: ScriptedCall[]; text?: string; cut?: boolean; streamError?: { type: string; message: string } }
   | { text: string }
   | { refusal: string }
   /** An HTTP error in the protocol's error format. */
   | { status: number; headers?: Record<string, string>; message?: string }
   /** Never answer (the client's timeout must fire). */
-  | 'hang';
+  | 'hang'
+  /** A 200 answer with exactly this JSON body (a protocol's own shapes the other replies do not cover). */
+  | { body: unknown };
 
 export const call = (name: string, args: unknown, id?: string): Reply => ({
   calls: [{ name, arguments: args, ...(id ? { id } : {}) }],
@@ -67,13 +72,19 @@ export interface FakeServer {
 }
 
 export interface Protocol {
-  path: string;
+  /** The route; a pattern when the path carries a parameter (Gemini's model). */
+  path: string | RegExp;
   /** The last user text of a request body. */
   key(body: Record<string, unknown>): string;
   turn(body: Record<string, unknown>): number;
   /** Headers problem → an error reply before the script runs (auth, version). */
   check(headers: IncomingMessage['headers']): Reply | undefined;
-  render(reply: Exclude<Reply, 'hang'>, body: Record<string, unknown>, n: number, res: ServerResponse): void;
+  render(
+    reply: Exclude<Reply, 'hang' | { body: unknown }>,
+    body: Record<string, unknown>,
+    n: number,
+    res: ServerResponse,
+  ): void;
 }
 
 /** A server on 127.0.0.1 and a free port speaking `protocol`, answering from `script`. */
@@ -103,7 +114,8 @@ export async function startScripted(
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       if (other?.(req, res)) return;
-      if (req.method !== 'POST' || req.url !== protocol.path) {
+      const routed = typeof protocol.path === 'string' ? req.url === protocol.path : protocol.path.test(req.url ?? '');
+      if (req.method !== 'POST' || !routed) {
         protocol.render({ status: 404, message: `no route ${req.method} ${req.url}` }, {}, 0, res);
         return;
       }
@@ -115,9 +127,9 @@ export async function startScripted(
         return;
       }
       const key = protocol.key(body);
-      received.push({ path: req.url, headers: req.headers, body, raw, key, atMs: Date.now() });
+      received.push({ path: req.url ?? '', headers: req.headers, body, raw, key, atMs: Date.now() });
       const refused = protocol.check(req.headers);
-      if (refused && refused !== 'hang') {
+      if (refused && refused !== 'hang' && !('body' in refused)) {
         protocol.render(refused, body, received.length, res);
         return;
       }
@@ -125,6 +137,10 @@ export async function startScripted(
       perKey.set(key, nth);
       const reply = fake.script({ body, key, nth, turn: protocol.turn(body) });
       if (reply === 'hang') return;
+      if ('body' in reply) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
+        return;
+      }
       protocol.render(reply, body, received.length, res);
     });
   });

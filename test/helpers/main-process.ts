@@ -14,11 +14,15 @@ export interface BuiltMain {
   remove(): void;
 }
 
-export async function buildMain(): Promise<BuiltMain> {
+/**
+ * `entry`: src/main.ts by default, or another module that starts itself (its file is still main.js).
+ * Not src/cli.ts: bundled with main.ts, main.ts's own entry check would start the service as well.
+ */
+export async function buildMain(entry = 'src/main.ts'): Promise<BuiltMain> {
   const out = path.join(process.cwd(), '.test-build', `main-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(out, { recursive: true });
   await build({
-    entryPoints: { main: 'src/main.ts' },
+    entryPoints: { main: entry },
     bundle: true,
     format: 'esm',
     platform: 'node',

@@ -160,7 +160,7 @@ describe('GET / (app.inject)', () => {
     const svgs = tags.filter((t) => /^<svg\b/i.test(t));
     expect(svgs.length).toBeGreaterThan(0);
     for (const t of svgs)
-      expect(t).toMatch(/^<svg class="(chart|spark)[^"]*" data-chart="(service|tool|outcomes|models|drift)"/);
+      expect(t).toMatch(/^<svg class="(chart|spark)[^"]*" data-chart="(service|tool|outcomes|models|drift|problem)"/);
   });
 
   it('links failures to /api/failures and stored trajectories to /api/trajectories', async () => {

@@ -5,10 +5,11 @@
  * touches arguments: they stay exactly as the provider sent them.
  */
 import type { ToolDef } from '../../model.js';
+import { Registry } from '../../util/registry.js';
 import type { RetryPolicy } from '../retry.js';
 import type { ToolChoice } from '../tool-choice.js';
 import type { ModelSpec } from '../suite.js';
-import type { CanonicalOutcome, Message, Usage } from '../types.js';
+import type { AdapterTransform, CanonicalOutcome, Message, Usage } from '../types.js';
 
 export interface AdapterRequest {
   messages: readonly Message[];
@@ -29,6 +30,8 @@ export interface AdapterResult {
   latencyMs: number;
   usage?: Usage;
   attempts: number;
+  /** The tools as the protocol had to rewrite them (recorded on the turn). */
+  transform?: AdapterTransform;
 }
 
 export interface ModelAdapter {
@@ -44,29 +47,44 @@ export interface AdapterOptions {
   now?: () => number;
 }
 
+/** What an adapter supports beyond one request and answer (suite.yaml is checked against it). */
+export interface AdapterTraits {
+  /** `stream: true` on a model is implemented. */
+  stream?: boolean;
+}
+
 export type AdapterFactory = (spec: ModelSpec, opts: AdapterOptions) => ModelAdapter;
 
+/**
+ * The adapters by provider name, on the project's Registry (registering a name twice throws).
+ * Adding an adapter is its file and one `.register` line in adapters/index.ts; the provider names a
+ * suite may use (PROVIDERS) are read from that registry.
+ */
 export class AdapterRegistry {
-  private readonly factories = new Map<string, AdapterFactory>();
+  private readonly factories = new Registry<{ factory: AdapterFactory; traits: AdapterTraits }>('eval adapter');
 
-  register(provider: string, factory: AdapterFactory): this {
-    this.factories.set(provider, factory);
+  register(provider: string, factory: AdapterFactory, traits: AdapterTraits = {}): this {
+    this.factories.register(provider, { factory, traits });
     return this;
   }
 
   has(provider: string): boolean {
-    return this.factories.has(provider);
+    return this.factories.get(provider) !== undefined;
+  }
+
+  traits(provider: string): AdapterTraits {
+    return this.factories.get(provider)?.traits ?? {};
   }
 
   kinds(): string[] {
-    return [...this.factories.keys()];
+    return this.factories.list();
   }
 
   create(spec: ModelSpec, opts: AdapterOptions): ModelAdapter {
     const f = this.factories.get(spec.provider);
     if (!f)
       throw new Error(`no adapter for provider ${JSON.stringify(spec.provider)} (known: ${this.kinds().join(', ')})`);
-    return f(spec, opts);
+    return f.factory(spec, opts);
   }
 }
 

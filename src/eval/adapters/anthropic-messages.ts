@@ -3,12 +3,14 @@
  * turn's calls become tool_use blocks and tool results tool_result blocks in the next user turn;
  * tool_choice {type: "auto"}. `max_tokens` is required by the protocol: the suite's, else 1024.
  * A tool_use `input` arrives as an object and is kept as is (never re-serialised for checking).
+ * `stream: true` on the model streams the answer (messages-stream.ts).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ToolDef } from '../../model.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import { HarnessError, type AdapterFactory, type AdapterRequest, type AdapterResult } from './adapter.js';
 import { anthropicToolChoice } from '../tool-choice.js';
+import { type AssembledMessage, assembleMessageStream } from './messages-stream.js';
 import { sendWithRetries } from './sdk-errors.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -102,6 +104,42 @@ export const createAnthropicMessagesAdapter: AdapterFactory = (spec, opts) => {
     openTelemetry: false,
   });
   const now = opts.now ?? Date.now;
+  /** stream: true — the events assembled (messages-stream.ts), recorded as `{events, truncated}`. */
+  const streamed = async (plain: Record<string, unknown>): Promise<AdapterResult> => {
+    const body = { ...plain, stream: true };
+    const r = await sendWithRetries(
+      async () =>
+        assembleMessageStream(
+          (await client.messages.create(
+            body as unknown as Anthropic.MessageCreateParamsStreaming,
+          )) as AsyncIterable<unknown>,
+        ),
+      Anthropic,
+      body,
+      {
+        retry: opts.retry,
+        now,
+        read: (res) => {
+          const a = res as AssembledMessage;
+          const outcome = fromAnthropicResponse(a.response);
+          const u = a.response.usage;
+          return {
+            // Cut off with no call to count: no answer at all, not a text answer.
+            outcome:
+              a.response.truncated && outcome.kind !== 'tool_calls'
+                ? { kind: 'provider_error', code: 'connection', message: 'the stream was cut off before message_stop' }
+                : outcome,
+            ...(u ? { usage: { inputTokens: u.input_tokens, outputTokens: u.output_tokens } } : {}),
+          };
+        },
+      },
+    );
+    // An answer: its events and whether it was cut; a failure keeps its own record (status, body, events).
+    const a = r.response as Partial<AssembledMessage> | undefined;
+    return a?.response && Array.isArray(a.events)
+      ? { ...r, response: { events: a.events, truncated: a.response.truncated } }
+      : r;
+  };
   return {
     provider: spec.provider,
     model: spec.model,
@@ -124,6 +162,7 @@ export const createAnthropicMessagesAdapter: AdapterFactory = (spec, opts) => {
         const outcome = { kind: 'provider_error' as const, code: 'harness' as const, message: (err as Error).message };
         return { outcome, request: null, response: null, latencyMs: 0, attempts: 0 };
       }
+      if (spec.stream) return streamed(body);
       return sendWithRetries(
         () => client.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming),
         Anthropic,

@@ -44,6 +44,22 @@ function fail(
   };
 }
 
+/**
+ * An error event inside a stream (Anthropic's `event: error`: HTTP 200, so no status) by its
+ * documented type: rate_limit_error waits and retries, overloaded_error and api_error are the
+ * server's and retried, the auth types are auth, the rest a refusal of the request.
+ */
+function streamError(body: unknown, message: string, response: unknown): ClassifiedFailure {
+  const type = (body as { error?: { type?: unknown } } | null)?.error?.type;
+  if (typeof type !== 'string') return fail('bad_response', message, false, response);
+  const msg = `stream error ${type}: ${message}`;
+  if (type === 'rate_limit_error') return fail('rate_limited', msg, true, response);
+  if (type === 'overloaded_error' || type === 'api_error' || type === 'timeout_error')
+    return fail('server', msg, true, response);
+  if (type === 'authentication_error' || type === 'permission_error') return fail('auth', msg, false, response);
+  return fail('rejected', msg, false, response);
+}
+
 export function classifySdkError(err: unknown, sdk: SdkErrorClasses): ClassifiedFailure {
   if (err instanceof sdk.APIConnectionTimeoutError)
     return fail('timeout', 'the provider did not answer in time', true, null);
@@ -52,8 +68,9 @@ export function classifySdkError(err: unknown, sdk: SdkErrorClasses): Classified
   if (err instanceof sdk.APIError) {
     const e = err as Error & { status?: number; headers?: Headers; error?: unknown };
     const status = e.status;
-    const response = { status: status ?? null, body: e.error ?? null };
-    if (typeof status !== 'number') return fail('bad_response', e.message, false, response);
+    const events = (err as { streamEvents?: unknown[] }).streamEvents;
+    const response = { status: status ?? null, body: e.error ?? null, ...(events ? { events } : {}) };
+    if (typeof status !== 'number') return streamError(e.error, e.message, response);
     const msg = `HTTP ${status}: ${e.message}`;
     if (status === 429) {
       const c = fail('rate_limited', msg, true, response, status);
