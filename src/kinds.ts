@@ -10,6 +10,7 @@ import { negativeFeedbackRate } from './feedback/alert-kind.js';
 import { judgeGoalRate, judgeUnnecessaryCalls } from './judge/alert-kind.js';
 import type { Dialects } from './normalize/dialect.js';
 import { builtinDialects } from './normalize/dialects.js';
+import { newProblem, regressedProblem } from './problems/alert-kinds.js';
 
 export interface Kinds {
   dialects: Dialects;
@@ -24,7 +25,9 @@ export function builtinKinds(): Kinds {
       .register('judge_goal_rate', judgeGoalRate)
       .register('judge_unnecessary_calls', judgeUnnecessaryCalls)
       .register('negative_feedback_rate', negativeFeedbackRate)
-      .register('definition_drift', definitionDrift),
+      .register('definition_drift', definitionDrift)
+      .register('new_problem', newProblem)
+      .register('regressed_problem', regressedProblem),
     notifiers: builtinNotifierKinds(),
   };
 }

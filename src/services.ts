@@ -2,6 +2,7 @@
  * The composition root: builds every adapter and service from the frozen config. Tests build
  * their own with other adapters; nothing here listens on a socket.
  */
+import { problemRuleSource } from './problems/alert-kinds.js';
 import { lifecycleRound } from './problems/lifecycle.js';
 import { ProblemRecorder } from './problems/record.js';
 import { steadyClock } from './util/steady-clock.js';
@@ -232,6 +233,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
       redactor,
       maxPerService: config.problems.maxPerService,
       registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
+      now,
     }),
     toolErrorRules: config.problems.toolErrorRules,
   });
@@ -282,6 +284,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
       judge,
       feedback: feedback.store,
       definitions: { counts: (q) => valueCounts(store.sql, { kind: 'tool_definition', ...q }) },
+      problems: problemRuleSource(store.sql),
     },
     metrics,
     log,

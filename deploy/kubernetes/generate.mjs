@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Writes the Kubernetes manifests that copy another deploy/ file, so each lives in one place:
 //   prometheusrule.yaml       ← deploy/prometheus/toolwatch-rules.yml (spec.groups, unchanged)
+//   prometheusrule-slo.yaml   ← deploy/prometheus/toolwatch-slo-rules.yml (likewise)
 //   otel-relay-configmap.yaml ← deploy/otel-collector/relay.yaml (verbatim)
 // `npm run deploy:generate` rewrites them; `--check` only reports (exit 1) when one is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,10 +14,10 @@ const deploy = path.dirname(here);
 const header = (source) => `# Generated from deploy/${source} by \`npm run deploy:generate\`; do not edit.\n`;
 const labels = { 'app.kubernetes.io/name': 'toolwatch' };
 
-export function prometheusRule(rulesText) {
+export function prometheusRule(rulesText, name = 'toolwatch', source = 'prometheus/toolwatch-rules.yml') {
   const { groups } = parse(rulesText);
-  const doc = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'toolwatch', labels }, spec: { groups } };
-  return header('prometheus/toolwatch-rules.yml') + stringify(doc, { lineWidth: 0 });
+  const doc = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name, labels }, spec: { groups } };
+  return header(source) + stringify(doc, { lineWidth: 0 });
 }
 
 export function relayConfigMap(relayText) {
@@ -26,6 +27,15 @@ export function relayConfigMap(relayText) {
 
 const outputs = [
   ['prometheusrule.yaml', () => prometheusRule(readFileSync(path.join(deploy, 'prometheus/toolwatch-rules.yml'), 'utf8'))],
+  [
+    'prometheusrule-slo.yaml',
+    () =>
+      prometheusRule(
+        readFileSync(path.join(deploy, 'prometheus/toolwatch-slo-rules.yml'), 'utf8'),
+        'toolwatch-slo',
+        'prometheus/toolwatch-slo-rules.yml',
+      ),
+  ],
   ['otel-relay-configmap.yaml', () => relayConfigMap(readFileSync(path.join(deploy, 'otel-collector/relay.yaml'), 'utf8'))],
 ];
 

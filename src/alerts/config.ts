@@ -47,17 +47,13 @@ export const alertsFileSchema = {
       items: {
         type: 'object',
         required: ['name', 'kind'],
-        additionalProperties: false,
+        // The kind's own keys (allow_any_url, labels, …) are checked against the kind's schema below.
+        additionalProperties: true,
         properties: {
           name,
           kind: { type: 'string', minLength: 1 },
           url: { type: 'string', minLength: 1 },
           url_file: { type: 'string', minLength: 1 },
-          allow_any_url: { type: 'boolean', default: false },
-          allow_private_addresses: { type: 'boolean', default: false },
-          // alertmanager only (its kind refuses them elsewhere):
-          resend_interval: durationSchema,
-          labels: { type: 'object', additionalProperties: { type: 'string' } },
         },
       },
     },
@@ -99,12 +95,8 @@ export interface NotifierConfig {
   url?: string;
   /** Absolute path of the file the URL was read from (a mounted secret). */
   urlFile?: string;
-  allowAnyUrl: boolean;
-  allowPrivateAddresses: boolean;
-  /** alertmanager: how often a firing alert is sent again. */
-  resendIntervalMs?: number;
-  /** alertmanager: static labels added to every alert. */
-  labels?: Record<string, string>;
+  /** The kind's own keys, checked against its schema, with its defaults applied. */
+  options: Record<string, unknown>;
 }
 
 export interface AlertsConfig {
@@ -133,6 +125,7 @@ export interface AlertsContext {
 }
 
 const COMMON_RULE_KEYS = new Set(['name', 'kind', 'for', 'keep_firing_for', 'repeat_interval', 'severity', 'notify']);
+const COMMON_NOTIFIER_KEYS = new Set(['name', 'kind', 'url', 'url_file']);
 
 /**
  * SLACK_WEBHOOK_URL fills the url of every slack notifier that names none (neither url nor
@@ -153,15 +146,13 @@ function applyAlertsEnv(raw: unknown, env: Readonly<Record<string, string | unde
 
 /** The typed section; every problem a schema cannot see is added to `problems`, by its path. */
 export function toAlertsConfig(f: AlertsFileShape, ctx: AlertsContext, problems: string[]): AlertsConfig {
-  const notifiers = (
-    f.notifiers ?? [{ name: 'log', kind: 'log', allow_any_url: false, allow_private_addresses: false }]
-  ).map((n, i) => toNotifier(n, i, ctx, problems));
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
+  const notifiers = (f.notifiers ?? [{ name: 'log', kind: 'log' }]).map((n, i) => toNotifier(n, i, ctx, ajv, problems));
   const names = new Set<string>();
   notifiers.forEach((n, i) => {
     if (names.has(n.name)) problems.push(`alerts.notifiers.${i}.name: duplicate notifier name ${n.name}`);
     names.add(n.name);
   });
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
   const ruleNames = new Set<string>();
   const rules = f.rules.map((r, i): AlertRuleConfig => {
     const where = `alerts.rules.${i}`;
@@ -176,7 +167,7 @@ export function toAlertsConfig(f: AlertsFileShape, ctx: AlertsContext, problems:
       );
     else {
       const validate = ajv.compile(kind.schema);
-      if (!validate(params)) for (const e of validate.errors ?? []) problems.push(describe(where, e));
+      if (!validate(params)) for (const e of validate.errors ?? []) problems.push(describe(where, e, 'rule kind'));
     }
     return {
       name: r.name,
@@ -207,8 +198,11 @@ export function toAlertsConfig(f: AlertsFileShape, ctx: AlertsContext, problems:
 
 type NotifierFile = NonNullable<AlertsFileShape['notifiers']>[number];
 
-/** Resolves the URL (url, url_file) and checks it against the kind; the URL is a secret: problems name the field, never its value. */
-function toNotifier(n: NotifierFile, i: number, ctx: AlertsContext, problems: string[]): NotifierConfig {
+/**
+ * Resolves the URL (url, url_file), checks the kind's own keys against its schema (defaults applied)
+ * and the settings against the kind; the URL is a secret: problems name the field, never its value.
+ */
+function toNotifier(n: NotifierFile, i: number, ctx: AlertsContext, ajv: Ajv, problems: string[]): NotifierConfig {
   const where = `alerts.notifiers.${i}`;
   const urlFile = n.url_file ? path.resolve(ctx.baseDir, n.url_file) : undefined;
   let url = n.url;
@@ -221,28 +215,31 @@ function toNotifier(n: NotifierFile, i: number, ctx: AlertsContext, problems: st
       problems.push(`${where}.url_file: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   }
+  const options = structuredClone(
+    Object.fromEntries(Object.entries(n).filter(([k]) => !COMMON_NOTIFIER_KEYS.has(k))),
+  ) as Record<string, unknown>;
   const cfg: NotifierConfig = {
     name: n.name,
     kind: n.kind,
     ...(url ? { url } : {}),
     ...(urlFile ? { urlFile } : {}),
-    allowAnyUrl: n.allow_any_url,
-    allowPrivateAddresses: n.allow_private_addresses,
-    ...(n.resend_interval !== undefined ? { resendIntervalMs: durationMs(n.resend_interval) } : {}),
-    ...(n.labels !== undefined ? { labels: { ...n.labels } } : {}),
+    options,
   };
   const kind = ctx.notifiers.get(n.kind);
   if (!kind) {
-    problems.push(`${where}.kind: unknown notifier kind ${JSON.stringify(n.kind)}`);
+    problems.push(
+      `${where}.kind: unknown notifier kind ${JSON.stringify(n.kind)} (known: ${[...ctx.notifiers.list()].sort().join(', ')})`,
+    );
+    return cfg;
+  }
+  const validate = ajv.compile(kind.schema);
+  if (!validate(options)) {
+    for (const e of validate.errors ?? []) problems.push(describe(where, e, `notifier kind ${n.kind}`));
     return cfg;
   }
   if (kind.needsUrl && !url) {
     problems.push(`${where}: needs a url (url, url_file${n.kind === 'slack' ? ' or env SLACK_WEBHOOK_URL' : ''})`);
     return cfg;
-  }
-  for (const key of ['resend_interval', 'labels'] as const) {
-    if (n[key] !== undefined && !kind.keys?.includes(key))
-      problems.push(`${where}.${key}: not a setting of kind ${n.kind}`);
   }
   for (const p of kind.check(notifierSettings(cfg))) {
     problems.push(
@@ -253,21 +250,13 @@ function toNotifier(n: NotifierFile, i: number, ctx: AlertsContext, problems: st
 }
 
 export function notifierSettings(n: NotifierConfig): NotifierSettings {
-  return {
-    name: n.name,
-    kind: n.kind,
-    ...(n.url ? { url: n.url } : {}),
-    allowAnyUrl: n.allowAnyUrl,
-    allowPrivateAddresses: n.allowPrivateAddresses,
-    ...(n.resendIntervalMs !== undefined ? { resendIntervalMs: n.resendIntervalMs } : {}),
-    ...(n.labels ? { labels: n.labels } : {}),
-  };
+  return { name: n.name, kind: n.kind, ...(n.url ? { url: n.url } : {}), options: n.options };
 }
 
-function describe(where: string, e: ErrorObject): string {
+function describe(where: string, e: ErrorObject, what: string): string {
   const at = e.instancePath ? `${where}.${e.instancePath.slice(1).replace(/\//g, '.')}` : where;
   if (e.keyword === 'additionalProperties')
-    return `${where}.${String(e.params.additionalProperty)}: unknown key for this rule kind`;
+    return `${at === where ? where : at}.${String(e.params.additionalProperty)}: unknown key for this ${what}`;
   return `${at}: ${schemaProblem(e)}`;
 }
 

@@ -6,6 +6,7 @@
  *       └────inactive───────┘                             └─┘ active: repeat every repeat_interval      └──active──▶ pending
  *
  * - `for` 0 fires on the first active evaluation.
+ * - an observation may `keep` an alert that has started without being able to start one.
  * - pending that turns inactive before `for` is forgotten and sends nothing (flapping is silent).
  * - keep_firing_for: a firing alert stays firing until its condition has been false that long.
  * - firing sends one message on entry and again every repeat_interval while it lasts; resolved
@@ -62,7 +63,9 @@ export function step(
   now: number,
   id: { rule: string; groupKey: string },
 ): Transition {
-  const active = obs?.active === true;
+  // A pending or firing alert lasts while the observation keeps it; only `active` starts one.
+  const started = prev !== null && prev.state !== 'resolved';
+  const active = obs?.active === true || (started && obs?.keep === true);
   const reading = obs
     ? { labels: obs.labels, value: obs.value, threshold: obs.threshold, summary: obs.summary, details: obs.details }
     : {};

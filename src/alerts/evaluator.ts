@@ -151,7 +151,7 @@ async function buildMessage(
   const windowMs = parseDuration(String(rule.params.window ?? '5m')) ?? 300_000;
   const since = currentWindow(now, windowMs).sinceMs;
   const details: AlertDetails = { ...a.details };
-  if (status === 'firing' && opts.example && deps.failures && (details.failed ?? 0) > 0) {
+  if (status === 'firing' && opts.example && deps.failures && !details.example && (details.failed ?? 0) > 0) {
     try {
       const [f] = await deps.failures({
         ...(a.labels.service ? { service: a.labels.service } : {}),
@@ -197,7 +197,12 @@ async function buildMessage(
     details,
     startsAt: a.firingSince ?? a.activeSince,
     endsAt: status === 'resolved' ? a.resolvedAt : null,
-    link: `${deps.publicUrl ?? ''}/api/failures?${q.toString()}`,
-    page: `${deps.publicUrl ?? ''}/?${page.toString()}`,
+    link: details.linkPath
+      ? `${deps.publicUrl ?? ''}${details.linkPath}`
+      : `${deps.publicUrl ?? ''}/api/failures?${q.toString()}`,
+    // A kind that links to a page of its own (a problem's) is shown there, in Alertmanager too (generatorURL).
+    page: details.linkPath
+      ? `${deps.publicUrl ?? ''}${details.linkPath}`
+      : `${deps.publicUrl ?? ''}/?${page.toString()}`,
   };
 }

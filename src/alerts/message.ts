@@ -24,9 +24,12 @@ export interface AlertMessage {
   page?: string;
 }
 
-/** A rule's value as people read it: a share in percent, a drift distance as a plain number. */
+/** A rule's value as people read it: a share in percent, a drift distance as a plain number, a burn rate as a factor, a count as a count. */
 export function formatValue(kind: string, v: number): string {
-  return kind === 'drift' ? v.toFixed(3) : pct(v);
+  if (kind === 'drift') return v.toFixed(3);
+  if (kind === 'error_budget_burn') return `${Number(v.toFixed(1))}×`;
+  if (kind === 'new_problem' || kind === 'regressed_problem') return String(v);
+  return pct(v);
 }
 
 /** The labels an alert carries in Alertmanager's formats: alertname = the rule, severity, the group (service, tool, model). */
@@ -70,6 +73,6 @@ export function describeAlert(m: AlertMessage): string {
     lines.push(
       `Example: ${ex.outcome} in ${ex.name}${ex.path ? ` at ${ex.path}` : ''}: ${ex.message} (trace ${ex.traceId}).`,
     );
-  lines.push(`Failures: ${m.link}`);
+  lines.push(`${m.details.problem ? 'Problem' : 'Failures'}: ${m.link}`);
   return lines.join('\n');
 }

@@ -33,6 +33,31 @@ export interface RuleIO extends Partial<RuleSources> {
   executionCounts?(q: CallCountQuery): Promise<ExecutionCountRow[]>;
 }
 
+/** Text for people in segments: `code` ones came from spans or schemas (names) and are shown as code, escaped. */
+export type Words = ({ text: string } | { code: string })[];
+
+/** What a problem alert (new_problem, regressed_problem) tells about its problem. */
+export interface ProblemFacts {
+  id: string;
+  service: string;
+  tool: string;
+  outcome: string;
+  transition: 'new' | 'regressed';
+  /** The signature in words: "refund_order: `amount` is missing". */
+  what: Words;
+  occurrences: number;
+  firstSeenMs: number;
+  lastSeenMs: number;
+  /** When the problem was recorded (new) or seen again after it was resolved (regressed). */
+  sinceMs: number;
+  /** Calls by model, most first (at most 5). */
+  models: { model: string; count: number }[];
+  /** More models than listed. */
+  moreModels: number;
+  /** The first kept example's arguments (redacted as stored), when captured. */
+  arguments?: string;
+}
+
 /** Extra facts for the message: top tools, shifted shares, the p-value… all optional. */
 export interface AlertDetails {
   window?: string;
@@ -44,6 +69,10 @@ export interface AlertDetails {
   pValue?: number;
   distance?: number;
   baseline?: number;
+  /** Problem alerts: the problem in words and numbers. */
+  problem?: ProblemFacts;
+  /** Where the message links to (a path under alerts.public_url); default: the failures API of the group. */
+  linkPath?: string;
   /** Filled by the evaluator when a firing message is sent: one stored failure of the group. */
   example?: {
     tool: string;
@@ -63,6 +92,12 @@ export interface Observation {
   labels: Record<string, string>;
   /** The rule's condition holds. */
   active: boolean;
+  /**
+   * Keeps an alert that is already pending or firing, without starting one (default: `active`).
+   * For kinds whose condition to start differs from the one to last: a problem alert starts when the
+   * problem was just recorded and lasts while the problem stays open.
+   */
+  keep?: boolean;
   value: number;
   threshold: number;
   /** One line for people: "error rate 12.5% > 1% (40 of 320 calls, 5m)". */

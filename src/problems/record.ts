@@ -49,6 +49,8 @@ export interface ProblemRecorderDeps {
   maxPerService: number;
   /** The registry's schema for a tool, when the call's span offered none. */
   registrySchema?: (service: string, name: string) => unknown;
+  /** The service clock (when a problem was recorded; absent: the wall clock). */
+  now?: () => number;
 }
 
 /**
@@ -76,7 +78,11 @@ export class ProblemRecorder implements CountedCallSink {
 
   private write(deltas: ProblemDelta[]): BatchExtension | undefined {
     return deltas.length > 0
-      ? problemExtension(deltas, { dialect: this.deps.sql.dialect, maxPerService: this.deps.maxPerService })
+      ? problemExtension(deltas, {
+          dialect: this.deps.sql.dialect,
+          maxPerService: this.deps.maxPerService,
+          nowMs: (this.deps.now ?? Date.now)(),
+        })
       : undefined;
   }
 }

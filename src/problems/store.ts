@@ -18,6 +18,8 @@ export type ProblemStatus = (typeof PROBLEM_STATUSES)[number];
 interface WriteOptions {
   dialect: Sql['dialect'];
   maxPerService: number;
+  /** The writer's clock: a new problem's recorded_ms and a regression's status_ms (alerts read them). */
+  nowMs?: number;
 }
 
 export function problemExtension(deltas: readonly ProblemDelta[], opts: WriteOptions): BatchExtension {
@@ -29,7 +31,7 @@ export function problemExtension(deltas: readonly ProblemDelta[], opts: WriteOpt
 const big = 'CAST(? AS BIGINT)';
 const txt = 'CAST(? AS TEXT)';
 
-function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService }: WriteOptions): void {
+function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService, nowMs }: WriteOptions): void {
   const max = dialect === 'postgres' ? 'GREATEST' : 'MAX';
   const min = dialect === 'postgres' ? 'LEAST' : 'MIN';
   const id = d.signature.hash;
@@ -40,8 +42,10 @@ function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService }: Wr
       status = CASE WHEN problems.status = 'resolved' THEN 'regressed' ELSE problems.status END,
       status_ms = CASE WHEN problems.status = 'resolved' THEN excluded.status_ms ELSE problems.status_ms END`;
   const cols =
-    'INSERT INTO problems (service, id, outcome, tool, canonical, parts, first_seen_ms, last_seen_ms, occurrences, status, status_ms)';
-  const vals = `${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${big}, ${big}, ${big}, 'open', ${big}`;
+    'INSERT INTO problems (service, id, outcome, tool, canonical, parts, first_seen_ms, last_seen_ms, occurrences, status, status_ms, recorded_ms)';
+  const vals = `${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${big}, ${big}, ${big}, 'open', ${big}, ${big}`;
+  const statusMs = nowMs ?? d.lastMs;
+  const recordedMs = nowMs ?? Date.now();
   const s = d.signature;
   // Its own row: it exists, or the service has room.
   tx.run(
@@ -57,7 +61,8 @@ function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService }: Wr
       d.firstMs,
       d.lastMs,
       d.occurrences,
-      d.lastMs,
+      statusMs,
+      recordedMs,
       d.service,
       id,
       d.service,
@@ -75,7 +80,8 @@ function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService }: Wr
     d.firstMs,
     d.lastMs,
     d.occurrences,
-    d.lastMs,
+    statusMs,
+    recordedMs,
     d.service,
     id,
   ]);

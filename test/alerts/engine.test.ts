@@ -8,16 +8,26 @@ import { step, type AlertInstance, type Timing } from '../../src/alerts/engine.j
 import type { Observation } from '../../src/alerts/rules.js';
 
 const S = 1000;
-const obs = (active: boolean | null, value = active ? 0.5 : 0): Observation | null =>
-  active === null
+/** true / false: the condition; null: no data; 'kept': cannot start an alert, keeps one that has started. */
+type Cond = boolean | null | 'kept';
+const obs = (cond: Cond, value = cond === true ? 0.5 : 0): Observation | null =>
+  cond === null
     ? null
-    : { labels: { service: 'a' }, active, value, threshold: 0.1, summary: `v=${value}`, details: {} };
+    : {
+        labels: { service: 'a' },
+        active: cond === true,
+        ...(cond === 'kept' ? { keep: true } : {}),
+        value,
+        threshold: 0.1,
+        summary: `v=${value}`,
+        details: {},
+      };
 
 interface Case {
   name: string;
   timing: Partial<Timing>;
   /** [seconds, condition (null = no data), expected message, expected state after] */
-  steps: [number, boolean | null, 'firing' | 'resolved' | 'repeat' | null, AlertInstance['state'] | 'inactive'][];
+  steps: [number, Cond, 'firing' | 'resolved' | 'repeat' | null, AlertInstance['state'] | 'inactive'][];
 }
 
 const cases: Case[] = [
@@ -98,6 +108,29 @@ const cases: Case[] = [
     steps: [
       [0, true, 'firing', 'firing'],
       [30, null, 'resolved', 'resolved'],
+    ],
+  },
+  {
+    name: 'keep: lasts a started alert, never starts one (problem alerts: started by the transition)',
+    timing: {},
+    steps: [
+      [0, 'kept', null, 'inactive'],
+      [30, true, 'firing', 'firing'],
+      [60, 'kept', null, 'firing'],
+      [3600, 'kept', null, 'firing'],
+      [3630, false, 'resolved', 'resolved'],
+      [3660, 'kept', null, 'resolved'],
+      [3690, true, 'firing', 'firing'],
+    ],
+  },
+  {
+    name: 'keep holds a pending alert through `for`',
+    timing: { forMs: 60 * S },
+    steps: [
+      [0, true, null, 'pending'],
+      [30, 'kept', null, 'pending'],
+      [60, 'kept', 'firing', 'firing'],
+      [90, null, 'resolved', 'resolved'],
     ],
   },
 ];

@@ -22,6 +22,7 @@ beforeAll(() => {
   // A notifier kind of the test's own: shows the registry, and records what would be sent.
   kinds.notifiers.register('capture', {
     needsUrl: false,
+    schema: { type: 'object', additionalProperties: false, properties: {} },
     check: () => [],
     create: (s) => ({
       name: s.name,
@@ -415,8 +416,8 @@ describe('configuration', () => {
         expect.stringMatching(/^alerts\.notifiers\.8\.kind: unknown notifier kind "pagerduty"/),
         'alerts.notifiers.9.resend_interval: must be at least 1s',
         expect.stringMatching(/^alerts\.notifiers\.9\.labels\.bad-name: is not a label name Alertmanager takes/),
-        'alerts.notifiers.11.resend_interval: not a setting of kind slack',
-        'alerts.notifiers.11.labels: not a setting of kind slack',
+        'alerts.notifiers.11.resend_interval: unknown key for this notifier kind slack',
+        'alerts.notifiers.11.labels: unknown key for this notifier kind slack',
         'alerts.rules.0.threshold: must be <= 1',
         'alerts.rules.0.windw: unknown key for this rule kind',
         expect.stringMatching(/^alerts\.rules\.1\.kind: unknown rule kind "nope" \(known: .*error_rate.*\)/),
@@ -447,9 +448,7 @@ describe('configuration', () => {
     );
     const url = 'https://hooks.slack.com/services/T1/B1/abc';
     const cfg = loadConfig({ cwd: '/tmp', env: { SLACK_WEBHOOK_URL: url } });
-    expect(cfg.alerts.notifiers).toEqual([
-      { name: 'slack', kind: 'slack', url, allowAnyUrl: false, allowPrivateAddresses: false },
-    ]);
+    expect(cfg.alerts.notifiers).toEqual([{ name: 'slack', kind: 'slack', url, options: { allow_any_url: false } }]);
     const cfg2 = loadConfig({
       cwd: '/tmp',
       env: { SLACK_WEBHOOK_URL: url },

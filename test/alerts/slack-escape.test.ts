@@ -79,8 +79,7 @@ describe('Slack messages carry span-controlled names as text', () => {
         name: 'oncall',
         kind: 'slack',
         url: `${slack.url}/services/T/B/x`,
-        allowAnyUrl: true,
-        allowPrivateAddresses: true,
+        options: { allow_any_url: true },
       },
       { timeoutMs: 2000, evaluationIntervalMs: 1000, log: pino({ level: 'silent' }), now: Date.now },
     );
@@ -105,8 +104,7 @@ describe('Slack messages carry span-controlled names as text', () => {
         name: 'oncall',
         kind: 'slack',
         url: `${slack.url}/services/T/B/x`,
-        allowAnyUrl: true,
-        allowPrivateAddresses: true,
+        options: { allow_any_url: true },
       },
       { timeoutMs: 2000, evaluationIntervalMs: 1000, log: pino({ level: 'silent' }), now: Date.now },
     );
@@ -115,5 +113,59 @@ describe('Slack messages carry span-controlled names as text', () => {
       '<https://toolwatch.example.com/api/failures?service=x&tool=y|Failures>',
     );
     expect(slack.received[0]!.body.text).toContain('get_weather');
+  });
+});
+
+/** A new_problem message whose every span-controlled field holds the hostile text. */
+function problemMessage(hostile: string): AlertMessage {
+  const m = message(hostile);
+  return {
+    ...m,
+    kind: 'new_problem',
+    link: 'https://toolwatch.example.com/problems/0123456789abcdef',
+    details: {
+      ...m.details,
+      problem: {
+        id: '0123456789abcdef',
+        service: hostile,
+        tool: hostile,
+        outcome: 'SchemaMismatch',
+        transition: 'new',
+        what: [{ code: hostile }, { text: ': ' }, { code: hostile }, { text: ' is missing' }],
+        occurrences: 3,
+        firstSeenMs: 0,
+        lastSeenMs: 60_000,
+        sinceMs: 0,
+        models: [
+          { model: hostile, count: 2 },
+          { model: 'gpt-4o', count: 1 },
+        ],
+        moreModels: 0,
+        arguments: `{"note":"${hostile}"}`,
+      },
+    },
+  };
+}
+
+describe('Slack problem messages carry span-controlled names as text', () => {
+  it.each(HOSTILE)('%s', async (_, hostile) => {
+    slack = await fakeSlack();
+    const n = slackKind.create(
+      { name: 'oncall', kind: 'slack', url: `${slack.url}/services/T/B/x`, options: { allow_any_url: true } },
+      { timeoutMs: 2000, evaluationIntervalMs: 1000, log: pino({ level: 'silent' }), now: Date.now },
+    );
+    await n.send(problemMessage(hostile), new AbortController().signal);
+    const body = slack.received[0]!.body;
+    const ours = /<https:\/\/toolwatch\.example\.com\/problems\/0123456789abcdef\|Problem 0123456789abcdef>/g;
+    for (const text of [body.text, slackText(body)]) {
+      expect(liveSyntax(text.replace(ours, ''))).toEqual([]);
+      expect(outsideCode(text)).not.toContain('`');
+      expect(outsideCode(text)).not.toMatch(/<!|<@|<http:/);
+    }
+    const decoded = slackText(body).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    expect(decoded).toContain(hostile.replace(/`/g, '\u02cb').replace(/\n/g, ' '));
+    expect(slackText(body)).toContain(
+      '<https://toolwatch.example.com/problems/0123456789abcdef|Problem 0123456789abcdef>',
+    );
   });
 });

@@ -36,10 +36,12 @@ describe('Prometheus and Alertmanager configs', () => {
       writeFileSync(path.join(tmp, 'toolwatch_token'), 'a-token-for-promtool-0123456789\n');
       job.authorization.credentials_file = path.join(tmp, 'toolwatch_token');
       writeFileSync(path.join(tmp, 'prometheus.yml'), stringify(prom));
-      copyFileSync(path.join(deploy, 'prometheus/toolwatch-rules.yml'), path.join(tmp, 'toolwatch-rules.yml'));
+      for (const f of ['toolwatch-rules.yml', 'toolwatch-slo-rules.yml'])
+        copyFileSync(path.join(deploy, 'prometheus', f), path.join(tmp, f));
       const r = tool('promtool', ['check', 'config', 'prometheus.yml'], { cwd: tmp });
       expect(r.out).toContain('SUCCESS: prometheus.yml is valid prometheus config file syntax');
       expect(r.out).toContain('SUCCESS: 10 rules found');
+      expect(r.out).toContain('SUCCESS: 9 rules found');
       expect(r.status, r.out).toBe(0);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

@@ -83,6 +83,8 @@ describe('Kubernetes manifests', () => {
     expect(r.status).toBe(0);
     const rules = parse(readFileSync(path.join(deploy, 'prometheus/toolwatch-rules.yml'), 'utf8'));
     expect(find('PrometheusRule', 'toolwatch').spec.groups).toEqual(rules.groups);
+    const slo = parse(readFileSync(path.join(deploy, 'prometheus/toolwatch-slo-rules.yml'), 'utf8'));
+    expect(find('PrometheusRule', 'toolwatch-slo').spec.groups).toEqual(slo.groups);
     const relayText = readFileSync(path.join(deploy, 'otel-collector/relay.yaml'), 'utf8');
     expect(find('ConfigMap', 'toolwatch-otel-relay').data['relay.yaml']).toBe(relayText);
   });

@@ -2,6 +2,7 @@
 import { Registry } from '../../util/registry.js';
 import type { RuleKind } from '../rules.js';
 import { drift } from './drift.js';
+import { errorBudgetBurn } from './error-budget-burn.js';
 import { errorRateDrift } from './error-rate-drift.js';
 import { errorRate } from './error-rate.js';
 import { executionErrorRate } from './execution-error-rate.js';
@@ -25,5 +26,6 @@ export function builtinRuleKinds(): RuleKinds {
     .register('drift', drift)
     .register('error_rate_drift', errorRateDrift)
     .register('unvalidated_share', unvalidatedShare)
-    .register('execution_error_rate', executionErrorRate);
+    .register('execution_error_rate', executionErrorRate)
+    .register('error_budget_burn', errorBudgetBurn);
 }

@@ -9,6 +9,7 @@
  * resolved alert is sent once with `endsAt` = the resolution time (the outbox retries it until it
  * is taken). Alertmanager has no rate limit: messages go out back to back.
  */
+import { durationMs, durationSchema } from '../../util/duration.js';
 import { alertAnnotations, alertLabels, describeAlert, type AlertMessage } from '../message.js';
 import { sendJson } from './http-result.js';
 import type { NotifierKind, NotifierProblem } from './registry.js';
@@ -49,15 +50,30 @@ export function postableAlert(
   };
 }
 
-export const alertmanagerKind: NotifierKind = {
+export interface AlertmanagerOptions {
+  /** How often a firing alert is sent again (default 1m, Prometheus' --rules.alert.resend-delay). */
+  resend_interval?: string;
+  /** Static labels added to every alert. */
+  labels?: Record<string, string>;
+}
+
+export const alertmanagerKind: NotifierKind<AlertmanagerOptions> = {
   needsUrl: true,
-  keys: ['resend_interval', 'labels'],
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      resend_interval: durationSchema,
+      labels: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+  },
   check(s) {
     // Alertmanager usually runs next to toolwatch, on a private network: private addresses are expected.
     const problems: NotifierProblem[] = checkWebhookUrl('webhook', s.url!, { allowPrivateAddresses: true });
-    if (s.resendIntervalMs !== undefined && s.resendIntervalMs < 1000)
+    const resendMs = s.options.resend_interval === undefined ? undefined : durationMs(s.options.resend_interval);
+    if (resendMs !== undefined && resendMs < 1000)
       problems.push({ key: 'resend_interval', problem: 'must be at least 1s' });
-    for (const name of Object.keys(s.labels ?? {})) {
+    for (const name of Object.keys(s.options.labels ?? {})) {
       if (!LABEL_NAME.test(name) || name.startsWith('__')) {
         problems.push({
           key: `labels.${name}`,
@@ -69,7 +85,9 @@ export const alertmanagerKind: NotifierKind = {
   },
   create(s, deps) {
     const url = alertsEndpoint(s.url!);
-    const resendMs = s.resendIntervalMs ?? DEFAULT_RESEND_MS;
+    const resendMs =
+      s.options.resend_interval === undefined ? DEFAULT_RESEND_MS : durationMs(s.options.resend_interval);
+    const labels = s.options.labels;
     const lifetimeMs = LIFETIME_INTERVALS * Math.max(resendMs, deps.evaluationIntervalMs);
     return {
       name: s.name,
@@ -78,7 +96,7 @@ export const alertmanagerKind: NotifierKind = {
       resendMs,
       delivery: { minIntervalMs: 0, perPass: 64 },
       send: (m, signal) => {
-        const body = [postableAlert(m, { nowMs: deps.now(), lifetimeMs, ...(s.labels ? { labels: s.labels } : {}) })];
+        const body = [postableAlert(m, { nowMs: deps.now(), lifetimeMs, ...(labels ? { labels } : {}) })];
         return sendJson(url, body, { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: true }, deps.now);
       },
     };

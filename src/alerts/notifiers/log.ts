@@ -3,6 +3,7 @@ import type { NotifierKind } from './registry.js';
 
 export const logKind: NotifierKind = {
   needsUrl: false,
+  schema: { type: 'object', additionalProperties: false, properties: {} },
   check: (s) => (s.url ? ['takes no url'] : []),
   create(s, deps) {
     return {

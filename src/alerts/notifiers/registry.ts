@@ -25,14 +25,12 @@ export interface Notifier {
 }
 
 /** A notifier's settings after config and secrets are resolved. */
-export interface NotifierSettings {
+export interface NotifierSettings<O = Record<string, unknown>> {
   name: string;
   kind: string;
   url?: string;
-  allowAnyUrl: boolean;
-  allowPrivateAddresses: boolean;
-  resendIntervalMs?: number;
-  labels?: Record<string, string>;
+  /** The kind's own keys, as the config file spells them, checked against its schema, defaults applied. */
+  options: O;
 }
 
 export interface NotifierDeps {
@@ -46,12 +44,18 @@ export interface NotifierDeps {
 /** A problem with the URL (a phrase), or with another key of the notifier. */
 export type NotifierProblem = string | { key: string; problem: string };
 
-export interface NotifierKind {
+/**
+ * A notifier kind: one file (slack.ts, webhook.ts…) and one register line (index.ts). `name`, `kind`,
+ * `url` and `url_file` are every kind's (the URL is a secret, resolved once for all kinds); the rest
+ * of a notifier's keys belong to its kind, which declares them in `schema`: the config phase checks
+ * them against it (defaults applied) and hands them to check() and create() as `options`.
+ */
+export interface NotifierKind<O = Record<string, unknown>> {
   /** Whether the kind needs a URL (from `url`, `url_file` or, for slack, SLACK_WEBHOOK_URL). */
   needsUrl: boolean;
-  /** The optional keys this kind takes besides url (others refuse them). */
-  keys?: readonly ('resend_interval' | 'labels')[];
-  /** Problems with the settings (the caller prefixes the config path). */
-  check(s: NotifierSettings): NotifierProblem[];
-  create(s: NotifierSettings, deps: NotifierDeps): Notifier;
+  /** JSON Schema (an object schema, additionalProperties false) of the kind's own keys. */
+  schema: { type: 'object'; additionalProperties: false; properties: Record<string, unknown> };
+  /** Problems with the settings a schema cannot see (the caller prefixes the config path). */
+  check(s: NotifierSettings<O>): NotifierProblem[];
+  create(s: NotifierSettings<O>, deps: NotifierDeps): Notifier;
 }

@@ -8,7 +8,8 @@ import { pct } from '../rules.js';
 import { sendJson } from './http-result.js';
 import type { NotifierKind } from './registry.js';
 import { checkWebhookUrl, redactUrl } from './url-guard.js';
-import { replaceControl } from '../../util/control-chars.js';
+import { clip, slackCode, slackEscape } from './slack-text.js';
+import { slackProblemPayload } from './slack-problem.js';
 
 const EMOJI: Record<string, string> = {
   critical: ':rotating_light:',
@@ -16,34 +17,9 @@ const EMOJI: Record<string, string> = {
   info: ':information_source:',
 };
 
-/**
- * Slack's documented escaping for any text it parses (mrkdwn blocks and the fallback `text` alike):
- * &, < and > become entities, so `<!channel>`, `<@U…>` and `<http://x|label>` arrive as text.
- */
-export function slackEscape(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+export { slackCode, slackEscape } from './slack-text.js';
 const esc = slackEscape;
-
-/**
- * Span-controlled text inside a code span or block. Slack has no escape for a backtick, so one in
- * the text would close the span and what follows would be formatted (or mention someone): each
- * becomes U+02CB (ˋ, a look-alike). Line breaks and other control characters end an inline span
- * too and become spaces (a code block keeps its line breaks).
- */
-export function slackCode(s: string, block = false): string {
-  const flat = replaceControl(s, { keepNewlines: block });
-  return esc(flat.replace(/`/g, '\u02cb'));
-}
 const code = (s: string) => `\`${slackCode(s)}\``;
-
-/** Cut to a length without leaving half an entity (`&am`) or half a surrogate pair at the end. */
-function clip(s: string, max: number): string {
-  if (s.length <= max) return s;
-  let out = s.slice(0, max);
-  out = out.replace(/&[a-z]{0,3}$/, '');
-  return /[\ud800-\udbff]$/.test(out) ? out.slice(0, -1) : out;
-}
 
 function groupText(labels: Record<string, string>): string {
   const parts = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
@@ -51,6 +27,7 @@ function groupText(labels: Record<string, string>): string {
 }
 
 export function slackPayload(m: AlertMessage): Record<string, unknown> {
+  if (m.details.problem) return slackProblemPayload(m, m.details.problem);
   const head =
     m.status === 'resolved'
       ? `:white_check_mark: RESOLVED ${m.rule}`
@@ -114,9 +91,19 @@ export function slackPayload(m: AlertMessage): Record<string, unknown> {
   };
 }
 
-export const slackKind: NotifierKind = {
+export interface SlackOptions {
+  /** Any URL, not only https://hooks.slack.com/… (tests, proxies); also lifts the address check. */
+  allow_any_url: boolean;
+}
+
+export const slackKind: NotifierKind<SlackOptions> = {
   needsUrl: true,
-  check: (s) => (s.url ? checkWebhookUrl('slack', s.url, { allowAnyUrl: s.allowAnyUrl }) : []),
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { allow_any_url: { type: 'boolean', default: false } },
+  },
+  check: (s) => (s.url ? checkWebhookUrl('slack', s.url, { allowAnyUrl: s.options.allow_any_url }) : []),
   create(s, deps) {
     const url = s.url!;
     return {
@@ -127,7 +114,7 @@ export const slackKind: NotifierKind = {
         sendJson(
           url,
           slackPayload(m),
-          { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowAnyUrl },
+          { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.options.allow_any_url },
           deps.now,
         ),
     };

@@ -37,9 +37,20 @@ export function alertmanagerPayload(m: AlertMessage, receiver: string): Record<s
   };
 }
 
-export const webhookKind: NotifierKind = {
+export interface WebhookOptions {
+  /** Loopback, private and link-local addresses allowed (refused by default). */
+  allow_private_addresses: boolean;
+}
+
+export const webhookKind: NotifierKind<WebhookOptions> = {
   needsUrl: true,
-  check: (s) => (s.url ? checkWebhookUrl('webhook', s.url, { allowPrivateAddresses: s.allowPrivateAddresses }) : []),
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { allow_private_addresses: { type: 'boolean', default: false } },
+  },
+  check: (s) =>
+    s.url ? checkWebhookUrl('webhook', s.url, { allowPrivateAddresses: s.options.allow_private_addresses }) : [],
   create(s, deps) {
     const url = s.url!;
     return {
@@ -50,7 +61,7 @@ export const webhookKind: NotifierKind = {
         sendJson(
           url,
           alertmanagerPayload(m, s.name),
-          { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.allowPrivateAddresses },
+          { timeoutMs: deps.timeoutMs, signal, allowPrivateAddresses: s.options.allow_private_addresses },
           deps.now,
         ),
     };

@@ -16,6 +16,7 @@ import { problems } from './011-problems.js';
 import { changes } from './012-changes.js';
 import { changeCounts } from './013-change-counts.js';
 import { problemCosts } from './014-problem-costs.js';
+import { problemRecorded } from './015-problem-recorded.js';
 
 export interface Migration {
   version: number;
@@ -39,4 +40,5 @@ export const migrations: readonly Migration[] = [
   changes,
   changeCounts,
   problemCosts,
+  problemRecorded,
 ];
