@@ -106,7 +106,7 @@ describe('execution status from tool spans and their HTTP client children', () =
     const t = tools.find((x) => x.tool === 'get_weather')!;
     expect(t.executions).toEqual({
       total: 8,
-      byStatus: { ok: 1, client_error: 3, server_error: 3, error: 1 },
+      byStatus: { ok: 1, client_error: 3, server_error: 3, error: 1, tool_error: 0 },
       clientErrorRate: 3 / 8,
     });
   });
