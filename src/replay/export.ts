@@ -76,6 +76,15 @@ export class RedactionError extends Error {
   }
 }
 
+/** A draft as it may leave: redacted, or the whole export refused (a case half-redacted must not be written). */
+export function redactedOrRefused(d: Draft, redactor: Redactor): Draft {
+  try {
+    return redactDraft(d, redactor);
+  } catch (err) {
+    throw new RedactionError(err);
+  }
+}
+
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 async function failureRows(
@@ -264,12 +273,7 @@ export async function exportCases(
         summary.skipped.push(d);
         continue;
       }
-      let clean: Draft;
-      try {
-        clean = redactDraft(d, redactor);
-      } catch (err) {
-        throw new RedactionError(err);
-      }
+      const clean = redactedOrRefused(d, redactor);
       const id = contentId(clean);
       const seen = byId.get(id);
       if (seen) {

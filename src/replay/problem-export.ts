@@ -16,8 +16,7 @@ import type { Row, Sql } from '../store/sql.js';
 import type { ServiceView } from '../util/service-view.js';
 import { failureCases, stepCases, trajectoryCase, type Draft, type Skip, type TraceFacts } from './build.js';
 import { loadFailureContexts } from './context.js';
-import { contentId, RedactionError, type ExportedCase, type ExportSummary } from './export.js';
-import { redactDraft } from './redact.js';
+import { contentId, RedactionError, redactedOrRefused, type ExportedCase, type ExportSummary } from './export.js';
 
 export type ProblemSelection = { ids: readonly string[] } | { status: ProblemStatus };
 
@@ -81,12 +80,7 @@ export async function problemCases(
           summary.skipped.push(d);
           continue;
         }
-        let clean: Draft;
-        try {
-          clean = redactDraft(d, redactor);
-        } catch (err) {
-          throw new RedactionError(err);
-        }
+        const clean = redactedOrRefused(d, redactor);
         const id = contentId(clean);
         if (byId.has(id)) {
           summary.duplicates++;
