@@ -15,7 +15,7 @@ import { problemLine } from '../alerts/problem-message.js';
 import type { Sql } from '../store/sql.js';
 import { durationMs, durationSchema } from '../util/duration.js';
 import { problemInWords } from './in-words.js';
-import { OTHER_PROBLEM } from './store.js';
+import { OTHER_PROBLEM, partsOf } from './store.js';
 
 /** A problem that is open or regressed, with what a message says about it. */
 export interface ProblemAlertRow {
@@ -81,13 +81,7 @@ export function problemRuleSource(sql: Sql): ProblemRuleSource {
       const firstExample = new Map(examples.map((e) => [key(e), e]));
       return rows.map((r): ProblemAlertRow => {
         const e = firstExample.get(key(r));
-        let parts: string[] = [];
-        try {
-          const v: unknown = JSON.parse(String(r.parts));
-          if (Array.isArray(v)) parts = v.map(String);
-        } catch {
-          // A row no writer of ours made reads as having no parts.
-        }
+        const parts = partsOf(r.parts);
         return {
           service: String(r.service),
           id: String(r.id),

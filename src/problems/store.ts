@@ -147,14 +147,19 @@ export interface ProblemRow {
   mutedUntilMs: number | null;
 }
 
-function toProblem(r: Row): ProblemRow {
-  let parts: string[] = [];
+/** A stored signature's parts (a JSON array of strings). */
+export function partsOf(stored: unknown): string[] {
   try {
-    const v: unknown = JSON.parse(String(r.parts));
-    if (Array.isArray(v)) parts = v.map(String);
+    const v: unknown = JSON.parse(String(stored));
+    if (Array.isArray(v)) return v.map(String);
   } catch {
     // A row no writer of ours made reads as having no parts.
   }
+  return [];
+}
+
+function toProblem(r: Row): ProblemRow {
+  const parts = partsOf(r.parts);
   return {
     service: String(r.service),
     id: String(r.id),
