@@ -7,13 +7,9 @@
  * an OTLP batch's raw spans after that, in their own write; a tap that fails fails the request, and
  * the client's retry counts no call twice (the ledger remembers the batch's spans).
  */
-import type { CheckedCall, LogEvent, ReleasedExecution, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
-import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
-import { CompileBudget, DEFAULT_CHECK_LIMITS, type CheckLimits } from '../check/budget.js';
-import { classify, type CheckBounds } from '../check/classify.js';
-import type { Metrics } from '../metrics/registry.js';
+import type { CheckedCall, LogEvent, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import { isFailure } from '../model.js';
 import { labelBudget } from '../metrics/label-cap.js';
-import type { CoverageTracker } from '../instrumentation/coverage.js';
 import {
   DEFAULT_TOOL_ERROR_RULES,
   parseToolErrorRule,
@@ -22,26 +18,24 @@ import {
 } from '../normalize/tool-error.js';
 import { endSpan, isOwnTelemetry, type Span, startChild } from '../telemetry/tracing.js';
 import type { BatchExtension, PendingRow, WriteBatch } from '../store/store.js';
-import { emptyBatch } from '../store/store.js';
-import { trajectoryExtension } from '../efficiency/store.js';
-import type { CallEntry, PendingCall } from './ledger.js';
 import { childStatuses, ExecutionHold, type ChildStatus } from './executions.js';
-import { mergeBatch, unsettledOwners, type CallToCount } from './merge.js';
+import { mergeBatch, unsettledOwners } from './merge.js';
 import { LogJoin } from './log-join.js';
 import { logEventSpans } from '../normalize/log-events.js';
-import { decodePending, encodePending, storedPendingKey } from './pending-payload.js';
-import { journalRecord, type CountedAs } from './ledger-journal.js';
+import { encodePending, storedPendingKey } from './pending-payload.js';
+import { journalRecord } from './ledger-journal.js';
 import {
   buildWrite,
   callLabels,
   executionLabels,
   FailureCap,
-  peekLabel,
-  scopeLabel,
   type CallLabels,
   type ExecutionLabels,
   type WritePlan,
 } from './write-batch.js';
+import { BatchMetrics, batchAttributes, countedAs } from './batch-metrics.js';
+import { CallChecker } from './call-check.js';
+import { Settler } from './settle.js';
 
 import {
   BatchCancelled,
@@ -101,17 +95,13 @@ const CALL_WAIT_SLACK_MS = 60_000;
 export class Pipeline implements SpanConsumer {
   private readonly failureCap: FailureCap;
   private readonly owner: string;
-  private readonly limits: CheckLimits;
-  private readonly compiles: CompileBudget;
+  private readonly checker: CallChecker;
+  private readonly metrics: BatchMetrics;
+  private readonly settler: Settler;
   /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
   readonly executions: ExecutionHold;
   /** GenAI log records joined to their spans (log-join.ts). */
   readonly logJoin = new LogJoin();
-  private readonly durations = new Map<string, { observe(v: number): void }>();
-  private readonly trajectoryChildren = new Map<
-    string,
-    Record<'toolCalls' | 'steps' | 'failedCalls' | 'duration' | 'tokens', { observe(v: number): void }>
-  >();
 
   /** Timers' clock (PipelineDeps.steady). */
   private readonly tick: () => number;
@@ -124,14 +114,16 @@ export class Pipeline implements SpanConsumer {
       DEFAULT_TOOL_ERROR_RULES.map(parseToolErrorRule).filter((r): r is ToolErrorRule => typeof r !== 'string');
     this.failureCap = new FailureCap(deps.failuresPerToolPerMinute);
     this.owner = deps.owner ?? LOCAL_OWNER;
-    this.limits = deps.check ?? DEFAULT_CHECK_LIMITS;
-    this.compiles = new CompileBudget(this.limits);
+    this.checker = new CallChecker(deps);
     this.executions = new ExecutionHold({
       statusGraceMs: deps.statusGraceMs ?? 0,
       callWaitMs: deps.executionGraceMs + CALL_WAIT_SLACK_MS,
       maxChildren: MAX_CHILDREN,
       childTtlMs: CHILD_TTL_MS,
     });
+    this.metrics = new BatchMetrics(deps);
+    const { owner, failureCap, executions, metrics, checker } = this;
+    this.settler = new Settler({ deps, owner, failureCap, executions, metrics, checker });
   }
 
   /**
@@ -171,7 +163,7 @@ export class Pipeline implements SpanConsumer {
       return this.record(span, facts, source, spans.length, hooks);
     }
     return this.record(span, facts, source, spans.length, {
-      committed: () => this.observeSpans(coverage, spans, perSpan, labelBudget(writer?.globs)),
+      committed: () => this.metrics.observeSpans(coverage, spans, perSpan, labelBudget(writer?.globs)),
       after,
       cancelled,
       children,
@@ -271,8 +263,8 @@ export class Pipeline implements SpanConsumer {
         dueMs: tick + deps.executionGraceMs,
         registryKnows: (service) => deps.registry.knows(service),
       });
-      const bounds = this.bounds(token);
-      calls = merged.calls.map((c) => this.check(c, source, now, bounds));
+      const bounds = this.checker.bounds(token);
+      calls = merged.calls.map((c) => this.checker.check(c, source, now, bounds));
       labels = calls.map((c) => callLabels(c, deps.labels, budget));
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels, budget));
       // A waiting call is labelled when counted, under its sender's budget.
@@ -308,7 +300,7 @@ export class Pipeline implements SpanConsumer {
     plan.commitCaps();
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick, () => budget);
+    this.metrics.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick, () => budget);
     for (let i = 0; i < merged.executions.length; i++) {
       const e = merged.executions[i]!;
       const { service, tool } = execLabels[i]!;
@@ -361,145 +353,16 @@ export class Pipeline implements SpanConsumer {
    * tries again. `nowMs` is on the timers' clock (PipelineDeps.steady).
    */
   async settle(nowMs = this.tick()): Promise<number> {
-    const settled = await this.settleCalls(nowMs);
-    await this.countExecutions(this.executions.takeDue(nowMs), nowMs);
-    await this.countTrajectories(nowMs, false);
+    const settled = await this.settler.settleCalls(nowMs);
+    await this.settler.countExecutions(this.executions.takeDue(nowMs), nowMs);
+    await this.settler.countTrajectories(nowMs, false);
     return settled;
   }
 
   /** At shutdown: every held execution and every trajectory in flight is counted as it stands. */
   async drain(nowMs = this.tick()): Promise<void> {
-    await this.countExecutions(this.executions.takeDue(nowMs, true), nowMs);
-    await this.countTrajectories(nowMs, true);
-  }
-
-  private async settleCalls(nowMs: number): Promise<number> {
-    const { deps } = this;
-    const due = deps.ledger.takeDue(nowMs);
-    if (due.length === 0) return 0;
-    const wall = this.stamp(nowMs);
-    const bySource = new Map<SourceName, PendingCall[]>();
-    for (const p of due) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
-    let counted = 0;
-    for (const [source, items] of bySource) {
-      const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
-      const bounds = this.bounds();
-      const calls = items.map((p) => this.check(p.call, source, wall, bounds));
-      const labels = calls.map((c, i) => callLabels(c, deps.labels, items[i]!.call.budget));
-      let held: CheckedCall[] = [];
-      let heldLabels: CallLabels[] = [];
-      let heldEntries: (CallEntry | undefined)[] = [];
-      let heldBudgets: (string | undefined)[] = [];
-      let plan: WritePlan | undefined;
-      try {
-        await deps.store.settlePending(this.owner, keys, (taken) => {
-          const still = new Set(taken.map((k) => `${k.traceId}\u0000${k.callKey}`));
-          const mine = keys.flatMap((k, i) => (still.has(`${k.traceId}\u0000${k.callKey}`) ? [i] : []));
-          held = mine.map((i) => calls[i]!);
-          heldLabels = mine.map((i) => labels[i]!);
-          heldEntries = mine.map((i) => items[i]!.entry);
-          heldBudgets = mine.map((i) => items[i]!.call.budget);
-          plan = buildWrite(source, held, heldLabels, [], this.failureCap, wall, deps.redactor);
-          const counted = deps.counted?.extension(held, heldLabels, []);
-          return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: counted ? [counted] : [] };
-        });
-      } catch (err) {
-        deps.ledger.restore(items, nowMs);
-        deps.writeHealth?.failed(err);
-        throw err;
-      }
-      deps.writeHealth?.succeeded();
-      if (!plan) continue;
-      plan.commitCaps();
-      // Counted now, but due when their grace ended: the trajectory's idle clock runs from then.
-      const dueMs = Math.min(
-        nowMs,
-        items.reduce((m, p) => Math.max(m, p.dueMs), 0),
-      );
-      this.count(source, held, heldLabels, heldEntries, plan, 0, dueMs, (i) => heldBudgets[i]);
-      counted += held.length;
-    }
-    return counted;
-  }
-
-  /** Writes released executions (their minute aggregates), then moves their metrics; put back on a store error. */
-  private async countExecutions(released: readonly ReleasedExecution[], nowMs: number): Promise<void> {
-    if (released.length === 0) return;
-    const { deps } = this;
-    const batch = emptyBatch();
-    const bySource = new Map<SourceName, ReleasedExecution[]>();
-    for (const e of released) {
-      const list = bySource.get(e.source);
-      if (list) list.push(e);
-      else bySource.set(e.source, [e]);
-    }
-    for (const [source, items] of bySource) {
-      const plan = buildWrite(source, [], [], items, this.failureCap, this.stamp(nowMs), deps.redactor);
-      for (const row of plan.rows.executionAggregates) batch.executionAggregates.push(row);
-    }
-    const filed = deps.counted?.executions?.(released);
-    if (filed) batch.extensions.push(filed);
-    try {
-      await deps.store.write(batch);
-    } catch (err) {
-      this.executions.restore(released, nowMs);
-      throw err;
-    }
-    // The counter moves by the rows just written (one inc per row, not per execution); the histogram per execution.
-    const m = deps.metrics;
-    const cap = deps.labels;
-    for (const r of batch.executionAggregates) {
-      const service = peekLabel(cap, 'service', r.service);
-      m.toolExecutions.inc(
-        { service, tool: peekLabel(cap, 'tool', r.tool), status: r.status, call_outcome: r.callOutcome },
-        r.count,
-      );
-    }
-    let dueMs = 0;
-    for (const e of released) {
-      this.durationOf(e.service, e.tool).observe(e.durationMs / 1000);
-      if (e.dueMs > dueMs) dueMs = e.dueMs;
-    }
-    deps.trajectories?.executions(released, Math.min(nowMs, dueMs));
-  }
-
-  /** The latency histogram's child for a stored service and tool (their labels: capped), bound once (metrics/bound-histogram.ts). */
-  private durationOf(service: string, tool: string): { observe(v: number): void } {
-    const cap = this.deps.labels;
-    const labels = { service: peekLabel(cap, 'service', service), tool: peekLabel(cap, 'tool', tool) };
-    const key = `${labels.service}\u0000${labels.tool}`;
-    let child = this.durations.get(key);
-    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.bind(labels)));
-    return child;
-  }
-
-  /** Writes the trajectories that went idle (all: every one in flight), then observes their histograms. */
-  private async countTrajectories(nowMs: number, all: boolean): Promise<void> {
-    const tracker = this.deps.trajectories;
-    if (!tracker) return;
-    const done = tracker.takeIdle(nowMs, all);
-    const extension = trajectoryExtension(done);
-    if (!extension) return;
-    const repairs = this.deps.counted?.trajectories?.(done);
-    try {
-      await this.deps.store.write({ ...emptyBatch(), extensions: repairs ? [extension, repairs] : [extension] });
-    } catch (err) {
-      tracker.restore(done);
-      throw err;
-    }
-    const m = this.deps.metrics;
-    let last: string | undefined;
-    let h: ReturnType<Pipeline['trajectoryHistograms']> | undefined;
-    for (const t of done) {
-      // A trajectory's service is stored as its calls were; its label, as their metric's (capped).
-      if (t.service !== last || !h)
-        (h = this.trajectoryHistograms(peekLabel(this.deps.labels, 'service', t.service), m)), (last = t.service);
-      h.toolCalls.observe(t.toolCalls);
-      h.steps.observe(t.steps);
-      h.failedCalls.observe(t.failedCalls);
-      h.duration.observe(t.durationMs / 1000);
-      if (t.tokens !== null) h.tokens.observe(t.tokens);
-    }
+    await this.settler.countExecutions(this.executions.takeDue(nowMs, true), nowMs);
+    await this.settler.countTrajectories(nowMs, true);
   }
 
   /**
@@ -508,55 +371,7 @@ export class Pipeline implements SpanConsumer {
    * counted from its proposal is reported as superseded.
    */
   restorePending(rows: readonly PendingRow[]): RestoreResult {
-    const items: PendingCall[] = [];
-    const unreadable: RestoreResult['unreadable'] = [];
-    // A row's due time is on its writer's timer clock; after a wall-clock jump there it may lie far
-    // ahead: a call never waits longer than one grace period from now.
-    const latest = this.tick() + this.deps.executionGraceMs;
-    for (const r of rows) {
-      const d = decodePending(r);
-      if (d.ok) items.push(d.call.dueMs > latest ? { ...d.call, dueMs: latest } : d.call);
-      else unreadable.push({ traceId: r.traceId, callKey: r.callKey, reason: d.reason });
-    }
-    const superseded = this.deps.ledger.restore(items, this.tick());
-    return {
-      restored: items.length - superseded.length,
-      unreadable,
-      superseded: superseded.map((p) => storedPendingKey(p.traceId, p.key)),
-    };
-  }
-
-  /**
-   * The wall-clock time to store for a timer reading: the wall clock's own when the timers run on it
-   * (tests that pass their own `nowMs`), else now.
-   */
-  private stamp(tickMs: number): number {
-    return this.deps.steady ? this.deps.now() : tickMs;
-  }
-
-  /** What one batch's checking may cost, from now: its compile allowance and its validation deadline. */
-  private bounds(token?: string): CheckBounds {
-    const deadlineMs = performance.now() + this.limits.validationTimePerBatchMs;
-    return { limits: this.limits, compiles: this.compiles.forBatch(token), deadlineMs };
-  }
-
-  private check(c: CallToCount, source: SourceName, now: number, bounds: CheckBounds): CheckedCall {
-    const outcome = classify(c, this.deps.registry, this.deps.schemas, bounds);
-    return {
-      source,
-      traceId: c.traceId,
-      spanId: c.spanId,
-      ...(c.callId ? { callId: c.callId } : {}),
-      service: c.service,
-      model: c.model,
-      name: c.name,
-      args: c.args,
-      timeMs: c.timeMs || now,
-      outcome,
-      ...(c.schemaFrom ? { schemaFrom: c.schemaFrom } : {}),
-      fromExecution: c.fromExecution,
-      ...(c.scope !== undefined ? { scope: c.scope, scopeVersion: c.scopeVersion ?? '' } : {}),
-    };
+    return this.settler.restorePending(rows, this.tick);
   }
 
   /** A committed batch's raw spans to every tap, one after another; undefined when none had work to do. */
@@ -571,122 +386,4 @@ export class Pipeline implements SpanConsumer {
       chain = chain ? chain.then(() => tap.take(spans, source, writer)) : tap.take(spans, source, writer);
     return chain;
   }
-
-  /** A committed batch's spans into the coverage report; LLM-looking spans no reader knew, per scope, into the metric. */
-  private observeSpans(
-    coverage: CoverageTracker,
-    spans: readonly OtlpSpan[],
-    perSpan: readonly (SpanFacts | undefined)[],
-    budget: string | undefined,
-  ): void {
-    let unrecognized: Map<string, number> | undefined;
-    for (let i = 0; i < spans.length; i++) {
-      const span = spans[i]!;
-      if (coverage.observeSpan(span, perSpan[i], budget) !== 'unrecognized') continue;
-      unrecognized ??= new Map();
-      unrecognized.set(span.scope, (unrecognized.get(span.scope) ?? 0) + 1);
-    }
-    if (!unrecognized) return;
-    const { metrics, labels } = this.deps;
-    for (const [scope, n] of unrecognized)
-      metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels, budget) }, n);
-  }
-
-  /** The trajectory histograms' children of a service (bound once, like durationOf). */
-  private trajectoryHistograms(service: string, m: Metrics) {
-    let c = this.trajectoryChildren.get(service);
-    if (!c) {
-      const l = { service };
-      c = {
-        toolCalls: m.trajectoryToolCalls.bind(l),
-        steps: m.trajectorySteps.bind(l),
-        failedCalls: m.trajectoryFailedCalls.bind(l),
-        duration: m.trajectoryDuration.bind(l),
-        tokens: m.trajectoryTokens.bind(l),
-      };
-      this.trajectoryChildren.set(service, c);
-    }
-    return c;
-  }
-
-  /**
-   * Moves the metrics of a committed batch, under the labels its rows were stored with, and tells each
-   * call's ledger entry its outcome and model (what its execution is counted with).
-   */
-  private count(
-    source: SourceName,
-    calls: readonly CheckedCall[],
-    labels: readonly CallLabels[],
-    entries: readonly (CallEntry | undefined)[],
-    plan: Pick<WritePlan, 'dropped' | 'redactionFailures'>,
-    duplicates: number,
-    nowMs: number,
-    budgetOf: (i: number) => string | undefined,
-  ): void {
-    const m = this.deps.metrics;
-    for (let i = 0; i < calls.length; i++) {
-      const o = calls[i]!.outcome;
-      const l = labels[i]!;
-      const { service, model, tool } = l.metric;
-      m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
-      if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
-      else if (o.outcome === 'InvalidJson') m.invalidJson.inc({ service, reason: o.cause });
-      const entry = entries[i];
-      if (entry) {
-        entry.outcome = o.outcome;
-        // Its execution's stored row takes the call's stored model.
-        entry.model = l.model;
-        this.deps.ledger.counted(entry);
-      }
-    }
-    this.deps.trajectories?.calls(calls, labels, nowMs);
-    const coverage = this.deps.coverage;
-    if (coverage) {
-      // Calls read from a span, wherever they were counted (a held call settled later keeps its scope).
-      for (let i = 0; i < calls.length; i++) {
-        const c = calls[i]!;
-        if (c.scope === undefined) continue;
-        const origin = { scope: c.scope, scopeVersion: c.scopeVersion ?? '', service: c.service };
-        coverage.observeCall(origin, c.outcome, budgetOf(i));
-      }
-    }
-    if (plan.dropped) m.failureRecordsDropped.inc(plan.dropped);
-    for (const [what, n] of Object.entries(plan.redactionFailures)) if (n) m.redactionFailures.inc({ what }, n);
-    if (duplicates) m.duplicateSpans.inc(duplicates);
-  }
-}
-
-/** The outcome and model label each call of a batch is counted with, by its ledger entry (for the journal). */
-function countedAs(
-  entries: readonly CallEntry[],
-  calls: readonly CheckedCall[],
-  labels: readonly CallLabels[],
-): CountedAs {
-  const index = new Map<CallEntry, number>();
-  for (let i = 0; i < entries.length; i++) index.set(entries[i]!, i);
-  return (e) => {
-    const i = index.get(e);
-    return i === undefined ? undefined : [calls[i]!.outcome.outcome, labels[i]!.model];
-  };
-}
-
-/** The `ingest batch` span's attributes (README, Self-telemetry): sizes and the calls by outcome. */
-function batchAttributes(
-  source: SourceName,
-  s: IngestSummary,
-  calls: readonly CheckedCall[],
-): Record<string, string | number> {
-  const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
-  for (const c of calls) byOutcome[c.outcome.outcome]++;
-  const attrs: Record<string, string | number> = {
-    'toolwatch.source': source,
-    'toolwatch.spans': s.spans,
-    'toolwatch.calls': s.calls,
-    'toolwatch.failures': s.failures,
-    'toolwatch.executions': s.executions,
-    'toolwatch.deferred_calls': s.deferred,
-    'toolwatch.duplicate_spans': s.duplicateSpans,
-  };
-  for (const o of OUTCOMES) attrs[`toolwatch.calls.${o}`] = byOutcome[o];
-  return attrs;
 }

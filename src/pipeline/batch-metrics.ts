@@ -1,0 +1,152 @@
+/**
+ * What a committed batch moves besides its rows: the call metrics (under the labels the rows were
+ * stored with), the coverage report, the latency and trajectory histograms' children (bound once
+ * per label set), and the `ingest batch` span's attributes. Apart from pipeline.ts so the per-batch
+ * flow reads as one flow; the settle path (settle.ts) moves the same metrics through this.
+ */
+import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import { OUTCOMES, type OutcomeName } from '../model.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { CoverageTracker } from '../instrumentation/coverage.js';
+import type { CallEntry } from './ledger.js';
+import type { CountedAs } from './ledger-journal.js';
+import { peekLabel, scopeLabel, type CallLabels, type WritePlan } from './write-batch.js';
+import type { IngestSummary, PipelineDeps } from './ports.js';
+
+type Observer = { observe(v: number): void };
+export type TrajectoryHistograms = Record<'toolCalls' | 'steps' | 'failedCalls' | 'duration' | 'tokens', Observer>;
+
+export class BatchMetrics {
+  private readonly durations = new Map<string, Observer>();
+  private readonly trajectoryChildren = new Map<string, TrajectoryHistograms>();
+
+  constructor(private readonly deps: PipelineDeps) {}
+
+  /** A committed batch's spans into the coverage report; LLM-looking spans no reader knew, per scope, into the metric. */
+  observeSpans(
+    coverage: CoverageTracker,
+    spans: readonly OtlpSpan[],
+    perSpan: readonly (SpanFacts | undefined)[],
+    budget: string | undefined,
+  ): void {
+    let unrecognized: Map<string, number> | undefined;
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
+      if (coverage.observeSpan(span, perSpan[i], budget) !== 'unrecognized') continue;
+      unrecognized ??= new Map();
+      unrecognized.set(span.scope, (unrecognized.get(span.scope) ?? 0) + 1);
+    }
+    if (!unrecognized) return;
+    const { metrics, labels } = this.deps;
+    for (const [scope, n] of unrecognized)
+      metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels, budget) }, n);
+  }
+
+  /** The latency histogram's child for a stored service and tool (their labels: capped), bound once (metrics/bound-histogram.ts). */
+  durationOf(service: string, tool: string): Observer {
+    const cap = this.deps.labels;
+    const labels = { service: peekLabel(cap, 'service', service), tool: peekLabel(cap, 'tool', tool) };
+    const key = `${labels.service}\u0000${labels.tool}`;
+    let child = this.durations.get(key);
+    if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.bind(labels)));
+    return child;
+  }
+
+  /** The trajectory histograms' children of a service (bound once, like durationOf). */
+  trajectoryHistograms(service: string, m: Metrics): TrajectoryHistograms {
+    let c = this.trajectoryChildren.get(service);
+    if (!c) {
+      const l = { service };
+      c = {
+        toolCalls: m.trajectoryToolCalls.bind(l),
+        steps: m.trajectorySteps.bind(l),
+        failedCalls: m.trajectoryFailedCalls.bind(l),
+        duration: m.trajectoryDuration.bind(l),
+        tokens: m.trajectoryTokens.bind(l),
+      };
+      this.trajectoryChildren.set(service, c);
+    }
+    return c;
+  }
+
+  /**
+   * Moves the metrics of a committed batch, under the labels its rows were stored with, and tells each
+   * call's ledger entry its outcome and model (what its execution is counted with).
+   */
+  count(
+    source: SourceName,
+    calls: readonly CheckedCall[],
+    labels: readonly CallLabels[],
+    entries: readonly (CallEntry | undefined)[],
+    plan: Pick<WritePlan, 'dropped' | 'redactionFailures'>,
+    duplicates: number,
+    nowMs: number,
+    budgetOf: (i: number) => string | undefined,
+  ): void {
+    const m = this.deps.metrics;
+    for (let i = 0; i < calls.length; i++) {
+      const o = calls[i]!.outcome;
+      const l = labels[i]!;
+      const { service, model, tool } = l.metric;
+      m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
+      if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
+      else if (o.outcome === 'InvalidJson') m.invalidJson.inc({ service, reason: o.cause });
+      const entry = entries[i];
+      if (entry) {
+        entry.outcome = o.outcome;
+        // Its execution's stored row takes the call's stored model.
+        entry.model = l.model;
+        this.deps.ledger.counted(entry);
+      }
+    }
+    this.deps.trajectories?.calls(calls, labels, nowMs);
+    const coverage = this.deps.coverage;
+    if (coverage) {
+      // Calls read from a span, wherever they were counted (a held call settled later keeps its scope).
+      for (let i = 0; i < calls.length; i++) {
+        const c = calls[i]!;
+        if (c.scope === undefined) continue;
+        const origin = { scope: c.scope, scopeVersion: c.scopeVersion ?? '', service: c.service };
+        coverage.observeCall(origin, c.outcome, budgetOf(i));
+      }
+    }
+    if (plan.dropped) m.failureRecordsDropped.inc(plan.dropped);
+    for (const [what, n] of Object.entries(plan.redactionFailures)) if (n) m.redactionFailures.inc({ what }, n);
+    if (duplicates) m.duplicateSpans.inc(duplicates);
+  }
+}
+
+/** The outcome and model label each call of a batch is counted with, by its ledger entry (for the journal). */
+export function countedAs(
+  entries: readonly CallEntry[],
+  calls: readonly CheckedCall[],
+  labels: readonly CallLabels[],
+): CountedAs {
+  const index = new Map<CallEntry, number>();
+  for (let i = 0; i < entries.length; i++) index.set(entries[i]!, i);
+  return (e) => {
+    const i = index.get(e);
+    return i === undefined ? undefined : [calls[i]!.outcome.outcome, labels[i]!.model];
+  };
+}
+
+/** The `ingest batch` span's attributes (README, Self-telemetry): sizes and the calls by outcome. */
+export function batchAttributes(
+  source: SourceName,
+  s: IngestSummary,
+  calls: readonly CheckedCall[],
+): Record<string, string | number> {
+  const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<OutcomeName, number>;
+  for (const c of calls) byOutcome[c.outcome.outcome]++;
+  const attrs: Record<string, string | number> = {
+    'toolwatch.source': source,
+    'toolwatch.spans': s.spans,
+    'toolwatch.calls': s.calls,
+    'toolwatch.failures': s.failures,
+    'toolwatch.executions': s.executions,
+    'toolwatch.deferred_calls': s.deferred,
+    'toolwatch.duplicate_spans': s.duplicateSpans,
+  };
+  for (const o of OUTCOMES) attrs[`toolwatch.calls.${o}`] = byOutcome[o];
+  return attrs;
+}
