@@ -28,30 +28,11 @@
 import { isFailure, type CheckedCall, type ReleasedExecution, type SpanFacts } from '../model.js';
 import { bumpOther, most, type Others } from './model-tally.js';
 import { SlotRing } from './slot-ring.js';
-import { repairsOf, type Repair, type RepairEvent, type StepCost } from './repairs.js';
+import { repairsOf, type StepCost } from './repairs.js';
+import type { CompletedTrajectory, TrajectoryOptions } from './trajectory.js';
+import { RepairEvents } from './repair-events.js';
 
-export interface TrajectoryOptions {
-  idleMs: number;
-  maxTraces: number;
-}
-
-export interface CompletedTrajectory {
-  traceId: string;
-  /** The service of its calls, as stored (clipped, never capped). */
-  service: string;
-  /** Its model, as stored for its calls (clipped, never capped), '' when none was reported. */
-  model: string;
-  /** The end of its last span (ms): the minute it is stored under. */
-  endMs: number;
-  steps: number;
-  toolCalls: number;
-  failedCalls: number;
-  /** null when no step reported tokens. */
-  tokens: number | null;
-  durationMs: number;
-  /** Its repair turns (repairs.ts); absent when nothing failed with a problem filed. */
-  repairs?: Repair[];
-}
+export type { CompletedTrajectory, TrajectoryOptions } from './trajectory.js';
 
 /** 28 bits of a hex span id: a small integer, so the ids of a trace cost no object each. */
 function idHash(spanId: string): number {
@@ -63,8 +44,6 @@ function idHash(spanId: string): number {
 const IDS_PER_SLOT = 4;
 /** An overflow step: span id hash, parent hash, tokens counted, start ms, input and output tokens. */
 const OVERFLOW_STRIDE = 6;
-/** At most this many failures and recoveries are kept per trace for its repair turns. */
-const MAX_REPAIR_EVENTS = 256;
 const FIRST_CAPACITY = 1024;
 
 /**
@@ -90,10 +69,8 @@ export class TrajectoryTracker {
   private readonly stepOthers: (Others | undefined)[] = [];
   private readonly callOthers: (Others | undefined)[] = [];
   private readonly idOverflow: (number[] | undefined)[] = [];
-  /** Failures and what came after them (repairs.ts), from a trace's first failure on. */
-  private readonly repairEvents: (RepairEvent[] | undefined)[] = [];
-  /** Traces with repair events: executions that succeed are looked up only while there are any. */
-  private repairing = 0;
+  /** Failures and what came after them, for the repair turns (repair-events.ts). */
+  private readonly repairs = new RepairEvents();
   /** IDS_PER_SLOT × [start ms, input tokens, output tokens] per slot: the steps' cost, for the repair turns. */
   private stepCost = new Float64Array(0);
   private firstMs = new Float64Array(0);
@@ -172,8 +149,8 @@ export class TrajectoryTracker {
       } else bumpOther((this.callOthers[slot] ??= []), l.model);
       const failed = isFailure(c.outcome.outcome);
       if (failed) this.failed[slot]!++;
-      if (failed ? c.problemId !== undefined : this.repairEvents[slot] !== undefined)
-        this.repairEvent(slot, 'call', failed, c.timeMs, l.tool ?? c.name, l.service, l.model, c.problemId);
+      if (failed ? c.problemId !== undefined : this.repairs.of(slot) !== undefined)
+        this.repairs.add(slot, 'call', failed, c.timeMs, l.tool ?? c.name, l.service, l.model, c.problemId);
     }
   }
 
@@ -182,38 +159,19 @@ export class TrajectoryTracker {
     for (const e of items) {
       if (e.status === 'ok') {
         // A success ends the repair of the same tool's failed executions.
-        if (this.repairing === 0) continue;
+        if (!this.repairs.any) continue;
         const slot = this.slots.get(e.traceId);
-        if (slot !== undefined && this.repairEvents[slot])
-          this.repairEvent(slot, 'exec', false, e.timeMs, e.tool, e.service, e.model, undefined);
+        if (slot !== undefined && this.repairs.of(slot))
+          this.repairs.add(slot, 'exec', false, e.timeMs, e.tool, e.service, e.model, undefined);
         continue;
       }
       const slot = this.trace(e.traceId, nowMs);
       if (e.problemId !== undefined)
-        this.repairEvent(slot, 'exec', true, e.timeMs, e.tool, e.service, e.model, e.problemId);
+        this.repairs.add(slot, 'exec', true, e.timeMs, e.tool, e.service, e.model, e.problemId);
       const o = e.callOutcome;
       if (o === 'InvalidJson' || o === 'UnknownName' || o === 'SchemaMismatch') continue;
       this.failed[slot]!++;
     }
-  }
-
-  private repairEvent(
-    slot: number,
-    kind: RepairEvent['kind'],
-    failed: boolean,
-    timeMs: number,
-    tool: string,
-    service: string,
-    model: string,
-    problemId: string | undefined,
-  ): void {
-    let list = this.repairEvents[slot];
-    if (!list) {
-      this.repairEvents[slot] = list = [];
-      this.repairing++;
-    }
-    // Bounded: a trace that fails without end keeps its first failures and what came after them.
-    if (list.length < MAX_REPAIR_EVENTS) list.push({ kind, failed, timeMs, tool, service, model, problemId });
   }
 
   /** The steps of a slot with their start and counted tokens (for its repair turns). */
@@ -334,16 +292,13 @@ export class TrajectoryTracker {
         tokens: this.hasTokens[slot] ? this.tokens[slot]! : null,
         durationMs: last > 0 && first < Number.POSITIVE_INFINITY ? Math.max(0, last - first) : 0,
       };
-      const events = this.repairEvents[slot];
+      const events = this.repairs.of(slot);
       if (events) {
         const repairs = repairsOf(events, this.stepCosts(slot), done.endMs);
         if (repairs.length > 0) done.repairs = repairs;
       }
     }
-    if (this.repairEvents[slot]) {
-      this.repairEvents[slot] = undefined;
-      this.repairing--;
-    }
+    this.repairs.clear(slot);
     this.traceId[slot] = undefined;
     this.service[slot] = undefined;
     this.stepModel[slot] = undefined;
