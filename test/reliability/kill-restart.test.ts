@@ -133,7 +133,7 @@ describe.each(engines)('process faults under load on $name', ({ skip, url }) => 
       expect(maxRss).toBeLessThan(400);
     },
     // Three real processes in turn under load; on a busy two-core CI box that outlasts the default 30 s.
-    90_000
+    90_000,
   );
 
   it.skipIf(skip)('SIGTERM ×2 under load: drains in time (exit 0), nothing lost, nothing counted twice', async () => {
