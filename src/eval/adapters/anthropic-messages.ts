@@ -11,7 +11,7 @@ import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import { HarnessError, type AdapterFactory, type AdapterRequest, type AdapterResult } from './adapter.js';
 import { anthropicToolChoice } from '../tool-choice.js';
 import { type AssembledMessage, assembleMessageStream } from './messages-stream.js';
-import { sendWithRetries } from './sdk-errors.js';
+import { inputOutputUsage, sendWithRetries } from './sdk-errors.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
@@ -170,15 +170,7 @@ export const createAnthropicMessagesAdapter: AdapterFactory = (spec, opts) => {
         {
           retry: opts.retry,
           now,
-          read: (res) => {
-            const usage = (res as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
-            return {
-              outcome: fromAnthropicResponse(res),
-              ...(usage
-                ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } }
-                : {}),
-            };
-          },
+          read: (res) => ({ outcome: fromAnthropicResponse(res), ...inputOutputUsage(res) }),
         },
       );
     },

@@ -14,7 +14,7 @@ import type { ToolChoice } from '../tool-choice.js';
 import type { CanonicalCall, CanonicalOutcome, Message } from '../types.js';
 import type { AdapterFactory, AdapterRequest, AdapterResult } from './adapter.js';
 import { openAIClient } from './openai-chat.js';
-import { sendWithRetries } from './sdk-errors.js';
+import { inputOutputUsage, sendWithRetries } from './sdk-errors.js';
 
 const argsText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
 
@@ -112,15 +112,7 @@ export const createOpenAIResponsesAdapter: AdapterFactory = (spec, opts) => {
         {
           retry: opts.retry,
           now,
-          read: (res) => {
-            const usage = (res as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
-            return {
-              outcome: fromResponsesResponse(res),
-              ...(usage
-                ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } }
-                : {}),
-            };
-          },
+          read: (res) => ({ outcome: fromResponsesResponse(res), ...inputOutputUsage(res) }),
         },
       );
     },

@@ -113,3 +113,12 @@ export async function sendWithRetries(
   const { outcome, usage } = o.read(r.value);
   return { outcome, request: body, response: r.value, latencyMs, ...(usage ? { usage } : {}), attempts: r.attempts };
 }
+
+/**
+ * A response's token usage where the API names it `input_tokens` / `output_tokens` (Anthropic
+ * Messages and OpenAI Responses alike); nothing when the response carries none.
+ */
+export function inputOutputUsage(res: unknown): { usage?: { inputTokens: number; outputTokens: number } } {
+  const usage = (res as { usage?: { input_tokens?: number; output_tokens?: number } }).usage;
+  return usage ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } } : {};
+}
