@@ -27,7 +27,7 @@ const dist = path.resolve(args.dist);
 const load = (p) => import(pathToFileURL(path.join(dist, p)).href);
 
 const { decodeProtobuf } = await load('sources/otlp/decode-protobuf.js');
-const { builtinDialects } = await load('normalize/registry.js');
+const { builtinDialects } = await load('normalize/dialects.js');
 const { observeBatch } = await load('changes/observe.js');
 const { changesExtension } = await load('changes/store.js');
 const { migrateSqlite } = await load('store/sqlite.js');

@@ -6,17 +6,27 @@
  *   because calls come from the pipeline's deduplicated count, and seeing a time twice changes nothing;
  * - each transition moves the stored state (only when it holds another value and is no newer than the
  *   sighting, so a late span of the old value is no change back), and the state's trigger (migration
- *   013) writes the event from the old and new rows: one statement per sighting. The event's unique
+ *   013) writes the event from the old and new rows, so a batch's sightings are one statement. The event's unique
  *   key is (service, kind, tool, from, from's since, to): a replica that raced another through the
  *   same switch finds the state moved already, or at worst hits that key, and writes nothing.
  * The first value ever seen for a key is the baseline, not a change.
  */
 import { num } from '../store/rows.js';
-import { servicesMatch, type BatchExtension, type Sql } from '../store/sql.js';
+import { rowsStatement, servicesMatch, type BatchExtension, type Sql } from '../store/sql.js';
 import type { BatchObservation, ChangeKind, VersionCount } from './observe.js';
 
+/** Rows per multi-row statement (7 values each at most: far below either engine's parameter limit). */
+const ROWS_PER_STATEMENT = 64;
+
+/**
+ * Each table's rows of a batch go in multi-row statements (one per table for a usual batch). A
+ * statement never holds one key twice — PostgreSQL refuses an upsert that would touch a row twice —
+ * so repeated keys are summed first (version counts) or start the next statement (a key's several
+ * transitions, which must move the state one after another).
+ */
 export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation): BatchExtension | undefined {
   if (obs.versions.length === 0 && obs.sightings.length === 0 && obs.counts.length === 0) return undefined;
+  const sql = STATEMENTS[dialect];
   const toolSets = [...obs.toolSets].sort((a, b) =>
     a.service !== b.service
       ? a.service < b.service
@@ -28,8 +38,6 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
           ? 1
           : 0,
   );
-  const least = dialect === 'postgres' ? 'LEAST' : 'MIN';
-  const greatest = dialect === 'postgres' ? 'GREATEST' : 'MAX';
   // One lock order for concurrent writers: versions sorted by key.
   const versions = [...obs.versions].sort((a, b) =>
     a.service !== b.service
@@ -46,46 +54,99 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
             ? 1
             : 0,
   );
-  const counts = [...obs.counts].sort((a, b) => {
-    const x = countKey(a);
-    const y = countKey(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  const counts = summedCounts(obs.counts);
   return (tx) => {
-    for (const v of versions) {
-      tx.run(
-        `INSERT INTO tool_versions (service, tool, version, definition, first_seen, last_seen, calls)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
+    for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
+      const part = versions.slice(i, i + ROWS_PER_STATEMENT);
+      const params: unknown[] = [];
+      for (const v of part) params.push(v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls);
+      tx.run(sql.versions(part.length), params);
+    }
+    for (let i = 0; i < counts.length; i += ROWS_PER_STATEMENT) {
+      const part = counts.slice(i, i + ROWS_PER_STATEMENT);
+      const params: unknown[] = [];
+      for (const c of part) params.push(c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count);
+      tx.run(sql.counts(part.length), params);
+    }
+    for (let i = 0; i < toolSets.length; i += ROWS_PER_STATEMENT) {
+      const part = toolSets.slice(i, i + ROWS_PER_STATEMENT);
+      const params: unknown[] = [];
+      for (const t of part) params.push(t.service, t.version, JSON.stringify(t.names));
+      tx.run(sql.toolSets(part.length), params);
+    }
+    // The event is written by the trigger on change_state (migration 013) when the state moves.
+    // Sightings in order; a key seen again (A → B → A in one batch) starts the next statement.
+    let params: unknown[] = [];
+    let keys = new Set<string>();
+    const flush = () => {
+      if (keys.size > 0) tx.run(sql.sightings(keys.size), params);
+      params = [];
+      keys = new Set();
+    };
+    for (const s of obs.sightings) {
+      const key = `${s.service}\u0000${s.kind}\u0000${s.key}`;
+      if (keys.has(key) || keys.size === ROWS_PER_STATEMENT) flush();
+      keys.add(key);
+      params.push(s.service, s.kind, s.key, s.value, s.timeMs);
+    }
+    flush();
+  };
+}
+
+/** The statements, per engine, by row count. */
+const STATEMENTS = {
+  sqlite: statements('MIN', 'MAX'),
+  postgres: statements('LEAST', 'GREATEST'),
+};
+
+function statements(least: string, greatest: string) {
+  return {
+    versions: rowsStatement(
+      7,
+      (values) => `INSERT INTO tool_versions (service, tool, version, definition, first_seen, last_seen, calls)
+         VALUES ${values}
          ON CONFLICT (service, tool, version) DO UPDATE SET
            first_seen = ${least}(tool_versions.first_seen, excluded.first_seen),
            last_seen = ${greatest}(tool_versions.last_seen, excluded.last_seen),
            calls = tool_versions.calls + excluded.calls`,
-        [v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls],
-      );
-    }
-    for (const c of counts) {
-      tx.run(
-        `INSERT INTO version_minutes (minute, service, tool, version, provider, outcome, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+    ),
+    counts: rowsStatement(
+      7,
+      (values) =>
+        `INSERT INTO version_minutes (minute, service, tool, version, provider, outcome, count) VALUES ${values}
          ON CONFLICT (minute, service, tool, version, provider, outcome) DO UPDATE SET count = version_minutes.count + excluded.count`,
-        [c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count],
-      );
-    }
-    for (const t of toolSets) {
-      tx.run(
-        'INSERT INTO service_tool_sets (service, version, names) VALUES (?, ?, ?) ON CONFLICT (service, version) DO NOTHING',
-        [t.service, t.version, JSON.stringify(t.names)],
-      );
-    }
-    // The event is written by the trigger on change_state (migration 013) when the state moves.
-    for (const s of obs.sightings) {
-      tx.run(
-        `INSERT INTO change_state (service, kind, key, value, since) VALUES (?, ?, ?, ?, ?)
+    ),
+    toolSets: rowsStatement(
+      3,
+      (values) =>
+        `INSERT INTO service_tool_sets (service, version, names) VALUES ${values} ON CONFLICT (service, version) DO NOTHING`,
+    ),
+    sightings: rowsStatement(
+      5,
+      (values) => `INSERT INTO change_state (service, kind, key, value, since) VALUES ${values}
          ON CONFLICT (service, kind, key) DO UPDATE SET value = excluded.value, since = excluded.since
          WHERE change_state.value <> excluded.value AND change_state.since <= excluded.since`,
-        [s.service, s.kind, s.key, s.value, s.timeMs],
-      );
-    }
+    ),
   };
+}
+
+/**
+ * The counts sorted by key (one lock order), a key's rows summed into one: two long tool names
+ * clipped to the same text count under one key.
+ */
+function summedCounts(counts: readonly VersionCount[]): VersionCount[] {
+  const keyed = counts.map((c) => ({ c, k: countKey(c) }));
+  keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  const out: VersionCount[] = [];
+  let prev = '';
+  for (const { c, k } of keyed) {
+    if (out.length > 0 && k === prev) {
+      const last = out[out.length - 1]!;
+      out[out.length - 1] = { ...last, count: last.count + c.count };
+    } else out.push(c);
+    prev = k;
+  }
+  return out;
 }
 
 const countKey = (c: VersionCount) =>

@@ -52,6 +52,16 @@ export function valuesList(rows: number, columns: number): string {
 }
 
 /**
+ * The text of a multi-row statement for each row count, built once per count: the statement cache
+ * (SQLite's prepared statements) then finds it by the same string instead of a new one per batch.
+ * `build` gets the VALUES list (valuesList) of that many rows of `columns` values.
+ */
+export function rowsStatement(columns: number, build: (values: string) => string): (rows: number) => string {
+  const byRows: string[] = [];
+  return (rows) => (byRows[rows] ??= build(valuesList(rows, columns)));
+}
+
+/**
  * Rows of the services a reader may see (src/util/service-view.ts): `column` matches one of the globs, on
  * SQLite by GLOB and on PostgreSQL by LIKE, both case-sensitive. `param` adds a value and returns its
  * placeholder. No globs: no rows.

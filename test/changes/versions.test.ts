@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { observeBatch, type ChangeKind } from '../../src/changes/observe.js';
-import { changesExtension, listChanges, pruneChanges, toolVersions } from '../../src/changes/store.js';
+import { changesExtension, listChanges, pruneChanges, toolVersions, valueCounts } from '../../src/changes/store.js';
 import { DEFAULT_OBSERVE_LIMITS } from '../../src/changes/sink.js';
 import type { CheckedCall, SpanFacts, ToolDef } from '../../src/model.js';
 import { emptyBatch, type Store } from '../../src/store/store.js';
@@ -167,6 +167,19 @@ describe.each(storeEngines)('changes on $name', (engine) => {
     expect(seen.map((e) => e.service)).toEqual(['shop']);
     expect(await listChanges(store.sql, { services: [], limit: 10 })).toEqual([]);
     expect(await listChanges(store.sql, { services: ['*'], sinceMs: 3_000, limit: 10 })).toEqual([]);
+  });
+
+  it.skipIf(engine.skip)('two tool names clipped to one count under one row of the batch', async () => {
+    // The batch's counts go in one multi-row statement, which PostgreSQL refuses when a key repeats.
+    const store = await fresh();
+    const long = 'x'.repeat(DEFAULT_OBSERVE_LIMITS.maxName);
+    const f = { ...modelSpan(60_000, [], 'gpt-4o', 'openai'), offered: undefined };
+    await write(store, [f], [callOf(f, `${long}a`), callOf(f, `${long}b`), callOf(f, 'search')]);
+    const counts = await valueCounts(store.sql, { kind: 'provider' });
+    expect(counts.map((c) => [c.tool, c.count]).sort()).toEqual([
+      ['search', 1],
+      [long, 2],
+    ]);
   });
 });
 
