@@ -25,6 +25,21 @@ interface CostSums {
   durationMs: number;
 }
 
+/** Built once: the statement cache finds it by the same string. */
+const COST_UPSERT = `INSERT INTO problem_costs (service, id, model, day, repairs, repaired, retries, steps, input_tokens,
+     output_tokens, duration_ms)
+   SELECT CAST(? AS TEXT),
+     CASE WHEN EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) THEN CAST(? AS TEXT)
+       ELSE '${OTHER_PROBLEM}' END,
+     CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT),
+     CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT) WHERE 1 = 1
+   ON CONFLICT (service, id, model, day) DO UPDATE SET repairs = problem_costs.repairs + excluded.repairs,
+     repaired = problem_costs.repaired + excluded.repaired, retries = problem_costs.retries + excluded.retries,
+     steps = problem_costs.steps + excluded.steps,
+     input_tokens = problem_costs.input_tokens + excluded.input_tokens,
+     output_tokens = problem_costs.output_tokens + excluded.output_tokens,
+     duration_ms = problem_costs.duration_ms + excluded.duration_ms`;
+
 /** The repair rows of completed trajectories; undefined when none had a repair. */
 export function repairExtension(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
   const sums = new Map<string, { service: string; id: string; model: string; day: number } & CostSums>();
@@ -52,36 +67,21 @@ export function repairExtension(done: readonly CompletedTrajectory[]): BatchExte
   const rows = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
   return (tx) => {
     for (const s of rows)
-      tx.run(
-        `INSERT INTO problem_costs (service, id, model, day, repairs, repaired, retries, steps, input_tokens,
-           output_tokens, duration_ms)
-         SELECT CAST(? AS TEXT),
-           CASE WHEN EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) THEN CAST(? AS TEXT)
-             ELSE '${OTHER_PROBLEM}' END,
-           CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT),
-           CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT) WHERE 1 = 1
-         ON CONFLICT (service, id, model, day) DO UPDATE SET repairs = problem_costs.repairs + excluded.repairs,
-           repaired = problem_costs.repaired + excluded.repaired, retries = problem_costs.retries + excluded.retries,
-           steps = problem_costs.steps + excluded.steps,
-           input_tokens = problem_costs.input_tokens + excluded.input_tokens,
-           output_tokens = problem_costs.output_tokens + excluded.output_tokens,
-           duration_ms = problem_costs.duration_ms + excluded.duration_ms`,
-        [
-          s.service,
-          s.service,
-          s.id,
-          s.id,
-          s.model,
-          s.day,
-          s.repairs,
-          s.repaired,
-          s.retries,
-          s.steps,
-          s.inputTokens,
-          s.outputTokens,
-          s.durationMs,
-        ],
-      );
+      tx.run(COST_UPSERT, [
+        s.service,
+        s.service,
+        s.id,
+        s.id,
+        s.model,
+        s.day,
+        s.repairs,
+        s.repaired,
+        s.retries,
+        s.steps,
+        s.inputTokens,
+        s.outputTokens,
+        s.durationMs,
+      ]);
   };
 }
 

@@ -13,7 +13,7 @@ import type { BatchExtension, Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';
 import { signatureOf, type Signature } from './signature.js';
 import { repairExtension } from './cost.js';
-import { problemExtension } from './store.js';
+import { KeptExamples, problemExtension } from './store.js';
 
 const HOUR = 3_600_000;
 const MAX_ARGS = 16 * 1024;
@@ -58,6 +58,9 @@ export interface ProblemRecorderDeps {
  * round with failed executions, and per write of completed trajectories that had repair turns.
  */
 export class ProblemRecorder implements CountedCallSink {
+  /** Example slots committed for good: later batches do not build or write them again. */
+  private readonly kept = new KeptExamples();
+
   constructor(private readonly deps: ProblemRecorderDeps) {}
 
   extension(
@@ -65,11 +68,11 @@ export class ProblemRecorder implements CountedCallSink {
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined {
-    return this.write(problemDeltas(calls, labels, facts, this.deps));
+    return this.write(problemDeltas(calls, labels, facts, this.deps, this.kept));
   }
 
   executions(released: readonly ReleasedExecution[]): BatchExtension | undefined {
-    return this.write(executionDeltas(released, this.deps));
+    return this.write(executionDeltas(released, this.deps, this.kept));
   }
 
   trajectories(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
@@ -78,11 +81,15 @@ export class ProblemRecorder implements CountedCallSink {
 
   private write(deltas: ProblemDelta[]): BatchExtension | undefined {
     return deltas.length > 0
-      ? problemExtension(deltas, {
-          dialect: this.deps.sql.dialect,
-          maxPerService: this.deps.maxPerService,
-          nowMs: (this.deps.now ?? Date.now)(),
-        })
+      ? problemExtension(
+          deltas,
+          {
+            dialect: this.deps.sql.dialect,
+            maxPerService: this.deps.maxPerService,
+            nowMs: (this.deps.now ?? Date.now)(),
+          },
+          this.kept,
+        )
       : undefined;
   }
 }
@@ -130,10 +137,12 @@ class Grouper<T> {
     if (!slots.has(`model:${model}`)) slots.set(`model:${model}`, { item, t });
   }
 
-  deltas(example: (item: T) => Omit<ProblemExample, 'slot'>): ProblemDelta[] {
+  /** `kept`: slots a committed write already filled for good, left out (their insert would do nothing). */
+  deltas(example: (item: T) => Omit<ProblemExample, 'slot'>, kept?: KeptExamples): ProblemDelta[] {
     for (const [d, slots] of this.picks) {
       const built = new Map<T, Omit<ProblemExample, 'slot'>>();
       for (const [slot, { item }] of slots) {
+        if (slot !== 'latest' && kept?.has(d.service, d.signature.hash, slot)) continue;
         let ex = built.get(item);
         if (!ex) built.set(item, (ex = example(item)));
         d.examples.set(slot, { ...ex, slot });
@@ -152,6 +161,7 @@ export function problemDeltas(
   labels: readonly CallLabels[],
   facts: readonly SpanFacts[],
   deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'>,
+  kept?: KeptExamples,
 ): ProblemDelta[] {
   let bySpan: Map<string, SpanFacts> | undefined;
   const group = new Grouper<number>();
@@ -173,7 +183,7 @@ export function problemDeltas(
     c.problemId = signature.hash;
     group.add(signature, service, model, c.timeMs, i);
   }
-  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor));
+  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor), kept);
 }
 
 /**
@@ -183,6 +193,7 @@ export function problemDeltas(
 export function executionDeltas(
   released: readonly ReleasedExecution[],
   deps: Pick<ProblemRecorderDeps, 'redactor'>,
+  kept?: KeptExamples,
 ): ProblemDelta[] {
   const group = new Grouper<ReleasedExecution>();
   for (const e of released) {
@@ -198,7 +209,7 @@ export function executionDeltas(
     e.problemId = signature.hash;
     group.add(signature, e.service, e.model, e.timeMs, e);
   }
-  return group.deltas((e) => executionExample(e, deps.redactor));
+  return group.deltas((e) => executionExample(e, deps.redactor), kept);
 }
 
 /** The schema the call was checked against: its span's offered definition, else the registry's. */

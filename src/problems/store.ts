@@ -22,114 +22,156 @@ interface WriteOptions {
   nowMs?: number;
 }
 
-export function problemExtension(deltas: readonly ProblemDelta[], opts: WriteOptions): BatchExtension {
-  return (tx) => {
-    for (const d of deltas) writeDelta(tx, d, opts);
+export function problemExtension(
+  deltas: readonly ProblemDelta[],
+  opts: WriteOptions,
+  kept?: KeptExamples,
+): BatchExtension {
+  const sql = STATEMENTS[opts.dialect];
+  const statusMs = (d: ProblemDelta) => opts.nowMs ?? d.lastMs;
+  const recordedMs = opts.nowMs ?? Date.now();
+  const extension: BatchExtension = (tx) => {
+    for (const d of deltas) writeDelta(tx, sql, d, statusMs(d), recordedMs, opts.maxPerService);
   };
+  // Once committed, the slots kept for good are known (the deltas of a later batch leave them out).
+  if (kept)
+    extension.committed = () => {
+      for (const d of deltas)
+        for (const slot of d.examples.keys()) if (slot !== 'latest') kept.add(d.service, d.signature.hash, slot);
+    };
+  return extension;
+}
+
+/**
+ * The example slots written once and never replaced (`first`, `model:<model>`) that a committed
+ * transaction of this process wrote, per (service, problem id). Rows of the problem tables are never
+ * deleted, and the row such a slot went to (the problem's own, or `_other` when its service was full)
+ * stays the one it goes to, so writing it again would change nothing. Bounded: past `max` slots it
+ * starts over (the next writes of a slot only do nothing again).
+ */
+export class KeptExamples {
+  private readonly byService = new Map<string, Map<string, Set<string>>>();
+  private size = 0;
+
+  constructor(private readonly max = 100_000) {}
+
+  has(service: string, id: string, slot: string): boolean {
+    return this.byService.get(service)?.get(id)?.has(slot) ?? false;
+  }
+
+  add(service: string, id: string, slot: string): void {
+    if (this.size >= this.max) {
+      this.byService.clear();
+      this.size = 0;
+    }
+    let ids = this.byService.get(service);
+    if (!ids) this.byService.set(service, (ids = new Map()));
+    let slots = ids.get(id);
+    if (!slots) ids.set(id, (slots = new Set()));
+    if (!slots.has(slot)) {
+      slots.add(slot);
+      this.size++;
+    }
+  }
 }
 
 const big = 'CAST(? AS BIGINT)';
 const txt = 'CAST(? AS TEXT)';
 
-function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService, nowMs }: WriteOptions): void {
+/** The statements of one engine, built once (the statement cache finds them by the same string). */
+function statements(dialect: Sql['dialect']) {
   const max = dialect === 'postgres' ? 'GREATEST' : 'MAX';
   const min = dialect === 'postgres' ? 'LEAST' : 'MIN';
+  // The id its rows go under, decided by the problem statement before them.
+  const target = `CASE WHEN EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) THEN ${txt} ELSE '${OTHER_PROBLEM}' END`;
+  const own = (column: string, other: string) => `CASE WHEN d.own THEN d.${column} ELSE ${other} END`;
+  const example = (onConflict: string) =>
+    `INSERT INTO problem_examples (service, id, slot, time_ms, model, trace_id, span_id, name, arguments, message)
+       SELECT ${txt}, ${target}, ${txt}, ${big}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt} WHERE 1 = 1
+       ON CONFLICT (service, id, slot) ${onConflict}`;
+  return {
+    // Its own row when it exists or the service has room, else the service's overflow row: one
+    // statement, so no other writer's commit can fall between the two choices.
+    problem: `INSERT INTO problems (service, id, outcome, tool, canonical, parts, first_seen_ms, last_seen_ms, occurrences,
+         status, status_ms, recorded_ms)
+       SELECT d.service, ${own('id', `'${OTHER_PROBLEM}'`)}, ${own('outcome', `'${OTHER_PROBLEM}'`)},
+         ${own('tool', `'${OTHER_PROBLEM}'`)}, ${own('canonical', 'd.other_canonical')}, ${own('parts', `'[]'`)},
+         d.first_ms, d.last_ms, d.occurrences, 'open', d.status_ms, d.recorded_ms
+       FROM (SELECT ${txt} AS service, ${txt} AS id, ${txt} AS outcome, ${txt} AS tool, ${txt} AS canonical,
+         ${txt} AS parts, ${txt} AS other_canonical, ${big} AS first_ms, ${big} AS last_ms, ${big} AS occurrences,
+         ${big} AS status_ms, ${big} AS recorded_ms,
+         (EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?)
+           OR (SELECT COUNT(*) FROM problems WHERE service = ? AND id <> '${OTHER_PROBLEM}') < ${big}) AS own) d
+       WHERE 1 = 1
+       ON CONFLICT (service, id) DO UPDATE SET
+         occurrences = problems.occurrences + excluded.occurrences,
+         first_seen_ms = ${min}(problems.first_seen_ms, excluded.first_seen_ms),
+         last_seen_ms = ${max}(problems.last_seen_ms, excluded.last_seen_ms),
+         status = CASE WHEN problems.status = 'resolved' THEN 'regressed' ELSE problems.status END,
+         status_ms = CASE WHEN problems.status = 'resolved' THEN excluded.status_ms ELSE problems.status_ms END`,
+    hour: `INSERT INTO problem_hours (service, id, hour, count) SELECT ${txt}, ${target}, ${big}, ${big} WHERE 1 = 1
+       ON CONFLICT (service, id, hour) DO UPDATE SET count = problem_hours.count + excluded.count`,
+    model: `INSERT INTO problem_models (service, id, model, count, first_seen_ms, last_seen_ms)
+       SELECT ${txt}, ${target}, ${txt}, ${big}, ${big}, ${big} WHERE 1 = 1
+       ON CONFLICT (service, id, model) DO UPDATE SET count = problem_models.count + excluded.count,
+         first_seen_ms = ${min}(problem_models.first_seen_ms, excluded.first_seen_ms),
+         last_seen_ms = ${max}(problem_models.last_seen_ms, excluded.last_seen_ms)`,
+    // The first and each model's first are kept once; the latest is replaced by a later one.
+    latest: example(`DO UPDATE SET time_ms = excluded.time_ms, model = excluded.model, trace_id = excluded.trace_id,
+             span_id = excluded.span_id, name = excluded.name, arguments = excluded.arguments, message = excluded.message
+           WHERE excluded.time_ms >= problem_examples.time_ms`),
+    kept: example('DO NOTHING'),
+  };
+}
+
+const STATEMENTS = { sqlite: statements('sqlite'), postgres: statements('postgres') };
+
+function writeDelta(
+  tx: BatchTx,
+  sql: (typeof STATEMENTS)['sqlite'],
+  d: ProblemDelta,
+  statusMs: number,
+  recordedMs: number,
+  maxPerService: number,
+): void {
   const id = d.signature.hash;
-  const upsert = `ON CONFLICT (service, id) DO UPDATE SET
-      occurrences = problems.occurrences + excluded.occurrences,
-      first_seen_ms = ${min}(problems.first_seen_ms, excluded.first_seen_ms),
-      last_seen_ms = ${max}(problems.last_seen_ms, excluded.last_seen_ms),
-      status = CASE WHEN problems.status = 'resolved' THEN 'regressed' ELSE problems.status END,
-      status_ms = CASE WHEN problems.status = 'resolved' THEN excluded.status_ms ELSE problems.status_ms END`;
-  const cols =
-    'INSERT INTO problems (service, id, outcome, tool, canonical, parts, first_seen_ms, last_seen_ms, occurrences, status, status_ms, recorded_ms)';
-  const vals = `${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${big}, ${big}, ${big}, 'open', ${big}, ${big}`;
-  const statusMs = nowMs ?? d.lastMs;
-  const recordedMs = nowMs ?? Date.now();
   const s = d.signature;
-  // Its own row: it exists, or the service has room.
-  tx.run(
-    `${cols} SELECT ${vals} WHERE EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?)
-       OR (SELECT COUNT(*) FROM problems WHERE service = ? AND id <> '${OTHER_PROBLEM}') < ${big} ${upsert}`,
-    [
-      d.service,
-      id,
-      s.outcome,
-      s.tool,
-      s.canonical,
-      JSON.stringify(s.parts),
-      d.firstMs,
-      d.lastMs,
-      d.occurrences,
-      statusMs,
-      recordedMs,
-      d.service,
-      id,
-      d.service,
-      maxPerService,
-    ],
-  );
-  // Else the service's overflow row.
-  tx.run(`${cols} SELECT ${vals} WHERE NOT EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) ${upsert}`, [
-    d.service,
-    OTHER_PROBLEM,
-    OTHER_PROBLEM,
-    OTHER_PROBLEM,
-    JSON.stringify(['tw1', OTHER_PROBLEM, d.service]),
-    '[]',
+  const { service } = d;
+  tx.run(sql.problem, [
+    service,
+    id,
+    s.outcome,
+    s.tool,
+    s.canonical,
+    JSON.stringify(s.parts),
+    JSON.stringify(['tw1', OTHER_PROBLEM, service]),
     d.firstMs,
     d.lastMs,
     d.occurrences,
     statusMs,
     recordedMs,
-    d.service,
+    service,
     id,
+    service,
+    maxPerService,
   ]);
-  // The id its rows go under, decided by the statements above.
-  const target = `CASE WHEN EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) THEN ${txt} ELSE '${OTHER_PROBLEM}' END`;
-  for (const [hour, count] of d.hours)
-    tx.run(
-      `INSERT INTO problem_hours (service, id, hour, count) SELECT ${txt}, ${target}, ${big}, ${big} WHERE 1 = 1
-       ON CONFLICT (service, id, hour) DO UPDATE SET count = problem_hours.count + excluded.count`,
-      [d.service, d.service, id, id, hour, count],
-    );
-  for (const [model, m] of d.models)
-    tx.run(
-      `INSERT INTO problem_models (service, id, model, count, first_seen_ms, last_seen_ms)
-       SELECT ${txt}, ${target}, ${txt}, ${big}, ${big}, ${big} WHERE 1 = 1
-       ON CONFLICT (service, id, model) DO UPDATE SET count = problem_models.count + excluded.count,
-         first_seen_ms = ${min}(problem_models.first_seen_ms, excluded.first_seen_ms),
-         last_seen_ms = ${max}(problem_models.last_seen_ms, excluded.last_seen_ms)`,
-      [d.service, d.service, id, id, model, m.count, m.firstMs, m.lastMs],
-    );
-  for (const ex of d.examples.values()) {
-    // The first and each model's first are kept once; the latest is replaced by a later one.
-    const onConflict =
-      ex.slot === 'latest'
-        ? `DO UPDATE SET time_ms = excluded.time_ms, model = excluded.model, trace_id = excluded.trace_id,
-             span_id = excluded.span_id, name = excluded.name, arguments = excluded.arguments, message = excluded.message
-           WHERE excluded.time_ms >= problem_examples.time_ms`
-        : 'DO NOTHING';
-    tx.run(
-      `INSERT INTO problem_examples (service, id, slot, time_ms, model, trace_id, span_id, name, arguments, message)
-       SELECT ${txt}, ${target}, ${txt}, ${big}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt} WHERE 1 = 1
-       ON CONFLICT (service, id, slot) ${onConflict}`,
-      [
-        d.service,
-        d.service,
-        id,
-        id,
-        ex.slot,
-        ex.timeMs,
-        ex.model,
-        ex.traceId,
-        ex.spanId,
-        ex.name,
-        ex.arguments ?? null,
-        ex.message,
-      ],
-    );
-  }
+  for (const [hour, count] of d.hours) tx.run(sql.hour, [service, service, id, id, hour, count]);
+  for (const [model, m] of d.models) tx.run(sql.model, [service, service, id, id, model, m.count, m.firstMs, m.lastMs]);
+  for (const ex of d.examples.values())
+    tx.run(ex.slot === 'latest' ? sql.latest : sql.kept, [
+      service,
+      service,
+      id,
+      id,
+      ex.slot,
+      ex.timeMs,
+      ex.model,
+      ex.traceId,
+      ex.spanId,
+      ex.name,
+      ex.arguments ?? null,
+      ex.message,
+    ]);
 }
 
 export interface ProblemRow {

@@ -72,8 +72,16 @@ export class GroupCommit {
     const items = this.queue;
     this.queue = [];
     this.inFlight = items.length;
-    const settle = (it: Queued, err?: Error): void => {
+    const settle = (it: Queued, err?: Error, committed = false): void => {
       this.inFlight--;
+      if (committed)
+        for (const x of it.batch.extensions) {
+          try {
+            x.committed?.();
+          } catch {
+            // What a feature learns from a commit is its own bookkeeping: the batch committed all the same.
+          }
+        }
       if (err) it.reject(err);
       else it.resolve();
     };
@@ -84,7 +92,7 @@ export class GroupCommit {
     }
     try {
       await this.engine.commit(items.map((it) => it.batch));
-      for (const it of items) settle(it);
+      for (const it of items) settle(it, undefined, true);
     } catch (groupErr) {
       if (items.length === 1 || !this.engine.mayBeOneBatchsFault(groupErr)) {
         for (const it of items) settle(it, groupErr as Error);
@@ -93,7 +101,7 @@ export class GroupCommit {
       for (const it of items) {
         try {
           await this.engine.commit([it.batch]);
-          settle(it);
+          settle(it, undefined, true);
         } catch (err) {
           settle(it, err as Error);
         }

@@ -31,8 +31,12 @@ export interface BatchTx {
   run(sql: string, params?: readonly unknown[]): void;
 }
 
-/** Rows a feature adds to a batch's transaction without the store knowing the feature. */
-export type BatchExtension = (tx: BatchTx) => void;
+/**
+ * Rows a feature adds to a batch's transaction without the store knowing the feature. `committed`,
+ * when set, is called once the transaction that ran it committed (through the group commit; never
+ * after a failed or doubtful one), so the feature may learn what the store now holds.
+ */
+export type BatchExtension = ((tx: BatchTx) => void) & { committed?: () => void };
 
 /** `?` → `$1, $2 …` (our SQL never has a `?` inside a string literal). */
 export function toPg(sql: string): string {

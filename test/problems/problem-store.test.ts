@@ -12,7 +12,7 @@ import { createMetrics } from '../../src/metrics/registry.js';
 import type { Span } from '../../src/model.js';
 import { builtinDialects } from '../../src/normalize/dialects.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
-import { Pipeline } from '../../src/pipeline/pipeline.js';
+import { Pipeline, type BatchSink } from '../../src/pipeline/pipeline.js';
 import { ProblemRecorder } from '../../src/problems/record.js';
 import { signatureOf } from '../../src/problems/signature.js';
 import { listProblems, OTHER_PROBLEM, problemExamples, problemHours, problemModels } from '../../src/problems/store.js';
@@ -66,7 +66,7 @@ afterEach(async () => {
   dispose = undefined;
 });
 
-async function setup(engine: (typeof storeEngines)[number], maxPerService = 100) {
+async function setup(engine: (typeof storeEngines)[number], maxPerService = 100, sinks: BatchSink[] = []) {
   const opened = await engine.open();
   dispose = opened.dispose;
   const store: Store = opened.store;
@@ -85,6 +85,7 @@ async function setup(engine: (typeof storeEngines)[number], maxPerService = 100)
     executionGraceMs: 10_000,
     now: () => clock.now,
     counted: new ProblemRecorder({ sql: store.sql, redactor, maxPerService }),
+    sinks,
   });
   return { store, pipeline, clock };
 }
@@ -166,6 +167,35 @@ describe.each(storeEngines)('problem store on $name', (engine) => {
     const cutExamples = await problemExamples(store.sql, 'shop', cut!.id);
     const kept = cutExamples.map((e) => String(e.arguments ?? '')).join(' ');
     expect(kept).not.toContain('sk-abcdefghijklmnopqrstuvwx');
+  });
+
+  it.skipIf(engine.skip)('examples kept once are not written again, unless their batch was refused', async () => {
+    // A sink whose rows the store refuses once, inside the batch's transaction: nothing of it commits.
+    let refuse = true;
+    const refusing: BatchSink = {
+      collect: () => [
+        () => {
+          if (refuse) throw new Error('refused once');
+        },
+      ],
+    };
+    const { store, pipeline } = await setup(engine, 100, [refusing]);
+    const batch = [chat('{}', { timeMs: T0 + 1_000 })];
+    await expect(pipeline.ingestSpans(batch)).rejects.toThrow('refused once');
+    refuse = false;
+    // The resend writes what the refused batch did not: its first example too.
+    await pipeline.ingestSpans(batch);
+    await pipeline.ingestSpans([chat('{"items":[]}', { timeMs: T0 + 2_000, model: 'claude-4' })]);
+    await pipeline.ingestSpans([chat('{"items":[{"sku":"A"}]}', { timeMs: T0 + 3_000 })]);
+    const [problem] = await listProblems(store.sql, 'shop');
+    expect(problem?.occurrences).toBe(3);
+    const examples = await problemExamples(store.sql, 'shop', problem!.id);
+    expect(examples.map((e) => [e.slot, e.arguments])).toEqual([
+      ['first', '{}'],
+      ['latest', '{"items":[{"sku":"A"}]}'],
+      ['model:claude-4', '{"items":[]}'],
+      ['model:gpt-4.1', '{}'],
+    ]);
   });
 
   it.skipIf(engine.skip)('a call counted from its tool span alone, after the grace, is filed too', async () => {
