@@ -10,10 +10,11 @@ import { GroupCommit } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import { sqliteOpenProblem } from './open-error.js';
 import { isUnstorable } from './unstorable.js';
-import { groupCounts, type GroupCounts } from './group-counts.js';
+import { groupCounts } from './group-counts.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
+import { SqliteCounts } from './sqlite-counts.js';
 import { selectCallSeries } from './call-series.js';
 import { selectExecutionCounts } from './execution-counts.js';
 import type {
@@ -46,6 +47,8 @@ export class SqliteStore implements Store {
   private closed = false;
   private readonly writes: GroupCommit;
   private readonly stmts: ReturnType<SqliteStore['prepare']>;
+  /** The count rows (call and execution minutes, failure drops), as multi-row upserts. */
+  private readonly counts: SqliteCounts;
   /** Until when (performance.now()) group writes fail at once: another process held the lock. */
   private lockedUntil = 0;
   private readonly lockBackoffMs: number;
@@ -58,6 +61,7 @@ export class SqliteStore implements Store {
     }
     this.port = new SqliteSql(this.db);
     this.stmts = this.prepare();
+    this.counts = new SqliteCounts(this.db);
     // Of every half second at least ~four fifths stay free for other work while a lock is held.
     this.lockBackoffMs = Math.max(250, 5 * (opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
     this.writes = new GroupCommit({
@@ -107,17 +111,6 @@ export class SqliteStore implements Store {
 
   private prepare() {
     return {
-      call: this.db.prepare(
-        `INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
-         VALUES (@minute, @source, @service, @model, @tool, @outcome, @reason, @count)
-         ON CONFLICT (minute, source, service, model, tool, outcome, reason) DO UPDATE SET count = count + excluded.count`,
-      ),
-      exec: this.db.prepare(
-        `INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
-         VALUES (@minute, @source, @service, @model, @tool, @status, @callOutcome, @count)
-         ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
-         DO UPDATE SET count = count + excluded.count`,
-      ),
       failure: this.db.prepare(
         `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
            arguments_omitted, reason)
@@ -129,10 +122,6 @@ export class SqliteStore implements Store {
       pendingRemove: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ?'),
       pendingSettle: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ? AND owner = ?'),
       ledger: this.db.prepare('INSERT INTO ledger_batches (time_ms, traces, body) VALUES (?, ?, ?)'),
-      drop: this.db.prepare(
-        `INSERT INTO failure_drops (minute, service, tool, dropped) VALUES (@minute, @service, @tool, @dropped)
-         ON CONFLICT (minute, service, tool) DO UPDATE SET dropped = dropped + excluded.dropped`,
-      ),
     };
   }
 
@@ -155,7 +144,7 @@ export class SqliteStore implements Store {
         if (batches.length === 1) this.apply(batches[0]!);
         else {
           // The group's count rows summed first (group-counts.ts), then each batch's other rows in order.
-          this.applyCounts(groupCounts(batches));
+          this.counts.write(groupCounts(batches));
           for (const b of batches) this.apply(b, false);
         }
       })();
@@ -165,19 +154,9 @@ export class SqliteStore implements Store {
     }
   }
 
-  private applyCounts(b: GroupCounts): void {
-    for (const r of b.callAggregates) this.stmts.call.run(r);
-    for (const r of b.executionAggregates) this.stmts.exec.run(r);
-    for (const d of b.failureDrops) this.stmts.drop.run(d);
-  }
-
-  /** `counts` false: the batch's count rows were written with its group's (applyCounts). */
+  /** `counts` false: the batch's count rows were written with its group's (summed, group-counts.ts). */
   private apply(b: WriteBatch, counts = true): void {
-    if (counts) {
-      for (const r of b.callAggregates) this.stmts.call.run(r);
-      for (const r of b.executionAggregates) this.stmts.exec.run(r);
-      for (const d of b.failureDrops) this.stmts.drop.run(d);
-    }
+    if (counts) this.counts.write(b);
     for (const f of b.failures) {
       this.stmts.failure.run(
         f.timeMs,
