@@ -76,10 +76,12 @@ export function repairsOf(events: readonly RepairEvent[], steps: readonly StepCo
       const o = open.get(k);
       if (!o || o.e.timeMs > e.timeMs) continue;
       open.delete(k);
-      done.push({ ...o, endMs: e.timeMs, repaired: true });
+      done.push({ e: o.e, retries: o.retries, endMs: e.timeMs, repaired: true });
     }
   }
-  for (const o of open.values()) done.push({ ...o, endMs: Math.max(o.e.timeMs, traceEndMs), repaired: false });
+  // Fields named, not spread: this runs for every trace that failed.
+  for (const o of open.values())
+    done.push({ e: o.e, retries: o.retries, endMs: Math.max(o.e.timeMs, traceEndMs), repaired: false });
   return done.map(({ e, retries, endMs, repaired }) => {
     let n = 0;
     let inputTokens = 0;
