@@ -109,7 +109,7 @@ export function observeBatch(
       return;
     }
     const first = { service, kind, key: '', value, timeMs: t };
-    const last = { ...first };
+    const last = { service, kind, key: '', value, timeMs: t };
     raw.push(first, last);
     of[kind] = { value, first, last };
   };
@@ -151,8 +151,16 @@ export function observeBatch(
       sighted.push({ service, kind: 'tool_definition', key: v.tool, value: v.version });
       byName.set(def.name, v);
     }
-    const first = sighted.map((x) => ({ ...x, timeMs: t }));
-    const last = sighted.map((x) => ({ ...x, timeMs: t }));
+    // Fields named, not spread (a generic object copy): this runs per tool of every new run.
+    const at = (x: Omit<Sighting, 'timeMs'>): Sighting => ({
+      service: x.service,
+      kind: x.kind,
+      key: x.key,
+      value: x.value,
+      timeMs: t,
+    });
+    const first = sighted.map(at);
+    const last = sighted.map(at);
     raw.push(...first, ...last);
     runs.set(service, { offered, byName, first, last, tMin: t, tMax: t });
     remember(f, service, provider ?? '', byName);
