@@ -26,17 +26,30 @@ function literal(v: unknown): string | undefined {
   return undefined;
 }
 
+/** Each statement's text split at its `?`s, once: the features send a handful of distinct statements, over and over. */
+const pieces = new Map<string, readonly string[]>();
+const MAX_CACHED = 512;
+
+function piecesOf(sql: string): readonly string[] {
+  let p = pieces.get(sql);
+  if (!p) {
+    if (pieces.size >= MAX_CACHED) pieces.clear();
+    pieces.set(sql, (p = sql.split('?')));
+  }
+  return p;
+}
+
 /** `sql` with each `?` replaced by its value's literal; undefined when a value has none or the counts differ. */
 export function inlineParams(sql: string, params: readonly unknown[]): string | undefined {
-  let i = 0;
-  let ok = true;
-  const text = sql.replace(/\?/g, () => {
-    const lit = i < params.length ? literal(params[i]) : undefined;
-    i++;
-    if (lit === undefined) ok = false;
-    return lit ?? '';
-  });
-  return ok && i === params.length ? text : undefined;
+  const p = piecesOf(sql);
+  if (p.length - 1 !== params.length) return undefined;
+  let text = p[0]!;
+  for (let i = 0; i < params.length; i++) {
+    const lit = literal(params[i]);
+    if (lit === undefined) return undefined;
+    text += lit + p[i + 1]!;
+  }
+  return text;
 }
 
 /** Runs the statements in order on `c` (inside its transaction), in as few round trips as the values allow. */
