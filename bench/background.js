@@ -63,7 +63,7 @@ const ALERTS_YAML = `alerts:
 
 /**
  * @param h helpers from run.js: startToolwatch(opts), stopChild(child, ms), load(server, mode, extra),
- *   metrics(port) → text, sumMetric(text, name, label), log(msg), dist
+ *   checkLoad(name, r), metrics(port) → text, sumMetric(text, name, label), log(msg), dist
  * @param {{ rate: number, duration: number }} opts requests per second, measured seconds per run
  */
 export async function runBackground(h, { rate, duration }) {
@@ -84,6 +84,7 @@ export async function runBackground(h, { rate, duration }) {
     let tw = await h.startToolwatch({ name, config: base });
     const learnStart = Date.now();
     const learn = await h.load(tw, 'rate', { runId: 20, rate, warmup: 0, duration: LEARN_S });
+    h.checkLoad('background, learning the mix', learn);
     await check(tw, learn);
     await h.stopChild(tw.child, 15_000);
     const t0 = Date.now();
@@ -101,6 +102,7 @@ export async function runBackground(h, { rate, duration }) {
 
     tw = await h.startToolwatch({ name, config: base });
     const without = await h.load(tw, 'rate', { runId: 21, rate, warmup: 1, duration });
+    h.checkLoad('background, without alerts and judge', without);
     await check(tw, without);
     await h.stopChild(tw.child, 15_000);
     h.log(`background: without alerts and judge: p99 ${without.latencyMs.p99} ms`);
@@ -129,6 +131,7 @@ export async function runBackground(h, { rate, duration }) {
     } finally {
       clearInterval(sampler);
     }
+    h.checkLoad('background, with alerts and judge', withBg);
     await check(tw, withBg);
     const after = await h.metrics(tw.port);
     await h.stopChild(tw.child, 15_000);
