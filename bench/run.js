@@ -36,10 +36,11 @@
  *   --store postgres    toolwatch on PostgreSQL: a throwaway cluster (initdb + pg_ctl in a temp dir, run as
  *                       the postgres user when this is root); skipped with a message when they are missing
  *   --ready-timeout S   seconds toolwatch may take to become ready (default 120; start-up on a loaded machine is slow)
- *   --judge             a second toolwatch with the judge enabled at its defaults (bench/judge-cost.js): fill + max
- *                       as above; its CPU per batch and peak RSS against this run's (judge off)
+ *   --judge             a second toolwatch with the judge enabled at its defaults (bench/judge-cost.js): fill, max
+ *                       and the ½-max rate as above; CPU per batch at that rate and peak RSS against this run's
  *   --background        ingest p99 at the ½-max rate while alert rules evaluate 24 h of minute aggregates and the
- *                       judge runs over 100 trajectories, against the same rate without them (bench/background.js)
+ *                       judge runs over 100 trajectories, against the same rate without them (bench/background.js);
+ *                       --background-duration S: measured seconds of each of its two runs (default 30)
  *   --soak DURATION     after the phases, a fixed rate of 35 % of its max for DURATION (20m, 90s): RSS growth
  *                       over the last 15 min (the last 3/4 of a shorter soak) and RSS ÷ V8 heap used
  */
@@ -331,6 +332,7 @@ async function main() {
   await stopChild(tw.child, 15_000);
   if (args['keep-stderr']) writeFileSync(path.resolve(args['keep-stderr']), tw.stderr() + tw.stdout());
   const extra = await extraPhases({ cpus, load, fillRequests: twFill ? twFill.sent : 0, rate: halfRate });
+  if (extra.judge) extra.judge.off = { fixed: twHalf, rss };
 
   const problems = [];
   const byOutcome = OUTCOMES.map((o) => ({ o, sent: sent.outcomes[o], counted: counted.by[o] ?? 0 }));
@@ -516,7 +518,7 @@ async function main() {
           ],
         ]
       : []),
-    ...(extra.judge ? judgeCostRows(extra.judge, { max: twMax, rss }, verdict) : []),
+    ...(extra.judge ? judgeCostRows(extra.judge, extra.judge.off, verdict) : []),
     ...(extra.background ? [backgroundRow(extra.background, verdict)] : []),
     [
       'peak RSS of toolwatch (VmHWM)',
@@ -632,8 +634,9 @@ async function extraPhases({ cpus, load, fillRequests, rate }) {
     log('--judge, --background: skipped — they run on SQLite (the default store) only');
     return out;
   }
-  if (args.judge) out.judge = await runJudgeCost(h, { fillRequests });
-  if (args.background) out.background = await runBackground(h, { rate, duration: Math.max(RATE_DURATION, 15) });
+  if (args.judge) out.judge = await runJudgeCost(h, { fillRequests, rate, rateDuration: RATE_DURATION });
+  if (args.background)
+    out.background = await runBackground(h, { rate, duration: num(args['background-duration'], 30) });
   return out;
 }
 
