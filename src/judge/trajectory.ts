@@ -169,19 +169,19 @@ export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>)
 }
 
 /**
- * The offered tools as a step stores them, once per definitions list: the readers share one frozen
- * list per distinct definitions string (src/tools/tooldefs.ts), and every model span of a service
- * offers the same one, so clipping and measuring its schemas per step was the same work again.
+ * The offered tools as a step stores them. The readers share one frozen definition object per tool
+ * of a distinct definitions string (src/tools/tooldefs.ts) and every model span of a service offers
+ * the same ones, so each is clipped and its schema measured once, not on every step.
  */
-const storedOffers = new WeakMap<readonly ToolDef[], readonly ToolDef[]>();
+const storedDefs = new WeakMap<ToolDef, ToolDef>();
 
 function offeredAsStored(offered: readonly ToolDef[]): ToolDef[] {
-  let stored = storedOffers.get(offered);
-  if (!stored) {
-    stored = Object.freeze(offered.slice(0, MAX_TOOLS).map(toolDef));
-    if (Object.isFrozen(offered)) storedOffers.set(offered, stored);
-  }
-  return stored as ToolDef[];
+  return offered.slice(0, MAX_TOOLS).map((t) => {
+    if (!Object.isFrozen(t)) return toolDef(t);
+    let d = storedDefs.get(t);
+    if (!d) storedDefs.set(t, (d = toolDef(t)));
+    return d;
+  });
 }
 
 /**
