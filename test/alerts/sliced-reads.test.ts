@@ -32,7 +32,7 @@ async function preload(store: Store): Promise<void> {
   const last = Math.floor(NOW / MINUTE_MS) * MINUTE_MS;
   for (let m = 0; m < 26 * 60; m += 10) {
     const minute = last - m * MINUTE_MS;
-    SERVICES.forEach((service, s) =>
+    SERVICES.forEach((service, s) => {
       TOOLS.forEach((tool, t) => {
         const outcome = (m + s + t) % 3 === 0 ? 'SchemaMismatch' : 'valid';
         calls.push({ minute, source: 'otlp', service, model: 'gpt-4o', tool, outcome, reason: '', count: 1 + (m % 7) });
@@ -46,8 +46,8 @@ async function preload(store: Store): Promise<void> {
           callOutcome: 'valid',
           count: 1 + (m % 5),
         });
-      }),
-    );
+      });
+    });
   }
   await store.write({ ...emptyBatch(), callAggregates: calls, executionAggregates: execs });
 }
