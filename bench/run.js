@@ -35,6 +35,12 @@
  *   --repeat N          run the whole benchmark N times (each its own processes) and report the medians
  *   --store postgres    toolwatch on PostgreSQL: a throwaway cluster (initdb + pg_ctl in a temp dir, run as
  *                       the postgres user when this is root); skipped with a message when they are missing
+ *   --ready-timeout S   seconds toolwatch may take to become ready (default 120; start-up on a loaded machine is slow)
+ *   --judge             a second toolwatch with the judge enabled at its defaults (bench/judge-cost.js): fill, max
+ *                       and the ½-max rate as above; CPU per batch at that rate and peak RSS against this run's
+ *   --background        ingest p99 at the ½-max rate while alert rules evaluate 24 h of minute aggregates and the
+ *                       judge runs over 100 trajectories, against the same rate without them (bench/background.js);
+ *                       --background-duration S: measured seconds of each of its two runs (default 30)
  *   --soak DURATION     after the phases, a fixed rate of 35 % of its max for DURATION (20m, 90s): RSS growth
  *                       over the last 15 min (the last 3/4 of a shorter soak) and RSS ÷ V8 heap used
  */
@@ -44,7 +50,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { backgroundProblems, backgroundRow, runBackground } from './background.js';
 import { generateFixtures, OUTCOMES } from './fixtures.js';
+import { judgeCostProblems, judgeCostRows, runJudgeCost } from './judge-cost.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = parseArgs(process.argv.slice(2));
@@ -75,6 +83,8 @@ const SOAK_SHARE = 0.35;
 const TARGET_SOAK_GROWTH_MB = 32;
 const TARGET_SOAK_RSS_PER_HEAP = 2;
 const TARGET_PG_RATIO = 0.4;
+/** Seconds toolwatch may take to answer /readyz 200 (wall time: a loaded machine stretches start-up). */
+const READY_S = num(args['ready-timeout'], 120);
 
 // ---------------------------------------------------------------- cleanup on every exit path
 
@@ -321,6 +331,8 @@ async function main() {
   const threads = threadCpu(tw.child.pid);
   await stopChild(tw.child, 15_000);
   if (args['keep-stderr']) writeFileSync(path.resolve(args['keep-stderr']), tw.stderr() + tw.stdout());
+  const extra = await extraPhases({ cpus, load, fillRequests: twFill ? twFill.sent : 0, rate: halfRate });
+  if (extra.judge) extra.judge.off = { fixed: twHalf, rss };
 
   const problems = [];
   const byOutcome = OUTCOMES.map((o) => ({ o, sent: sent.outcomes[o], counted: counted.by[o] ?? 0 }));
@@ -343,6 +355,8 @@ async function main() {
       `late resends: ${twLate.late.counted} calls counted again (expected 0: every resent batch is a duplicate)`,
     );
   // Each resent call has at least its proposing span and its tool span: both must be recognised.
+  if (extra.judge) problems.push(...judgeCostProblems(extra.judge));
+  if (extra.background) problems.push(...backgroundProblems(extra.background));
   if (twLate && twLate.late.duplicateSpans < twLate.late.calls)
     problems.push(
       `late resends: only ${twLate.late.duplicateSpans} duplicate spans for ${twLate.late.calls} resent calls`,
@@ -504,6 +518,8 @@ async function main() {
           ],
         ]
       : []),
+    ...(extra.judge ? judgeCostRows(extra.judge, extra.judge.off, verdict) : []),
+    ...(extra.background ? [backgroundRow(extra.background, verdict)] : []),
     [
       'peak RSS of toolwatch (VmHWM)',
       rss ? `${rss.hwmMb.toFixed(0)} MB` : 'n/a',
@@ -576,6 +592,8 @@ async function main() {
           twAim,
           twLate,
           soak,
+          judge: extra.judge,
+          background: extra.background,
           store: STORE,
           rss,
           mem,
@@ -594,6 +612,32 @@ async function main() {
     return 1;
   }
   return 0;
+}
+
+// ---------------------------------------------------------------- --judge, --background
+
+/** The phases of their own modules, each on a toolwatch of its own started after the main one stopped. */
+async function extraPhases({ cpus, load, fillRequests, rate }) {
+  const h = {
+    startToolwatch: (opts) => startToolwatch(cpus, undefined, opts),
+    stopChild,
+    load,
+    checkLoad,
+    metrics: async (port) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
+    sumMetric,
+    readRss,
+    log,
+    dist: DIST,
+  };
+  const out = {};
+  if ((args.judge || args.background) && STORE !== 'sqlite') {
+    log('--judge, --background: skipped — they run on SQLite (the default store) only');
+    return out;
+  }
+  if (args.judge) out.judge = await runJudgeCost(h, { fillRequests, rate, rateDuration: RATE_DURATION });
+  if (args.background)
+    out.background = await runBackground(h, { rate, duration: num(args['background-duration'], 30) });
+  return out;
 }
 
 // ---------------------------------------------------------------- --repeat
@@ -718,7 +762,7 @@ function spawnPinned(cpu, argv, opts) {
 async function startBaseline(cpus) {
   const child = spawnPinned(cpus.server, [process.execPath, path.join(ROOT, 'bench/baseline.js'), '0'], { cwd: ROOT });
   const stderr = collect(child.stderr);
-  const line = await firstLine(child, 15_000);
+  const line = await firstLine(child, READY_S * 1000);
   let ready;
   try {
     ready = JSON.parse(line);
@@ -846,16 +890,17 @@ function fmtDuration(s) {
   return s >= 60 ? `${+(s / 60).toFixed(1)} min` : `${Math.round(s)} s`;
 }
 
-async function startToolwatch(cpus, pgUrl) {
-  const dir = path.join(tmp, 'toolwatch');
-  mkdirSync(dir);
+/** `name`: its folder under tmp (a second start with the same name reuses the database); `config`: YAML appended. */
+async function startToolwatch(cpus, pgUrl, { name = 'toolwatch', config = '' } = {}) {
+  const dir = path.join(tmp, name);
+  mkdirSync(dir, { recursive: true });
   const configFile = path.join(dir, 'toolwatch.yaml');
   // Every setting at its default (independent of config/toolwatch.yaml edits).
   writeFileSync(
     configFile,
-    args['max-traces']
+    (args['max-traces']
       ? `# toolwatch benchmark: every setting at its default but this\ndedupe:\n  max_traces: ${DEDUPE_CAP}\n`
-      : '# toolwatch benchmark: every setting at its default\n',
+      : '# toolwatch benchmark: every setting at its default\n') + config,
   );
   const port = await freePort();
   const nodeArgs = [
@@ -876,7 +921,11 @@ async function startToolwatch(cpus, pgUrl) {
   });
   const stderr = collect(child.stderr, args['keep-stderr'] ? 64 << 20 : 65536);
   const stdout = collect(child.stdout, args['keep-stderr'] ? 64 << 20 : 65536);
-  const deadline = Date.now() + 20_000;
+  // The limit is generous and counted in wall time: on a shared machine the server's core can be
+  // 90 % someone else's, and start-up (modules, migrations, the journal) then takes many times its
+  // CPU time. A process that dies is reported at once, so a broken start is not waited for.
+  const t0 = Date.now();
+  const deadline = t0 + READY_S * 1000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new BenchError(
@@ -889,9 +938,15 @@ async function startToolwatch(cpus, pgUrl) {
       // not listening yet
     }
     if (Date.now() > deadline)
-      throw new BenchError(`toolwatch did not become ready on port ${port} within 20 s:\n${stderr()}${stdout()}`);
+      throw new BenchError(
+        `toolwatch did not become ready on port ${port} within ${READY_S} s (--ready-timeout):\n${stderr()}${stdout()}`,
+      );
     await sleep(100);
   }
+  const startCpu = cpuSnapshot(child.pid, cpus.server);
+  log(
+    `  toolwatch ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (${((startCpu.proc * 1000) / CLK_TCK / 1000).toFixed(1)} CPU s)`,
+  );
   return { child, port, dir, stderr, stdout };
 }
 

@@ -17,6 +17,7 @@ import type { RuleKinds } from './kinds/index.js';
 import type { Notifier, NotifierKinds } from './notifiers/index.js';
 import { OutboxWorker } from './outbox.js';
 import type { RuleSources } from './rules.js';
+import { slicedCallCounts, slicedExecutionCounts } from './sliced-reads.js';
 
 /** A component (src/jobs/lifecycle.ts): started, it schedules its rounds, one outbox job per notifier and retention. */
 export interface Alerting extends Component {
@@ -77,6 +78,9 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     onResult: (notifier, status) => deps.metrics?.notifications.inc({ notifier, status }),
   });
   for (const r of rules) deps.metrics?.alertsFiring.set({ rule: r.config.name }, 0);
+  // Long windows are read an hour at a time, so a 24 h rule does not hold ingest for its whole read.
+  const callCounts = slicedCallCounts((q) => deps.store.callCounts(q));
+  const executionCounts = slicedExecutionCounts((q) => deps.store.executionCounts(q));
   let evaluating: Promise<unknown> | null = null;
   const deliverTo = (n: Notifier) => deps.store.runExclusive(`alerts-outbox:${n.name}`, () => outbox.deliver(n));
   const alerting: Alerting = {
@@ -91,8 +95,8 @@ export function createAlerting(deps: AlertingDeps): Alerting {
           {
             rules,
             io: {
-              callCounts: (q) => deps.store.callCounts(q),
-              executionCounts: (q) => deps.store.executionCounts(q),
+              callCounts,
+              executionCounts,
               ...deps.sources,
             },
             failures: (q) => deps.store.failures(q),

@@ -6,6 +6,7 @@
 import { num, optStr } from '../store/rows.js';
 import { servicesMatch, type BatchExtension, type Row, type Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';
+import { yieldToLoop } from '../util/yield.js';
 import { assemble, type TrajectoryHeader } from './assemble.js';
 import type { Step, Trajectory, TrajectoryStatus } from './types.js';
 
@@ -90,6 +91,8 @@ function statementsFor(w: TrajectoryWrite, dialect: Sql['dialect']): [string, un
 
 /** Idle candidates read per SELECT when completing them. */
 const FINALIZE_BATCH = 5000;
+/** Candidates completed per transaction (between two of them the event loop runs). */
+const FINALIZE_TX_ROWS = 100;
 
 export class TrajectoryStore {
   constructor(readonly sql: Sql) {}
@@ -126,23 +129,32 @@ export class TrajectoryStore {
       );
       const ids = rows.map((r) => String(r.trace_id));
       const negative = negativeFeedback && rows.length ? await negativeFeedback(ids) : new Set<string>();
-      for (const r of rows) {
-        const p = probabilityOf(String(r.service), num(r.has_failure) === 1, negative.has(String(r.trace_id)));
-        const sampled = num(r.position) < p;
-        await this.sql.tx(async (tx) => {
-          // Re-checked in the UPDATE: a span may have arrived (on another replica) since the SELECT.
-          const changed = await tx.run(
-            `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ?
-             WHERE trace_id = ? AND status = 'open' AND last_seen_ms <= ?`,
-            [sampled ? 'pending' : 'dropped', p, nowMs, r.trace_id, cutoff],
-          );
-          if (changed === 0) return;
-          if (sampled) pending++;
-          else {
-            dropped++;
-            await tx.run('DELETE FROM judge_steps WHERE trace_id = ?', [r.trace_id]);
+      // FINALIZE_TX_ROWS rows per transaction, and the event loop let through between them: on
+      // SQLite every statement is synchronous, and a backlog of thousands held ingest to its end.
+      for (let at = 0; at < rows.length; at += FINALIZE_TX_ROWS) {
+        if (at > 0) await yieldToLoop();
+        const done = await this.sql.tx(async (tx) => {
+          const n = { pending: 0, dropped: 0 };
+          for (const r of rows.slice(at, at + FINALIZE_TX_ROWS)) {
+            const p = probabilityOf(String(r.service), num(r.has_failure) === 1, negative.has(String(r.trace_id)));
+            const sampled = num(r.position) < p;
+            // Re-checked in the UPDATE: a span may have arrived (on another replica) since the SELECT.
+            const changed = await tx.run(
+              `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ?
+               WHERE trace_id = ? AND status = 'open' AND last_seen_ms <= ?`,
+              [sampled ? 'pending' : 'dropped', p, nowMs, r.trace_id, cutoff],
+            );
+            if (changed === 0) continue;
+            if (sampled) n.pending++;
+            else {
+              n.dropped++;
+              await tx.run('DELETE FROM judge_steps WHERE trace_id = ?', [r.trace_id]);
+            }
           }
+          return n;
         });
+        pending += done.pending;
+        dropped += done.dropped;
       }
       // A row a span touched meanwhile is no longer idle, so the next SELECT cannot return it again.
       if (rows.length < FINALIZE_BATCH) break;

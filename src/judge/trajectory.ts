@@ -18,7 +18,7 @@
 import type { CheckedCall, SourceName, SpanFacts, ToolDef } from '../model.js';
 import type { BatchSink, BatchWriter } from '../pipeline/pipeline.js';
 import { isFailure } from '../model.js';
-import type { StoreRedactor } from '../redact/stored.js';
+import type { Redacted, StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension } from '../store/store.js';
 import { maxProbability, samplePosition, type SamplingPolicy } from './sampler.js';
 import type { JudgeStore, TrajectoryWrite } from './store.js';
@@ -73,13 +73,14 @@ export class TrajectorySink implements BatchSink {
     const outcomes = new Map<string, CheckedCall>();
     for (const c of input.calls) outcomes.set(callKey(c.spanId, c.callId, c.name), c);
     const seenMs = this.deps.now();
+    const redactor = memoRedactor(this.deps.redactor);
     const writes: TrajectoryWrite[] = [];
     for (const [traceId, facts] of byTrace) {
       const first = facts.reduce((a, b) => (b.startTimeMs < a.startTimeMs ? b : a));
       const hasFailure = input.calls.some((c) => c.traceId === traceId && isFailure(c.outcome.outcome));
       const steps = facts.flatMap((f) => {
         const raw = toStep(f, outcomes);
-        const step = raw && redactStep(raw, this.deps.redactor);
+        const step = raw && redactStep(raw, redactor);
         if (step?.omitted) this.deps.onRedactionFailure?.();
         if (step) step.seq = seenMs * 1000 + (this.counter++ % 1000);
         // Columns hold whole ms (BIGINT); the payload keeps the exact, sub-ms times that order the steps.
@@ -163,8 +164,41 @@ export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>)
   if (f.error) s.error = clip(f.error, 1000);
   if (f.inputTokens !== undefined) s.inputTokens = f.inputTokens;
   if (f.outputTokens !== undefined) s.outputTokens = f.outputTokens;
-  if (f.offered) s.offered = f.offered.slice(0, MAX_TOOLS).map(toolDef);
+  if (f.offered) s.offered = offeredAsStored(f.offered);
   return s;
+}
+
+/**
+ * The offered tools as a step stores them. The readers share one frozen definition object per tool
+ * of a distinct definitions string (src/tools/tooldefs.ts) and every model span of a service offers
+ * the same ones, so each is clipped and its schema measured once, not on every step.
+ */
+const storedDefs = new WeakMap<ToolDef, ToolDef>();
+
+function offeredAsStored(offered: readonly ToolDef[]): ToolDef[] {
+  return offered.slice(0, MAX_TOOLS).map((t) => {
+    if (!Object.isFrozen(t)) return toolDef(t);
+    let d = storedDefs.get(t);
+    if (!d) storedDefs.set(t, (d = toolDef(t)));
+    return d;
+  });
+}
+
+/**
+ * The store's redactor with what it answered kept for one batch: a call's arguments come twice (the
+ * model's proposal and the tool span), a trace's user message on each of its model spans. The
+ * redactor is a pure function of the value, so the answer is the same; nothing outlives the batch.
+ */
+function memoRedactor(r: StoreRedactor): StoreRedactor {
+  if (r.level === 'none') return r;
+  const json = new Map<string, Redacted>();
+  const text = new Map<string, Redacted>();
+  const memo = (cache: Map<string, Redacted>, fn: (v: string) => Redacted) => (v: string) => {
+    let got = cache.get(v);
+    if (!got) cache.set(v, (got = fn(v)));
+    return got;
+  };
+  return { level: r.level, json: memo(json, (v) => r.json(v)), text: memo(text, (v) => r.text(v)) };
 }
 
 function toCall(

@@ -5,7 +5,7 @@
  * writing the same minutes lock rows in one order and never deadlock.
  */
 import type pg from 'pg';
-import { toPg } from './sql.js';
+import { runStatements } from './pg-statements.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, PendingRow, WriteBatch } from './store.js';
 
 /** Applies many batches in the caller's transaction: one statement per table. */
@@ -130,11 +130,12 @@ export async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promi
       [ledger.map((r) => r.timeMs), ledger.map((r) => r.traces), ledger.map((r) => r.body)],
     );
   }
-  // Extensions only write: collect their statements, then run them in order on this transaction.
+  // Extensions only write: collect their statements, then run them in order on this transaction
+  // (in one round trip where their values allow: pg-statements.ts).
   const statements: [string, readonly unknown[]][] = [];
   const tx = { run: (sql: string, params: readonly unknown[] = []) => void statements.push([sql, params]) };
   for (const b of batches) for (const x of b.extensions) x(tx);
-  for (const [sql, params] of statements) await c.query(toPg(sql), params as unknown[]);
+  await runStatements(c, statements);
 }
 
 /**

@@ -69,4 +69,31 @@ describe('JudgeStore.finalize', () => {
     expect(await count(store, "SELECT COUNT(*) AS n FROM judge_trajectories WHERE status = 'open'")).toBe(0);
     expect(await count(store, 'SELECT COUNT(*) AS n FROM judge_steps')).toBe(1);
   });
+  it('lets the event loop run while it completes a backlog (on SQLite every statement is synchronous)', async () => {
+    store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    const judge = new JudgeStore(store.sql);
+    await store.write({
+      ...emptyBatch(),
+      extensions: [judge.trajectories.ingestExtension(Array.from({ length: 1000 }, (_, i) => candidate(i)))],
+    });
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const res = await judge.trajectories.finalize(
+      10_000,
+      1000,
+      (_s, _f, negative) => (negative ? 1 : 0),
+      async (ids) => new Set(ids.filter((_, i) => i % 10 === 0)),
+    );
+    done = true;
+    expect(res).toEqual({ pending: 100, dropped: 900 });
+    expect(await count(store, 'SELECT COUNT(*) AS n FROM judge_steps')).toBe(100);
+    // A turn between every 100 candidates: ingest is never held for the whole backlog.
+    expect(turns).toBeGreaterThanOrEqual(9);
+  });
 });

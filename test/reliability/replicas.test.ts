@@ -117,5 +117,5 @@ describe.skipIf(pgServer().skip)('two replicas on one PostgreSQL', () => {
       s.kill('SIGTERM');
       expect((await s.exited).code).toBe(0);
     }
-  });
+  }, 120_000); // Two replicas, each restarted, under load: ≈ 20 s quiet, 46–84 s on a loaded two-core box (default 30 s).
 });

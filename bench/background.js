@@ -1,0 +1,183 @@
+/**
+ * --background: ingest p99 at a fixed rate while toolwatch evaluates alert rules over 24 h of minute
+ * aggregates and runs the judge over 100 trajectories, against the same rate without them.
+ *
+ * One SQLite database, three starts of toolwatch (each a fresh process on the same file, so both
+ * measured runs start alike — the dedupe journal and every table as the previous one left them):
+ *   1. learn: the judge enabled against the local stand-in (bench/judge-stand-in.js) with
+ *      `sample_rate: 1` and `idle: 1s`, no rules, no judge run; a few seconds at the fixed rate:
+ *      its traces become the trajectories the judge run will judge, its minute aggregates the mix
+ *      bench/preload-minutes.js repeats over the 24 h (+1 h) before now;
+ *   2. without: the same config; the fixed rate for the phase's duration;
+ *   3. with: the same, plus alert rules whose evaluation reads those 24 h (error_rate over 24h,
+ *      drift and error_rate_drift against a 24h baseline, an error_budget_burn with a 24h long
+ *      window) evaluated every 5 s, and `judge.schedule` every 10 s (each run judges up to
+ *      `judge.max_trajectories_per_run`, 100 by default, of the pending ones); the fixed rate again.
+ * /metrics is read every 250 ms during "with" to see the judge runs and verdicts happen inside the
+ * window, and nodejs_eventloop_lag_max_seconds (reset at each read) gives the longest stall.
+ * Exported: runBackground(h, opts) → the figures for the table (and --json).
+ */
+import path from 'node:path';
+import { startJudgeStandIn } from './judge-stand-in.js';
+import { preloadMinutes } from './preload-minutes.js';
+
+/** A cron expression that never fires while a benchmark runs (1 January, 00:00). */
+const NEVER = '0 0 1 1 *';
+const LEARN_S = 4;
+export const TARGET_BACKGROUND_P99_FACTOR = 2;
+
+function judgeYaml(url, schedule) {
+  return [
+    'judge:',
+    '  enabled: true',
+    '  model: bench-stand-in',
+    `  base_url: ${url}`,
+    '  sample_rate: 1',
+    '  idle: 1s',
+    `  schedule: "${schedule}"`,
+    '',
+  ].join('\n');
+}
+
+const ALERTS_YAML = `alerts:
+  interval: 5s
+  rules:
+    - name: bench-error-rate-24h
+      kind: error_rate
+      window: 24h
+      threshold: 0.5
+      by: [service, tool]
+    - name: bench-drift-24h
+      kind: drift
+      window: 1h
+      baseline: 24h
+    - name: bench-error-rate-drift-24h
+      kind: error_rate_drift
+      window: 1h
+      baseline: 24h
+      by: [service, tool]
+    - name: bench-burn-24h
+      kind: error_budget_burn
+      windows: [{ long: 24h, short: 1h, burn_rate: 1 }]
+`;
+
+/**
+ * @param h helpers from run.js: startToolwatch(opts), stopChild(child, ms), load(server, mode, extra),
+ *   checkLoad(name, r), metrics(port) → text, sumMetric(text, name, label), log(msg), dist
+ * @param {{ rate: number, duration: number }} opts requests per second, measured seconds per run
+ */
+export async function runBackground(h, { rate, duration }) {
+  const standIn = await startJudgeStandIn({ latencyMs: 50 });
+  const name = 'background';
+  const base = judgeYaml(standIn.url, NEVER);
+  const counted = [];
+  const check = async (tw, r) => {
+    const text = await h.metrics(tw.port);
+    counted.push({
+      sent: r.total.calls,
+      counted: h.sumMetric(text, 'toolwatch_tool_calls_total').total,
+      duplicates: h.sumMetric(text, 'toolwatch_duplicate_spans_total').total,
+    });
+  };
+  try {
+    h.log(`background: learn the mix (${LEARN_S} s at ${Math.round(rate * 100)} spans/s, judge on, sample_rate 1)`);
+    let tw = await h.startToolwatch({ name, config: base });
+    const learnStart = Date.now();
+    const learn = await h.load(tw, 'rate', { runId: 20, rate, warmup: 0, duration: LEARN_S });
+    h.checkLoad('background, learning the mix', learn);
+    await check(tw, learn);
+    await h.stopChild(tw.child, 15_000);
+    const t0 = Date.now();
+    const pre = await preloadMinutes({
+      dist: h.dist,
+      dbPath: path.join(tw.dir, 'toolwatch.db'),
+      hours: 25,
+      learnedSeconds: learn.measuredSeconds ?? LEARN_S,
+      beforeMs: learnStart,
+    });
+    h.log(
+      `background: preloaded ${pre.minutes} minutes (${pre.callRows.toLocaleString('en-US')} call rows, ` +
+        `${pre.executionRows.toLocaleString('en-US')} execution rows, ${pre.callsPerMinute.toLocaleString('en-US')} calls a minute) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
+
+    tw = await h.startToolwatch({ name, config: base });
+    const without = await h.load(tw, 'rate', { runId: 21, rate, warmup: 1, duration });
+    h.checkLoad('background, without alerts and judge', without);
+    await check(tw, without);
+    await h.stopChild(tw.child, 15_000);
+    h.log(`background: without alerts and judge: p99 ${without.latencyMs.p99} ms`);
+
+    tw = await h.startToolwatch({ name, config: judgeYaml(standIn.url, '*/10 * * * * *') + ALERTS_YAML });
+    const before = await h.metrics(tw.port);
+    const requestsBefore = standIn.requests();
+    let maxLagS = 0;
+    const seen = { firstVerdictMs: undefined, verdicts: 0, runs: 0, firing: 0 };
+    const started = Date.now();
+    const sampler = setInterval(async () => {
+      try {
+        const text = await h.metrics(tw.port);
+        maxLagS = Math.max(maxLagS, h.sumMetric(text, 'nodejs_eventloop_lag_max_seconds').total);
+        seen.verdicts = h.sumMetric(text, 'toolwatch_judge_verdicts_total').total;
+        seen.runs = h.sumMetric(text, 'toolwatch_judge_runs_total').total;
+        seen.firing = Math.max(seen.firing, h.sumMetric(text, 'toolwatch_alerts_firing').total);
+        if (seen.verdicts > 0 && seen.firstVerdictMs === undefined) seen.firstVerdictMs = Date.now() - started;
+      } catch {
+        // read again in 250 ms
+      }
+    }, 250);
+    let withBg;
+    try {
+      withBg = await h.load(tw, 'rate', { runId: 22, rate, warmup: 1, duration });
+    } finally {
+      clearInterval(sampler);
+    }
+    h.checkLoad('background, with alerts and judge', withBg);
+    await check(tw, withBg);
+    const after = await h.metrics(tw.port);
+    await h.stopChild(tw.child, 15_000);
+    const delta = (n) => h.sumMetric(after, n).total - h.sumMetric(before, n).total;
+    const result = {
+      rate,
+      duration,
+      preload: pre,
+      without,
+      with: withBg,
+      judge: {
+        verdicts: delta('toolwatch_judge_verdicts_total'),
+        runs: delta('toolwatch_judge_runs_total'),
+        requests: standIn.requests() - requestsBefore,
+        firstVerdictS: seen.firstVerdictMs === undefined ? undefined : seen.firstVerdictMs / 1000,
+      },
+      alertsFiring: seen.firing,
+      maxEventLoopLagMs: maxLagS * 1000,
+      counted,
+      factor: withBg.latencyMs.p99 / Math.max(0.01, without.latencyMs.p99),
+    };
+    h.log(
+      `background: with them: p99 ${withBg.latencyMs.p99} ms; ${result.judge.verdicts} verdicts in ${result.judge.runs} judge runs, ` +
+        `${seen.firing} alert groups firing, longest event-loop stall ${result.maxEventLoopLagMs.toFixed(0)} ms`,
+    );
+    return result;
+  } finally {
+    await standIn.close();
+  }
+}
+
+/** The counters of every run of the phase: each process counted exactly the calls it was sent, none twice. */
+export function backgroundProblems(r) {
+  return r.counted.flatMap((c, i) =>
+    c.counted !== c.sent || c.duplicates !== 0
+      ? [`background run ${i + 1}: counted ${c.counted} calls of ${c.sent} sent, ${c.duplicates} duplicate spans`]
+      : [],
+  );
+}
+
+/** Its row of the targets table. */
+export function backgroundRow(r, verdict) {
+  return [
+    `ingest p99 at ${Math.round(r.rate * 100).toLocaleString('en-US')} spans/s with alert evaluation over 24 h + a judge run (${r.judge.verdicts} verdicts) ÷ without`,
+    `${r.factor.toFixed(1)}× (${r.with.latencyMs.p99} / ${r.without.latencyMs.p99} ms)`,
+    `< ${TARGET_BACKGROUND_P99_FACTOR}×`,
+    verdict(r.factor < TARGET_BACKGROUND_P99_FACTOR && r.judge.verdicts >= 100),
+  ];
+}
