@@ -28,8 +28,6 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
           ? 1
           : 0,
   );
-  const least = dialect === 'postgres' ? 'LEAST' : 'MIN';
-  const greatest = dialect === 'postgres' ? 'GREATEST' : 'MAX';
   // One lock order for concurrent writers: versions sorted by key.
   const versions = [...obs.versions].sort((a, b) =>
     a.service !== b.service
@@ -46,46 +44,110 @@ export function changesExtension(dialect: Sql['dialect'], obs: BatchObservation)
             ? 1
             : 0,
   );
-  const counts = [...obs.counts].sort((a, b) => {
-    const x = countKey(a);
-    const y = countKey(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  return (tx) => {
-    for (const v of versions) {
-      tx.run(
-        `INSERT INTO tool_versions (service, tool, version, definition, first_seen, last_seen, calls)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (service, tool, version) DO UPDATE SET
-           first_seen = ${least}(tool_versions.first_seen, excluded.first_seen),
-           last_seen = ${greatest}(tool_versions.last_seen, excluded.last_seen),
-           calls = tool_versions.calls + excluded.calls`,
-        [v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls],
-      );
+  // Sorted (one lock order); unique by construction (observe.ts groups by the stored names).
+  const counts =
+    obs.counts.length < 2
+      ? obs.counts
+      : obs.counts
+          .map((c) => ({ c, k: countKey(c) }))
+          .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+          .map((x) => x.c);
+  // A key sighted more than once goes into later statements, in its order (a statement touches a row once).
+  let rounds: BatchObservation['sightings'][] = [obs.sightings];
+  if (obs.repeatedKeys) {
+    rounds = [];
+    const times = new Map<string, number>();
+    for (const x of obs.sightings) {
+      const k = `${x.service}\u0000${x.kind}\u0000${x.key}`;
+      const r = times.get(k) ?? 0;
+      times.set(k, r + 1);
+      (rounds[r] ??= []).push(x);
     }
-    for (const c of counts) {
-      tx.run(
-        `INSERT INTO version_minutes (minute, service, tool, version, provider, outcome, count) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (minute, service, tool, version, provider, outcome) DO UPDATE SET count = version_minutes.count + excluded.count`,
-        [c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count],
-      );
-    }
-    for (const t of toolSets) {
-      tx.run(
-        'INSERT INTO service_tool_sets (service, version, names) VALUES (?, ?, ?) ON CONFLICT (service, version) DO NOTHING',
-        [t.service, t.version, JSON.stringify(t.names)],
-      );
-    }
+  }
+  const sql = STATEMENTS[dialect];
+  // One statement per table in the steady state, not one per row: the batch's own transaction runs them.
+  const statements: [string, unknown[]][] = [
+    ...multiRow(
+      sql.versions,
+      versions.map((v) => [v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls]),
+    ),
+    ...multiRow(
+      sql.counts,
+      counts.map((c) => [c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count]),
+    ),
+    ...multiRow(
+      sql.toolSets,
+      toolSets.map((t) => [t.service, t.version, JSON.stringify(t.names)]),
+    ),
     // The event is written by the trigger on change_state (migration 013) when the state moves.
-    for (const s of obs.sightings) {
-      tx.run(
-        `INSERT INTO change_state (service, kind, key, value, since) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (service, kind, key) DO UPDATE SET value = excluded.value, since = excluded.since
-         WHERE change_state.value <> excluded.value AND change_state.since <= excluded.since`,
-        [s.service, s.kind, s.key, s.value, s.timeMs],
-      );
-    }
+    ...rounds.flatMap((round) =>
+      multiRow(
+        sql.states,
+        round.map((x) => [x.service, x.kind, x.key, x.value, x.timeMs]),
+      ),
+    ),
+  ];
+  return (tx) => {
+    for (const [text, params] of statements) tx.run(text, params);
   };
+}
+
+/** A multi-row upsert: its text per row count, built once (a handful of counts are in use). */
+interface MultiRow {
+  head: string;
+  tail: string;
+  texts: Map<number, string>;
+}
+
+const multi = (head: string, tail: string): MultiRow => ({ head, tail, texts: new Map() });
+
+function statementsFor(least: string, greatest: string) {
+  return {
+    versions: multi(
+      'INSERT INTO tool_versions (service, tool, version, definition, first_seen, last_seen, calls) VALUES',
+      `ON CONFLICT (service, tool, version) DO UPDATE SET
+         first_seen = ${least}(tool_versions.first_seen, excluded.first_seen),
+         last_seen = ${greatest}(tool_versions.last_seen, excluded.last_seen),
+         calls = tool_versions.calls + excluded.calls`,
+    ),
+    counts: multi(
+      'INSERT INTO version_minutes (minute, service, tool, version, provider, outcome, count) VALUES',
+      'ON CONFLICT (minute, service, tool, version, provider, outcome) DO UPDATE SET count = version_minutes.count + excluded.count',
+    ),
+    toolSets: multi(
+      'INSERT INTO service_tool_sets (service, version, names) VALUES',
+      'ON CONFLICT (service, version) DO NOTHING',
+    ),
+    states: multi(
+      'INSERT INTO change_state (service, kind, key, value, since) VALUES',
+      `ON CONFLICT (service, kind, key) DO UPDATE SET value = excluded.value, since = excluded.since
+       WHERE change_state.value <> excluded.value AND change_state.since <= excluded.since`,
+    ),
+  };
+}
+
+const STATEMENTS: Record<Sql['dialect'], ReturnType<typeof statementsFor>> = {
+  sqlite: statementsFor('MIN', 'MAX'),
+  postgres: statementsFor('LEAST', 'GREATEST'),
+};
+
+/** Rows per statement: the steady state's few rows in one, a burst of new keys in a few. */
+const ROWS_PER_STATEMENT = 64;
+
+function multiRow(m: MultiRow, rows: unknown[][]): [string, unknown[]][] {
+  const out: [string, unknown[]][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    const chunk = rows.length <= ROWS_PER_STATEMENT ? rows : rows.slice(i, i + ROWS_PER_STATEMENT);
+    let text = m.texts.get(chunk.length);
+    if (text === undefined) {
+      const tuple = `(${chunk[0]!.map(() => '?').join(', ')})`;
+      m.texts.set(chunk.length, (text = `${m.head} ${chunk.map(() => tuple).join(', ')} ${m.tail}`));
+    }
+    const params: unknown[] = [];
+    for (const row of chunk) for (const v of row) params.push(v);
+    out.push([text, params]);
+  }
+  return out;
 }
 
 const countKey = (c: VersionCount) =>
