@@ -53,6 +53,7 @@ import { fileURLToPath } from 'node:url';
 import { backgroundProblems, backgroundRow, runBackground } from './background.js';
 import { generateFixtures, OUTCOMES } from './fixtures.js';
 import { judgeCostProblems, judgeCostRows, runJudgeCost } from './judge-cost.js';
+import { measureChangesCost } from './changes-cost.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = parseArgs(process.argv.slice(2));
@@ -85,6 +86,8 @@ const TARGET_SOAK_RSS_PER_HEAP = 2;
 const TARGET_PG_RATIO = 0.4;
 /** Seconds toolwatch may take to answer /readyz 200 (wall time: a loaded machine stretches start-up). */
 const READY_S = num(args['ready-timeout'], 120);
+/** The changes work (definition hashing, versions, events), in-process, as a share of toolwatch's CPU per batch. */
+const TARGET_CHANGES_SHARE = 0.02;
 
 // ---------------------------------------------------------------- cleanup on every exit path
 
@@ -330,6 +333,12 @@ async function main() {
   const rss = readRss(tw.child.pid);
   const threads = threadCpu(tw.child.pid);
   await stopChild(tw.child, 15_000);
+  // In this process once toolwatch is gone (bench/changes-cost.js), over the same bodies, from the same build.
+  const changes = await measureChangesCost({
+    dist: DIST,
+    bodies: BODIES,
+    fixtures: { spansPerBody: 100, failRate: 0.1 },
+  });
   if (args['keep-stderr']) writeFileSync(path.resolve(args['keep-stderr']), tw.stderr() + tw.stdout());
   const extra = await extraPhases({ cpus, load, fillRequests: twFill ? twFill.sent : 0, rate: halfRate });
   if (extra.judge) extra.judge.off = { fixed: twHalf, rss };
@@ -520,6 +529,16 @@ async function main() {
       : []),
     ...(extra.judge ? judgeCostRows(extra.judge, extra.judge.off, verdict) : []),
     ...(extra.background ? [backgroundRow(extra.background, verdict)] : []),
+    ...(twMax.server
+      ? [
+          [
+            'changes (definition hashing, versions, events), share of CPU per batch',
+            `${((100 * changes.totalMs) / twMax.server.cpuMsPerRequest).toFixed(1)} % (${changes.totalMs.toFixed(3)} of ${twMax.server.cpuMsPerRequest.toFixed(2)} ms)`,
+            `≤ ${TARGET_CHANGES_SHARE * 100} %`,
+            verdict(changes.totalMs <= TARGET_CHANGES_SHARE * twMax.server.cpuMsPerRequest),
+          ],
+        ]
+      : []),
     [
       'peak RSS of toolwatch (VmHWM)',
       rss ? `${rss.hwmMb.toFixed(0)} MB` : 'n/a',
@@ -598,6 +617,10 @@ async function main() {
           rss,
           mem,
           threads,
+          changes: {
+            ...changes,
+            shareOfCpuPerBatch: twMax.server ? changes.totalMs / twMax.server.cpuMsPerRequest : null,
+          },
           counted,
           sent,
           ratio,

@@ -40,6 +40,7 @@ import { TrajectoryTracker } from './efficiency/tracker.js';
 import { pruneTrajectories } from './efficiency/store.js';
 import { storedName } from './pipeline/write-batch.js';
 import { changesSink } from './changes/sink.js';
+import { alertAttributor } from './queries/alert-attribution.js';
 import { definitionChangeCounts, pruneChanges, valueCounts } from './changes/store.js';
 
 export interface Services {
@@ -291,6 +292,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
     now,
     retentionDays: config.store.retentionDays,
     ...tracer,
+    ...(config.changes.enabled ? { attribute: alertAttributor(store.sql, config.changes.attribution) } : {}),
   });
   await lifecycle.start(alerting);
   langfuse = await createLangfuse({

@@ -12,6 +12,7 @@
  * - firing sends one message on entry and again every repeat_interval while it lasts; resolved
  *   sends exactly one message. No clock inside: `now` comes in.
  */
+import type { AlertAttribution } from './cause.js';
 import type { AlertDetails, Observation } from './rules.js';
 
 export type AlertState = 'pending' | 'firing' | 'resolved';
@@ -36,6 +37,8 @@ export interface AlertInstance {
   threshold: number;
   summary: string;
   details: AlertDetails;
+  /** The likely change, computed when a firing message is built (src/alerts/cause.ts); kept until the alert ends. */
+  attribution?: AlertAttribution;
 }
 
 export interface Timing {

@@ -11,6 +11,7 @@ import type { FailureQuery, StoredFailure } from '../store/store.js';
 import { MINUTE_MS } from '../store/store.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import type { AlertStore, EvaluationCommit } from './alert-store.js';
+import type { Attributor } from './cause.js';
 import type { AlertRuleConfig } from './config.js';
 import { step, type AlertInstance } from './engine.js';
 import type { AlertMessage } from './message.js';
@@ -38,6 +39,8 @@ export interface EvaluatorDeps {
   onFiring?: (firing: Map<string, number>) => void;
   /** Notifiers that want a firing alert sent again this often (Alertmanager), by name. */
   resendMs?: ReadonlyMap<string, number>;
+  /** Names a firing alert's likely change (kinds with a `cause`); absent: alerts carry no attribution. */
+  attribute?: Attributor;
 }
 
 export interface RoundResult {
@@ -175,6 +178,7 @@ async function buildMessage(
       deps.log.warn({ err, rule: rule.config.name }, 'could not read an example failure for an alert');
     }
   }
+  if (status === 'firing' && opts.example) await attributeAlert(deps, rule, a, now);
   const q = new URLSearchParams();
   if (a.labels.service) q.set('service', a.labels.service);
   if (a.labels.tool) q.set('tool', a.labels.tool);
@@ -204,5 +208,21 @@ async function buildMessage(
     page: details.linkPath
       ? `${deps.publicUrl ?? ''}${details.linkPath}`
       : `${deps.publicUrl ?? ''}/?${page.toString()}`,
+    ...(status === 'firing' && a.attribution ? { attribution: a.attribution } : {}),
   };
+}
+
+/**
+ * The alert's likely change, kept on its state: looked for before the instant its condition first
+ * held (activeSince — a change after that cannot have started it), recomputed with each firing
+ * message (a repeat has seen more calls after the change). A failure to read keeps the last one.
+ */
+async function attributeAlert(deps: EvaluatorDeps, rule: CompiledRule, a: AlertInstance, now: number): Promise<void> {
+  const subject = deps.attribute ? rule.kind.cause?.(rule.params, a.labels, a.details) : undefined;
+  if (!subject || !deps.attribute) return;
+  try {
+    a.attribution = await deps.attribute(subject, a.activeSince, now);
+  } catch (err) {
+    deps.log.warn({ err, rule: rule.config.name }, 'could not attribute an alert to a change');
+  }
 }

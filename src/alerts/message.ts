@@ -1,4 +1,5 @@
 /** What one notification says, whatever the notifier: stored in the outbox as JSON, rendered at send time. */
+import { attributionLine, type AlertAttribution } from './cause.js';
 import { pct, type AlertDetails } from './rules.js';
 
 export interface AlertMessage {
@@ -22,6 +23,8 @@ export interface AlertMessage {
   link: string;
   /** The built-in page for the group's service over the rule's window (absent in messages written before it existed). */
   page?: string;
+  /** A firing alert's likely change, or why none is named (kinds with a `cause`, when changes are on). */
+  attribution?: AlertAttribution;
 }
 
 /** A rule's value as people read it: a share in percent, a drift distance as a plain number, a burn rate as a factor, a count as a count. */
@@ -46,6 +49,7 @@ export function alertAnnotations(m: AlertMessage): Record<string, string> {
     kind: m.kind,
   };
   if (m.details.window) a.window = String(m.details.window);
+  if (m.attribution) a.attribution = m.attribution.text;
   return a;
 }
 
@@ -73,6 +77,7 @@ export function describeAlert(m: AlertMessage): string {
     lines.push(
       `Example: ${ex.outcome} in ${ex.name}${ex.path ? ` at ${ex.path}` : ''}: ${ex.message} (trace ${ex.traceId}).`,
     );
+  if (m.attribution) lines.push(attributionLine(m.attribution));
   lines.push(`${m.details.problem ? 'Problem' : 'Failures'}: ${m.link}`);
   return lines.join('\n');
 }

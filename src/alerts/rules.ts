@@ -7,6 +7,7 @@
 import type { CallCountQuery, CallCountRow, ExecutionCountRow } from '../store/store.js';
 import { MINUTE_MS, minuteOf } from '../store/store.js';
 import { parseDuration } from '../util/duration.js';
+import type { CauseSubject } from './cause.js';
 
 /**
  * What rules read beyond the store's counts: one member per feature that brings rule kinds of its
@@ -112,6 +113,11 @@ export interface RuleKind<P = Record<string, unknown>, D = unknown> {
   load?(params: P, io: RuleIO, now: number): Promise<D>;
   /** Pure: the same params, data and now give the same observations. */
   evaluate(params: P, data: D, now: number): Observation[];
+  /**
+   * What a firing alert of this kind is attributed on (src/alerts/cause.ts): the group's failures
+   * before and after each change of its service. Absent: the kind's alerts carry no attribution.
+   */
+  cause?(params: P, labels: Record<string, string>, details: AlertDetails): CauseSubject | undefined;
 }
 
 /** Windows over the minute aggregates: whole minutes, the current (partial) one included, as /api/stats counts. */

@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
 import { traced, type Tracer } from '../telemetry/tracing.js';
 import { AlertStore } from './alert-store.js';
+import type { Attributor } from './cause.js';
 import { notifierSettings, type AlertsConfig } from './config.js';
 import { evaluateRound, type CompiledRule, type RoundResult } from './evaluator.js';
 import type { RuleKinds } from './kinds/index.js';
@@ -47,6 +48,8 @@ export interface AlertingDeps {
   retentionDays?: number;
   /** toolwatch's own tracing (an `alerts evaluate` span per round); undefined when off. */
   tracer?: Tracer;
+  /** Names a firing alert's likely change (src/alerts/cause.ts); undefined: no attribution (changes off). */
+  attribute?: Attributor;
 }
 
 /** Builds alerting from a config the config phase checked against the same kinds. */
@@ -104,6 +107,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
             ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
             log,
             resendMs,
+            ...(deps.attribute ? { attribute: deps.attribute } : {}),
             onFiring: (firing) => {
               for (const [rule, n] of firing) deps.metrics?.alertsFiring.set({ rule }, n);
             },

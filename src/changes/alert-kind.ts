@@ -9,6 +9,7 @@
  * definition version (version_minutes) through RuleIO (`io.definitions`, added below).
  */
 import { baselineWindow, currentWindow, pct, type Observation, type RuleKind } from '../alerts/rules.js';
+import { structuralCause } from '../alerts/cause.js';
 import { twoProportionZTest } from '../alerts/stats.js';
 import { isFailure, type OutcomeName } from '../model.js';
 import { durationMs, durationSchema } from '../util/duration.js';
@@ -124,4 +125,5 @@ export const definitionDrift: RuleKind<DefinitionDriftParams, DefinitionWindows>
     return { current, baseline };
   },
   evaluate: (p, data) => evaluateDefinitionDrift(p, data),
+  cause: structuralCause,
 };

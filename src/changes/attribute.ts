@@ -27,9 +27,14 @@ export interface AttributionSubject {
   service: string;
   /** The tool whose rate is compared; undefined = the service's calls. */
   tool?: string;
-  /** The outcomes that count as this failure (e.g. ['SchemaMismatch']). */
+  /** The outcomes that count as this failure (e.g. ['SchemaMismatch']); execution statuses with `of: 'executions'`. */
   outcomes: readonly string[];
   beganMs: number;
+  /**
+   * What the rate counts (default calls): the outcomes over checked calls, the statuses over tool
+   * executions, or (`share`) the tool's calls over all the service's calls — an alert's subject.
+   */
+  of?: 'calls' | 'executions' | 'share';
 }
 
 export interface Windows {
@@ -93,7 +98,8 @@ export function candidatesFor(
   for (const e of own) {
     // The failure began in the change's minute at the earliest (it may have begun with it).
     if (e.timeMs > subject.beganMs + MINUTE || e.timeMs < subject.beganMs - opts.windowMs) continue;
-    if (e.kind === 'tool_definition' && e.tool !== subject.tool) continue;
+    // Another tool's definition is no cause of this tool's rate; of the service's, any tool's may be.
+    if (e.kind === 'tool_definition' && subject.tool !== undefined && e.tool !== subject.tool) continue;
     const m = minuteOf(e.timeMs);
     const i = minutes.indexOf(m);
     const prev = i > 0 ? minutes[i - 1]! : Number.NEGATIVE_INFINITY;
@@ -143,11 +149,11 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 /** One sentence for people: what changed, the rates before and after with n and p, the share on the new value. */
 export function describeAttribution(
-  subject: Pick<AttributionSubject, 'tool' | 'outcomes'>,
+  subject: Pick<AttributionSubject, 'tool' | 'outcomes' | 'of'>,
   j: Judged,
   what: string = defaultWhat(j.event),
 ): string {
-  const on = `${subject.outcomes.join('/')}${subject.tool ? ` on ${subject.tool}` : ''}`;
+  const on = rateName(subject);
   const share =
     j.shareOnNew === null ? '' : `; ${pct(j.shareOnNew)} of the failures after it are on ${short(j.event.to)}`;
   return (
@@ -155,6 +161,12 @@ export function describeAttribution(
     `${on} ${pct(j.before.rate)} before → ${pct(j.after.rate)} after ` +
     `(n ${j.before.calls} / ${j.after.calls}, ${j.pText})${share}`
   );
+}
+
+function rateName(s: Pick<AttributionSubject, 'tool' | 'outcomes' | 'of'>): string {
+  if (s.of === 'share') return `${s.tool ?? 'the tool'}'s share of the calls`;
+  const what = s.of === 'executions' ? `${s.outcomes.join('/')} executions` : s.outcomes.join('/');
+  return `${what}${s.tool ? ` ${s.of === 'executions' ? 'of' : 'on'} ${s.tool}` : ''}`;
 }
 
 const short = (v: string) => (v.length > 40 ? `${v.slice(0, 39)}…` : v);

@@ -64,6 +64,8 @@ export interface BatchObservation {
   toolSets: ToolSetSeen[];
   /** Per (service, kind, key), in time order, each value only where it differs from the one before. */
   sightings: Sighting[];
+  /** Some (service, kind, key) has more than one sighting (a transition inside the batch). */
+  repeatedKeys: boolean;
 }
 
 export interface ObserveLimits {
@@ -81,21 +83,42 @@ export function observeBatch(
   calls: readonly CheckedCall[],
   limits: ObserveLimits,
 ): BatchObservation {
-  const clip = (s: string) => clipTo(s, limits.maxName);
+  // The spans of a batch name a few services, models and providers over and over: each clipped once.
+  const clipped = new Map<string, string>();
+  let lastIn = '';
+  let lastOut = '';
+  const clip = (s: string) => {
+    if (s === lastIn) return lastOut;
+    let c = clipped.get(s);
+    if (c === undefined) clipped.set(s, (c = clipTo(s, limits.maxName)));
+    lastIn = s;
+    lastOut = c;
+    return c;
+  };
+  /** A key sighted with two values in this batch: only then are its sightings sorted into transitions. */
+  let mixed = false;
   const versions = new Map<string, VersionSeen>();
   const toolSets = new Map<string, ToolSetSeen>();
   const raw: Sighting[] = [];
+  /** Each run's first sighting (its earliest time once the run is flushed). */
+  const firsts: Sighting[] = [];
   /** traceId → spanId → the offered tools by name and the provider, for attributing calls to them. */
   const bySpan = new Map<string, Map<string, SpanInfo>>();
   const slots = new Map<string, Map<string, ProviderSlot>>();
+  // Consecutive spans of one run share their info object (most of a batch is one run).
+  let lastInfo: SpanInfo | undefined;
   const remember = (f: SpanFacts, service: string, provider: string, byName?: Map<string, VersionSeen>) => {
-    let of = slots.get(service);
-    if (!of) slots.set(service, (of = new Map()));
-    let slot = of.get(provider);
-    if (!slot) of.set(provider, (slot = { service, provider, byTool: new Map() }));
+    let info = lastInfo;
+    if (!info || info.byName !== byName || info.slot.service !== service || info.slot.provider !== provider) {
+      let of = slots.get(service);
+      if (!of) slots.set(service, (of = new Map()));
+      let slot = of.get(provider);
+      if (!slot) of.set(provider, (slot = { service, provider, byTool: new Map() }));
+      lastInfo = info = byName ? { byName, slot } : { slot };
+    }
     let spans = bySpan.get(f.traceId);
     if (!spans) bySpan.set(f.traceId, (spans = new Map()));
-    spans.set(f.spanId, byName ? { byName, slot } : { slot });
+    spans.set(f.spanId, info);
   };
   /** Per service, per kind the run of one value, sighted at its earliest and latest time (as below). */
   const valueRuns = new Map<string, Partial<Record<ChangeKind, { value: string; first: Sighting; last: Sighting }>>>();
@@ -108,9 +131,11 @@ export function observeBatch(
       if (t > run.last.timeMs) run.last.timeMs = t;
       return;
     }
-    const first = { service, kind, key: '', value, timeMs: t };
-    const last = { service, kind, key: '', value, timeMs: t };
+    if (run) mixed = true;
+    const first: Sighting = { service, kind, key: '', value, timeMs: t };
+    const last: Sighting = { service, kind, key: '', value, timeMs: t };
     raw.push(first, last);
+    firsts.push(first);
     of[kind] = { value, first, last };
   };
   const runs = new Map<string, DefinitionsRun>();
@@ -127,7 +152,8 @@ export function observeBatch(
       if (provider) remember(f, service, provider);
       continue;
     }
-    const offered = f.offered.slice(0, limits.maxToolsPerRequest);
+    const offered =
+      f.offered.length > limits.maxToolsPerRequest ? f.offered.slice(0, limits.maxToolsPerRequest) : f.offered;
     // The requests of one agent offer the same (shared, frozen) definitions one after another: such
     // a run is read once and sighted at its earliest and latest time, not once per request.
     const prev = runs.get(service);
@@ -138,7 +164,10 @@ export function observeBatch(
       remember(f, service, provider ?? '', prev.byName);
       continue;
     }
-    if (prev) flushRun(prev);
+    if (prev) {
+      flushRun(prev);
+      mixed = true;
+    }
     const setVersion = toolSetVersion(offered);
     if (!toolSets.has(`${service}\u0000${setVersion}`)) {
       const names = [...new Set(offered.map((d) => clip(d.name)))].sort();
@@ -149,19 +178,19 @@ export function observeBatch(
     for (const def of offered) {
       const v = seen(versions, service, clip(def.name), def, t);
       sighted.push({ service, kind: 'tool_definition', key: v.tool, value: v.version });
+      // One request offering a name twice: two sightings of one key.
+      if (byName.has(def.name)) mixed = true;
       byName.set(def.name, v);
     }
-    // Fields named, not spread (a generic object copy): this runs per tool of every new run.
-    const at = (x: Omit<Sighting, 'timeMs'>): Sighting => ({
-      service: x.service,
-      kind: x.kind,
-      key: x.key,
-      value: x.value,
-      timeMs: t,
-    });
-    const first = sighted.map(at);
-    const last = sighted.map(at);
+    // Literals of one shape, not spreads: these are written again when the run is flushed.
+    const first = sighted.map(
+      (x): Sighting => ({ service: x.service, kind: x.kind, key: x.key, value: x.value, timeMs: t }),
+    );
+    const last = sighted.map(
+      (x): Sighting => ({ service: x.service, kind: x.kind, key: x.key, value: x.value, timeMs: t }),
+    );
     raw.push(...first, ...last);
+    firsts.push(...first);
     runs.set(service, { offered, byName, first, last, tMin: t, tMax: t });
     remember(f, service, provider ?? '', byName);
   }
@@ -191,12 +220,13 @@ export function observeBatch(
         groups.push(group);
       }
     } else if (info.slot.provider !== '') {
-      const counted = countedTool(outcome, c.name);
-      group = info.slot.byTool.get(counted);
+      // By the name as stored: two long names equal once clipped are one group (one row per key).
+      const tool = clip(countedTool(outcome, c.name));
+      group = info.slot.byTool.get(tool);
       if (!group) {
         const { service, provider } = info.slot;
-        group = { service, tool: clip(counted), version: '', provider, counts: new Map() };
-        info.slot.byTool.set(counted, group);
+        group = { service, tool, version: '', provider, counts: new Map() };
+        info.slot.byTool.set(tool, group);
         groups.push(group);
       }
     } else continue;
@@ -221,7 +251,9 @@ export function observeBatch(
     versions: [...versions.values()],
     counts,
     toolSets: [...toolSets.values()],
-    sightings: transitions(raw),
+    // One value per key (the steady state): its earliest sighting is its run's first, no sort needed.
+    sightings: mixed ? transitions(raw) : firsts,
+    repeatedKeys: mixed,
   };
 }
 
@@ -270,8 +302,13 @@ function flushRun(r: DefinitionsRun): void {
   if (r.tMax > r.last[0]!.timeMs) for (const x of r.last) x.timeMs = r.tMax;
 }
 
-const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]) =>
-  a.length === b.length && a.every((d, i) => d === b[i]);
+/** The same definitions: most often the very same (shared, parsed once) array. */
+function sameDefs(a: readonly ToolDef[], b: readonly ToolDef[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 function seen(versions: Map<string, VersionSeen>, service: string, tool: string, def: ToolDef, t: number): VersionSeen {
   const version = definitionVersion(def);

@@ -9,6 +9,7 @@
  *   langfuse.observation.usage_details   JSON {input, output, …}
  *   langfuse.observation.level / status_message
  *   langfuse.observation.metadata.<key>  one attribute per metadata key (nested keys dotted)
+ *   langfuse.observation.prompt.name / prompt.version  the managed prompt a generation was linked to
  *
  * So the observation is rebuilt and read by the same normalizer as the API pull (langfuse.ts):
  * the calls sit in the output exactly as there.
@@ -41,6 +42,12 @@ function usageOf(a: AttrObject): Record<string, number> | null {
   return out;
 }
 
+/** The linked prompt's version: an int attribute, or its decimal text. */
+function promptVersionOf(v: unknown): number | null {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : null;
+}
+
 const iso = (ms: number): string => new Date(Number.isFinite(ms) ? ms : 0).toISOString();
 
 export const langfuseOtelReader: DialectReader = {
@@ -68,6 +75,8 @@ export const langfuseOtelReader: DialectReader = {
       metadata: metadataOf(a),
       model: str(a, `${P}model.name`) ?? null,
       usageDetails: usageOf(a),
+      promptName: str(a, `${P}prompt.name`) ?? null,
+      promptVersion: promptVersionOf(a[`${P}prompt.version`]),
     };
     const f = observationToFacts(o, { service: span.service }) ?? baseFacts(span, 'langfuse-otel', 'other');
     f.dialect = 'langfuse-otel';

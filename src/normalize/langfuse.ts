@@ -10,6 +10,7 @@
  */
 import type { SpanFacts, ToolExecution } from '../model.js';
 import { textStatus } from './exec-status.js';
+import { requestPromptVersion } from './system-message.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf, type Msg } from './messages.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, jsonValue, resultText, toToolArgs, type Rec } from '../util/values.js';
@@ -36,6 +37,9 @@ export interface LangfuseObservation {
   /** v1 only. */
   usage?: { input?: number | null; output?: number | null } | null;
   environment?: string | null;
+  /** The Langfuse-managed prompt the generation was linked to (prompt management), when it was. */
+  promptName?: string | null;
+  promptVersion?: number | null;
 }
 
 export interface LangfuseNormalizeOptions {
@@ -246,6 +250,16 @@ function toolExecution(
  * One observation → facts; undefined for types that carry nothing about models or tools
  * (SPAN, EVENT, …). Never throws: hostile input yields bare facts.
  */
+/**
+ * A generation linked to a managed prompt is versioned by it ("support-agent@7": a new version
+ * there is a prompt change, whatever the rendered text); otherwise by its request's system message.
+ */
+function linkedPrompt(o: LangfuseObservation): string | undefined {
+  const name = nonEmpty(o.promptName);
+  if (name === undefined || typeof o.promptVersion !== 'number') return undefined;
+  return `${name}@${o.promptVersion}`;
+}
+
 export function observationToFacts(o: LangfuseObservation, opts: LangfuseNormalizeOptions): SpanFacts | undefined {
   const type = String(o.type ?? '').toUpperCase();
   const role: SpanFacts['role'] | undefined =
@@ -288,6 +302,8 @@ export function observationToFacts(o: LangfuseObservation, opts: LangfuseNormali
       tokens(o, f);
       const offered = offeredIn(input);
       if (offered !== undefined) f.offered = offered;
+      const prompt = linkedPrompt(o) ?? requestPromptVersion(input);
+      if (prompt !== undefined) f.promptVersion = prompt;
       f.proposals = proposalsOf(outMsgs);
       f.replays = replaysOf(inMsgs);
     }

@@ -5,7 +5,8 @@
  *   `llm_node` (the agent's model step):
  *     lk.function_tools                 string[] — names of the function tools offered (no schemas)
  *     lk.[pii.]response.function_calls  JSON [{id, call_id, name, arguments:"<json>", …}]
- *     lk.[pii.]chat_ctx                 JSON {items:[message | function_call | function_call_output]}
+ *     lk.[pii.]chat_ctx                 JSON {items:[message | function_call | function_call_output]};
+ *                                       the first, a system message, holds the agent's instructions
  *     gen_ai.request.model, gen_ai.provider.name
  *   `function_tool`: lk.function_tool.id, lk.function_tool.name, lk.[pii.]function_tool.arguments,
  *     lk.[pii.]function_tool.output, lk.function_tool.is_error
@@ -21,6 +22,7 @@ import { textStatus } from './exec-status.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { genaiReader } from './genai.js';
 import { genaiLegacyReader } from './genai-legacy.js';
+import { systemMessageVersion } from './system-message.js';
 import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
 import { field, isRecord, jsonValue, str } from '../util/values.js';
 
@@ -60,6 +62,18 @@ function chatItems(v: unknown): Msg[] {
       return { role: it['role'], content: text };
     }),
   );
+}
+
+/**
+ * The agent's instructions: LiveKit puts them first in the chat context, a `system` (or
+ * `developer`) message. Only that first item is cut out of the JSON text and parsed (the context
+ * grows with every turn; system-message.ts).
+ */
+function instructionsVersion(ctx: AttrValue | undefined): string | undefined {
+  if (typeof ctx !== 'string') return undefined;
+  const key = ctx.indexOf('"items"');
+  const start = key < 0 ? -1 : ctx.indexOf('[', key);
+  return start < 0 ? undefined : systemMessageVersion(ctx.slice(start));
 }
 
 function offeredNames(v: unknown): ToolDef[] | undefined {
@@ -120,6 +134,8 @@ export const livekitReader: DialectReader = {
     const text = either(a, 'response.text');
     if (typeof text === 'string' && text !== '') f.outputText = text;
     const ctx = either(a, 'chat_ctx');
+    const prompt = instructionsVersion(ctx);
+    if (prompt !== undefined) f.promptVersion = prompt;
     if (ctx !== undefined) {
       let msgs: Msg[] | undefined;
       const history = () => (msgs ??= chatItems(ctx));

@@ -9,13 +9,15 @@
  *   mlflow.chat.tools   the tools offered (OpenAI shape)
  *   mlflow.chat.tokenUsage {input_tokens, output_tokens, total_tokens}, mlflow.llm.model
  *
- * Request and response payloads are the provider's own shapes, read like Langfuse's (langfuse.ts).
+ * Request and response payloads are the provider's own shapes, read like Langfuse's (langfuse.ts);
+ * the system prompt's version from the request (its system message, `system` or `instructions`).
  */
 import type { AttrObject, AttrValue, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './dialect.js';
 import { baseFacts, execution, lazyFact } from './facts.js';
 import { messagesIn, offeredIn } from './langfuse.js';
 import { assistantText, firstUserText, proposalsOf, replaysOf } from './messages.js';
+import { requestPromptVersion } from './system-message.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, parseJson } from '../util/values.js';
 
@@ -60,6 +62,8 @@ function readModel(a: AttrObject, f: SpanFacts): void {
   tokens(a, f);
   const offered = parseToolDefs(decoded(a['mlflow.chat.tools'])) ?? offeredIn(inputs);
   if (offered !== undefined) f.offered = offered;
+  const prompt = requestPromptVersion(inputs);
+  if (prompt !== undefined) f.promptVersion = prompt;
   const out = outputs === undefined ? [] : messagesIn(outputs);
   f.proposals = proposalsOf(out);
   const answer = assistantText(out);

@@ -57,9 +57,36 @@ export function systemMessageVersion(history: AttrValue | undefined): string | u
     const text = firstElementText(history);
     first = text === undefined ? undefined : parseJson(text);
   } else if (Array.isArray(history)) first = history[0];
-  if (!isRec(first) || typeof first['role'] !== 'string' || !SYSTEM_ROLES.has(first['role'])) return undefined;
+  return firstMessageVersion(first);
+}
+
+/** A message that is the system's (a role, or LangChain's `type: "system"`): its parts or content hashed. */
+function firstMessageVersion(first: unknown): string | undefined {
+  if (!isRec(first)) return undefined;
+  const role = typeof first['role'] === 'string' ? first['role'] : first['type'] === 'system' ? 'system' : undefined;
+  if (role === undefined || !SYSTEM_ROLES.has(role)) return undefined;
   const body = first['parts'] ?? first['content'];
   if (typeof body === 'string') return promptVersion(body);
   if (body === undefined || body === null) return undefined;
   return promptVersion(JSON.stringify(body));
+}
+
+/**
+ * The system prompt's version in a provider request as Langfuse generations and MLflow spans carry
+ * it (decoded): Anthropic's `system`, the Responses API's `instructions`, else the leading system
+ * or developer message of its `messages` / `input`, or of a bare message list.
+ */
+export function requestPromptVersion(request: unknown): string | undefined {
+  if (Array.isArray(request)) return firstMessageVersion(request[0]);
+  if (!isRec(request)) return undefined;
+  for (const key of ['system', 'instructions'] as const) {
+    const v = request[key];
+    if (typeof v === 'string') return promptVersion(v);
+    if (Array.isArray(v) && v.length > 0) return promptVersion(JSON.stringify(v));
+  }
+  for (const key of ['messages', 'input'] as const) {
+    const list = request[key];
+    if (Array.isArray(list)) return firstMessageVersion(list[0]);
+  }
+  return undefined;
 }

@@ -55,6 +55,8 @@ export async function alertsSnapshot(reader: Reader) {
       lastNotifiedAt: iso(s.lastNotifiedAt),
       evaluatedAt: iso(s.evaluatedAt),
       details: s.details,
+      // The likely change, as the firing message named it (src/alerts/cause.ts); null while pending or for a kind without one.
+      attribution: s.attribution ?? null,
     })),
     notifiers: a.notifiers.map((n) => ({ name: n.name, kind: n.kind, target: n.target })),
     outbox: {

@@ -52,41 +52,68 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 async function rateIn(sql: Sql, s: AttributionSubject, w: { sinceMs: number; untilMs: number }): Promise<Rate> {
   const params: unknown[] = [s.service, w.sinceMs, w.untilMs];
-  if (s.tool !== undefined) params.push(s.tool);
+  // The share of a tool is over all the service's calls; every other rate is the subject tool's.
+  const ofTool = s.tool !== undefined && s.of !== 'share';
+  if (ofTool) params.push(s.tool);
+  const [table, by] =
+    s.of === 'executions'
+      ? ['execution_minutes', 'status']
+      : s.of === 'share'
+        ? ['call_minutes', 'tool']
+        : ['call_minutes', 'outcome'];
   const rows = await sql.all(
-    `SELECT outcome, SUM(count) AS n FROM call_minutes WHERE service = ? AND minute >= ? AND minute < ?
-     ${s.tool !== undefined ? 'AND tool = ?' : ''} GROUP BY outcome`,
+    `SELECT ${by} AS v, SUM(count) AS n FROM ${table} WHERE service = ? AND minute >= ? AND minute < ?
+     ${ofTool ? 'AND tool = ?' : ''} GROUP BY ${by}`,
     params,
   );
   let calls = 0;
   let failures = 0;
   for (const r of rows) {
-    const outcome = String(r['outcome']);
-    if (outcome === 'unvalidated') continue;
-    calls += num(r['n']);
-    if (s.outcomes.includes(outcome)) failures += num(r['n']);
+    const v = String(r['v']);
+    const n = num(r['n']);
+    if (s.of === 'share') {
+      calls += n;
+      if (v === s.tool) failures += n;
+      continue;
+    }
+    if (s.of !== 'executions' && v === 'unvalidated') continue;
+    calls += n;
+    if (s.outcomes.includes(v)) failures += n;
   }
   return { calls, failures };
 }
 
+/**
+ * Of the after window's failures, those on the change's new value: per definition version and
+ * provider from version_minutes (calls only: executions are not counted per version), per model from
+ * call_minutes or execution_minutes. A service-wide subject's definition change counts the changed tool.
+ */
 async function failuresOnNew(sql: Sql, s: AttributionSubject, c: Candidate): Promise<number | undefined> {
   const { kind, to } = c.event;
   const w = c.windows.after;
-  const tool = s.tool !== undefined ? 'AND tool = ?' : '';
-  const toolParam = s.tool !== undefined ? [s.tool] : [];
+  const tool = s.tool ?? (kind === 'tool_definition' ? c.event.tool : undefined);
+  const toolSql = tool !== undefined ? 'AND tool = ?' : '';
+  const toolParam = tool !== undefined ? [tool] : [];
+  const failed = (column: string) =>
+    s.of === 'share'
+      ? { text: '', params: [] }
+      : { text: `AND ${column} IN (${marks(s.outcomes.length)})`, params: s.outcomes };
   let rows: Record<string, unknown>[];
-  if (kind === 'tool_definition' || kind === 'provider') {
+  if ((kind === 'tool_definition' || kind === 'provider') && s.of !== 'executions') {
     const column = kind === 'tool_definition' ? 'version' : 'provider';
+    const f = failed('outcome');
     rows = await sql.all(
       `SELECT SUM(count) AS n FROM version_minutes WHERE service = ? AND ${column} = ? AND minute >= ? AND minute < ?
-       ${tool} AND outcome IN (${marks(s.outcomes.length)})`,
-      [s.service, to, w.sinceMs, w.untilMs, ...toolParam, ...s.outcomes],
+       ${toolSql} ${f.text}`,
+      [s.service, to, w.sinceMs, w.untilMs, ...toolParam, ...f.params],
     );
   } else if (kind === 'model') {
+    const [table, column] = s.of === 'executions' ? ['execution_minutes', 'status'] : ['call_minutes', 'outcome'];
+    const f = failed(column);
     rows = await sql.all(
-      `SELECT SUM(count) AS n FROM call_minutes WHERE service = ? AND model = ? AND minute >= ? AND minute < ?
-       ${tool} AND outcome IN (${marks(s.outcomes.length)})`,
-      [s.service, to, w.sinceMs, w.untilMs, ...toolParam, ...s.outcomes],
+      `SELECT SUM(count) AS n FROM ${table} WHERE service = ? AND model = ? AND minute >= ? AND minute < ?
+       ${toolSql} ${f.text}`,
+      [s.service, to, w.sinceMs, w.untilMs, ...toolParam, ...f.params],
     );
   } else return undefined;
   const n = rows[0]?.['n'];
@@ -94,7 +121,7 @@ async function failuresOnNew(sql: Sql, s: AttributionSubject, c: Candidate): Pro
 }
 
 /** A judged candidate as the API shows it. */
-export function presentJudged(subject: Pick<AttributionSubject, 'tool' | 'outcomes'>, j: Judged) {
+export function presentJudged(subject: Pick<AttributionSubject, 'tool' | 'outcomes' | 'of'>, j: Judged) {
   return {
     change: { ...j.event, time: isoTime(j.event.timeMs) },
     before: { since: isoTime(j.windows.before.sinceMs), until: isoTime(j.windows.before.untilMs), ...j.before },

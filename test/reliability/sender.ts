@@ -36,6 +36,8 @@ export interface SenderOptions {
   /** Keep retrying a started batch until this long after the start (then it is given up). */
   giveUpMs: number;
   maxRetryDelayMs?: number;
+  /** The OTLP/JSON body of batch `id` (one trace, traceIdOf(id)); default: batchBody. */
+  body?: (id: number) => string;
 }
 
 export interface SenderResult {
@@ -105,7 +107,7 @@ export async function runSender(o: SenderOptions): Promise<SenderResult> {
       b.tool = `t${b.id}`;
       b.toolOnly = o.toolOnlyEvery !== undefined && b.id % o.toolOnlyEvery === 0;
       batches.push(b);
-      const body = batchBody(o.service, b.id, o.callsPerBatch, b.toolOnly);
+      const body = o.body ? o.body(b.id) : batchBody(o.service, b.id, o.callsPerBatch, b.toolOnly);
       const traceId = traceIdOf(b.id);
       while (!b.acked && Date.now() - started < o.giveUpMs) {
         b.attempts++;

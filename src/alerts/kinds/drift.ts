@@ -13,6 +13,7 @@
 import { groupRows, type CallWindows, type GroupLabel, type Observation, type RuleKind } from '../rules.js';
 import { durationSchema } from '../../util/duration.js';
 import { chiSquareHomogeneity, jensenShannonDistance } from '../stats.js';
+import { shareCause } from '../cause.js';
 import { perTool } from './counts.js';
 
 export interface DriftParams {
@@ -97,4 +98,6 @@ export const drift: RuleKind<DriftParams, CallWindows> = {
     }
     return out;
   },
+  // The tool whose share rose most (the shares sum to one: one rose if any moved).
+  cause: (p, labels, details) => shareCause(p, labels, (details.shifts ?? []).find((s) => s.after > s.before)?.tool),
 };

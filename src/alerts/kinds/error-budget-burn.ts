@@ -25,6 +25,7 @@ import {
   type RuleIO,
   type RuleKind,
 } from '../rules.js';
+import { structuralCause } from '../cause.js';
 import { combinedTally, statusesSchema, tally, topFailingTools } from './counts.js';
 
 export interface BurnWindow {
@@ -157,6 +158,8 @@ export const errorBudgetBurn: RuleKind<ErrorBudgetBurnParams, BurnData> = {
     }
     return out;
   },
+  // The structural part of the rate; the downstream part has no per-change counts of its own here.
+  cause: structuralCause,
 };
 
 function windowsOf(p: ErrorBudgetBurnParams): readonly BurnWindow[] {

@@ -15,6 +15,7 @@ import {
 } from '../rules.js';
 import { durationSchema } from '../../util/duration.js';
 import { twoProportionZTest } from '../stats.js';
+import { structuralCause } from '../cause.js';
 import { tally, topFailingTools } from './counts.js';
 
 export interface ErrorRateDriftParams {
@@ -78,4 +79,5 @@ export const errorRateDrift: RuleKind<ErrorRateDriftParams, CallWindows> = {
     }
     return out;
   },
+  cause: structuralCause,
 };

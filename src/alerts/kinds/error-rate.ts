@@ -20,6 +20,7 @@ import {
   type Observation,
   type RuleKind,
 } from '../rules.js';
+import { structuralCause } from '../cause.js';
 import { combinedTally, statusesSchema, tally, topFailingTools } from './counts.js';
 
 export interface ErrorRateParams {
@@ -59,6 +60,7 @@ export const errorRate: RuleKind<ErrorRateParams, ErrorRateData> = {
   evaluate(p, data) {
     return p.include_execution ? combined(p, data) : structural(p, data);
   },
+  cause: structuralCause,
 };
 
 function structural(p: ErrorRateParams, data: ErrorRateData): Observation[] {

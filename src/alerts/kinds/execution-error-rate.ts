@@ -17,6 +17,7 @@ import {
   type Observation,
   type RuleKind,
 } from '../rules.js';
+import { executionCause } from '../cause.js';
 import { executionTally, statusesSchema, topFailingExecutions } from './counts.js';
 
 export interface ExecutionErrorRateParams {
@@ -69,4 +70,5 @@ export const executionErrorRate: RuleKind<ExecutionErrorRateParams, ExecutionCou
     }
     return out;
   },
+  cause: executionCause,
 };

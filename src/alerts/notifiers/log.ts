@@ -20,6 +20,7 @@ export const logKind: NotifierKind = {
           threshold: m.threshold,
           severity: m.severity,
           link: m.link,
+          ...(m.attribution ? { attribution: m.attribution.text } : {}),
         };
         if (m.status === 'firing') deps.log.warn(line, `alert ${m.rule} firing: ${m.summary}`);
         else deps.log.info(line, `alert ${m.rule} resolved: ${m.summary}`);

@@ -73,6 +73,13 @@ export function slackPayload(m: AlertMessage): Record<string, unknown> {
       },
     });
   }
+  if (m.status === 'firing' && m.attribution) {
+    const title = m.attribution.likely_change ? 'Likely change' : 'Changes';
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: clip(`*${title}*\n${esc(m.attribution.text)}`, 2900) },
+    });
+  }
   blocks.push({
     type: 'context',
     elements: [

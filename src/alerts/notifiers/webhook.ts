@@ -33,7 +33,7 @@ export function alertmanagerPayload(m: AlertMessage, receiver: string): Record<s
     externalURL: /^https?:\/\//.test(m.link) ? new URL(m.link).origin : '',
     alerts: [alert],
     // Not in Alertmanager's format; receivers ignore unknown fields.
-    toolwatch: { repeat: m.repeat, details: m.details },
+    toolwatch: { repeat: m.repeat, details: m.details, ...(m.attribution ? { attribution: m.attribution } : {}) },
   };
 }
 
