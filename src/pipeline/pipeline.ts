@@ -255,6 +255,7 @@ export class Pipeline implements SpanConsumer {
     let execLabels: ExecutionLabels[];
     let plan: WritePlan;
     let context: FailureContextRows | undefined;
+    let problemRows: BatchExtension | undefined;
     const writeStarted = span ? performance.now() : 0;
     let writing = false;
     try {
@@ -272,18 +273,20 @@ export class Pipeline implements SpanConsumer {
       // Executions are counted a little later, with their settled status (executions.ts): none in this write.
       plan = buildWrite(source, calls, labels, [], this.failureCap, now, deps.redactor);
       context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
+      const extensions = [
+        ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls, writer })),
+        ...(extend?.(calls) ?? []),
+        ...(context ? [context.extension] : []),
+      ];
+      problemRows = deps.counted?.extension(calls, labels, facts);
+      if (problemRows) extensions.push(problemRows);
       const batch: WriteBatch = {
         ...plan.rows,
         pendingAdd: merged.deferred.map((p) => encodePending(p, this.owner)),
         pendingRemove: merged.cancelled.map((c) => storedPendingKey(c.traceId, c.key)),
         // What the batch took, for the next process (ledger-journal.ts).
         ledger: journalRecord(txn.taken(), now, countedAs(merged.entries, calls, labels)),
-        extensions: [
-          ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls, writer })),
-          ...(extend?.(calls) ?? []),
-          ...(context ? [context.extension] : []),
-          ...[deps.counted?.extension(calls, labels, facts)].filter((x) => x !== undefined),
-        ],
+        extensions,
       };
       writing = true;
       await deps.store.write(batch);
@@ -298,6 +301,7 @@ export class Pipeline implements SpanConsumer {
     txn.commit();
     deps.writeHealth?.succeeded();
     plan.commitCaps();
+    if (problemRows) deps.counted?.committed?.(problemRows);
     committed?.();
     deps.metrics.spansReceived.inc({ source }, spanCount);
     this.metrics.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick, () => budget);

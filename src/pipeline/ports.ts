@@ -98,6 +98,8 @@ export interface CountedCallSink {
   executions?(released: readonly ReleasedExecution[]): BatchExtension | undefined;
   /** Rows for trajectories completed now (their repair turns), in the same write as their statistics. */
   trajectories?(done: readonly CompletedTrajectory[]): BatchExtension | undefined;
+  /** Told once the write that carried an extension of its calls or executions committed. */
+  committed?(written: BatchExtension): void;
 }
 
 /** A failure-context extension's rows, and how many values the stored redactor refused (not stored). */

@@ -6,7 +6,7 @@
  * everything is put back and the next run tries again. Pending rows taken over are restored here too.
  */
 import type { CheckedCall, ReleasedExecution, SourceName } from '../model.js';
-import type { PendingRow } from '../store/store.js';
+import type { BatchExtension, PendingRow } from '../store/store.js';
 import { emptyBatch } from '../store/store.js';
 import { trajectoryExtension } from '../efficiency/store.js';
 import type { CallEntry, PendingCall } from './ledger.js';
@@ -50,6 +50,7 @@ export class Settler {
       let heldEntries: (CallEntry | undefined)[] = [];
       let heldBudgets: (string | undefined)[] = [];
       let plan: WritePlan | undefined;
+      let problemRows: BatchExtension | undefined;
       try {
         await deps.store.settlePending(owner, keys, (taken) => {
           const still = new Set(taken.map((k) => `${k.traceId}\u0000${k.callKey}`));
@@ -59,8 +60,8 @@ export class Settler {
           heldEntries = mine.map((i) => items[i]!.entry);
           heldBudgets = mine.map((i) => items[i]!.call.budget);
           plan = buildWrite(source, held, heldLabels, [], failureCap, wall, deps.redactor);
-          const counted = deps.counted?.extension(held, heldLabels, []);
-          return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: counted ? [counted] : [] };
+          problemRows = deps.counted?.extension(held, heldLabels, []);
+          return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: problemRows ? [problemRows] : [] };
         });
       } catch (err) {
         deps.ledger.restore(items, nowMs);
@@ -68,6 +69,7 @@ export class Settler {
         throw err;
       }
       deps.writeHealth?.succeeded();
+      if (problemRows) deps.counted?.committed?.(problemRows);
       if (!plan) continue;
       plan.commitCaps();
       // Counted now, but due when their grace ended: the trajectory's idle clock runs from then.
@@ -104,6 +106,7 @@ export class Settler {
       this.parts.executions.restore(released, nowMs);
       throw err;
     }
+    if (filed) deps.counted?.committed?.(filed);
     // The counter moves by the rows just written (one inc per row, not per execution); the histogram per execution.
     const m = deps.metrics;
     const cap = deps.labels;

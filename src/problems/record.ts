@@ -14,6 +14,7 @@ import { storableText } from '../store/storable-text.js';
 import { signatureOf, type Signature } from './signature.js';
 import { repairExtension } from './cost.js';
 import { problemExtension } from './store.js';
+import { isOnceSlot, StoredSlots } from './stored-slots.js';
 
 const HOUR = 3_600_000;
 const MAX_ARGS = 16 * 1024;
@@ -58,6 +59,9 @@ export interface ProblemRecorderDeps {
  * round with failed executions, and per write of completed trajectories that had repair turns.
  */
 export class ProblemRecorder implements CountedCallSink {
+  /** The once-written example slots known stored: not built nor written again. */
+  private readonly stored = new StoredSlots();
+
   constructor(private readonly deps: ProblemRecorderDeps) {}
 
   extension(
@@ -65,26 +69,37 @@ export class ProblemRecorder implements CountedCallSink {
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined {
-    return this.write(problemDeltas(calls, labels, facts, this.deps));
+    return this.write(problemDeltas(calls, labels, facts, { ...this.deps, stored: this.stored }));
   }
 
   executions(released: readonly ReleasedExecution[]): BatchExtension | undefined {
-    return this.write(executionDeltas(released, this.deps));
+    return this.write(executionDeltas(released, { ...this.deps, stored: this.stored }));
   }
 
   trajectories(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
     return repairExtension(done);
   }
 
-  private write(deltas: ProblemDelta[]): BatchExtension | undefined {
-    return deltas.length > 0
-      ? problemExtension(deltas, {
-          dialect: this.deps.sql.dialect,
-          maxPerService: this.deps.maxPerService,
-          nowMs: (this.deps.now ?? Date.now)(),
-        })
-      : undefined;
+  committed(write: BatchExtension): void {
+    this.stored.committed(write);
   }
+
+  private write({ deltas, once }: Deltas): BatchExtension | undefined {
+    if (deltas.length === 0) return undefined;
+    const write = problemExtension(deltas, {
+      dialect: this.deps.sql.dialect,
+      maxPerService: this.deps.maxPerService,
+      nowMs: (this.deps.now ?? Date.now)(),
+    });
+    this.stored.carry(write, once);
+    return write;
+  }
+}
+
+/** A batch's problem deltas, and the once-written example slots they carry (StoredSlots keys). */
+export interface Deltas {
+  deltas: ProblemDelta[];
+  once: string[];
 }
 
 /** Groups failures by (service, signature); each slot's example is built once, after grouping. */
@@ -130,16 +145,23 @@ class Grouper<T> {
     if (!slots.has(`model:${model}`)) slots.set(`model:${model}`, { item, t });
   }
 
-  deltas(example: (item: T) => Omit<ProblemExample, 'slot'>): ProblemDelta[] {
+  /** The deltas with their examples; a once-written slot `stored` knows is left out. */
+  deltas(example: (item: T) => Omit<ProblemExample, 'slot'>, stored?: StoredSlots): Deltas {
+    const once: string[] = [];
     for (const [d, slots] of this.picks) {
       const built = new Map<T, Omit<ProblemExample, 'slot'>>();
       for (const [slot, { item }] of slots) {
+        if (stored && isOnceSlot(slot)) {
+          const key = StoredSlots.key(d.service, d.signature.hash, slot);
+          if (stored.has(key)) continue;
+          once.push(key);
+        }
         let ex = built.get(item);
         if (!ex) built.set(item, (ex = example(item)));
         d.examples.set(slot, { ...ex, slot });
       }
     }
-    return [...this.out.values()];
+    return { deltas: [...this.out.values()], once };
   }
 }
 
@@ -151,8 +173,8 @@ export function problemDeltas(
   calls: readonly CheckedCall[],
   labels: readonly CallLabels[],
   facts: readonly SpanFacts[],
-  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'>,
-): ProblemDelta[] {
+  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'> & { stored?: StoredSlots },
+): Deltas {
   let bySpan: Map<string, SpanFacts> | undefined;
   const group = new Grouper<number>();
   for (let i = 0; i < calls.length; i++) {
@@ -173,7 +195,7 @@ export function problemDeltas(
     c.problemId = signature.hash;
     group.add(signature, service, model, c.timeMs, i);
   }
-  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor));
+  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor), deps.stored);
 }
 
 /**
@@ -182,8 +204,8 @@ export function problemDeltas(
  */
 export function executionDeltas(
   released: readonly ReleasedExecution[],
-  deps: Pick<ProblemRecorderDeps, 'redactor'>,
-): ProblemDelta[] {
+  deps: Pick<ProblemRecorderDeps, 'redactor'> & { stored?: StoredSlots },
+): Deltas {
   const group = new Grouper<ReleasedExecution>();
   for (const e of released) {
     if (e.status === 'ok') continue;
@@ -198,7 +220,7 @@ export function executionDeltas(
     e.problemId = signature.hash;
     group.add(signature, e.service, e.model, e.timeMs, e);
   }
-  return group.deltas((e) => executionExample(e, deps.redactor));
+  return group.deltas((e) => executionExample(e, deps.redactor), deps.stored);
 }
 
 /** The schema the call was checked against: its span's offered definition, else the registry's. */
