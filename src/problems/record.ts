@@ -14,7 +14,7 @@ import { storableText } from '../store/storable-text.js';
 import { signatureOf, type Signature } from './signature.js';
 import { repairExtension } from './cost.js';
 import { problemExtension } from './store.js';
-import { isOnceSlot, StoredSlots } from './stored-slots.js';
+import { type Carried, isOnceSlot, KnownRows, slotKey } from './known-rows.js';
 
 const HOUR = 3_600_000;
 const MAX_ARGS = 16 * 1024;
@@ -40,12 +40,15 @@ export interface ProblemDelta {
   lastMs: number;
   hours: Map<number, number>;
   models: Map<string, { count: number; firstMs: number; lastMs: number }>;
-  /** `first` (earliest in the batch), `latest`, and the first of each model. */
+  /** `first` (earliest in the batch), `latest`, and the first of each model (less those known stored). */
   examples: Map<string, ProblemExample>;
+  /** Its own problem row is known stored (KnownRows): no overflow statement, no "which row" lookups. */
+  stored?: boolean;
 }
 
 export interface ProblemRecorderDeps {
-  sql: Pick<Sql, 'dialect'>;
+  /** With `all`, a signature's own row is looked up once after the commit that carried it (KnownRows). */
+  sql: Pick<Sql, 'dialect'> & Partial<Pick<Sql, 'all'>>;
   redactor: StoreRedactor;
   maxPerService: number;
   /** The registry's schema for a tool, when the call's span offered none. */
@@ -54,13 +57,18 @@ export interface ProblemRecorderDeps {
   now?: () => number;
 }
 
+/** Signatures looked up per read after a commit. */
+const LOOKUP_CHUNK = 100;
+
 /**
  * Hooks into the pipeline (CountedCallSink): one extension per batch with failed calls, per settle
  * round with failed executions, and per write of completed trajectories that had repair turns.
  */
 export class ProblemRecorder implements CountedCallSink {
-  /** The once-written example slots known stored: not built nor written again. */
-  private readonly stored = new StoredSlots();
+  /** What is stored already and need not be built nor written again (known-rows.ts). */
+  private readonly known = new KnownRows();
+  /** The lookups under way (`settled()` waits for them). */
+  private lookups: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ProblemRecorderDeps) {}
 
@@ -69,37 +77,59 @@ export class ProblemRecorder implements CountedCallSink {
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined {
-    return this.write(problemDeltas(calls, labels, facts, { ...this.deps, stored: this.stored }));
+    return this.write(problemDeltas(calls, labels, facts, { ...this.deps, known: this.known }));
   }
 
   executions(released: readonly ReleasedExecution[]): BatchExtension | undefined {
-    return this.write(executionDeltas(released, { ...this.deps, stored: this.stored }));
+    return this.write(executionDeltas(released, { ...this.deps, known: this.known }));
   }
 
   trajectories(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
     return repairExtension(done);
   }
 
+  /** A write of ours committed: its once-slots are stored; signatures new to us are looked up. */
   committed(write: BatchExtension): void {
-    this.stored.committed(write);
+    const unknown = this.known.committed(write);
+    const all = this.deps.sql.all?.bind(this.deps.sql);
+    if (unknown.length === 0 || !all) return;
+    this.lookups = this.lookups.then(async () => {
+      for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
+        const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
+        // A failed read only means the rows are written in full a while longer.
+        const rows = await all(
+          `SELECT service, id FROM problems WHERE ${chunk.map(() => '(service = ? AND id = ?)').join(' OR ')}`,
+          chunk.flatMap((r) => [r.service, r.id]),
+        ).catch(() => []);
+        this.known.seen(rows.map((r) => ({ service: String(r.service), id: String(r.id) })));
+      }
+    });
   }
 
-  private write({ deltas, once }: Deltas): BatchExtension | undefined {
+  /** Resolves when the lookups started so far are done. */
+  settled(): Promise<void> {
+    return this.lookups;
+  }
+
+  private write({ deltas, carried }: Deltas): BatchExtension | undefined {
     if (deltas.length === 0) return undefined;
+    for (const d of deltas)
+      if (this.known.hasRow(d.service, d.signature.hash)) d.stored = true;
+      else carried.rows.push({ service: d.service, id: d.signature.hash });
     const write = problemExtension(deltas, {
       dialect: this.deps.sql.dialect,
       maxPerService: this.deps.maxPerService,
       nowMs: (this.deps.now ?? Date.now)(),
     });
-    this.stored.carry(write, once);
+    this.known.carry(write, carried);
     return write;
   }
 }
 
-/** A batch's problem deltas, and the once-written example slots they carry (StoredSlots keys). */
+/** A batch's problem deltas, and what their write carries that is not known stored yet. */
 export interface Deltas {
   deltas: ProblemDelta[];
-  once: string[];
+  carried: Carried;
 }
 
 /** Groups failures by (service, signature); each slot's example is built once, after grouping. */
@@ -145,23 +175,23 @@ class Grouper<T> {
     if (!slots.has(`model:${model}`)) slots.set(`model:${model}`, { item, t });
   }
 
-  /** The deltas with their examples; a once-written slot `stored` knows is left out. */
-  deltas(example: (item: T) => Omit<ProblemExample, 'slot'>, stored?: StoredSlots): Deltas {
-    const once: string[] = [];
+  /** The deltas with their examples; a once-written slot known stored is left out. */
+  deltas(example: (item: T) => Omit<ProblemExample, 'slot'>, known?: KnownRows): Deltas {
+    const carried: Carried = { slots: [], rows: [] };
     for (const [d, slots] of this.picks) {
       const built = new Map<T, Omit<ProblemExample, 'slot'>>();
       for (const [slot, { item }] of slots) {
-        if (stored && isOnceSlot(slot)) {
-          const key = StoredSlots.key(d.service, d.signature.hash, slot);
-          if (stored.has(key)) continue;
-          once.push(key);
+        if (known && isOnceSlot(slot)) {
+          const key = slotKey(d.service, d.signature.hash, slot);
+          if (known.hasSlot(key)) continue;
+          carried.slots.push(key);
         }
         let ex = built.get(item);
         if (!ex) built.set(item, (ex = example(item)));
         d.examples.set(slot, { ...ex, slot });
       }
     }
-    return { deltas: [...this.out.values()], once };
+    return { deltas: [...this.out.values()], carried };
   }
 }
 
@@ -173,7 +203,7 @@ export function problemDeltas(
   calls: readonly CheckedCall[],
   labels: readonly CallLabels[],
   facts: readonly SpanFacts[],
-  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'> & { stored?: StoredSlots },
+  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'> & { known?: KnownRows },
 ): Deltas {
   let bySpan: Map<string, SpanFacts> | undefined;
   const group = new Grouper<number>();
@@ -195,7 +225,7 @@ export function problemDeltas(
     c.problemId = signature.hash;
     group.add(signature, service, model, c.timeMs, i);
   }
-  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor), deps.stored);
+  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor), deps.known);
 }
 
 /**
@@ -204,7 +234,7 @@ export function problemDeltas(
  */
 export function executionDeltas(
   released: readonly ReleasedExecution[],
-  deps: Pick<ProblemRecorderDeps, 'redactor'> & { stored?: StoredSlots },
+  deps: Pick<ProblemRecorderDeps, 'redactor'> & { known?: KnownRows },
 ): Deltas {
   const group = new Grouper<ReleasedExecution>();
   for (const e of released) {
@@ -220,7 +250,7 @@ export function executionDeltas(
     e.problemId = signature.hash;
     group.add(signature, e.service, e.model, e.timeMs, e);
   }
-  return group.deltas((e) => executionExample(e, deps.redactor), deps.stored);
+  return group.deltas((e) => executionExample(e, deps.redactor), deps.known);
 }
 
 /** The schema the call was checked against: its span's offered definition, else the registry's. */

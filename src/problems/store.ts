@@ -47,6 +47,19 @@ function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService, nowM
   const statusMs = nowMs ?? d.lastMs;
   const recordedMs = nowMs ?? Date.now();
   const s = d.signature;
+  if (d.stored) {
+    // Its own row is known to exist (KnownRows): the same update the upsert below makes on conflict.
+    tx.run(
+      `UPDATE problems SET occurrences = occurrences + ${big}, first_seen_ms = ${min}(first_seen_ms, ${big}),
+         last_seen_ms = ${max}(last_seen_ms, ${big}),
+         status = CASE WHEN status = 'resolved' THEN 'regressed' ELSE status END,
+         status_ms = CASE WHEN status = 'resolved' THEN ${big} ELSE status_ms END
+       WHERE service = ? AND id = ?`,
+      [d.occurrences, d.firstMs, d.lastMs, statusMs, d.service, id],
+    );
+    rowsOf(tx, d, { dialect, target: txt, targetArgs: [id] });
+    return;
+  }
   // Its own row: it exists, or the service has room.
   tx.run(
     `${cols} SELECT ${vals} WHERE EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?)
@@ -86,12 +99,26 @@ function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService, nowM
     id,
   ]);
   // The id its rows go under, decided by the statements above.
-  const target = `CASE WHEN EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) THEN ${txt} ELSE '${OTHER_PROBLEM}' END`;
+  rowsOf(tx, d, {
+    dialect,
+    target: `CASE WHEN EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) THEN ${txt} ELSE '${OTHER_PROBLEM}' END`,
+    targetArgs: [d.service, id, id],
+  });
+}
+
+/** The delta's hour, model and example rows, under `target` (an SQL expression of `targetArgs`). */
+function rowsOf(
+  tx: BatchTx,
+  d: ProblemDelta,
+  { dialect, target, targetArgs }: { dialect: Sql['dialect']; target: string; targetArgs: unknown[] },
+): void {
+  const max = dialect === 'postgres' ? 'GREATEST' : 'MAX';
+  const min = dialect === 'postgres' ? 'LEAST' : 'MIN';
   for (const [hour, count] of d.hours)
     tx.run(
       `INSERT INTO problem_hours (service, id, hour, count) SELECT ${txt}, ${target}, ${big}, ${big} WHERE 1 = 1
        ON CONFLICT (service, id, hour) DO UPDATE SET count = problem_hours.count + excluded.count`,
-      [d.service, d.service, id, id, hour, count],
+      [d.service, ...targetArgs, hour, count],
     );
   for (const [model, m] of d.models)
     tx.run(
@@ -100,7 +127,7 @@ function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService, nowM
        ON CONFLICT (service, id, model) DO UPDATE SET count = problem_models.count + excluded.count,
          first_seen_ms = ${min}(problem_models.first_seen_ms, excluded.first_seen_ms),
          last_seen_ms = ${max}(problem_models.last_seen_ms, excluded.last_seen_ms)`,
-      [d.service, d.service, id, id, model, m.count, m.firstMs, m.lastMs],
+      [d.service, ...targetArgs, model, m.count, m.firstMs, m.lastMs],
     );
   for (const ex of d.examples.values()) {
     // The first and each model's first are kept once; the latest is replaced by a later one.
@@ -116,9 +143,7 @@ function writeDelta(tx: BatchTx, d: ProblemDelta, { dialect, maxPerService, nowM
        ON CONFLICT (service, id, slot) ${onConflict}`,
       [
         d.service,
-        d.service,
-        id,
-        id,
+        ...targetArgs,
         ex.slot,
         ex.timeMs,
         ex.model,

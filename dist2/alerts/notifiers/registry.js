@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=registry.js.map

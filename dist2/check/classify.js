@@ -1,0 +1,128 @@
+import { DEFAULT_CHECK_LIMITS, deeperThan } from './budget.js';
+import { validateBy } from './deadline.js';
+import { invalidJsonCause } from './invalid-json-cause.js';
+import { schemaShape } from '../tools/schema-shape.js';
+const MAX_ERRORS = 25;
+const DEFAULT_BOUNDS = { limits: DEFAULT_CHECK_LIMITS };
+/**
+ * Never throws: whatever fails while one call is checked (a stack overflow in a recursive schema, a
+ * schema nested too deep to read) is that call's outcome, `unvalidated`, and not its batch's error —
+ * a batch that failed for it would fail the same way on every resend.
+ */
+export function classify(call, registry, schemas, bounds = DEFAULT_BOUNDS) {
+    try {
+        return classifyUnguarded(call, registry, schemas, bounds);
+    }
+    catch (err) {
+        return failedCheck(err);
+    }
+}
+function failedCheck(err) {
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+    const overflow = err instanceof RangeError && /call stack/i.test(err.message);
+    return { outcome: 'unvalidated', reason: overflow ? 'too_deep' : 'check_error', message };
+}
+function classifyUnguarded(call, registry, schemas, bounds) {
+    // A call nobody named cannot be checked, labelled or told apart from an invented name.
+    if (call.name === '')
+        return { outcome: 'unvalidated', reason: 'no_name' };
+    const parsed = parseArguments(call.args);
+    if (parsed.kind === 'invalid') {
+        const raw = call.args.kind === 'none' ? '' : call.args.raw;
+        return { outcome: 'InvalidJson', message: parsed.message, cause: invalidJsonCause(raw, call.finishReasons) };
+    }
+    const offered = call.offered && call.offered.length > 0 ? call.offered : undefined;
+    let def;
+    if (offered) {
+        def = offered.find((t) => t.name === call.name);
+        if (!def)
+            return { outcome: 'UnknownName', known: offered.map((t) => t.name) };
+    }
+    else if (registry.knows(call.service)) {
+        def = registry.lookup(call.service, call.name);
+        if (!def)
+            return { outcome: 'UnknownName', known: registry.names(call.service) };
+    }
+    else {
+        return { outcome: 'unvalidated', reason: 'no_schema' };
+    }
+    if (parsed.kind === 'none')
+        return { outcome: 'unvalidated', reason: 'no_arguments' };
+    // Bounded before anything is compiled or run: validation is synchronous, on the event loop.
+    const { maxArgumentBytes, maxArgumentDepth } = bounds.limits;
+    const bytes = Buffer.byteLength(call.args.kind === 'none' ? '' : call.args.raw);
+    if (bytes > maxArgumentBytes) {
+        const message = `arguments of ${bytes} bytes are larger than check.max_argument_bytes (${maxArgumentBytes})`;
+        return { outcome: 'unvalidated', reason: 'too_large', message };
+    }
+    if (deeperThan(parsed.value, maxArgumentDepth)) {
+        const message = `arguments nested deeper than check.max_argument_depth (${maxArgumentDepth})`;
+        return { outcome: 'unvalidated', reason: 'too_deep', message };
+    }
+    const pick = pickSchema(def.parameters, offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
+    if (pick.kind === 'none')
+        return { outcome: 'unvalidated', reason: 'no_schema' };
+    if (pick.kind === 'not-a-schema')
+        return { outcome: 'unvalidated', reason: 'bad_schema', message: NOT_A_SCHEMA };
+    const compiled = schemas.get(pick.schema, bounds.compiles);
+    if (!compiled.ok) {
+        const reason = 'refused' in compiled ? compiled.refused : 'bad_schema';
+        return { outcome: 'unvalidated', reason, message: compiled.message };
+    }
+    const valid = validateBy(compiled.validate, parsed.value, bounds.deadlineMs ?? Number.POSITIVE_INFINITY);
+    if (valid === 'deadline') {
+        const message = "validation stopped: the batch's check.validation_time_per_batch was spent";
+        return { outcome: 'unvalidated', reason: 'budget', message };
+    }
+    if (valid)
+        return { outcome: 'valid' };
+    return { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) };
+}
+const NOT_A_SCHEMA = 'not a JSON Schema: no known keyword (an object of unknown words accepts everything)';
+/**
+ * The first candidate that is a schema: the offered definition's, then the registry's for the same
+ * tool. A candidate with no known keyword is passed over (a reader may have been handed arguments
+ * where a schema belongs); when every candidate present is like that, the call is `bad_schema`.
+ */
+function pickSchema(...candidates) {
+    let sawOne = false;
+    for (const c of candidates) {
+        if (c === undefined)
+            continue;
+        sawOne = true;
+        if (typeof c === 'string' || schemaShape(c) !== 'not-a-schema')
+            return { kind: 'schema', schema: c };
+    }
+    return sawOne ? { kind: 'not-a-schema' } : { kind: 'none' };
+}
+function parseArguments(args) {
+    if (args.kind === 'none')
+        return { kind: 'none' };
+    let value;
+    if (args.kind === 'structured')
+        value = args.value;
+    else {
+        try {
+            value = JSON.parse(args.raw);
+        }
+        catch (err) {
+            return { kind: 'invalid', message: err.message.slice(0, 300) };
+        }
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        return {
+            kind: 'invalid',
+            message: `arguments must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+        };
+    }
+    return { kind: 'object', value };
+}
+function toErrors(errors) {
+    return (errors ?? []).slice(0, MAX_ERRORS).map((e) => ({
+        instancePath: e.instancePath,
+        keyword: e.keyword,
+        message: e.message ?? e.keyword,
+        params: { ...e.params },
+    }));
+}
+//# sourceMappingURL=classify.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=trajectory.js.map

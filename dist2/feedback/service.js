@@ -1,0 +1,106 @@
+import { labelBudget } from '../metrics/label-cap.js';
+import { feedbackFromSpans } from './spans.js';
+import { FeedbackStore } from './store.js';
+import { bucketOf } from './value.js';
+export class Feedback {
+    w;
+    store;
+    /** The pipeline's span tap: feedback attributes on any span of a trace. */
+    tap;
+    constructor(w) {
+        this.w = w;
+        this.store = new FeedbackStore(w.sql);
+        this.tap = {
+            take: (spans, _source, writer) => {
+                const found = feedbackFromSpans(spans);
+                if (!found)
+                    return undefined;
+                if (found.unreadable)
+                    this.ignored('span', 'bad_value', found.unreadable);
+                if (!found.items.length)
+                    return undefined;
+                return writer?.globs ? this.recordAllowed(found.items, writer) : this.record(found.items).then(() => undefined);
+            },
+        };
+    }
+    /**
+     * Span feedback of a service-restricted sender, checked as POST /api/feedback checks it: a span of
+     * its own service may still name another team's trace (trace ids travel in `traceparent`). What it
+     * may not post is left out and counted (`forbidden`); the rest is stored.
+     */
+    async recordAllowed(items, writer) {
+        const refused = new Set((await this.forbidden(items, writer)).map((p) => p.index));
+        if (refused.size)
+            this.ignored('span', 'forbidden', refused.size);
+        const allowed = refused.size ? items.filter((_, i) => !refused.has(i)) : items;
+        if (allowed.length)
+            await this.record(allowed, undefined, labelBudget(writer.globs));
+    }
+    /**
+     * Stores items; those without a service (and no stored row) take the trace's known service, else
+     * `fallbackService`. `budget`: a restricted sender's share of the service label's cap (label-cap.ts).
+     */
+    async record(items, fallbackService = 'unknown', budget) {
+        const res = await this.store.record(this.redacted(items), this.w.now(), async (ids) => {
+            const known = await this.store.servicesOf(ids);
+            for (const id of ids)
+                if (!known.has(id))
+                    known.set(id, fallbackService);
+            return known;
+        });
+        for (const it of res.counted)
+            this.w.metrics.feedback.inc({
+                service: this.w.labels.value('service', it.service.slice(0, 200), budget),
+                value: bucketOf(it.value),
+            });
+        return res;
+    }
+    /**
+     * What a service-restricted sender (an `ingest` token with `services`) may not post: an item naming
+     * a service outside its view, a trace toolwatch has seen under such a service, or a trace it has not
+     * seen at all without a `service` of the sender's own (else anyone could label any team's trace).
+     * Every problem by item index; none for an unrestricted view.
+     */
+    async forbidden(items, view) {
+        if (!view.globs)
+            return [];
+        const seen = await this.store.servicesSeen(items.map((i) => i.traceId));
+        const problems = [];
+        items.forEach((it, index) => {
+            const services = seen.get(it.traceId);
+            if (it.service !== undefined && !view.sees(it.service))
+                problems.push({ index, error: `service: ${JSON.stringify(it.service)} is not a service this token may write` });
+            else if (services && [...services].some((s) => !view.sees(s)))
+                problems.push({ index, error: `trace_id: ${it.traceId} is not a trace of a service this token may write` });
+            else if (!services && it.service === undefined)
+                problems.push({
+                    index,
+                    error: `service: required with this token for a trace toolwatch has not stored (${it.traceId})`,
+                });
+        });
+        return problems;
+    }
+    /** Items with their comments as stored; a comment the redactor refused is dropped and counted. */
+    redacted(items) {
+        if (this.w.redactor.level === 'none')
+            return [...items];
+        let refused = 0;
+        const out = items.map((it) => {
+            if (it.comment === undefined)
+                return it;
+            const r = this.w.redactor.text(it.comment);
+            if (r.ok)
+                return r.value === it.comment ? it : { ...it, comment: r.value };
+            refused++;
+            const { comment: _dropped, ...rest } = it;
+            return rest;
+        });
+        if (refused)
+            this.w.metrics.redactionFailures.inc({ what: 'comment' }, refused);
+        return out;
+    }
+    ignored(source, reason, n = 1) {
+        this.w.metrics.feedbackIgnored.inc({ source, reason }, n);
+    }
+}
+//# sourceMappingURL=service.js.map

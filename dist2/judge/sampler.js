@@ -1,0 +1,47 @@
+/**
+ * Deterministic trajectory sampling. A trace's position u = hash(project, trace id) in [0, 1) is
+ * the same on every replica and every run; a trace is sampled iff u < p. Because the same u is
+ * compared with every rate, samples are nested by construction: a trace in the 2% sample is in the
+ * 5% sample too. Pure: no clock, no I/O.
+ */
+import { createHash } from 'node:crypto';
+const TWO_POW_64 = 2 ** 64;
+/** First 8 bytes of SHA-256(project NUL trace id) as an unsigned integer / 2^64. */
+export function samplePosition(project, traceId) {
+    const digest = createHash('sha256').update(project).update('\u0000').update(traceId.toLowerCase()).digest();
+    const u = Number(digest.readBigUInt64BE(0)) / TWO_POW_64;
+    // Number() rounds to 53 bits; a value that rounds up to exactly 1 stays inside [0, 1).
+    return u < 1 ? u : 1 - Number.EPSILON;
+}
+export function baseRate(policy, service) {
+    return policy.serviceRates[service] ?? policy.sampleRate;
+}
+/**
+ * The inclusion probability of a trajectory: the largest rate of the strata it belongs to (base;
+ * failed when it has a structural failure; feedback when it got negative user feedback). The trace
+ * is kept if any rule keeps it, and since every rule compares the same u, "any" is the largest rate.
+ */
+export function inclusionProbability(policy, service, hasFailure, negativeFeedback = false) {
+    let p = baseRate(policy, service);
+    if (hasFailure && policy.failedRate !== undefined)
+        p = Math.max(p, policy.failedRate);
+    if (negativeFeedback && policy.feedbackRate !== undefined)
+        p = Math.max(p, policy.feedbackRate);
+    return p;
+}
+export function isSampled(u, probability) {
+    return u < probability;
+}
+/**
+ * The largest probability any trajectory can get. At ingest a trace with u at or above it can never
+ * be sampled and is skipped outright; below it the trace is a candidate whose steps are kept until
+ * it completes, because a later span may still add a failure or reveal its service.
+ */
+export function maxProbability(policy) {
+    return Math.max(policy.sampleRate, policy.failedRate ?? 0, policy.feedbackRate ?? 0, ...Object.values(policy.serviceRates));
+}
+/** Inverse-probability weight recorded with each verdict (Horvitz–Thompson). */
+export function weightOf(probability) {
+    return probability > 0 ? 1 / probability : 0;
+}
+//# sourceMappingURL=sampler.js.map

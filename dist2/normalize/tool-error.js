@@ -1,0 +1,106 @@
+/**
+ * A tool that reports failure inside a success: the span says nothing failed (status unset or OK, no
+ * failing HTTP status), but the result the tool handed back is an error envelope — MCP's
+ * `{"content": […], "isError": true}`, `{"ok": false, …}`, `{"success": false, …}`,
+ * `{"status": "error", …}` (Google ADK's tool examples), `{"error": {…}}`. Teams lose days to a tool that quietly returns errors with HTTP 200, so such an
+ * execution counts as `tool_error`.
+ *
+ * A rule is `path=value` (the value at a dotted path of the result object equals a JSON literal:
+ * `isError=true`, `ok=false`, `status="error"`) or a bare `path` (present and not null, false, `""`,
+ * `{}` or `[]`: `{"error": null}` is no error). Only a result that is a JSON object is read, and only
+ * when its text names one of the rules' first keys (a substring test first, so the parse is paid only
+ * by results that may match). Pure.
+ */
+import { isRecord } from '../util/values.js';
+/** The rules applied when the config names none. */
+export const DEFAULT_TOOL_ERROR_RULES = [
+    'isError=true',
+    'ok=false',
+    'success=false',
+    'status="error"',
+    'error',
+];
+/** Results longer than this are not parsed (an envelope is small; a page of search results is not one). */
+export const MAX_TOOL_RESULT_READ = 64 * 1024;
+const PATH = /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*){0,7}$/;
+/** A rule from its text; a string describing what is wrong when it cannot be read. */
+export function parseToolErrorRule(text) {
+    const at = text.indexOf('=');
+    const pathText = (at < 0 ? text : text.slice(0, at)).trim();
+    if (!PATH.test(pathText))
+        return `"${text}": the path must be keys joined by dots (e.g. error or result.ok)`;
+    const path = pathText.split('.');
+    const probe = JSON.stringify(path[0]);
+    if (at < 0)
+        return { text, path, probe };
+    const raw = text.slice(at + 1).trim();
+    let equals;
+    try {
+        equals = JSON.parse(raw);
+    }
+    catch {
+        return `"${text}": the value after = must be a JSON literal (true, false, null, a number or a "string")`;
+    }
+    if (equals !== null && typeof equals === 'object')
+        return `"${text}": the value must be a literal, not ${raw}`;
+    return { text, path, equals, probe };
+}
+/** The first rule the result matches; undefined when it reports no failure (or is no JSON object). */
+export function toolErrorOf(result, rules) {
+    if (result === undefined || rules.length === 0 || result.length > MAX_TOOL_RESULT_READ)
+        return undefined;
+    let i = 0;
+    while (i < result.length && (result.charCodeAt(i) <= 32 || result.charCodeAt(i) === 0xfeff))
+        i++;
+    if (result.charCodeAt(i) !== 123 /* { */)
+        return undefined;
+    if (!rules.some((r) => result.includes(r.probe)))
+        return undefined;
+    let value;
+    try {
+        value = JSON.parse(result);
+    }
+    catch {
+        return undefined;
+    }
+    if (!isRecord(value))
+        return undefined;
+    for (const r of rules) {
+        const v = at(value, r.path);
+        const hit = r.equals === undefined ? present(v) : v === r.equals;
+        if (hit)
+            return { rule: r.text, errorType: codeOf(value) ?? r.path[0] };
+    }
+    return undefined;
+}
+function at(o, path) {
+    let v = o;
+    for (const k of path) {
+        if (!isRecord(v) || !Object.hasOwn(v, k))
+            return undefined;
+        v = v[k];
+    }
+    return v;
+}
+function present(v) {
+    if (v === undefined || v === null || v === false || v === '')
+        return false;
+    if (Array.isArray(v))
+        return v.length > 0;
+    if (isRecord(v))
+        return Object.keys(v).length > 0;
+    return true;
+}
+const CODE = /^[A-Za-z_][\w.:-]{0,99}$/;
+function codeOf(o) {
+    const e = o.error;
+    const candidates = isRecord(e) ? [e.code, e.type, o.code] : [o.code, e];
+    for (const c of candidates) {
+        if (typeof c === 'string' && CODE.test(c))
+            return c;
+        if (typeof c === 'number' && Number.isInteger(c))
+            return String(c);
+    }
+    return undefined;
+}
+//# sourceMappingURL=tool-error.js.map

@@ -1,0 +1,377 @@
+/**
+ * The dedupe memory's storage: a few typed arrays in all, no object per trace, span or call (README:
+ * the half-load tail was the major GC marking millions of small objects). Three pools of columns:
+ *
+ * - traces (at most maxTraces): the trace id's 64-bit hash, when last touched, neighbours in recency
+ *   order (least recently touched evicted first), the heads of its span and call chains, its call
+ *   count and flags; found through an open-addressing index (linear probing, backward-shift deletion);
+ * - spans: a 64-bit hash of span id + service, chained per trace;
+ * - calls: a 64-bit hash of the call key, its state (flags, outcome, model), a hash of its tool name
+ *   and arguments (pairOf: to pair an id-less tool span), chained per trace.
+ *
+ * Span and call pools are sized for SPANS_PER_TRACE and CALLS_PER_TRACE per trace on average; when one
+ * is full the least recently touched trace is forgotten to make room (the one being written to never:
+ * a single huge trace grows the pool instead, as its maps did before). Pools start small and double
+ * up to their size, so an idle process holds little. Slots are reused: a holder of a slot number
+ * checks the hash it expects before writing (see Ledger).
+ */
+export const NONE = -1;
+/** Pool sizes per remembered trace (the sizing rule in docs/performance.md reads these). */
+export const SPANS_PER_TRACE = 6;
+export const CALLS_PER_TRACE = 3.5;
+const FIRST = 1024;
+/** Seven Int32 columns, one Float64, one Uint8. */
+const TRACE_BYTES = 7 * 4 + 8 + 1;
+/** A trace's flags. */
+export const OVERFLOWED = 1;
+/** Holds spans restored from a record that named no service (any service's resend is a duplicate). */
+export const ANY_SERVICE_SPANS = 2;
+const grow = (a, n) => {
+    const b = new a.constructor(n);
+    b.set(a);
+    return b;
+};
+export class DedupeTables {
+    maxTraces;
+    onEvict;
+    // traces
+    tCap;
+    tHi;
+    tLo;
+    tTouched;
+    tOlder;
+    tNewer;
+    tSpans;
+    tCalls;
+    tCount;
+    tFlags;
+    index;
+    tFree = NONE;
+    tUsed = 0;
+    size = 0;
+    oldest = NONE;
+    newest = NONE;
+    // spans
+    sCap;
+    sHi;
+    sLo;
+    sNext;
+    sFree = NONE;
+    sUsed = 0;
+    spans = 0;
+    // calls
+    cCap;
+    cHi;
+    cLo;
+    cNext;
+    cVal;
+    /** pairOf(name, arguments). */
+    cPair;
+    cFree = NONE;
+    cUsed = 0;
+    calls = 0;
+    spanLimit;
+    callLimit;
+    constructor(maxTraces, 
+    /** Called before a trace is forgotten to make room (not by drop()): its slot is still readable. */
+    onEvict) {
+        this.maxTraces = maxTraces;
+        this.onEvict = onEvict;
+        this.spanLimit = Math.ceil(maxTraces * SPANS_PER_TRACE);
+        this.callLimit = Math.ceil(maxTraces * CALLS_PER_TRACE);
+        this.tCap = Math.min(maxTraces, FIRST);
+        this.tHi = new Int32Array(this.tCap);
+        this.tLo = new Int32Array(this.tCap);
+        this.tTouched = new Float64Array(this.tCap);
+        this.tOlder = new Int32Array(this.tCap);
+        this.tNewer = new Int32Array(this.tCap);
+        this.tSpans = new Int32Array(this.tCap);
+        this.tCalls = new Int32Array(this.tCap);
+        this.tCount = new Int32Array(this.tCap);
+        this.tFlags = new Uint8Array(this.tCap);
+        this.index = new Int32Array(indexSize(this.tCap));
+        this.sCap = Math.min(this.spanLimit, FIRST);
+        this.sHi = new Int32Array(this.sCap);
+        this.sLo = new Int32Array(this.sCap);
+        this.sNext = new Int32Array(this.sCap);
+        this.cCap = Math.min(this.callLimit, FIRST);
+        this.cHi = new Int32Array(this.cCap);
+        this.cLo = new Int32Array(this.cCap);
+        this.cNext = new Int32Array(this.cCap);
+        this.cVal = new Int32Array(this.cCap);
+        this.cPair = new Int32Array(this.cCap);
+    }
+    /** Bytes of every typed array the memory holds (what the byte budget per trace counts). */
+    get bytes() {
+        const t = this.tCap * TRACE_BYTES + this.index.byteLength;
+        return t + this.sCap * 12 + this.cCap * 20;
+    }
+    /** The bytes the memory holds once full at its default pool sizes, per trace (docs/performance.md). */
+    static bytesPerTraceFull(maxTraces) {
+        const t = maxTraces * TRACE_BYTES + indexSize(maxTraces) * 4;
+        return (t + Math.ceil(maxTraces * SPANS_PER_TRACE) * 12 + Math.ceil(maxTraces * CALLS_PER_TRACE) * 20) / maxTraces;
+    }
+    // ------------------------------------------------------------------ traces
+    find(hi, lo) {
+        const m = this.index.length - 1;
+        for (let i = lo & m;; i = (i + 1) & m) {
+            const v = this.index[i];
+            if (v === 0)
+                return NONE;
+            const s = v - 1;
+            if (this.tLo[s] === lo && this.tHi[s] === hi)
+                return s;
+        }
+    }
+    /** A new trace, the most recently touched; the least recently touched is forgotten past maxTraces. */
+    create(hi, lo, nowMs) {
+        while (this.size >= this.maxTraces && this.oldest !== NONE) {
+            const s = this.oldest;
+            this.onEvict(s);
+            this.drop(s);
+        }
+        let s = this.tFree;
+        if (s !== NONE)
+            this.tFree = this.tNewer[s];
+        else {
+            if (this.tUsed === this.tCap)
+                this.growTraces();
+            s = this.tUsed++;
+        }
+        this.tHi[s] = hi;
+        this.tLo[s] = lo;
+        this.tTouched[s] = nowMs;
+        this.tSpans[s] = NONE;
+        this.tCalls[s] = NONE;
+        this.tCount[s] = 0;
+        this.tFlags[s] = 0;
+        this.size++;
+        this.link(s);
+        this.insertIndex(s);
+        return s;
+    }
+    touch(s, nowMs) {
+        this.tTouched[s] = nowMs;
+        if (this.newest === s)
+            return;
+        this.unlink(s);
+        this.link(s);
+    }
+    /** Forgets a trace and frees its spans and calls. */
+    drop(s) {
+        for (let k = this.tSpans[s]; k !== NONE;) {
+            const n = this.sNext[k];
+            this.sNext[k] = this.sFree;
+            this.sFree = k;
+            this.spans--;
+            k = n;
+        }
+        for (let k = this.tCalls[s]; k !== NONE;) {
+            const n = this.cNext[k];
+            this.cNext[k] = this.cFree;
+            this.cHi[k] = this.cLo[k] = 0; // a holder of this slot number no longer matches
+            this.cFree = k;
+            this.calls--;
+            k = n;
+        }
+        this.removeIndex(s);
+        this.unlink(s);
+        this.tHi[s] = this.tLo[s] = 0;
+        this.tNewer[s] = this.tFree;
+        this.tFree = s;
+        this.size--;
+    }
+    /** The trace in slot `s` is still the one with this hash (not forgotten, the slot not reused). */
+    holds(s, hi, lo) {
+        return this.tHi[s] === hi && this.tLo[s] === lo && this.find(hi, lo) === s;
+    }
+    // ------------------------------------------------------------------ spans
+    hasSpan(s, hi, lo) {
+        for (let k = this.tSpans[s]; k !== NONE; k = this.sNext[k])
+            if (this.sLo[k] === lo && this.sHi[k] === hi)
+                return true;
+        return false;
+    }
+    addSpan(s, hi, lo) {
+        if (this.sFree === NONE && this.sUsed === this.sCap)
+            this.makeRoom(s, true);
+        let k = this.sFree;
+        if (k !== NONE)
+            this.sFree = this.sNext[k];
+        else
+            k = this.sUsed++;
+        this.sHi[k] = hi;
+        this.sLo[k] = lo;
+        this.sNext[k] = this.tSpans[s];
+        this.tSpans[s] = k;
+        this.spans++;
+    }
+    removeSpan(s, hi, lo) {
+        let prev = NONE;
+        for (let k = this.tSpans[s]; k !== NONE; prev = k, k = this.sNext[k]) {
+            if (this.sLo[k] !== lo || this.sHi[k] !== hi)
+                continue;
+            if (prev === NONE)
+                this.tSpans[s] = this.sNext[k];
+            else
+                this.sNext[prev] = this.sNext[k];
+            this.sNext[k] = this.sFree;
+            this.sFree = k;
+            this.spans--;
+            return;
+        }
+    }
+    // ------------------------------------------------------------------ calls
+    findCall(s, hi, lo) {
+        for (let k = this.tCalls[s]; k !== NONE; k = this.cNext[k])
+            if (this.cLo[k] === lo && this.cHi[k] === hi)
+                return k;
+        return NONE;
+    }
+    /** A trace's calls, oldest first (the order an id-less sighting pairs in). */
+    callsOf(s) {
+        const out = [];
+        for (let k = this.tCalls[s]; k !== NONE; k = this.cNext[k])
+            out.push(k);
+        return out.reverse();
+    }
+    addCall(s, hi, lo, val, pair) {
+        if (this.cFree === NONE && this.cUsed === this.cCap)
+            this.makeRoom(s, false);
+        let k = this.cFree;
+        if (k !== NONE)
+            this.cFree = this.cNext[k];
+        else
+            k = this.cUsed++;
+        this.cHi[k] = hi;
+        this.cLo[k] = lo;
+        this.cVal[k] = val;
+        this.cPair[k] = pair;
+        this.cNext[k] = this.tCalls[s];
+        this.tCalls[s] = k;
+        this.tCount[s]++;
+        this.calls++;
+        return k;
+    }
+    removeCall(s, k) {
+        let prev = NONE;
+        for (let j = this.tCalls[s]; j !== NONE; prev = j, j = this.cNext[j]) {
+            if (j !== k)
+                continue;
+            if (prev === NONE)
+                this.tCalls[s] = this.cNext[k];
+            else
+                this.cNext[prev] = this.cNext[k];
+            this.cNext[k] = this.cFree;
+            this.cHi[k] = this.cLo[k] = 0;
+            this.cFree = k;
+            this.tCount[s]--;
+            this.calls--;
+            return;
+        }
+    }
+    // ------------------------------------------------------------------ internals
+    /** A pool is full: grow it up to its size, else forget the least recently touched traces but `keep`. */
+    makeRoom(keep, spans) {
+        const cap = spans ? this.sCap : this.cCap;
+        const limit = spans ? this.spanLimit : this.callLimit;
+        if (cap < limit) {
+            this.growPool(spans, Math.min(limit, cap * 2));
+            return;
+        }
+        const free = () => (spans ? this.sFree : this.cFree) !== NONE;
+        while (!free() && this.oldest !== NONE && this.oldest !== keep) {
+            const s = this.oldest;
+            this.onEvict(s);
+            this.drop(s);
+        }
+        if (!free())
+            this.growPool(spans, cap * 2);
+    }
+    growPool(spans, n) {
+        if (spans) {
+            this.sHi = grow(this.sHi, n);
+            this.sLo = grow(this.sLo, n);
+            this.sNext = grow(this.sNext, n);
+            this.sCap = n;
+        }
+        else {
+            this.cHi = grow(this.cHi, n);
+            this.cLo = grow(this.cLo, n);
+            this.cNext = grow(this.cNext, n);
+            this.cVal = grow(this.cVal, n);
+            this.cPair = grow(this.cPair, n);
+            this.cCap = n;
+        }
+    }
+    growTraces() {
+        const n = Math.min(this.maxTraces, this.tCap * 2);
+        this.tHi = grow(this.tHi, n);
+        this.tLo = grow(this.tLo, n);
+        this.tTouched = grow(this.tTouched, n);
+        this.tOlder = grow(this.tOlder, n);
+        this.tNewer = grow(this.tNewer, n);
+        this.tSpans = grow(this.tSpans, n);
+        this.tCalls = grow(this.tCalls, n);
+        this.tCount = grow(this.tCount, n);
+        this.tFlags = grow(this.tFlags, n);
+        this.tCap = n;
+        this.index = new Int32Array(indexSize(n));
+        for (let s = this.oldest; s !== NONE; s = this.tNewer[s])
+            this.insertIndex(s);
+    }
+    insertIndex(s) {
+        const m = this.index.length - 1;
+        let i = this.tLo[s] & m;
+        while (this.index[i] !== 0)
+            i = (i + 1) & m;
+        this.index[i] = s + 1;
+    }
+    removeIndex(s) {
+        const ix = this.index;
+        const m = ix.length - 1;
+        let i = this.tLo[s] & m;
+        while (ix[i] !== s + 1)
+            i = (i + 1) & m;
+        ix[i] = 0;
+        // Backward shift: move up each later entry of the run whose home is not in (i, j].
+        for (let j = (i + 1) & m; ix[j] !== 0; j = (j + 1) & m) {
+            const h = this.tLo[ix[j] - 1] & m;
+            const inRange = i <= j ? h > i && h <= j : h > i || h <= j;
+            if (inRange)
+                continue;
+            ix[i] = ix[j];
+            ix[j] = 0;
+            i = j;
+        }
+    }
+    link(s) {
+        this.tOlder[s] = this.newest;
+        this.tNewer[s] = NONE;
+        if (this.newest !== NONE)
+            this.tNewer[this.newest] = s;
+        else
+            this.oldest = s;
+        this.newest = s;
+    }
+    unlink(s) {
+        const o = this.tOlder[s];
+        const n = this.tNewer[s];
+        if (o !== NONE)
+            this.tNewer[o] = n;
+        else
+            this.oldest = n;
+        if (n !== NONE)
+            this.tOlder[n] = o;
+        else
+            this.newest = o;
+    }
+}
+/** A power of two at least 5/4 of the traces (load ≤ 0.8: a hit is ~3 probes away, linear probing). */
+function indexSize(traces) {
+    let n = 16;
+    while (n * 4 < traces * 5)
+        n *= 2;
+    return n;
+}
+//# sourceMappingURL=dedupe-tables.js.map

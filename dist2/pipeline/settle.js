@@ -1,0 +1,177 @@
+import { emptyBatch } from '../store/store.js';
+import { trajectoryExtension } from '../efficiency/store.js';
+import { decodePending, storedPendingKey } from './pending-payload.js';
+import { buildWrite, callLabels, peekLabel } from './write-batch.js';
+export class Settler {
+    parts;
+    constructor(parts) {
+        this.parts = parts;
+    }
+    /** Counts the calls whose grace ended by nowMs and whose rows this process still holds; returns how many. */
+    async settleCalls(nowMs) {
+        const { deps, owner, failureCap, checker } = this.parts;
+        const due = deps.ledger.takeDue(nowMs);
+        if (due.length === 0)
+            return 0;
+        const wall = this.stamp(nowMs);
+        const bySource = new Map();
+        for (const p of due)
+            bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
+        let counted = 0;
+        for (const [source, items] of bySource) {
+            const keys = items.map((p) => storedPendingKey(p.traceId, p.key));
+            const bounds = checker.bounds();
+            const calls = items.map((p) => checker.check(p.call, source, wall, bounds));
+            const labels = calls.map((c, i) => callLabels(c, deps.labels, items[i].call.budget));
+            let held = [];
+            let heldLabels = [];
+            let heldEntries = [];
+            let heldBudgets = [];
+            let plan;
+            let problemRows;
+            try {
+                await deps.store.settlePending(owner, keys, (taken) => {
+                    const still = new Set(taken.map((k) => `${k.traceId}\u0000${k.callKey}`));
+                    const mine = keys.flatMap((k, i) => (still.has(`${k.traceId}\u0000${k.callKey}`) ? [i] : []));
+                    held = mine.map((i) => calls[i]);
+                    heldLabels = mine.map((i) => labels[i]);
+                    heldEntries = mine.map((i) => items[i].entry);
+                    heldBudgets = mine.map((i) => items[i].call.budget);
+                    plan = buildWrite(source, held, heldLabels, [], failureCap, wall, deps.redactor);
+                    problemRows = deps.counted?.extension(held, heldLabels, []);
+                    return { ...plan.rows, pendingAdd: [], pendingRemove: [], extensions: problemRows ? [problemRows] : [] };
+                });
+            }
+            catch (err) {
+                deps.ledger.restore(items, nowMs);
+                deps.writeHealth?.failed(err);
+                throw err;
+            }
+            deps.writeHealth?.succeeded();
+            if (problemRows)
+                deps.counted?.committed?.(problemRows);
+            if (!plan)
+                continue;
+            plan.commitCaps();
+            // Counted now, but due when their grace ended: the trajectory's idle clock runs from then.
+            const dueMs = Math.min(nowMs, items.reduce((m, p) => Math.max(m, p.dueMs), 0));
+            this.parts.metrics.count(source, held, heldLabels, heldEntries, plan, 0, dueMs, (i) => heldBudgets[i]);
+            counted += held.length;
+        }
+        return counted;
+    }
+    /** Writes released executions (their minute aggregates), then moves their metrics; put back on a store error. */
+    async countExecutions(released, nowMs) {
+        if (released.length === 0)
+            return;
+        const { deps, failureCap } = this.parts;
+        const batch = emptyBatch();
+        const bySource = new Map();
+        for (const e of released) {
+            const list = bySource.get(e.source);
+            if (list)
+                list.push(e);
+            else
+                bySource.set(e.source, [e]);
+        }
+        for (const [source, items] of bySource) {
+            const plan = buildWrite(source, [], [], items, failureCap, this.stamp(nowMs), deps.redactor);
+            for (const row of plan.rows.executionAggregates)
+                batch.executionAggregates.push(row);
+        }
+        const filed = deps.counted?.executions?.(released);
+        if (filed)
+            batch.extensions.push(filed);
+        try {
+            await deps.store.write(batch);
+        }
+        catch (err) {
+            this.parts.executions.restore(released, nowMs);
+            throw err;
+        }
+        if (filed)
+            deps.counted?.committed?.(filed);
+        // The counter moves by the rows just written (one inc per row, not per execution); the histogram per execution.
+        const m = deps.metrics;
+        const cap = deps.labels;
+        for (const r of batch.executionAggregates) {
+            const service = peekLabel(cap, 'service', r.service);
+            m.toolExecutions.inc({ service, tool: peekLabel(cap, 'tool', r.tool), status: r.status, call_outcome: r.callOutcome }, r.count);
+        }
+        let dueMs = 0;
+        for (const e of released) {
+            this.parts.metrics.durationOf(e.service, e.tool).observe(e.durationMs / 1000);
+            if (e.dueMs > dueMs)
+                dueMs = e.dueMs;
+        }
+        deps.trajectories?.executions(released, Math.min(nowMs, dueMs));
+    }
+    /** Writes the trajectories that went idle (all: every one in flight), then observes their histograms. */
+    async countTrajectories(nowMs, all) {
+        const { deps } = this.parts;
+        const tracker = deps.trajectories;
+        if (!tracker)
+            return;
+        const done = tracker.takeIdle(nowMs, all);
+        const extension = trajectoryExtension(done);
+        if (!extension)
+            return;
+        const repairs = deps.counted?.trajectories?.(done);
+        try {
+            await deps.store.write({ ...emptyBatch(), extensions: repairs ? [extension, repairs] : [extension] });
+        }
+        catch (err) {
+            tracker.restore(done);
+            throw err;
+        }
+        const m = deps.metrics;
+        let last;
+        let h;
+        for (const t of done) {
+            // A trajectory's service is stored as its calls were; its label, as their metric's (capped).
+            if (t.service !== last || !h)
+                (h = this.parts.metrics.trajectoryHistograms(peekLabel(deps.labels, 'service', t.service), m)),
+                    (last = t.service);
+            h.toolCalls.observe(t.toolCalls);
+            h.steps.observe(t.steps);
+            h.failedCalls.observe(t.failedCalls);
+            h.duration.observe(t.durationMs / 1000);
+            if (t.tokens !== null)
+                h.tokens.observe(t.tokens);
+        }
+    }
+    /**
+     * Puts back pending calls this process took over (pending-owner.ts: at start, or those of a process
+     * gone since); a row that cannot be read is reported, not counted; a call this process already
+     * counted from its proposal is reported as superseded. `tick` reads the timers' clock.
+     */
+    restorePending(rows, tick) {
+        const { deps } = this.parts;
+        const items = [];
+        const unreadable = [];
+        // A row's due time is on its writer's timer clock; after a wall-clock jump there it may lie far
+        // ahead: a call never waits longer than one grace period from now.
+        const latest = tick() + deps.executionGraceMs;
+        for (const r of rows) {
+            const d = decodePending(r);
+            if (d.ok)
+                items.push(d.call.dueMs > latest ? { ...d.call, dueMs: latest } : d.call);
+            else
+                unreadable.push({ traceId: r.traceId, callKey: r.callKey, reason: d.reason });
+        }
+        const superseded = deps.ledger.restore(items, tick());
+        return {
+            restored: items.length - superseded.length,
+            unreadable,
+            superseded: superseded.map((p) => storedPendingKey(p.traceId, p.key)),
+        };
+    }
+    /**
+     * The wall-clock time to store for a timer reading: the wall clock's own when the timers run on it
+     * (tests that pass their own `nowMs`), else now.
+     */
+    stamp(tickMs) {
+        return this.parts.deps.steady ? this.parts.deps.now() : tickMs;
+    }
+}
+//# sourceMappingURL=settle.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=reader.js.map

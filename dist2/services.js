@@ -1,0 +1,252 @@
+/**
+ * The composition root: builds every adapter and service from the frozen config. Tests build
+ * their own with other adapters; nothing here listens on a socket.
+ */
+import { problemRuleSource } from './problems/alert-kinds.js';
+import { lifecycleRound } from './problems/lifecycle.js';
+import { ProblemRecorder } from './problems/record.js';
+import { steadyClock } from './util/steady-clock.js';
+import { loadToolRegistry } from './check/registry.js';
+import { builtinKinds } from './kinds.js';
+import { SchemaCache } from './check/schema-cache.js';
+import { LabelCap } from './metrics/label-cap.js';
+import { createMetrics } from './metrics/registry.js';
+import { Ledger } from './pipeline/ledger.js';
+import { Pipeline } from './pipeline/pipeline.js';
+import { LedgerJournal } from './pipeline/ledger-journal.js';
+import { PendingOwner } from './pipeline/pending-owner.js';
+import { countingComponent, pendingCallsComponent } from './pipeline/components.js';
+import { noteSqliteCreation, openStore } from './store/open.js';
+import { WriteHealth } from './store/write-health.js';
+import { Lifecycle } from './jobs/lifecycle.js';
+import { Scheduler } from './jobs/scheduler.js';
+import { judgeComponent } from './judge/component.js';
+import { createJudge } from './judge/service.js';
+import { createAlerting } from './alerts/setup.js';
+import { createLangfuse } from './sources/langfuse/setup.js';
+import { TokenSet } from './auth/tokens.js';
+import { storeRedactor } from './redact/stored.js';
+import { CoverageTracker } from './instrumentation/coverage.js';
+import { Feedback } from './feedback/service.js';
+import { failureContextExtension, pruneFailureContexts } from './replay/context.js';
+import { TrajectoryTracker } from './efficiency/tracker.js';
+import { pruneTrajectories } from './efficiency/store.js';
+import { storedName } from './pipeline/write-batch.js';
+import { changesSink } from './changes/sink.js';
+import { definitionChangeCounts, pruneChanges, valueCounts } from './changes/store.js';
+/** Builds everything from a config the config phase checked; never reports a configuration problem. */
+export async function createServices(config, log, overrides = {}) {
+    const loaded = loadToolRegistry(config.tools);
+    // loadConfig read these files already; failing now means they changed under us.
+    if (!loaded.ok)
+        throw new Error(`tool registry files changed since the config was checked: ${loaded.problems.join('; ')}`);
+    const kinds = overrides.kinds ?? builtinKinds();
+    // Before the store opens: a token file that vanished since the config phase stops start-up here.
+    const tokens = new TokenSet(config.auth);
+    const redactor = storeRedactor(config.store.redactArguments);
+    const now = overrides.now ?? Date.now;
+    // Durations, TTLs and graces: a wall-clock jump must not expire or stretch them.
+    const steady = overrides.now && !overrides.monotonic ? overrides.now : steadyClock(now, overrides.monotonic);
+    const undoCreate = overrides.store ? () => { } : noteSqliteCreation(config);
+    const store = overrides.store ??
+        (await openStore(config, log).catch((err) => {
+            undoCreate();
+            throw err;
+        }));
+    // Every part below is a component: started in order, stopped in reverse (store last), and a
+    // refused start stops what had started and leaves no database file of its own behind.
+    const scheduler = new Scheduler(log);
+    const lifecycle = new Lifecycle(scheduler);
+    await lifecycle.start({ name: 'store', stop: () => store.close() });
+    try {
+        return await startServices(config, log, overrides, {
+            loaded,
+            kinds,
+            tokens,
+            redactor,
+            now,
+            steady,
+            store,
+            scheduler,
+            lifecycle,
+        });
+    }
+    catch (err) {
+        await lifecycle.stop();
+        undoCreate();
+        throw err;
+    }
+}
+async function startServices(config, log, overrides, s) {
+    const { loaded, kinds, tokens, redactor, now, steady, store, scheduler, lifecycle } = s;
+    let ledger;
+    let langfuse;
+    let trajectories;
+    const metrics = createMetrics({
+        pendingBatches: () => store.pendingWrites(),
+        dedupeTraces: () => ledger?.size ?? 0,
+        dedupeBytes: () => ledger?.bytes ?? 0,
+        trajectories: () => trajectories?.size ?? 0,
+        sourceLag: () => {
+            const lag = langfuse?.lagSeconds();
+            return lag === undefined ? {} : { langfuse: lag };
+        },
+        ...(config.changes.enabled ? { definitionChanges: () => definitionChangeCounts(store.sql) } : {}),
+    });
+    ledger = new Ledger(config.dedupe, () => metrics.dedupeEvicted.inc());
+    const labels = new LabelCap(config.metrics.maxLabelValues, (label) => metrics.labelOverflow.inc({ label }), config.metrics.maxLabelValuesPerToken);
+    trajectories = new TrajectoryTracker(config.trajectories, storedName);
+    const feedback = new Feedback({ sql: store.sql, metrics, labels, now, log, redactor });
+    // Aborted on stop: a judge request that never answers must not hold the shutdown.
+    const stopping = new AbortController();
+    const judge = createJudge(config.judge, {
+        signal: stopping.signal,
+        store,
+        metrics,
+        labels,
+        log,
+        now,
+        redactor,
+        negativeFeedback: (ids) => feedback.store.negativeTraces(ids),
+        ...(overrides.judgeClient ? { client: overrides.judgeClient } : {}),
+        ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
+        ...(overrides.onVerdict ? { onVerdict: overrides.onVerdict } : {}),
+        // Verdicts become Langfuse scores when langfuse.write_scores is on (bound late: the source needs the pipeline).
+        ...(!overrides.onVerdict && config.langfuse.enabled && config.langfuse.writeScores
+            ? { onVerdict: (v) => langfuse?.onJudgeVerdict(v) }
+            : {}),
+    });
+    const coverage = { tracker: new CoverageTracker(), sinceMs: now() };
+    const writeHealth = new WriteHealth(now);
+    // Waiting calls: this process counts only those it holds (one process per SQLite file).
+    const owner = new PendingOwner(store.sql, {
+        leaseMs: config.dedupe.pendingLeaseMs,
+        now,
+        takeAllAtStart: store.kind === 'sqlite',
+    });
+    const pipeline = new Pipeline({
+        dialects: kinds.dialects,
+        registry: loaded.registry,
+        schemas: new SchemaCache(),
+        check: config.check,
+        ledger,
+        store,
+        metrics,
+        labels,
+        failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
+        redactor,
+        executionGraceMs: config.dedupe.executionGraceMs,
+        owner: owner.id,
+        statusGraceMs: config.dedupe.statusGraceMs,
+        trajectories,
+        now,
+        steady,
+        sinks: [
+            ...(config.changes.enabled ? [changesSink(store.sql.dialect, config.changes.limits)] : []),
+            ...(judge.sink ? [judge.sink] : []),
+        ],
+        coverage: coverage.tracker,
+        writeHealth,
+        ...(overrides.tracer ? { tracer: overrides.tracer } : {}),
+        taps: [feedback.tap],
+        failureContext: (failures, facts) => failureContextExtension(failures, facts, now(), redactor),
+        counted: new ProblemRecorder({
+            sql: store.sql,
+            redactor,
+            maxPerService: config.problems.maxPerService,
+            registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
+            now,
+        }),
+        toolErrorRules: config.problems.toolErrorRules,
+    });
+    const journal = new LedgerJournal(store.sql, config.dedupe);
+    await lifecycle.start(countingComponent({ pipeline, ledger, journal, store, log, steady }));
+    await lifecycle.start(pendingCallsComponent({ pipeline, owner, config: config.dedupe, log }));
+    await lifecycle.start({
+        name: 'problems',
+        start: (sch) => sch.interval('problems-lifecycle', 60_000, () => lifecycleRound(store.sql, metrics.problems, now(), config.problems.resolveAfterMs)),
+    });
+    const retentionMs = config.store.retentionDays * 86_400_000;
+    await lifecycle.start({
+        name: 'retention',
+        start(sch) {
+            sch.every('retention', '17 * * * *', async () => {
+                const cutoff = now() - retentionMs;
+                const removed = (await store.prune(cutoff)) +
+                    (await pruneTrajectories(store.sql, cutoff)) +
+                    (await pruneChanges(store.sql, config.changes.maxEventsPerService, cutoff));
+                log.info({ removed }, 'retention: old rows removed');
+            });
+            sch.every('feedback-retention', '29 * * * *', async () => {
+                const cutoff = now() - retentionMs;
+                await feedback.store.prune(cutoff);
+                await pruneFailureContexts(store.sql, cutoff);
+            });
+        },
+    });
+    await lifecycle.start(judgeComponent(judge, {
+        schedule: config.judge.schedule,
+        completeEveryMs: overrides.judgeCompleteEveryMs ?? 60_000,
+        retentionMs,
+        now,
+        interrupt: () => stopping.abort(),
+    }));
+    const tracer = overrides.tracer ? { tracer: overrides.tracer } : {};
+    const alerting = createAlerting({
+        config: config.alerts,
+        kinds,
+        store,
+        sources: {
+            judge,
+            feedback: feedback.store,
+            definitions: { counts: (q) => valueCounts(store.sql, { kind: 'tool_definition', ...q }) },
+            problems: problemRuleSource(store.sql),
+        },
+        metrics,
+        log,
+        now,
+        retentionDays: config.store.retentionDays,
+        ...tracer,
+    });
+    await lifecycle.start(alerting);
+    langfuse = await createLangfuse({
+        config: config.langfuse,
+        store,
+        pipeline,
+        metrics,
+        log,
+        feedback: {
+            record: (items, service) => feedback.record(items, service),
+            ignored: (source, reason, n) => feedback.ignored(source, reason, n),
+        },
+        ...tracer,
+        ...(overrides.langfuse ? { overrides: overrides.langfuse } : {}),
+    });
+    const source = langfuse;
+    if (source)
+        await lifecycle.start(source);
+    return {
+        config,
+        log,
+        now,
+        store,
+        registry: loaded.registry,
+        metrics,
+        ledger,
+        pipeline,
+        scheduler,
+        kinds,
+        alerting,
+        judge,
+        coverage,
+        feedback,
+        ...(langfuse ? { langfuse } : {}),
+        tokens,
+        draining: false,
+        writeHealth,
+        // Requests in flight end now (judge, Langfuse); the runs they belong to end; alerts stop, the
+        // waiting calls are released, held executions and trajectories written, then the store closes.
+        close: () => lifecycle.stop(),
+    };
+}
+//# sourceMappingURL=services.js.map

@@ -1,0 +1,95 @@
+import { principalOf } from '../../auth/hook.js';
+import { BatchCancelled, BatchUnprocessable } from '../../pipeline/ports.js';
+import { isUnstorable } from '../../store/unstorable.js';
+import { preflight } from './cors.js';
+import { decodeJson, decodeProtobuf, encodeExportResponse } from './decode.js';
+import { CODE, CONTENT_TYPE, createIntake } from './intake.js';
+import { otlpLogsRoute } from './logs-route.js';
+export { formatOf } from './intake.js';
+/** Names listed in a forbidden_service partialSuccess message. */
+const MAX_NAMED_SERVICES = 5;
+export async function otlpRoutes(app, opts) {
+    // The body is read by the handler itself: limits must hold before and after gunzip.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    const intake = createIntake(opts);
+    const { deny, fail, rejected, clientGone, skipGone } = intake;
+    if (opts.cors.enabled)
+        app.options('/v1/traces', { config: { auth: 'open' } }, preflight(opts.cors, 'POST'));
+    const shedder = opts.shedder;
+    if (shedder) {
+        shedder.start();
+        app.addHook('onClose', async () => shedder.stop());
+    }
+    app.post('/v1/traces', { config: { auth: 'ingest', cors: true, deny } }, intake.handler(record));
+    // POST /v1/logs: GenAI events as log records, under the same auth, limits and answers.
+    otlpLogsRoute(app, opts, intake);
+    /** Decodes and records a batch whose body is in. */
+    async function record(request, reply, format, raw) {
+        if (clientGone(request))
+            return skipGone(reply);
+        const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
+        const decoded = format === 'protobuf' ? decodeProtobuf(raw, limits) : decodeJson(raw, limits);
+        if (!decoded.ok)
+            return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
+        const view = principalOf(request).view;
+        const forbidden = view.globs ? forbiddenSpans(decoded.spans, view.sees) : undefined;
+        const spans = forbidden ? forbidden.allowed : decoded.spans;
+        try {
+            const sender = { writer: view.globs ? view : undefined, token: principalOf(request).name };
+            await opts.pipeline.ingestSpans(spans, 'otlp', () => clientGone(request), sender);
+        }
+        catch (err) {
+            if (err instanceof BatchCancelled)
+                return skipGone(reply);
+            if (err instanceof BatchUnprocessable) {
+                // Deterministic: a 503 would have the exporter resend it, and every span after it, forever.
+                request.log.error({ err }, 'batch could not be processed; answered 500 (not retried)');
+                const message = 'toolwatch could not process the batch; resending it would fail the same way';
+                return fail(reply, format, 500, 'unprocessable', CODE.INTERNAL, message);
+            }
+            if (isUnstorable(err)) {
+                // Retrying cannot help: the client must not resend it forever.
+                request.log.warn({ err }, 'batch refused by the store as data it cannot keep; answered 400');
+                const message = `the batch holds data the store cannot keep: ${err.message}`;
+                return fail(reply, format, 400, 'unstorable', CODE.INVALID_ARGUMENT, message);
+            }
+            request.log.error({ err }, 'batch could not be recorded; asked the client to retry');
+            reply.header('retry-after', String(opts.retryAfterSeconds));
+            return fail(reply, format, 503, 'unavailable', CODE.UNAVAILABLE, 'the batch could not be recorded; retry after the given delay');
+        }
+        let partial;
+        if (decoded.rejectedSpans > 0) {
+            rejected('unreadable_span', decoded.rejectedSpans);
+            partial = { rejectedSpans: decoded.rejectedSpans, errorMessage: decoded.rejectReasons.join('; ') };
+        }
+        if (forbidden && forbidden.rejected > 0) {
+            rejected('forbidden_service', forbidden.rejected);
+            const names = [...forbidden.services].slice(0, MAX_NAMED_SERVICES).join(', ');
+            const more = forbidden.services.size > MAX_NAMED_SERVICES ? ` and ${forbidden.services.size - MAX_NAMED_SERVICES} more` : '';
+            const message = `${forbidden.rejected} spans of services this token may not write: ${names}${more}`;
+            partial = {
+                rejectedSpans: (partial?.rejectedSpans ?? 0) + forbidden.rejected,
+                errorMessage: partial ? `${partial.errorMessage}; ${message}` : message,
+            };
+        }
+        return reply.code(200).type(CONTENT_TYPE[format]).send(encodeExportResponse(format, partial));
+    }
+}
+/** The spans of services the token may write, and what was left out (one glob test per service in the batch). */
+function forbiddenSpans(spans, sees) {
+    const verdict = new Map();
+    const allowed = [];
+    const services = new Set();
+    for (const s of spans) {
+        let ok = verdict.get(s.service);
+        if (ok === undefined)
+            verdict.set(s.service, (ok = sees(s.service)));
+        if (ok)
+            allowed.push(s);
+        else
+            services.add(s.service);
+    }
+    return { allowed, rejected: spans.length - allowed.length, services };
+}
+//# sourceMappingURL=route.js.map

@@ -1,0 +1,37 @@
+/**
+ * Ordered schema migrations for both stores. A migration is applied once, in a transaction,
+ * and recorded in schema_migrations; never edit one that has shipped — add the next.
+ */
+import { core } from './001-core.js';
+import { alerts } from './002-alerts.js';
+import { judge } from './003-judge.js';
+import { langfuse } from './004-langfuse.js';
+import { outbox } from './005-outbox.js';
+import { redaction } from './006-redaction.js';
+import { feedbackReplay } from './007-feedback-replay.js';
+import { exactlyOnce } from './008-exactly-once.js';
+import { executionsEfficiency } from './009-executions-efficiency.js';
+import { invalidJsonReason } from './010-invalid-json-reason.js';
+import { problems } from './011-problems.js';
+import { changes } from './012-changes.js';
+import { changeCounts } from './013-change-counts.js';
+import { problemCosts } from './014-problem-costs.js';
+import { problemRecorded } from './015-problem-recorded.js';
+export const migrations = [
+    core,
+    alerts,
+    judge,
+    langfuse,
+    outbox,
+    redaction,
+    feedbackReplay,
+    exactlyOnce,
+    executionsEfficiency,
+    invalidJsonReason,
+    problems,
+    changes,
+    changeCounts,
+    problemCosts,
+    problemRecorded,
+];
+//# sourceMappingURL=index.js.map

@@ -1,0 +1,148 @@
+import { toPg } from './sql.js';
+/** Applies many batches in the caller's transaction: one statement per table. */
+export async function applyGroup(c, batches) {
+    const calls = mergeSorted(batches.flatMap((b) => b.callAggregates), (r) => [r.minute, r.source, r.service, r.model, r.tool, r.outcome, r.reason], 'count');
+    const execs = mergeSorted(batches.flatMap((b) => b.executionAggregates), (r) => [r.minute, r.source, r.service, r.model, r.tool, r.status, r.callOutcome], 'count');
+    const drops = mergeSorted(batches.flatMap((b) => b.failureDrops), (r) => [r.minute, r.service, r.tool], 'dropped');
+    const failures = batches.flatMap((b) => b.failures);
+    const pending = netPending(batches);
+    if (calls.length > 0) {
+        await c.query(`INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
+       ON CONFLICT (minute, source, service, model, tool, outcome, reason)
+       DO UPDATE SET count = call_minutes.count + excluded.count`, [
+            calls.map((r) => r.minute),
+            calls.map((r) => r.source),
+            calls.map((r) => r.service),
+            calls.map((r) => r.model),
+            calls.map((r) => r.tool),
+            calls.map((r) => r.outcome),
+            calls.map((r) => r.reason),
+            calls.map((r) => r.count),
+        ]);
+    }
+    if (execs.length > 0) {
+        await c.query(`INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::bigint[])
+       ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
+       DO UPDATE SET count = execution_minutes.count + excluded.count`, [
+            execs.map((r) => r.minute),
+            execs.map((r) => r.source),
+            execs.map((r) => r.service),
+            execs.map((r) => r.model),
+            execs.map((r) => r.tool),
+            execs.map((r) => r.status),
+            execs.map((r) => r.callOutcome),
+            execs.map((r) => r.count),
+        ]);
+    }
+    if (failures.length > 0) {
+        // unnest keeps the array order, so ids follow arrival order as in SQLite.
+        await c.query(`INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
+         arguments_omitted, reason)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+                            $15::text[])`, [
+            failures.map((f) => f.timeMs),
+            failures.map((f) => f.source),
+            failures.map((f) => f.service),
+            failures.map((f) => f.model),
+            failures.map((f) => f.tool),
+            failures.map((f) => f.name),
+            failures.map((f) => f.outcome),
+            failures.map((f) => f.traceId),
+            failures.map((f) => f.spanId),
+            failures.map((f) => f.callId ?? null),
+            failures.map((f) => f.arguments ?? null),
+            failures.map((f) => JSON.stringify(f.errors)),
+            failures.map((f) => f.message),
+            failures.map((f) => f.argumentsOmitted ?? null),
+            failures.map((f) => f.reason ?? null),
+        ]);
+    }
+    if (drops.length > 0) {
+        await c.query(`INSERT INTO failure_drops (minute, service, tool, dropped)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
+       ON CONFLICT (minute, service, tool) DO UPDATE SET dropped = failure_drops.dropped + excluded.dropped`, [drops.map((d) => d.minute), drops.map((d) => d.service), drops.map((d) => d.tool), drops.map((d) => d.dropped)]);
+    }
+    if (pending.remove.length > 0) {
+        await c.query(`DELETE FROM pending_calls p USING unnest($1::text[], $2::text[]) AS r(trace_id, call_key)
+       WHERE p.trace_id = r.trace_id AND p.call_key = r.call_key`, [pending.remove.map((r) => r.traceId), pending.remove.map((r) => r.callKey)]);
+    }
+    if (pending.add.length > 0) {
+        // As SQLite's INSERT OR REPLACE: a call deferred again replaces its row (and this process holds it).
+        await c.query(`INSERT INTO pending_calls (trace_id, call_key, due_ms, payload, owner)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
+       ON CONFLICT (trace_id, call_key)
+       DO UPDATE SET due_ms = excluded.due_ms, payload = excluded.payload, owner = excluded.owner`, [
+            pending.add.map((p) => p.traceId),
+            pending.add.map((p) => p.callKey),
+            pending.add.map((p) => p.dueMs),
+            pending.add.map((p) => p.payload),
+            pending.add.map((p) => p.owner ?? null),
+        ]);
+    }
+    const ledger = batches.flatMap((b) => (b.ledger ? [b.ledger] : []));
+    if (ledger.length > 0) {
+        await c.query('INSERT INTO ledger_batches (time_ms, traces, body) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[])', [ledger.map((r) => r.timeMs), ledger.map((r) => r.traces), ledger.map((r) => r.body)]);
+    }
+    // Extensions only write: collect their statements, then run them in order on this transaction.
+    const statements = [];
+    const tx = { run: (sql, params = []) => void statements.push([sql, params]) };
+    for (const b of batches)
+        for (const x of b.extensions)
+            x(tx);
+    for (const [sql, params] of statements)
+        await c.query(toPg(sql), params);
+}
+/**
+ * The pending-call changes of many batches as one net change per (trace, call key): applied in
+ * order (each batch's adds, then its removes) the last word on a key wins, exactly as applying the
+ * batches one by one would leave the table. Sorted by key, for the same lock order everywhere.
+ */
+function netPending(batches) {
+    const last = new Map();
+    for (const b of batches) {
+        for (const p of b.pendingAdd)
+            last.set(JSON.stringify([p.traceId, p.callKey]), { traceId: p.traceId, callKey: p.callKey, row: p });
+        for (const p of b.pendingRemove)
+            last.set(JSON.stringify([p.traceId, p.callKey]), { traceId: p.traceId, callKey: p.callKey, row: null });
+    }
+    const sorted = [...last.values()].sort((a, b) => compareKeys([a.traceId, a.callKey], [b.traceId, b.callKey]));
+    return {
+        add: sorted.flatMap((e) => (e.row ? [e.row] : [])),
+        remove: sorted.filter((e) => !e.row).map(({ traceId, callKey }) => ({ traceId, callKey })),
+    };
+}
+/**
+ * Sums rows with the same key (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and
+ * sorts by key, so concurrent transactions lock rows in one order.
+ */
+function mergeSorted(rows, key, sum) {
+    if (rows.length === 0)
+        return rows;
+    const byKey = new Map();
+    for (const r of rows) {
+        const k = key(r);
+        const id = JSON.stringify(k);
+        const prev = byKey.get(id);
+        if (prev)
+            prev.row[sum] += r[sum];
+        else
+            byKey.set(id, { k, row: { ...r } });
+    }
+    return [...byKey.values()].sort((a, b) => compareKeys(a.k, b.k)).map((e) => e.row);
+}
+export function compareKeys(a, b) {
+    for (let i = 0; i < a.length; i++) {
+        const x = a[i];
+        const y = b[i];
+        if (x < y)
+            return -1;
+        if (x > y)
+            return 1;
+    }
+    return 0;
+}
+//# sourceMappingURL=pg-write.js.map

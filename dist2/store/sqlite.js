@@ -1,0 +1,292 @@
+/**
+ * The embedded store: better-sqlite3 in WAL mode. Writes from concurrent requests are grouped
+ * into one transaction (src/store/group-commit.ts, as PostgreSQL's), so the disk sees one commit for
+ * many batches; a batch's promise resolves only after its transaction committed.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { GroupCommit } from './group-commit.js';
+import { migrations } from './migrations/index.js';
+import { sqliteOpenProblem } from './open-error.js';
+import { isUnstorable } from './unstorable.js';
+import { groupCounts } from './group-counts.js';
+import { fromFailureRow } from './rows.js';
+import { servicesMatch } from './sql.js';
+import { SqliteSql } from './sqlite-sql.js';
+import { selectCallSeries } from './call-series.js';
+import { selectExecutionCounts } from './execution-counts.js';
+const DEFAULT_BUSY_TIMEOUT_MS = 100;
+export class SqliteStore {
+    kind = 'sqlite';
+    db;
+    port;
+    closed = false;
+    writes;
+    stmts;
+    /** Until when (performance.now()) group writes fail at once: another process held the lock. */
+    lockedUntil = 0;
+    lockBackoffMs;
+    constructor(opts) {
+        try {
+            this.db = SqliteStore.openFile(opts);
+        }
+        catch (err) {
+            throw sqliteOpenProblem(opts.path, err) ?? err;
+        }
+        this.port = new SqliteSql(this.db);
+        this.stmts = this.prepare();
+        // Of every half second at least ~four fifths stay free for other work while a lock is held.
+        this.lockBackoffMs = Math.max(250, 5 * (opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+        this.writes = new GroupCommit({
+            commit: (batches) => this.commit(batches),
+            // A failure of the store itself (a lock, a full disk) would fail — and wait — again for every
+            // batch: all of them get it. Only a batch whose data was refused is looked for one by one.
+            mayBeOneBatchsFault: isUnstorable,
+            // Another process holds the lock: fail at once (503 + Retry-After) instead of waiting on the
+            // event loop again for a lock that was held a moment ago.
+            refusal: () => performance.now() < this.lockedUntil
+                ? Object.assign(new Error('the database is locked by another process'), { code: 'SQLITE_BUSY' })
+                : undefined,
+        });
+    }
+    /** Opens, configures and migrates the file: every write a read-only file refuses happens here, at start. */
+    static openFile(opts) {
+        if (opts.path !== ':memory:')
+            mkdirSync(path.dirname(opts.path), { recursive: true });
+        const db = new Database(opts.path);
+        try {
+            SqliteStore.configure(db, opts);
+            migrateSqlite(db);
+            // A read-only file opens and migrates (nothing to do) without a word: a real write says so now,
+            // at start, rather than at the first batch.
+            if (opts.path !== ':memory:')
+                rewriteHeader(db);
+            return db;
+        }
+        catch (err) {
+            db.close();
+            throw err;
+        }
+    }
+    static configure(db, opts) {
+        db.pragma('journal_mode = WAL');
+        // NORMAL in WAL survives a crash of the process; FULL also survives a power cut, at an fsync per commit.
+        db.pragma(`synchronous = ${opts.synchronous}`);
+        // The driver is synchronous, on the event loop: a lock held by another process (a backup, a
+        // sqlite3 shell) is waited for here with nothing else answering — so only briefly, then the
+        // write fails and its batches get 503 + Retry-After (store.sqlite_busy_timeout).
+        db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+        // 4 MiB of page cache (better-sqlite3 builds SQLite with 16 MiB): most of what is written here — the
+        // dedupe journal above all, failure records, trajectories — is seldom read back, so a bigger cache
+        // would only hold written pages; reads of older pages come from the operating system's file cache.
+        db.pragma('cache_size = -4000');
+    }
+    prepare() {
+        return {
+            call: this.db.prepare(`INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
+         VALUES (@minute, @source, @service, @model, @tool, @outcome, @reason, @count)
+         ON CONFLICT (minute, source, service, model, tool, outcome, reason) DO UPDATE SET count = count + excluded.count`),
+            exec: this.db.prepare(`INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
+         VALUES (@minute, @source, @service, @model, @tool, @status, @callOutcome, @count)
+         ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
+         DO UPDATE SET count = count + excluded.count`),
+            failure: this.db.prepare(`INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
+           arguments_omitted, reason)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+            pendingAdd: this.db.prepare('INSERT OR REPLACE INTO pending_calls (trace_id, call_key, due_ms, payload, owner) VALUES (?, ?, ?, ?, ?)'),
+            pendingRemove: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ?'),
+            pendingSettle: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ? AND owner = ?'),
+            ledger: this.db.prepare('INSERT INTO ledger_batches (time_ms, traces, body) VALUES (?, ?, ?)'),
+            drop: this.db.prepare(`INSERT INTO failure_drops (minute, service, tool, dropped) VALUES (@minute, @service, @tool, @dropped)
+         ON CONFLICT (minute, service, tool) DO UPDATE SET dropped = dropped + excluded.dropped`),
+        };
+    }
+    get sql() {
+        return this.port;
+    }
+    write(batch) {
+        return this.writes.write(batch);
+    }
+    pendingWrites() {
+        return this.writes.pendingWrites();
+    }
+    /** One transaction for the group; a lock another process held past busy_timeout starts the back-off. */
+    commit(batches) {
+        try {
+            this.db.transaction(() => {
+                if (batches.length === 1)
+                    this.apply(batches[0]);
+                else {
+                    // The group's count rows summed first (group-counts.ts), then each batch's other rows in order.
+                    this.applyCounts(groupCounts(batches));
+                    for (const b of batches)
+                        this.apply(b, false);
+                }
+            })();
+        }
+        catch (err) {
+            if (isBusy(err))
+                this.lockedUntil = performance.now() + this.lockBackoffMs;
+            throw err;
+        }
+    }
+    applyCounts(b) {
+        for (const r of b.callAggregates)
+            this.stmts.call.run(r);
+        for (const r of b.executionAggregates)
+            this.stmts.exec.run(r);
+        for (const d of b.failureDrops)
+            this.stmts.drop.run(d);
+    }
+    /** `counts` false: the batch's count rows were written with its group's (applyCounts). */
+    apply(b, counts = true) {
+        if (counts) {
+            for (const r of b.callAggregates)
+                this.stmts.call.run(r);
+            for (const r of b.executionAggregates)
+                this.stmts.exec.run(r);
+            for (const d of b.failureDrops)
+                this.stmts.drop.run(d);
+        }
+        for (const f of b.failures) {
+            this.stmts.failure.run(f.timeMs, f.source, f.service, f.model, f.tool, f.name, f.outcome, f.traceId, f.spanId, f.callId ?? null, f.arguments ?? null, JSON.stringify(f.errors), f.message, f.argumentsOmitted ?? null, f.reason ?? null);
+        }
+        for (const p of b.pendingAdd)
+            this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload, p.owner ?? null);
+        for (const p of b.pendingRemove)
+            this.stmts.pendingRemove.run(p.traceId, p.callKey);
+        if (b.ledger)
+            this.stmts.ledger.run(b.ledger.timeMs, b.ledger.traces, b.ledger.body);
+        for (const x of b.extensions)
+            x(this.port.batchTx);
+    }
+    async loadPending() {
+        const select = 'SELECT trace_id, call_key, due_ms, payload, owner FROM pending_calls ORDER BY due_ms';
+        const rows = this.db.prepare(select).all();
+        return rows.map((r) => ({
+            traceId: r.trace_id,
+            callKey: r.call_key,
+            dueMs: Number(r.due_ms),
+            payload: r.payload,
+            owner: r.owner,
+        }));
+    }
+    /** In a macrotask, as the group commit: never inside a transaction of the SQL port still awaiting its body. */
+    settlePending(owner, keys, build) {
+        if (this.closed)
+            return Promise.reject(new Error('store is closed'));
+        return new Promise((resolve, reject) => {
+            setImmediate(() => {
+                try {
+                    resolve(this.db.transaction(() => {
+                        const held = keys.filter((k) => this.stmts.pendingSettle.run(k.traceId, k.callKey, owner).changes > 0);
+                        if (held.length > 0)
+                            this.apply(build(held));
+                        return held;
+                    })());
+                }
+                catch (err) {
+                    reject(err);
+                }
+            });
+        });
+    }
+    async failures(q) {
+        const where = [];
+        const args = [];
+        if (q.service)
+            where.push('service = ?'), args.push(q.service);
+        if (q.services)
+            where.push(servicesMatch('sqlite', 'service', q.services, (v) => (args.push(v), '?')));
+        if (q.tool)
+            where.push('(tool = ? OR name = ?)'), args.push(q.tool, q.tool);
+        if (q.outcome)
+            where.push('outcome = ?'), args.push(q.outcome);
+        if (q.sinceMs !== undefined)
+            where.push('time_ms >= ?'), args.push(q.sinceMs);
+        if (q.cursor !== undefined)
+            where.push('id < ?'), args.push(q.cursor);
+        const sql = `SELECT * FROM failures ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
+        const rows = this.db.prepare(sql).all(...args, q.limit);
+        return rows.map(fromFailureRow);
+    }
+    async callCounts(q) {
+        const args = [q.sinceMs, q.untilMs ?? Number.MAX_SAFE_INTEGER];
+        let sql = `SELECT service, model, tool, outcome, SUM(count) AS count FROM call_minutes WHERE minute >= ? AND minute < ?`;
+        if (q.service)
+            (sql += ' AND service = ?'), args.push(q.service);
+        if (q.services)
+            sql += ` AND ${servicesMatch('sqlite', 'service', q.services, (v) => (args.push(v), '?'))}`;
+        sql += ' GROUP BY service, model, tool, outcome ORDER BY service, tool, model, outcome';
+        return this.db.prepare(sql).all(...args);
+    }
+    callSeries(q) {
+        return selectCallSeries(this.sql, q);
+    }
+    executionCounts(q) {
+        return selectExecutionCounts(this.sql, q);
+    }
+    async prune(beforeMs) {
+        let removed = 0;
+        this.db.transaction(() => {
+            removed += this.db.prepare('DELETE FROM call_minutes WHERE minute < ?').run(beforeMs).changes;
+            removed += this.db.prepare('DELETE FROM execution_minutes WHERE minute < ?').run(beforeMs).changes;
+            removed += this.db.prepare('DELETE FROM failures WHERE time_ms < ?').run(beforeMs).changes;
+            removed += this.db.prepare('DELETE FROM failure_drops WHERE minute < ?').run(beforeMs).changes;
+        })();
+        return removed;
+    }
+    held = new Set();
+    /** One SQLite file serves one process, so an in-process lock is the whole story here. */
+    async runExclusive(name, fn) {
+        if (this.held.has(name))
+            return { ran: false };
+        this.held.add(name);
+        try {
+            return { ran: true, value: await fn() };
+        }
+        finally {
+            this.held.delete(name);
+        }
+    }
+    async ping() {
+        this.db.prepare('SELECT 1').get();
+    }
+    /** Rewrites the header's user_version with its own value: a committed write of one page. */
+    async probeWrite() {
+        rewriteHeader(this.db);
+        // The lock is gone: batches need not wait out the rest of the back-off.
+        this.lockedUntil = 0;
+    }
+    async close() {
+        if (this.closed)
+            return;
+        this.closed = true;
+        await this.writes.close();
+        this.db.close();
+    }
+}
+export function migrateSqlite(db) {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    const applied = new Set(db.prepare('SELECT version FROM schema_migrations').all().map((r) => r.version));
+    for (const m of migrations) {
+        if (applied.has(m.version))
+            continue;
+        db.transaction(() => {
+            db.exec(m.sqlite);
+            db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+        })();
+    }
+}
+/** SQLITE_BUSY (and its extended codes): another connection holds a lock this one waited out busy_timeout for. */
+function isBusy(err) {
+    const code = err?.code;
+    return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+/** A real write that changes nothing: the header's user_version set to what it is. */
+function rewriteHeader(db) {
+    const v = Number(db.pragma('user_version', { simple: true }));
+    db.pragma(`user_version = ${Number.isInteger(v) ? v : 0}`);
+}
+//# sourceMappingURL=sqlite.js.map
