@@ -33,7 +33,14 @@ const cpu = () => {
  * CPU ms per 100-span batch: `work` (signatures, deltas, examples, repair sums), `sql` (their
  * statements), `total`; with what one batch held on average.
  */
-export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, settleEvery = 1, only } = {}) {
+export async function problemsCost({
+  dist = 'dist',
+  bodies = 200,
+  rounds = 20,
+  settleEvery = 1,
+  pipelinePasses = 4,
+  only,
+} = {}) {
   const dir = path.resolve(dist);
   const load = (p) => import(pathToFileURL(path.join(dir, p)).href);
   const [
@@ -77,7 +84,7 @@ export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, s
   const recorderDeps = (sql) => ({ sql, redactor, maxPerService: config.problems.maxPerService });
 
   // ---- capture: what the real pipeline hands the problems sink, batch by batch
-  const { bodies: fixtureBodies } = generateFixtures({ bodies, spansPerBody: 100, failRate: 0.1 });
+  const { bodies: fixtureBodies, meta: fixtureMeta } = generateFixtures({ bodies, spansPerBody: 100, failRate: 0.1 });
   const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
   const inner = new ProblemRecorder(recorderDeps(store.sql));
   const handed = [];
@@ -89,37 +96,53 @@ export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, s
     trajectories: (done) => (handed.push(['trajectories', done]), inner.trajectories(done)),
     committed: (written) => inner.committed?.(written),
   };
-  let steadyMs = 0;
-  const pipeline = new Pipeline({
-    dialects: builtinDialects(),
-    registry: new ToolRegistry(),
-    schemas: new SchemaCache(),
-    check: config.check,
-    ledger: new Ledger(config.dedupe),
-    store,
-    metrics: createMetrics(),
-    labels: new LabelCap(config.metrics.maxLabelValues),
-    failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
-    redactor,
-    executionGraceMs: config.dedupe.executionGraceMs,
-    statusGraceMs: 0,
-    trajectories: new TrajectoryTracker(config.trajectories, storedName),
-    now: Date.now,
-    steady: () => steadyMs,
-    counted: recording,
-    toolErrorRules: config.problems.toolErrorRules,
-  });
+  /** The real pipeline at the default config over an in-memory store; `counted`: the problems sink, or none. */
+  const makePipeline = (store, counted) => {
+    const clock = { steadyMs: 0 };
+    const pipeline = new Pipeline({
+      dialects: builtinDialects(),
+      registry: new ToolRegistry(),
+      schemas: new SchemaCache(),
+      check: config.check,
+      ledger: new Ledger(config.dedupe),
+      store,
+      metrics: createMetrics(),
+      labels: new LabelCap(config.metrics.maxLabelValues),
+      failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
+      redactor,
+      executionGraceMs: config.dedupe.executionGraceMs,
+      statusGraceMs: 0,
+      trajectories: new TrajectoryTracker(config.trajectories, storedName),
+      now: Date.now,
+      steady: () => clock.steadyMs,
+      ...(counted ? { counted } : {}),
+      toolErrorRules: config.problems.toolErrorRules,
+    });
+    let n = 0;
+    /** One body (fresh trace ids: `run`, `seq`, as the load generator gives them), settling every settleEvery. */
+    const ingest = async (body) => {
+      const decoded = decodeProtobuf(body);
+      if (!decoded.ok) throw new Error(`a fixture body did not decode: ${decoded.message}`);
+      await pipeline.ingestSpans(decoded.spans);
+      clock.steadyMs += 1000;
+      if (++n % settleEvery === 0) await pipeline.settle(clock.steadyMs);
+      return decoded.spans.length;
+    };
+    return { pipeline, ingest, clock };
+  };
+  const fresh = (i, run, seq) => {
+    const b = Buffer.from(fixtureBodies[i]);
+    for (const off of fixtureMeta[i].traceIdOffsets) {
+      b.writeUInt32BE(run >>> 0, off + 8);
+      b.writeUInt32BE(seq >>> 0, off + 12);
+    }
+    return b;
+  };
+
+  const capture = makePipeline(store, recording);
   let spans = 0;
-  let n = 0;
-  for (const body of fixtureBodies) {
-    const decoded = decodeProtobuf(body);
-    if (!decoded.ok) throw new Error(`a fixture body did not decode: ${decoded.message}`);
-    spans += decoded.spans.length;
-    await pipeline.ingestSpans(decoded.spans);
-    steadyMs += 1000;
-    if (++n % settleEvery === 0) await pipeline.settle(steadyMs);
-  }
-  await pipeline.drain(steadyMs + 3_600_000);
+  for (const body of fixtureBodies) spans += await capture.ingest(body);
+  await capture.pipeline.drain(capture.clock.steadyMs + 3_600_000);
   await store.close();
 
   const failed = { calls: 0, executions: 0, repairs: 0 };
@@ -174,6 +197,25 @@ export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, s
     bothMs += timed(quarter, true, true);
   }
   db.close();
+
+  // ---- the whole pipeline with and without the problems sink, alternating, fresh trace ids each pass
+  const sides = [false, true].map((on) => {
+    const st = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    return { on, store: st, ...makePipeline(st, on ? new ProblemRecorder(recorderDeps(st.sql)) : undefined), ms: 0 };
+  });
+  let seq = 0;
+  const pass = async (side, timedPass) => {
+    const t0 = cpu();
+    for (let i = 0; i < fixtureBodies.length; i++) await side.ingest(fresh(i, side.on ? 2 : 1, ++seq));
+    if (timedPass) side.ms += cpu() - t0;
+  };
+  for (const side of sides) await pass(side, false); // warm-up
+  for (let i = 0; i < pipelinePasses; i++)
+    for (const side of i % 2 ? [...sides].reverse() : sides) await pass(side, true);
+  for (const side of sides) await side.store.close();
+  const perPass = (ms) => ms / (pipelinePasses * fixtureBodies.length);
+  const [without, withProblems] = sides.map((x) => perPass(x.ms));
+
   const batches = 4 * quarter * fixtureBodies.length;
   const per = (ms) => Math.max(0, ms) / batches;
   const perBody = (n) => n / fixtureBodies.length;
@@ -187,6 +229,8 @@ export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, s
       repairs: perBody(failed.repairs),
     },
     cpuMsPerBatch: { work: per(workMs - emptyMs), sql: per(bothMs - workMs), total: per(bothMs - emptyMs) },
+    /** The in-process pipeline (no HTTP) with and without the problems sink: a cross-check, noisier. */
+    pipelineCpuMsPerBatch: { withProblems, without, difference: withProblems - without },
   };
 }
 
@@ -197,6 +241,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       rounds: { type: 'string', default: '20' },
       bodies: { type: 'string', default: '200' },
       'settle-every': { type: 'string', default: '1' },
+      'pipeline-passes': { type: 'string', default: '4' },
       only: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -206,6 +251,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     bodies: Number(args.bodies),
     rounds: Number(args.rounds),
     settleEvery: Number(args['settle-every']),
+    pipelinePasses: Number(args['pipeline-passes']),
     ...(args.only ? { only: args.only } : {}),
   });
   if (args.json) process.stdout.write(`${JSON.stringify(r)}\n`);
@@ -215,7 +261,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.stdout.write(
       `problems-cost (${args.dist}): ${r.bodies} bodies × ${r.rounds} rounds; per batch ${b.spans.toFixed(0)} spans, ` +
         `${b.failedCalls.toFixed(1)} failed calls, ${b.failedExecutions.toFixed(1)} failed executions, ${b.repairs.toFixed(1)} repair turns\n` +
-        `  CPU ms per batch: signatures and deltas ${f(r.cpuMsPerBatch.work)}, SQL ${f(r.cpuMsPerBatch.sql)}, total ${f(r.cpuMsPerBatch.total)}\n`,
+        `  CPU ms per batch: signatures and deltas ${f(r.cpuMsPerBatch.work)}, SQL ${f(r.cpuMsPerBatch.sql)}, total ${f(r.cpuMsPerBatch.total)}\n` +
+        `  the in-process pipeline (no HTTP): ${f(r.pipelineCpuMsPerBatch.withProblems)} with problems, ${f(r.pipelineCpuMsPerBatch.without)} without; ` +
+        `share of it ${((100 * r.cpuMsPerBatch.total) / r.pipelineCpuMsPerBatch.withProblems).toFixed(1)} % (replayed), ${((100 * r.pipelineCpuMsPerBatch.difference) / r.pipelineCpuMsPerBatch.withProblems).toFixed(1)} % (A/B)\n`,
     );
   }
 }

@@ -11,7 +11,8 @@ import type { CallLabels } from '../pipeline/write-batch.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';
-import { signatureOf, type Signature } from './signature.js';
+import { type Signature, type SignatureInput, signatureOf } from './signature.js';
+import { SignatureCache } from './signature-cache.js';
 import { repairExtension } from './cost.js';
 import { problemExtension } from './store.js';
 import { type Carried, isOnceSlot, KnownRows, slotKey } from './known-rows.js';
@@ -67,6 +68,8 @@ const LOOKUP_CHUNK = 100;
 export class ProblemRecorder implements CountedCallSink {
   /** What is stored already and need not be built nor written again (known-rows.ts). */
   private readonly known = new KnownRows();
+  /** Signatures of failures seen before (signature-cache.ts). */
+  private readonly signatures = new SignatureCache();
   /** The lookups under way (`settled()` waits for them). */
   private lookups: Promise<void> = Promise.resolve();
 
@@ -77,11 +80,13 @@ export class ProblemRecorder implements CountedCallSink {
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined {
-    return this.write(problemDeltas(calls, labels, facts, { ...this.deps, known: this.known }));
+    return this.write(
+      problemDeltas(calls, labels, facts, { ...this.deps, known: this.known, signatures: this.signatures }),
+    );
   }
 
   executions(released: readonly ReleasedExecution[]): BatchExtension | undefined {
-    return this.write(executionDeltas(released, { ...this.deps, known: this.known }));
+    return this.write(executionDeltas(released, { ...this.deps, known: this.known, signatures: this.signatures }));
   }
 
   trajectories(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
@@ -203,10 +208,11 @@ export function problemDeltas(
   calls: readonly CheckedCall[],
   labels: readonly CallLabels[],
   facts: readonly SpanFacts[],
-  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'> & { known?: KnownRows },
+  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'> & { known?: KnownRows; signatures?: SignatureCache },
 ): Deltas {
   let bySpan: Map<string, SpanFacts> | undefined;
   const group = new Grouper<number>();
+  const sign = deps.signatures ? (x: SignatureInput) => deps.signatures!.of(x) : signatureOf;
   for (let i = 0; i < calls.length; i++) {
     const c = calls[i]!;
     const o = c.outcome;
@@ -218,10 +224,10 @@ export function problemDeltas(
     }
     const signature =
       o.outcome === 'SchemaMismatch'
-        ? signatureOf({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, bySpan!, deps) })
+        ? sign({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, bySpan!, deps) })
         : o.outcome === 'UnknownName'
-          ? signatureOf({ kind: o.outcome, service, name: storableText(c.name.slice(0, 200)) })
-          : signatureOf({ kind: o.outcome, service, tool, cause: o.cause });
+          ? sign({ kind: o.outcome, service, name: storableText(c.name.slice(0, 200)) })
+          : sign({ kind: o.outcome, service, tool, cause: o.cause });
     c.problemId = signature.hash;
     group.add(signature, service, model, c.timeMs, i);
   }
@@ -234,12 +240,13 @@ export function problemDeltas(
  */
 export function executionDeltas(
   released: readonly ReleasedExecution[],
-  deps: Pick<ProblemRecorderDeps, 'redactor'> & { known?: KnownRows },
+  deps: Pick<ProblemRecorderDeps, 'redactor'> & { known?: KnownRows; signatures?: SignatureCache },
 ): Deltas {
   const group = new Grouper<ReleasedExecution>();
+  const sign = deps.signatures ? (x: SignatureInput) => deps.signatures!.of(x) : signatureOf;
   for (const e of released) {
     if (e.status === 'ok') continue;
-    const signature = signatureOf({
+    const signature = sign({
       kind: 'execution',
       service: e.service,
       tool: e.tool,

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=registry.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=trajectory.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=reader.js.map
