@@ -11,10 +11,12 @@
  * beside the same loop with empty transactions. Their difference is what problems add per batch;
  * decode, normalize, check, count and the transaction itself are the pipeline's with or without them.
  *
- * Settle rounds run after every body (the server settles once a second, over hundreds of batches at
- * the bench's rate, so its execution rows are grouped more: this is an upper bound).
+ * Settle rounds (failed executions, completed trajectories) run every `--settle-every` bodies: the
+ * server settles every 500 ms at the default graces, so `npm run bench` passes the max phase's batches
+ * per 500 ms; the default, 1, settles after every body (an upper bound: fewer executions per statement).
  *
- * Usage: node bench/problems-cost.js [--dist DIR] [--rounds N] [--bodies N] [--json]
+ * Usage: node bench/problems-cost.js [--dist DIR] [--rounds N] [--bodies N] [--settle-every N] [--only KIND] [--json]
+ * (--only extension|executions|trajectories: replay one kind of hand-off, to see where the time goes)
  * `npm run bench` runs it pinned to toolwatch's core after the max phase and divides by toolwatch's
  * CPU ms per batch of the same run (the target: ≤ 5 %).
  */
@@ -33,14 +35,7 @@ const cpu = () => {
  * CPU ms per 100-span batch: `work` (signatures, deltas, examples, repair sums), `sql` (their
  * statements), `total`; with what one batch held on average.
  */
-export async function problemsCost({
-  dist = 'dist',
-  bodies = 200,
-  rounds = 20,
-  settleEvery = 1,
-  pipelinePasses = 4,
-  only,
-} = {}) {
+export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, settleEvery = 1, only } = {}) {
   const dir = path.resolve(dist);
   const load = (p) => import(pathToFileURL(path.join(dir, p)).href);
   const [
@@ -84,7 +79,7 @@ export async function problemsCost({
   const recorderDeps = (sql) => ({ sql, redactor, maxPerService: config.problems.maxPerService });
 
   // ---- capture: what the real pipeline hands the problems sink, batch by batch
-  const { bodies: fixtureBodies, meta: fixtureMeta } = generateFixtures({ bodies, spansPerBody: 100, failRate: 0.1 });
+  const { bodies: fixtureBodies } = generateFixtures({ bodies, spansPerBody: 100, failRate: 0.1 });
   const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
   const inner = new ProblemRecorder(recorderDeps(store.sql));
   const handed = [];
@@ -96,7 +91,7 @@ export async function problemsCost({
     trajectories: (done) => (handed.push(['trajectories', done]), inner.trajectories(done)),
     committed: (written) => inner.committed?.(written),
   };
-  /** The real pipeline at the default config over an in-memory store; `counted`: the problems sink, or none. */
+  /** The real pipeline at the default config over an in-memory store, `counted` its problems sink. */
   const makePipeline = (store, counted) => {
     const clock = { steadyMs: 0 };
     const pipeline = new Pipeline({
@@ -119,7 +114,7 @@ export async function problemsCost({
       toolErrorRules: config.problems.toolErrorRules,
     });
     let n = 0;
-    /** One body (fresh trace ids: `run`, `seq`, as the load generator gives them), settling every settleEvery. */
+    /** One body, settling every settleEvery bodies. */
     const ingest = async (body) => {
       const decoded = decodeProtobuf(body);
       if (!decoded.ok) throw new Error(`a fixture body did not decode: ${decoded.message}`);
@@ -130,15 +125,6 @@ export async function problemsCost({
     };
     return { pipeline, ingest, clock };
   };
-  const fresh = (i, run, seq) => {
-    const b = Buffer.from(fixtureBodies[i]);
-    for (const off of fixtureMeta[i].traceIdOffsets) {
-      b.writeUInt32BE(run >>> 0, off + 8);
-      b.writeUInt32BE(seq >>> 0, off + 12);
-    }
-    return b;
-  };
-
   const capture = makePipeline(store, recording);
   let spans = 0;
   for (const body of fixtureBodies) spans += await capture.ingest(body);
@@ -198,24 +184,6 @@ export async function problemsCost({
   }
   db.close();
 
-  // ---- the whole pipeline with and without the problems sink, alternating, fresh trace ids each pass
-  const sides = [false, true].map((on) => {
-    const st = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
-    return { on, store: st, ...makePipeline(st, on ? new ProblemRecorder(recorderDeps(st.sql)) : undefined), ms: 0 };
-  });
-  let seq = 0;
-  const pass = async (side, timedPass) => {
-    const t0 = cpu();
-    for (let i = 0; i < fixtureBodies.length; i++) await side.ingest(fresh(i, side.on ? 2 : 1, ++seq));
-    if (timedPass) side.ms += cpu() - t0;
-  };
-  for (const side of sides) await pass(side, false); // warm-up
-  for (let i = 0; i < pipelinePasses; i++)
-    for (const side of i % 2 ? [...sides].reverse() : sides) await pass(side, true);
-  for (const side of sides) await side.store.close();
-  const perPass = (ms) => ms / (pipelinePasses * fixtureBodies.length);
-  const [without, withProblems] = sides.map((x) => perPass(x.ms));
-
   const batches = 4 * quarter * fixtureBodies.length;
   const per = (ms) => Math.max(0, ms) / batches;
   const perBody = (n) => n / fixtureBodies.length;
@@ -229,8 +197,6 @@ export async function problemsCost({
       repairs: perBody(failed.repairs),
     },
     cpuMsPerBatch: { work: per(workMs - emptyMs), sql: per(bothMs - workMs), total: per(bothMs - emptyMs) },
-    /** The in-process pipeline (no HTTP) with and without the problems sink: a cross-check, noisier. */
-    pipelineCpuMsPerBatch: { withProblems, without, difference: withProblems - without },
   };
 }
 
@@ -241,7 +207,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       rounds: { type: 'string', default: '20' },
       bodies: { type: 'string', default: '200' },
       'settle-every': { type: 'string', default: '1' },
-      'pipeline-passes': { type: 'string', default: '4' },
       only: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -251,7 +216,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     bodies: Number(args.bodies),
     rounds: Number(args.rounds),
     settleEvery: Number(args['settle-every']),
-    pipelinePasses: Number(args['pipeline-passes']),
     ...(args.only ? { only: args.only } : {}),
   });
   if (args.json) process.stdout.write(`${JSON.stringify(r)}\n`);
@@ -261,9 +225,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.stdout.write(
       `problems-cost (${args.dist}): ${r.bodies} bodies × ${r.rounds} rounds; per batch ${b.spans.toFixed(0)} spans, ` +
         `${b.failedCalls.toFixed(1)} failed calls, ${b.failedExecutions.toFixed(1)} failed executions, ${b.repairs.toFixed(1)} repair turns\n` +
-        `  CPU ms per batch: signatures and deltas ${f(r.cpuMsPerBatch.work)}, SQL ${f(r.cpuMsPerBatch.sql)}, total ${f(r.cpuMsPerBatch.total)}\n` +
-        `  the in-process pipeline (no HTTP): ${f(r.pipelineCpuMsPerBatch.withProblems)} with problems, ${f(r.pipelineCpuMsPerBatch.without)} without; ` +
-        `share of it ${((100 * r.cpuMsPerBatch.total) / r.pipelineCpuMsPerBatch.withProblems).toFixed(1)} % (replayed), ${((100 * r.pipelineCpuMsPerBatch.difference) / r.pipelineCpuMsPerBatch.withProblems).toFixed(1)} % (A/B)\n`,
+        `  CPU ms per batch: signatures and deltas ${f(r.cpuMsPerBatch.work)}, SQL ${f(r.cpuMsPerBatch.sql)}, total ${f(r.cpuMsPerBatch.total)}\n`,
     );
   }
 }
