@@ -99,14 +99,17 @@ export class ProblemRecorder implements CountedCallSink {
     const all = this.deps.sql.all?.bind(this.deps.sql);
     if (unknown.length === 0 || !all) return;
     this.lookups = this.lookups.then(async () => {
-      for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
-        const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
-        // A failed read only means the rows are written in full a while longer.
-        const rows = await all(
-          `SELECT service, id FROM problems WHERE ${chunk.map(() => '(service = ? AND id = ?)').join(' OR ')}`,
-          chunk.flatMap((r) => [r.service, r.id]),
-        ).catch(() => []);
-        this.known.seen(rows.map((r) => ({ service: String(r.service), id: String(r.id) })));
+      try {
+        for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
+          const chunk = unknown.slice(i, i + LOOKUP_CHUNK);
+          const rows = await all(
+            `SELECT service, id FROM problems WHERE ${chunk.map(() => '(service = ? AND id = ?)').join(' OR ')}`,
+            chunk.flatMap((r) => [r.service, r.id]),
+          );
+          this.known.seen(rows.map((r) => ({ service: String(r.service), id: String(r.id) })));
+        }
+      } catch {
+        // A failed read (a store closing, a lost connection) only means the rows are written in full a while longer.
       }
     });
   }

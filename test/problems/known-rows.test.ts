@@ -182,3 +182,43 @@ describe.each(storeEngines)('known rows on $name', (engine) => {
     expect(a.problem_examples!.filter((e) => (e as { service: string }).service === 'pay')).toHaveLength(4);
   });
 });
+
+describe('a failed lookup', () => {
+  it('is no error: the signature is simply not known yet, and its rows go out in full', async () => {
+    const failing = {
+      dialect: 'sqlite' as const,
+      all: () => {
+        throw new Error('the store is closing');
+      },
+    };
+    const recorder = new ProblemRecorder({ sql: failing, redactor: storeRedactor('secrets'), maxPerService: 10 });
+    const calls = [
+      {
+        source: 'otlp' as const,
+        traceId: 't1',
+        spanId: 's1',
+        service: 'shop',
+        model: 'm',
+        name: 'refund',
+        args: { kind: 'string' as const, raw: '{"amount": 1' },
+        timeMs: T0,
+        outcome: { outcome: 'InvalidJson' as const, cause: 'truncated' as const, message: 'Unexpected end' },
+      },
+    ];
+    const labels = [
+      { service: 'shop', model: 'm', tool: 'refund', metric: { service: 'shop', model: 'm', tool: 'refund' } },
+    ];
+    const statements = (ext: BatchExtension | undefined) => {
+      const seen: string[] = [];
+      ext?.({ run: (s) => void seen.push(s) });
+      return seen.length;
+    };
+    const first = recorder.extension(calls as never, labels, []);
+    const full = statements(first);
+    recorder.committed(first!);
+    await expect(recorder.settled()).resolves.toBeUndefined();
+    // Its once-slots are known (committed); its own row is not (the read failed): still the overflow path.
+    const again = recorder.extension(calls as never, labels, []);
+    expect(statements(again)).toBe(full - 2);
+  });
+});
