@@ -88,6 +88,8 @@ const TARGET_PG_RATIO = 0.4;
 const READY_S = num(args['ready-timeout'], 120);
 /** The changes work (definition hashing, versions, events), in-process, as a share of toolwatch's CPU per batch. */
 const TARGET_CHANGES_SHARE = 0.02;
+/** What signatures and problem writes may add to a batch's CPU time (bench/problems-cost.js). */
+const TARGET_PROBLEMS_SHARE = 0.05;
 
 // ---------------------------------------------------------------- cleanup on every exit path
 
@@ -244,6 +246,7 @@ async function main() {
   const twMaxEnded = Date.now();
   twCheck('toolwatch max', twMax);
   log(`  max: ${fmtInt(twMax.spansPerS)} spans/s${cpuNote(twMax)}`);
+  const problemsCost = measureProblemsCost(cpus, twMax);
   const halfRate = twMax.requestsPerS / 2;
   const twHalf = await load(tw, 'rate', { runId: 4, rate: halfRate, warmup: 1, duration: RATE_DURATION });
   twCheck('toolwatch at half its max', twHalf);
@@ -539,6 +542,16 @@ async function main() {
           ],
         ]
       : []),
+    ...(problemsCost && twMax.server
+      ? [
+          [
+            'problem signatures and writes, share of CPU per batch',
+            `${(problemsCost.share * 100).toFixed(1)} % (${problemsCost.cpuMsPerBatch.total.toFixed(3)} of ${twMax.server.cpuMsPerRequest.toFixed(2)} ms)`,
+            `≤ ${TARGET_PROBLEMS_SHARE * 100} %`,
+            verdict(problemsCost.share <= TARGET_PROBLEMS_SHARE),
+          ],
+        ]
+      : []),
     [
       'peak RSS of toolwatch (VmHWM)',
       rss ? `${rss.hwmMb.toFixed(0)} MB` : 'n/a',
@@ -624,6 +637,7 @@ async function main() {
           counted,
           sent,
           ratio,
+          problemsCost,
         },
         null,
         2,
@@ -661,6 +675,36 @@ async function extraPhases({ cpus, load, fillRequests, rate }) {
   if (args.background)
     out.background = await runBackground(h, { rate, duration: num(args['background-duration'], 30) });
   return out;
+}
+
+// ---------------------------------------------------------------- problems cost
+
+/**
+ * bench/problems-cost.js in its own process on toolwatch's core (idle between phases), settling as
+ * often as the server does at the max phase's rate (a round every 500 ms with the default graces);
+ * its CPU ms per batch ÷ toolwatch's of the max phase is the share. Undefined (and said) when it failed.
+ */
+function measureProblemsCost(cpus, max) {
+  const settleEvery = Math.max(1, Math.round(max.requestsPerS * 0.5));
+  const argv = [path.join(ROOT, 'bench', 'problems-cost.js'), '--dist', DIST, '--bodies', String(BODIES)];
+  argv.push('--settle-every', String(settleEvery), '--json');
+  const pinned = cpus.server === undefined ? [] : ['-c', String(cpus.server), process.execPath];
+  const r = spawnSync(pinned.length ? 'taskset' : process.execPath, [...pinned, ...argv], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  if (r.status !== 0) {
+    log(
+      `  problems cost: not measured (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]})`,
+    );
+    return undefined;
+  }
+  const cost = JSON.parse(r.stdout.trim().split('\n').pop());
+  cost.share = max.server ? cost.cpuMsPerBatch.total / max.server.cpuMsPerRequest : undefined;
+  log(
+    `  problems cost: ${cost.cpuMsPerBatch.total.toFixed(3)} CPU ms per batch (signatures and deltas ${cost.cpuMsPerBatch.work.toFixed(3)}, SQL ${cost.cpuMsPerBatch.sql.toFixed(3)}; settle every ${settleEvery} batches)`,
+  );
+  return cost;
 }
 
 // ---------------------------------------------------------------- --repeat

@@ -285,7 +285,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
       judge,
       feedback: feedback.store,
       definitions: { counts: (q) => valueCounts(store.sql, { kind: 'tool_definition', ...q }) },
-      problems: problemRuleSource(store.sql),
+      problems: problemRuleSource(store.sql, config.problems.prices),
     },
     metrics,
     log,

@@ -4,7 +4,7 @@
  * One wording, two renderings: plain text (names in backticks) and Slack (each name an escaped code
  * span, the rest escaped), so nothing a span carries can format or mention anything.
  */
-import type { ProblemFacts, Words } from './rules.js';
+import type { ProblemCostFacts, ProblemFacts, Words } from './rules.js';
 
 export interface Render {
   text(s: string): string;
@@ -37,11 +37,41 @@ export function seenText(f: ProblemFacts, now: number): string {
   return f.transition === 'new' ? first : `seen again ${clock(f.sinceMs, now)} after it was resolved, ${first}`;
 }
 
+/**
+ * "2 repairs cost 12,400 tokens and 3 min ($0.0312)" — the repair turns after its failures so far;
+ * money only when problems.prices priced some of them; undefined before any repair was recorded.
+ */
+export function costText(c: ProblemCostFacts | undefined): string | undefined {
+  if (!c || c.repairs === 0) return undefined;
+  const tokens = c.inputTokens + c.outputTokens;
+  const money =
+    c.usd === null
+      ? ''
+      : ` (${usd(c.usd)}${c.unpricedTokens > 0 ? `; ${count(c.unpricedTokens)} tokens unpriced` : ''})`;
+  return `${count(c.repairs)} repair${c.repairs === 1 ? '' : 's'} cost ${count(tokens)} token${tokens === 1 ? '' : 's'} and ${duration(c.durationMs)}${money}`;
+}
+
 /** The whole line. */
 export function problemLine(f: ProblemFacts, now: number, r: Render = plain): string {
+  const cost = costText(f.cost);
   return (
-    `${renderWords(f.what, r)}${r.text(` — ${callsText(f)}, `)}${modelsText(f, r)}` + r.text(`, ${seenText(f, now)}`)
+    `${renderWords(f.what, r)}${r.text(` — ${callsText(f)}, `)}${modelsText(f, r)}` +
+    r.text(`, ${seenText(f, now)}${cost ? `; ${cost}` : ''}`)
   );
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** Dollars: cents from $1 on, four decimals below. */
+function usd(x: number): string {
+  return x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(4)}`;
+}
+
+/** "45 s", "3 min", "2 h" (rounded), for a repair's wall time. */
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  return minutes(Math.round(s / 60));
 }
 
 function minutes(min: number): string {

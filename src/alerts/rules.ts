@@ -57,6 +57,20 @@ export interface ProblemFacts {
   moreModels: number;
   /** The first kept example's arguments (redacted as stored), when captured. */
   arguments?: string;
+  /** What its repair turns cost so far (as /api/problems `cost`); absent where no cost was read. */
+  cost?: ProblemCostFacts;
+}
+
+/** A problem's repair cost: turns, tokens and time after its failures; `usd` when problems.prices prices them. */
+export interface ProblemCostFacts {
+  repairs: number;
+  inputTokens: number;
+  outputTokens: number;
+  durationMs: number;
+  /** null: problems.prices prices none of its models. */
+  usd: number | null;
+  /** Tokens of models problems.prices does not price (not in `usd`). */
+  unpricedTokens: number;
 }
 
 /** Extra facts for the message: top tools, shifted shares, the p-value… all optional. */

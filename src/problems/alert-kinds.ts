@@ -14,6 +14,7 @@ import type { Observation, ProblemFacts, RuleIO, RuleKind } from '../alerts/rule
 import { problemLine } from '../alerts/problem-message.js';
 import type { Sql } from '../store/sql.js';
 import { durationMs, durationSchema } from '../util/duration.js';
+import { type CostRow, type PriceTable, priceCost, type ProblemCost, toCostRow } from './cost.js';
 import { problemInWords } from './in-words.js';
 import { OTHER_PROBLEM, partsOf } from './store.js';
 
@@ -33,6 +34,8 @@ export interface ProblemAlertRow {
   occurrences: number;
   /** Most calls first. */
   models: { model: string; count: number }[];
+  /** Its repair turns so far, priced with problems.prices (as /api/problems `cost`). */
+  cost?: ProblemCost;
   /** The first kept example. */
   example?: { model: string; traceId: string; name: string; message: string; arguments?: string; timeMs: number };
 }
@@ -51,14 +54,14 @@ declare module '../alerts/rules.js' {
 
 const MAX_MODELS = 5;
 
-/** The source over the problem tables: three reads per round, whatever the number of problems. */
-export function problemRuleSource(sql: Sql): ProblemRuleSource {
+/** The source over the problem tables: four reads per round, whatever the number of problems. */
+export function problemRuleSource(sql: Sql, prices: PriceTable = {}): ProblemRuleSource {
   return {
     async current({ service }) {
       const only = service === undefined ? '' : ' AND p.service = ?';
       const args = service === undefined ? [] : [service];
       const live = `p.status IN ('open', 'regressed') AND p.id <> '${OTHER_PROBLEM}'${only}`;
-      const [rows, models, examples] = await Promise.all([
+      const [rows, models, examples, costs] = await Promise.all([
         sql.all(`SELECT p.* FROM problems p WHERE ${live} ORDER BY p.service, p.id`, args),
         sql.all(
           `SELECT m.service, m.id, m.model, m.count FROM problem_models m
@@ -70,6 +73,10 @@ export function problemRuleSource(sql: Sql): ProblemRuleSource {
            WHERE e.slot = 'first' AND ${live}`,
           args,
         ),
+        sql.all(
+          `SELECT c.* FROM problem_costs c JOIN problems p ON p.service = c.service AND p.id = c.id WHERE ${live}`,
+          args,
+        ),
       ]);
       const key = (r: Record<string, unknown>) => `${String(r.service)}\u0000${String(r.id)}`;
       const byProblem = new Map<string, { model: string; count: number }[]>();
@@ -79,6 +86,12 @@ export function problemRuleSource(sql: Sql): ProblemRuleSource {
         byProblem.set(key(m), list);
       }
       const firstExample = new Map(examples.map((e) => [key(e), e]));
+      const costRows = new Map<string, CostRow[]>();
+      for (const c of costs) {
+        const list = costRows.get(key(c)) ?? [];
+        list.push(toCostRow(c));
+        costRows.set(key(c), list);
+      }
       return rows.map((r): ProblemAlertRow => {
         const e = firstExample.get(key(r));
         const parts = partsOf(r.parts);
@@ -94,6 +107,7 @@ export function problemRuleSource(sql: Sql): ProblemRuleSource {
           firstSeenMs: Number(r.first_seen_ms),
           lastSeenMs: Number(r.last_seen_ms),
           occurrences: Number(r.occurrences),
+          cost: priceCost(costRows.get(key(r)) ?? [], prices),
           models: (byProblem.get(key(r)) ?? []).sort(
             (a, b) => b.count - a.count || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0),
           ),
@@ -199,6 +213,18 @@ function observe(
     models: r.models.slice(0, MAX_MODELS),
     moreModels: Math.max(0, r.models.length - MAX_MODELS),
     ...(r.example?.arguments !== undefined ? { arguments: r.example.arguments } : {}),
+    ...(r.cost
+      ? {
+          cost: {
+            repairs: r.cost.repairs,
+            inputTokens: r.cost.inputTokens,
+            outputTokens: r.cost.outputTokens,
+            durationMs: r.cost.durationMs,
+            usd: r.cost.usd,
+            unpricedTokens: r.cost.unpricedTokens,
+          },
+        }
+      : {}),
   };
   return {
     labels: { service: r.service, tool: r.tool, problem: r.id },

@@ -104,7 +104,8 @@ export interface CostRow extends CostSums {
   day: number;
 }
 
-function toCostRow(r: Record<string, unknown>): CostRow {
+/** A problem_costs row as read. */
+export function toCostRow(r: Record<string, unknown>): CostRow {
   return {
     service: String(r.service),
     id: String(r.id),

@@ -1,12 +1,16 @@
 /**
- * A problem's signature said in words, for people (alert messages): `refund_order: `amount` is
- * missing`, `lookup: arguments cut off (truncated)`. Pure. Names that came from the spans or the
+ * A problem's signature said in words, for people — the one wording of alert messages and the page
+ * (src/ui/problem-words.ts renders it as HTML): `refund_order: `amount` is missing`,
+ * `lookup: arguments cut off (truncated)`. Pure. Names that came from the spans or the
  * schema (a tool, a property) are marked as code, so each notifier renders them its own way
  * (backticks in plain text, an escaped code span in Slack) and none of them can format the rest.
  */
 import type { Words } from '../alerts/rules.js';
+import { OTHER_PROBLEM } from './store.js';
 
 export interface ProblemWordsInput {
+  /** A problem's id: the service's overflow row (`_other`) is said as such. */
+  id?: string;
   outcome: string;
   tool: string;
   parts: readonly string[];
@@ -84,12 +88,27 @@ function schemaPart(part: string, code: Code): string {
   }
 }
 
-/** What fails, after the tool's name: `refund_order: `amount` is missing`. */
+/** What fails, after the tool's name: `refund_order: `amount` is missing` (at most three parts, then "and N more"). */
 export function problemInWords(p: ProblemWordsInput): Words {
-  return wordsOf(marked(p, mark));
+  return wordsOf(line(p, mark));
 }
 
-function marked(p: ProblemWordsInput, code: Code): string {
+/**
+ * Each part in words (SchemaMismatch: one per reduced validation error, all of them), for a problem's
+ * own view; the same wording as problemInWords.
+ */
+export function partsInWords(p: ProblemWordsInput): Words[] {
+  if (isOther(p)) return [wordsOf(OTHER_WORDS)];
+  if (p.outcome === 'SchemaMismatch' && p.parts.length > 0) return p.parts.map((x) => wordsOf(schemaPart(x, mark)));
+  return [wordsOf(line(p, mark))];
+}
+
+const OTHER_WORDS = 'other failures of this service (past problems.max_per_service)';
+
+const isOther = (p: ProblemWordsInput): boolean => p.id === OTHER_PROBLEM || p.outcome === OTHER_PROBLEM;
+
+function line(p: ProblemWordsInput, code: Code): string {
+  if (isOther(p)) return OTHER_WORDS;
   const tool = code(p.tool);
   switch (p.outcome) {
     case 'SchemaMismatch': {

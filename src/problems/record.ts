@@ -11,7 +11,8 @@ import type { CallLabels } from '../pipeline/write-batch.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';
-import { signatureOf, type Signature } from './signature.js';
+import { type Signature, type SignatureInput, signatureOf } from './signature.js';
+import { SignatureCache } from './signature-cache.js';
 import { repairExtension } from './cost.js';
 import { KeptExamples, problemExtension } from './store.js';
 
@@ -60,6 +61,8 @@ export interface ProblemRecorderDeps {
 export class ProblemRecorder implements CountedCallSink {
   /** Example slots committed for good: later batches do not build or write them again. */
   private readonly kept = new KeptExamples();
+  /** Signatures of failures seen before (signature-cache.ts). */
+  private readonly signatures = new SignatureCache();
 
   constructor(private readonly deps: ProblemRecorderDeps) {}
 
@@ -68,11 +71,11 @@ export class ProblemRecorder implements CountedCallSink {
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined {
-    return this.write(problemDeltas(calls, labels, facts, this.deps, this.kept));
+    return this.write(problemDeltas(calls, labels, facts, { ...this.deps, signatures: this.signatures }, this.kept));
   }
 
   executions(released: readonly ReleasedExecution[]): BatchExtension | undefined {
-    return this.write(executionDeltas(released, this.deps, this.kept));
+    return this.write(executionDeltas(released, { ...this.deps, signatures: this.signatures }, this.kept));
   }
 
   trajectories(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
@@ -160,11 +163,12 @@ export function problemDeltas(
   calls: readonly CheckedCall[],
   labels: readonly CallLabels[],
   facts: readonly SpanFacts[],
-  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'>,
+  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'> & { signatures?: SignatureCache },
   kept?: KeptExamples,
 ): ProblemDelta[] {
   let bySpan: Map<string, SpanFacts> | undefined;
   const group = new Grouper<number>();
+  const sign = deps.signatures ? (x: SignatureInput) => deps.signatures!.of(x) : signatureOf;
   for (let i = 0; i < calls.length; i++) {
     const c = calls[i]!;
     const o = c.outcome;
@@ -176,10 +180,10 @@ export function problemDeltas(
     }
     const signature =
       o.outcome === 'SchemaMismatch'
-        ? signatureOf({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, bySpan!, deps) })
+        ? sign({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, bySpan!, deps) })
         : o.outcome === 'UnknownName'
-          ? signatureOf({ kind: o.outcome, service, name: storableText(c.name.slice(0, 200)) })
-          : signatureOf({ kind: o.outcome, service, tool, cause: o.cause });
+          ? sign({ kind: o.outcome, service, name: storableText(c.name.slice(0, 200)) })
+            : sign({ kind: o.outcome, service, tool, cause: o.cause });
     c.problemId = signature.hash;
     group.add(signature, service, model, c.timeMs, i);
   }
@@ -192,13 +196,14 @@ export function problemDeltas(
  */
 export function executionDeltas(
   released: readonly ReleasedExecution[],
-  deps: Pick<ProblemRecorderDeps, 'redactor'>,
+  deps: Pick<ProblemRecorderDeps, 'redactor'> & { signatures?: SignatureCache },
   kept?: KeptExamples,
 ): ProblemDelta[] {
   const group = new Grouper<ReleasedExecution>();
+  const sign = deps.signatures ? (x: SignatureInput) => deps.signatures!.of(x) : signatureOf;
   for (const e of released) {
     if (e.status === 'ok') continue;
-    const signature = signatureOf({
+    const signature = sign({
       kind: 'execution',
       service: e.service,
       tool: e.tool,

@@ -143,7 +143,8 @@ async function setup(engine: (typeof storeEngines)[number], slack: FakeSlack) {
     config,
     kinds,
     store,
-    sources: { problems: problemRuleSource(store.sql) },
+    // gpt-4.1 priced (USD per million tokens), gpt-4o not: the message says which tokens it could not price.
+    sources: { problems: problemRuleSource(store.sql, { 'gpt-4.1': { input: 2, output: 8 } }) },
     log: pino({ level: 'silent' }),
     now: () => clock.now,
   });
@@ -197,6 +198,7 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
             { type: 'mrkdwn', text: '*First seen*\n2026-12-01T10:02:00Z' },
             { type: 'mrkdwn', text: '*Last seen*\n2026-12-01T10:03:00Z' },
             { type: 'mrkdwn', text: '*Calls*\n3' },
+            { type: 'mrkdwn', text: '*Cost*\nno repair recorded yet' },
             { type: 'mrkdwn', text: '*Rule*\nnew-problems (new_problem, warning)' },
           ],
         },
@@ -253,12 +255,43 @@ describe.each(storeEngines)('problem alerts on $name', (engine) => {
     ]);
     expect(await heads()).toEqual([]);
 
-    // Seen again: regressed_problem fires once, new_problem stays quiet.
+    // Its repair turns so far (problem_costs, as the trajectories' write leaves them): 3 repairs,
+    // 13,600 tokens, 180 s; gpt-4.1's priced at 2 and 8 USD per million: 0.0392, gpt-4o's not.
+    const day = T0 - (T0 % (24 * HOUR));
+    for (const [model, repairs, input, output, ms] of [
+      ['gpt-4.1', 2, 10_000, 2_400, 150_000],
+      ['gpt-4o', 1, 1_000, 200, 30_000],
+    ] as const)
+      await store.sql.run(
+        `INSERT INTO problem_costs (service, id, model, day, repairs, repaired, retries, steps, input_tokens,
+           output_tokens, duration_ms) VALUES ('shop', ?, ?, ?, ?, 0, 0, 2, ?, ?, ?)`,
+        [p!.id, model, day, repairs, input, output, ms],
+      );
+    // Seen again: regressed_problem fires once, new_problem stays quiet; the message says what it cost.
     await pipeline.ingestSpans([refunds(clock.now, 1)]);
     const back = await round();
+    const cost = '3 repairs cost 13,600 tokens and 3 min ($0.0392; 1,200 tokens unpriced)';
     expect(back.map((b) => b.text)).toEqual([
-      'Regressed problem in `shop`: `refund_order`: `amount` is missing — 9 calls in 25 h, on `gpt-4o` (5), `gpt-4.1` (4), seen again 11:04 UTC after it was resolved, first seen 2026-12-01 10:02 UTC',
+      `Regressed problem in \`shop\`: \`refund_order\`: \`amount\` is missing — 9 calls in 25 h, on \`gpt-4o\` (5), \`gpt-4.1\` (4), seen again 11:04 UTC after it was resolved, first seen 2026-12-01 10:02 UTC; ${cost}`,
     ]);
+    const blocks = back[0]!.blocks as { text?: { text: string }; fields?: { text: string }[] }[];
+    expect(blocks[1]!.text!.text.split('\n').at(-1)).toBe(cost);
+    expect(blocks[2]!.fields!.map((f) => f.text)).toContain(`*Cost*\n${cost}`);
+    // The summary every other notifier (webhook, Alertmanager, log) carries says it too.
+    const [sentBack] = await store.sql.all("SELECT payload FROM outbox WHERE payload LIKE '%seen again%' LIMIT 1");
+    const regressed = JSON.parse(String(sentBack!.payload)) as {
+      summary: string;
+      details: { problem: { cost: unknown } };
+    };
+    expect(regressed.summary.endsWith(`; ${cost}`)).toBe(true);
+    expect(regressed.details.problem.cost).toEqual({
+      repairs: 3,
+      inputTokens: 11_000,
+      outputTokens: 2_600,
+      durationMs: 180_000,
+      usd: 0.0392,
+      unpricedTokens: 1_200,
+    });
     clock.now += 60_000;
     await pipeline.ingestSpans([refunds(clock.now, 1)]);
     expect(await heads()).toEqual([]);

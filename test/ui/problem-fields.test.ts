@@ -7,58 +7,69 @@
 import { describe, expect, it } from 'vitest';
 import { jsonView, targetsOf } from '../../src/ui/json-view.js';
 import { costText, likelyChangeText } from '../../src/ui/problems.js';
+import { problemInWords } from '../../src/problems/in-words.js';
 import { signatureLine, signatureWords } from '../../src/ui/problem-words.js';
 
 const words = (p: { id?: string; outcome: string; tool: string; parts: string[] }) =>
   signatureWords({ id: 'x', ...p }).map((w) => w.value);
 
-describe('a signature in words', () => {
+describe("a signature in words (the problems layer's wording, as HTML)", () => {
   it.each([
-    [{ outcome: 'SchemaMismatch', tool: 't', parts: ['required /amount'] }, ['<code>/amount</code> is missing']],
+    [{ outcome: 'SchemaMismatch', tool: 't', parts: ['required /amount'] }, ['<code>amount</code> is missing']],
     [
       { outcome: 'SchemaMismatch', tool: 't', parts: ['type /items/*/sku'] },
-      ['<code>/items/*/sku</code> has the wrong type'],
+      ['<code>items[].sku</code> has the wrong type'],
     ],
     [
-      { outcome: 'SchemaMismatch', tool: 't', parts: ['uniqueItems /'] },
-      ['<code>/</code> fails <code>uniqueItems</code>'],
+      { outcome: 'SchemaMismatch', tool: 't', parts: ['uniqueItems /', 'required /a', 'type /b', 'enum /c'] },
+      [
+        '<code>(arguments)</code> fails uniqueItems',
+        '<code>a</code> is missing',
+        '<code>b</code> has the wrong type',
+        '<code>c</code> is not one of the allowed values',
+      ],
     ],
     [
       { outcome: 'UnknownName', tool: '<b>x</b>', parts: [] },
-      ['calls a tool that was not offered: <code>&lt;b&gt;x&lt;/b&gt;</code>'],
+      ['<code>&lt;b&gt;x&lt;/b&gt;</code> called, a tool that was not offered'],
     ],
     [
-      { outcome: 'execution', tool: 't', parts: ['server_error', 'http:503'] },
-      ['the tool failed or was down · HTTP 503'],
+      { outcome: 'execution', tool: 't', parts: ['http:503', 'server_error'] },
+      ['<code>t</code>: execution server_error (HTTP 503)'],
     ],
     [
       { outcome: 'execution', tool: 't', parts: ['error', 'type:TimeoutError'] },
-      ['the execution failed · <code>TimeoutError</code>'],
+      ['<code>t</code>: execution error (<code>TimeoutError</code>)'],
     ],
     [
       { id: '_other', outcome: '_other', tool: '_other', parts: [] },
-      ['other failures of this service (past the per-service bound of problems)'],
+      ['other failures of this service (past problems.max_per_service)'],
     ],
   ])('%j', (p, expected) => {
     expect(words(p)).toEqual(expected);
   });
 
-  it('names each InvalidJson cause and the tool first', () => {
-    for (const cause of [
-      'truncated',
-      'concatenated',
-      'python_literal',
-      'trailing_text',
-      'not_object',
-      'empty',
-      'other',
-    ])
-      expect(words({ outcome: 'InvalidJson', tool: 't', parts: [cause] })[0]).toMatch(
-        /^arguments are .+ <span class="tag">/,
+  it('names each InvalidJson cause after the tool, and says a line as the alerts do', () => {
+    for (const cause of ['truncated', 'concatenated', 'python_literal', 'trailing_text', 'not_object', 'empty'])
+      expect(words({ outcome: 'InvalidJson', tool: '<t>', parts: [cause] })[0]).toMatch(
+        new RegExp(`^<code>&lt;t&gt;</code>: .+\\(${cause}[):]`),
       );
-    expect(
-      signatureLine({ id: 'x', outcome: 'SchemaMismatch', tool: '<i>', parts: ['required /a', 'type /b'] }).value,
-    ).toBe('<code>&lt;i&gt;</code>: <code>/a</code> is missing; <code>/b</code> has the wrong type');
+    expect(words({ outcome: 'InvalidJson', tool: 't', parts: ['other'] })).toEqual([
+      '<code>t</code>: arguments are not valid JSON',
+    ]);
+    const p = { id: 'x', outcome: 'SchemaMismatch', tool: '<i>', parts: ['required /a', 'type /b'] };
+    expect(signatureLine(p).value).toBe(
+      '<code>&lt;i&gt;</code>: <code>a</code> is missing, <code>b</code> has the wrong type',
+    );
+    // The alert messages' words, segment for segment.
+    expect(problemInWords(p)).toEqual([
+      { code: '<i>' },
+      { text: ': ' },
+      { code: 'a' },
+      { text: ' is missing, ' },
+      { code: 'b' },
+      { text: ' has the wrong type' },
+    ]);
   });
 });
 

@@ -4,7 +4,7 @@
  * link to the problem's page (/problems/:id). Every name from the spans is an escaped code span.
  */
 import type { AlertMessage } from '../message.js';
-import { callsText, clock, modelsText, renderWords, seenText, type Render } from '../problem-message.js';
+import { callsText, clock, costText, modelsText, renderWords, seenText, type Render } from '../problem-message.js';
 import type { ProblemFacts } from '../rules.js';
 import { clip, slackCode, slackEscape as esc } from './slack-text.js';
 
@@ -24,10 +24,14 @@ export function slackProblemPayload(m: AlertMessage, f: ProblemFacts): Record<st
     m.status === 'resolved'
       ? `no longer ${f.transition === 'new' ? 'open' : 'regressed'} (resolved or muted) — ${f.occurrences} call${f.occurrences === 1 ? '' : 's'} in all, last seen ${clock(f.lastSeenMs, at)}`
       : `${callsText(f)}, ${modelsText(f, slack)}, ${seenText(f, at)}`;
+  const cost = costText(f.cost);
   const blocks: Record<string, unknown>[] = [
     // The header is plain text, where nothing can be escaped: only our own words go there.
     { type: 'header', text: { type: 'plain_text', text: head, emoji: true } },
-    { type: 'section', text: { type: 'mrkdwn', text: clip(`*${what}*\n${numbers}`, 2900) } },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: clip(`*${what}*\n${numbers}${cost ? `\n${esc(cost)}` : ''}`, 2900) },
+    },
     {
       type: 'section',
       fields: [
@@ -36,6 +40,7 @@ export function slackProblemPayload(m: AlertMessage, f: ProblemFacts): Record<st
         { type: 'mrkdwn', text: `*First seen*\n${new Date(f.firstSeenMs).toISOString().slice(0, 19)}Z` },
         { type: 'mrkdwn', text: `*Last seen*\n${new Date(f.lastSeenMs).toISOString().slice(0, 19)}Z` },
         { type: 'mrkdwn', text: `*Calls*\n${f.occurrences}` },
+        ...(f.cost ? [{ type: 'mrkdwn', text: `*Cost*\n${esc(cost ?? 'no repair recorded yet')}` }] : []),
         { type: 'mrkdwn', text: `*Rule*\n${esc(m.rule)} (${esc(m.kind)}, ${esc(m.severity)})` },
       ],
     },
@@ -65,6 +70,6 @@ export function slackProblemPayload(m: AlertMessage, f: ProblemFacts): Record<st
       },
     ],
   });
-  const fallback = `${m.status === 'resolved' ? 'Resolved' : f.transition === 'new' ? 'New problem' : 'Regressed problem'} in ${slack.code(f.service)}: ${what} — ${numbers}`;
+  const fallback = `${m.status === 'resolved' ? 'Resolved' : f.transition === 'new' ? 'New problem' : 'Regressed problem'} in ${slack.code(f.service)}: ${what} — ${numbers}${cost ? `; ${esc(cost)}` : ''}`;
   return { text: clip(fallback, 3000), blocks };
 }
