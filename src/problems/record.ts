@@ -183,7 +183,7 @@ export function problemDeltas(
         ? sign({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, bySpan!, deps) })
         : o.outcome === 'UnknownName'
           ? sign({ kind: o.outcome, service, name: storableText(c.name.slice(0, 200)) })
-            : sign({ kind: o.outcome, service, tool, cause: o.cause });
+          : sign({ kind: o.outcome, service, tool, cause: o.cause });
     c.problemId = signature.hash;
     group.add(signature, service, model, c.timeMs, i);
   }
