@@ -42,8 +42,10 @@ export function finishReasonsOf(span: Span): string[] {
     else add(listed);
   }
   add(str(a, 'ai.response.finishReason'));
-  // The suffix first: one cheap compare per key instead of a regular expression (this runs for every model span).
-  for (const key in a) if (key.endsWith(FINISH_SUFFIX) && INDEXED.test(key)) add(a[key]);
+  // The suffix first: one cheap compare per key instead of a regular expression (this runs for every
+  // model span). Object.keys, not for…in: attribute objects have a null prototype (dictionary mode),
+  // whose for…in costs about twice as much.
+  for (const key of Object.keys(a)) if (key.endsWith(FINISH_SUFFIX) && INDEXED.test(key)) add(a[key]);
   const messages = jsonAttr(a, 'gen_ai.output.messages');
   if (Array.isArray(messages)) for (const m of messages) if (isRecord(m)) add(m['finish_reason']);
   for (const e of span.events) if (e.name === 'gen_ai.choice') add(e.attributes['finish_reason']);
