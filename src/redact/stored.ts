@@ -7,7 +7,7 @@
  * Fails closed: a value the redactor cannot handle (it throws — a structure nested too deeply to walk,
  * a pathological input) is not stored at all, and the reason is recorded in its place.
  */
-import { createRedactor, type Redactor } from './redact.js';
+import { createRedactor, type MaskingRedactor } from './redact.js';
 
 export type StoredRedaction = 'secrets' | 'pii' | 'none';
 
@@ -34,7 +34,7 @@ export function storeRedactor(level: StoredRedaction): StoreRedactor {
   return { level, json: (raw) => guarded(() => maskJson(r, raw)), text: (s) => guarded(() => r.text(s)) };
 }
 
-function maskJson(r: Redactor, raw: string): string {
+function maskJson(r: MaskingRedactor, raw: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -42,9 +42,12 @@ function maskJson(r: Redactor, raw: string): string {
     return r.text(raw);
   }
   if (!parsed || typeof parsed !== 'object') return r.text(raw);
-  const before = JSON.stringify(parsed);
-  const after = JSON.stringify(r.value(parsed));
-  return after === before ? raw : after;
+  // Most arguments hold nothing to mask: then the walk hands back the parsed value itself, and the
+  // text as sent is kept without serialising anything.
+  const masked = r.masked(parsed);
+  if (masked === parsed) return raw;
+  const after = JSON.stringify(masked);
+  return after === JSON.stringify(parsed) ? raw : after;
 }
 
 function guarded(fn: () => string): Redacted {
