@@ -34,7 +34,22 @@ export function storeRedactor(level: StoredRedaction): StoreRedactor {
   return { level, json: (raw) => guarded(() => maskJson(r, raw)), text: (s) => guarded(() => r.text(s)) };
 }
 
+/**
+ * Whether JSON.parse could make an object or array of this text: its first character past JSON's
+ * whitespace opens one. Anything else is masked as text whether it parses (a number, a string) or
+ * not, so it is not parsed: a failed parse throws, and tool results such as "Error: …" are common.
+ */
+function opensContainer(raw: string): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13) continue;
+    return c === 123 || c === 91;
+  }
+  return false;
+}
+
 function maskJson(r: MaskingRedactor, raw: string): string {
+  if (!opensContainer(raw)) return r.text(raw);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
