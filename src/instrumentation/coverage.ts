@@ -121,7 +121,7 @@ export class CoverageTracker {
     else if (hasCalls(facts)) return 'llm';
     e.llmSpansWithoutCalls++;
     const max = this.options.maxLength;
-    for (const k in span.attributes) if (isLlmKey(k)) e.keys.add(keyPattern(k, max));
+    for (const k of Object.keys(span.attributes)) if (isLlmKey(k)) e.keys.add(keyPattern(k, max));
     return facts === undefined ? 'unrecognized' : 'llm';
   }
 

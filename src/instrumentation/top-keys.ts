@@ -5,35 +5,37 @@
  * Keys only — values are never seen here.
  */
 export class TopKeys {
-  private readonly counts = new Map<string, number>();
+  /** One mutable counter per key: a repeat sighting, the common case, is one lookup and an increment. */
+  private readonly counts = new Map<string, { n: number }>();
 
   constructor(private readonly capacity: number) {}
 
   add(key: string): void {
     const c = this.counts.get(key);
     if (c !== undefined) {
-      this.counts.set(key, c + 1);
+      c.n++;
       return;
     }
     if (this.counts.size < this.capacity) {
-      this.counts.set(key, 1);
+      this.counts.set(key, { n: 1 });
       return;
     }
     let minKey = '';
     let min = Infinity;
-    for (const [k, n] of this.counts) {
+    for (const [k, { n }] of this.counts) {
       if (n < min) {
         min = n;
         minKey = k;
       }
     }
     this.counts.delete(minKey);
-    this.counts.set(key, min + 1);
+    this.counts.set(key, { n: min + 1 });
   }
 
   /** The n most frequent keys, most frequent first (ties by key). */
   top(n: number): { key: string; spans: number }[] {
     return [...this.counts]
+      .map(([key, c]): [string, number] => [key, c.n])
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, n)
       .map(([key, spans]) => ({ key, spans }));

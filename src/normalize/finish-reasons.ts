@@ -20,6 +20,7 @@ const MAX_REASONS = 16;
 const MAX_REASON = 64;
 const MAX_JSON = 256 * 1024;
 const INDEXED = /^(?:gen_ai\.completion|llm\.completions)\.\d+\.finish_reason$/;
+const FINISH_SUFFIX = '.finish_reason';
 
 /** Sets `f.finishReasons` when the span reports any. */
 export function setFinishReasons(f: SpanFacts, span: Span): void {
@@ -41,7 +42,10 @@ export function finishReasonsOf(span: Span): string[] {
     else add(listed);
   }
   add(str(a, 'ai.response.finishReason'));
-  for (const key of Object.keys(a)) if (INDEXED.test(key)) add(a[key]);
+  // The suffix first: one cheap compare per key instead of a regular expression (this runs for every
+  // model span). Object.keys, not for…in: attribute objects have a null prototype (dictionary mode),
+  // whose for…in costs about twice as much.
+  for (const key of Object.keys(a)) if (key.endsWith(FINISH_SUFFIX) && INDEXED.test(key)) add(a[key]);
   const messages = jsonAttr(a, 'gen_ai.output.messages');
   if (Array.isArray(messages)) for (const m of messages) if (isRecord(m)) add(m['finish_reason']);
   for (const e of span.events) if (e.name === 'gen_ai.choice') add(e.attributes['finish_reason']);

@@ -6,7 +6,7 @@ import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.j
 import type { DialectReader } from './dialect.js';
 import { servedBy } from './provider.js';
 import { systemMessageVersion } from './system-message.js';
-import { baseFacts, execution, lazyFact } from './facts.js';
+import { baseFacts, execution, lazyBaseFacts, lazyFact } from './facts.js';
 import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
@@ -105,7 +105,10 @@ export function writesToolSchemas(a: AttrObject): boolean {
 /** Reads a span with the given role; genai-legacy reuses this and fills in what only old forms carry. */
 export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
   const a = span.attributes;
-  const f = baseFacts(span, dialect, role);
+  const input = role === 'tool' ? undefined : detailAttr(span, 'gen_ai.input.messages');
+  // A model span with a history defines `replays` lazily below: its facts are made ready for that.
+  const f =
+    role === 'model' && input !== undefined ? lazyBaseFacts(span, dialect, role) : baseFacts(span, dialect, role);
   readGenAiCommon(a, f);
   if (role === 'tool') {
     const callId = str(a, 'gen_ai.tool.call.id');
@@ -120,7 +123,6 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
     f.offered ??= toolSpanDefinition(a, f.execution.name);
     return f;
   }
-  const input = detailAttr(span, 'gen_ai.input.messages');
   const output = detailAttr(span, 'gen_ai.output.messages');
   // Its finish reasons are read from the same parse (finish-reasons.ts).
   const outMsgs = output === undefined ? [] : readMessages(jsonValueShared(output));

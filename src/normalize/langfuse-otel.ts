@@ -22,6 +22,10 @@ import { isRecord, jsonValue, str } from '../util/values.js';
 
 const P = 'langfuse.observation.';
 const METADATA = `${P}metadata.`;
+// Built once: a key made per call is a new string, hashed again on every lookup (matches runs for every span).
+const TYPE = `${P}type`;
+const INPUT = `${P}input`;
+const OUTPUT = `${P}output`;
 
 function metadataOf(a: AttrObject): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -56,22 +60,22 @@ export const langfuseOtelReader: DialectReader = {
     const a = span.attributes;
     // Other SDKs set langfuse.observation.type as a hint on their own spans (Strands: "span" on the
     // agent span); only spans that carry the observation's content are Langfuse's own.
-    return typeof a[`${P}type`] === 'string' && (a[`${P}input`] !== undefined || a[`${P}output`] !== undefined);
+    return typeof a[TYPE] === 'string' && (a[INPUT] !== undefined || a[OUTPUT] !== undefined);
   },
   read(span: Span): SpanFacts {
     const a = span.attributes;
     const o: LangfuseObservation = {
       id: span.spanId,
       traceId: span.traceId,
-      type: str(a, `${P}type`) ?? 'span',
+      type: str(a, TYPE) ?? 'span',
       name: span.name,
       startTime: iso(span.startTimeMs),
       endTime: iso(span.endTimeMs),
       parentObservationId: span.parentSpanId,
       level: str(a, `${P}level`) ?? (span.statusCode === 2 ? 'ERROR' : null),
       statusMessage: str(a, `${P}status_message`) ?? (span.statusMessage || null),
-      input: a[`${P}input`],
-      output: a[`${P}output`],
+      input: a[INPUT],
+      output: a[OUTPUT],
       metadata: metadataOf(a),
       model: str(a, `${P}model.name`) ?? null,
       usageDetails: usageOf(a),

@@ -250,8 +250,17 @@ export interface Redactor {
   jsonText(s: string): string;
 }
 
+/** What the stored-value redaction (stored.ts) uses besides a Redactor's own methods. */
+export interface MaskingRedactor extends Redactor {
+  /**
+   * What value() masks, but an object or array in which nothing was masked is returned itself (the
+   * caller learns "nothing to mask" by identity, without serialising the value to compare).
+   */
+  masked(v: unknown): unknown;
+}
+
 /** Compiles the rules; throws on a pattern that is not a valid regular expression. */
-export function createRedactor(cfg: RedactionConfig): Redactor {
+export function createRedactor(cfg: RedactionConfig): MaskingRedactor {
   const builtin = cfg.level === 'secrets' ? BUILTIN.filter((r) => !r.pii) : BUILTIN;
   const rules: Rule[] = [
     ...builtin,
@@ -283,7 +292,8 @@ export function createRedactor(cfg: RedactionConfig): Redactor {
     return v;
   };
 
-  const walk = (v: unknown, path: string[], byField = true): unknown => {
+  /** `keep`: an object or array in which nothing was masked is returned itself, not a copy. */
+  const walk = (v: unknown, path: string[], byField = true, keep = false): unknown => {
     if (typeof v === 'string') return text(v);
     // A card number sent as a JSON number is still a card number.
     if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) >= 1e12)
@@ -292,20 +302,26 @@ export function createRedactor(cfg: RedactionConfig): Redactor {
       // A header tuple, ["X-Api-Key", "…"]: the first element names the second.
       if (byField && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && isSecretKey(v[0]))
         return [text(v[0]), SECRET];
-      return v.map((x) => walk(x, path, byField));
+      const out = v.map((x) => walk(x, path, byField, keep));
+      return keep && out.every((x, i) => x === v[i]) ? v : out;
     }
     if (v && typeof v === 'object') {
       const o = v as Record<string, unknown>;
       const named = byField ? pairName(o) : undefined;
+      let changed = false;
+      const entries = Object.entries(o).map(([k, x]): [string, unknown] => {
+        const p = [...path, k.toLowerCase()];
+        const y =
+          byField && fieldMatches(p)
+            ? '[REDACTED]'
+            : byField && (isSecretKey(k) || k === named)
+              ? secretValue(x, p)
+              : walk(x, p, byField, keep);
+        if (y !== x) changed = true;
+        return [k, y];
+      });
       // Built with fromEntries: a `__proto__` key stays an own property (an assignment would set the prototype).
-      return Object.fromEntries(
-        Object.entries(o).map(([k, x]) => {
-          const p = [...path, k.toLowerCase()];
-          if (byField && fieldMatches(p)) return [k, '[REDACTED]'];
-          if (byField && (isSecretKey(k) || k === named)) return [k, secretValue(x, p)];
-          return [k, walk(x, p, byField)];
-        }),
-      );
+      return keep && !changed ? o : Object.fromEntries(entries);
     }
     return v;
   };
@@ -323,6 +339,7 @@ export function createRedactor(cfg: RedactionConfig): Redactor {
   return {
     text,
     value: (v) => walk(v, []),
+    masked: (v) => walk(v, [], true, true),
     strings: (v) => walk(v, [], false),
     jsonText(s) {
       let parsed: unknown;

@@ -7,7 +7,7 @@
  * Fails closed: a value the redactor cannot handle (it throws — a structure nested too deeply to walk,
  * a pathological input) is not stored at all, and the reason is recorded in its place.
  */
-import { createRedactor, type Redactor } from './redact.js';
+import { createRedactor, type MaskingRedactor } from './redact.js';
 
 export type StoredRedaction = 'secrets' | 'pii' | 'none';
 
@@ -34,7 +34,22 @@ export function storeRedactor(level: StoredRedaction): StoreRedactor {
   return { level, json: (raw) => guarded(() => maskJson(r, raw)), text: (s) => guarded(() => r.text(s)) };
 }
 
-function maskJson(r: Redactor, raw: string): string {
+/**
+ * Whether JSON.parse could make an object or array of this text: its first character past JSON's
+ * whitespace opens one. Anything else is masked as text whether it parses (a number, a string) or
+ * not, so it is not parsed: a failed parse throws, and tool results such as "Error: …" are common.
+ */
+function opensContainer(raw: string): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13) continue;
+    return c === 123 || c === 91;
+  }
+  return false;
+}
+
+function maskJson(r: MaskingRedactor, raw: string): string {
+  if (!opensContainer(raw)) return r.text(raw);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -42,9 +57,12 @@ function maskJson(r: Redactor, raw: string): string {
     return r.text(raw);
   }
   if (!parsed || typeof parsed !== 'object') return r.text(raw);
-  const before = JSON.stringify(parsed);
-  const after = JSON.stringify(r.value(parsed));
-  return after === before ? raw : after;
+  // Most arguments hold nothing to mask: then the walk hands back the parsed value itself, and the
+  // text as sent is kept without serialising anything.
+  const masked = r.masked(parsed);
+  if (masked === parsed) return raw;
+  const after = JSON.stringify(masked);
+  return after === JSON.stringify(parsed) ? raw : after;
 }
 
 function guarded(fn: () => string): Redacted {

@@ -119,3 +119,23 @@ describe('card numbers inside longer digit runs (issue 8, Medium 11)', () => {
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 });
+
+describe('masked: what value() masks, by identity when nothing is', () => {
+  const r = createRedactor({ fields: ['user.note'], patterns: [], level: 'secrets' });
+  const cases: [string, unknown][] = [
+    ['nothing to mask', { city: 'Brno', days: [1, 2], nested: { ok: true, list: [{ a: 'x' }] } }],
+    ['a secret-named key', { db: { password: 'hunter2' }, city: 'Brno' }],
+    ['a token in a nested string', { list: [{ note: 'key sk-proj-Abc123Def456Ghi789Jkl012Mno345' }] }],
+    ['a configured field', { user: { note: 'private', name: 'a' } }],
+    ['a card sent as a number', { items: [4111111111111111] }],
+    ['a header tuple', { headers: [['X-Api-Key', 'abc']] }],
+  ];
+  it.each(cases)('%s', (_what, value) => {
+    const before = JSON.stringify(value);
+    const masked = r.masked(value);
+    expect(JSON.stringify(masked)).toBe(JSON.stringify(r.value(value)));
+    expect(JSON.stringify(value)).toBe(before);
+    if (JSON.stringify(r.value(value)) === before) expect(masked).toBe(value);
+    else expect(masked).not.toBe(value);
+  });
+});

@@ -66,6 +66,20 @@ describe('storeRedactor', () => {
     expect(storeRedactor('none').json(PLANTED.jwt)).toEqual({ ok: true, value: PLANTED.jwt });
   });
 
+  it('text that cannot hold a JSON object or array is masked as text, parsed or not', () => {
+    for (const raw of [
+      `Error: ${PLANTED.openaiKey} was refused`,
+      JSON.stringify(`key ${PLANTED.openaiKey}`),
+      ' \n 4111111111111111',
+      'null',
+      '',
+      `\ufeff{"key": "${PLANTED.openaiKey}"}`,
+    ]) {
+      expect(secrets.json(raw), raw).toEqual(secrets.text(raw));
+    }
+    expect(secrets.json(`\n\t [{"key": "${PLANTED.openaiKey}"}]`)).toEqual({ ok: true, value: '[{"key":"[SECRET]"}]' });
+  });
+
   it('fails closed on what it cannot walk (nesting too deep): no value, a reason', () => {
     const deep = `{"a":${'['.repeat(7000)}${']'.repeat(7000)}}`;
     const out = secrets.json(deep);

@@ -66,6 +66,23 @@ export function readString(c: Ctx): string {
   return len <= LONG_MAX_LEN ? cachedLongUtf8(c.b, start, end) : c.b.utf8Slice(start, end);
 }
 
+/**
+ * A 32-bit hash of a byte range for the caches below: four bytes per multiply (keys and ids are 8 to
+ * 48 bytes, hashed on every read), then a final mix so the top bits, which pick the slot, depend on
+ * every byte. Collisions only cost a cache miss: a hit is always confirmed byte by byte.
+ */
+function hashBytes(b: FastBuffer, start: number, end: number): number {
+  let h = 0x811c9dc5 ^ (end - start);
+  let i = start;
+  for (const last = end - 3; i < last; i += 4) {
+    h = Math.imul(h ^ (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)), 0x01000193);
+  }
+  for (; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  return h ^ (h >>> 13);
+}
+
 // Short strings (attribute keys, model names, operation names…) repeat across the spans of a batch
 // and across batches. A direct-mapped cache keyed by the bytes replaces a native utf8Slice call
 // (~100 ns each) by a hash and a compare, and hands out one string per key, so property stores
@@ -77,9 +94,7 @@ const strCacheBytes = new Uint8Array((1 << STR_CACHE_BITS) * STR_CACHE_MAX_LEN);
 const strCacheStr: string[] = new Array<string>(1 << STR_CACHE_BITS).fill('');
 
 function cachedUtf8(b: FastBuffer, start: number, end: number): string {
-  let h = 0x811c9dc5 ^ (end - start);
-  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
-  const slot = h >>> (32 - STR_CACHE_BITS);
+  const slot = hashBytes(b, start, end) >>> (32 - STR_CACHE_BITS);
   const len = end - start;
   let off = slot * STR_CACHE_MAX_LEN;
   if (strCacheLen[slot] === len) {
@@ -155,9 +170,7 @@ const hexCacheBytes = new Uint8Array((1 << HEX_CACHE_BITS) * 16);
 const hexCacheStr: string[] = new Array<string>(1 << HEX_CACHE_BITS).fill('');
 
 function cachedHex(b: FastBuffer, start: number, end: number): string {
-  let h = 0x811c9dc5 ^ (end - start);
-  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
-  const slot = h >>> (32 - HEX_CACHE_BITS);
+  const slot = hashBytes(b, start, end) >>> (32 - HEX_CACHE_BITS);
   const len = end - start;
   let off = slot * 16;
   if (hexCacheLen[slot] === len) {

@@ -1,0 +1,93 @@
+/**
+ * Lazy facts (normalize/facts.ts): a model span's history is parsed only when `replays` or
+ * `userMessage` is read, the facts look like plain data to every reader (keys, spreads, JSON), and
+ * the objects stay in V8's fast mode — the reason the accessors are shared rather than made per object.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { SpanFacts } from '../../src/model.js';
+import { builtinDialects } from '../../src/normalize/dialects.js';
+import { baseFacts, lazyFact } from '../../src/normalize/facts.js';
+import { makeSpan } from '../helpers/spans.js';
+
+const history = JSON.stringify([
+  { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
+  {
+    role: 'assistant',
+    parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+  },
+  { role: 'tool', parts: [{ type: 'tool_call_response', id: 'call_1', response: 'rainy' }] },
+]);
+const output = JSON.stringify([
+  { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_2', name: 'get_time', arguments: '{}' }] },
+]);
+const modelSpan = () =>
+  makeSpan({
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': 'gpt-4o',
+    'gen_ai.input.messages': history,
+    'gen_ai.output.messages': output,
+  });
+
+setFlagsFromString('--allow-natives-syntax');
+const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('lazy facts', () => {
+  it('parses the history only when a lazy fact is read, and once for both', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    const f = builtinDialects().normalizeSpan(modelSpan())!;
+    const parsesOfHistory = () => parse.mock.calls.filter(([text]) => text === history).length;
+    expect(f.proposals.map((p) => p.name)).toEqual(['get_time']);
+    expect(parsesOfHistory()).toBe(0);
+    expect(f.userMessage).toBe('Weather in Paris?');
+    expect(f.replays.map((r) => r.callId)).toEqual(['call_1']);
+    expect(f.replays).toBe(f.replays);
+    expect(parsesOfHistory()).toBe(1);
+  });
+
+  it('looks like plain data: enumerable keys, spreads and JSON carry the values and nothing hidden', () => {
+    const f = builtinDialects().normalizeSpan(modelSpan())!;
+    expect(Object.keys(f)).toContain('replays');
+    expect(Object.keys(f)).toContain('userMessage');
+    expect(Object.getOwnPropertySymbols(f).filter((s) => Object.getOwnPropertyDescriptor(f, s)?.enumerable)).toEqual(
+      [],
+    );
+    const copy = { ...f };
+    expect(copy.userMessage).toBe('Weather in Paris?');
+    expect(copy.replays.map((r) => r.name)).toEqual(['get_weather']);
+    const json = JSON.parse(JSON.stringify(f)) as SpanFacts;
+    expect(json.userMessage).toBe('Weather in Paris?');
+    expect(json.replays).toHaveLength(1);
+  });
+
+  it('an assignment replaces the computation, before or after a read', () => {
+    const f = builtinDialects().normalizeSpan(modelSpan())!;
+    f.userMessage = 'set';
+    expect(f.userMessage).toBe('set');
+    expect(f.replays).toHaveLength(1);
+    f.replays = [];
+    expect(f.replays).toEqual([]);
+  });
+
+  it('a fact first set as a plain value can still be made lazy', () => {
+    const f = baseFacts(makeSpan(), 'test', 'model');
+    expect(f.replays).toEqual([]);
+    let runs = 0;
+    lazyFact(f, 'replays', () => {
+      runs++;
+      return [];
+    });
+    lazyFact(f, 'userMessage', () => 'hello');
+    expect(runs).toBe(0);
+    expect(f.replays).toEqual([]);
+    expect(f.userMessage).toBe('hello');
+    expect(runs).toBe(1);
+  });
+
+  it('keeps the facts of a model span with a history in fast mode', () => {
+    const f = builtinDialects().normalizeSpan(modelSpan())!;
+    expect(hasFastProperties(f)).toBe(true);
+  });
+});
