@@ -40,6 +40,8 @@ export const SPAN = 2;
 export const CALL = 3;
 /** A span id held by an unsettled batch, whatever its service (ledger.ts: holdKey). */
 export const HOLD_SPAN = 4;
+/** A model span remembered for GenAI log records (log-join.ts): trace id + span id. */
+export const MODEL_SPAN = 5;
 
 export function hashKey(domain: number, first: string, second?: string): void {
   a = 0xdeadbeef ^ domain;
