@@ -49,7 +49,9 @@ function modelSpan(i: number, over: Partial<SpanFacts> = {}): SpanFacts {
 
 /** What a log record of span i reads as: its calls, no model. */
 function record(i: number): SpanFacts {
-  const f = modelSpan(i, { proposals: [{ callId: `call_${i}`, name: 'refund', args: { kind: 'string', raw: '{}' }, index: 0 }] });
+  const f = modelSpan(i, {
+    proposals: [{ callId: `call_${i}`, name: 'refund', args: { kind: 'string', raw: '{}' }, index: 0 }],
+  });
   delete f.model;
   delete f.offered;
   return f;

@@ -87,15 +87,11 @@ export interface StartOptions {
 
 export async function startServer(opts: StartOptions): Promise<ServerProcess> {
   const main = await buildOnce();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--max-semi-space-size=16', '--heap-growing-percent=50', main, '--config', opts.configFile],
-    {
-      cwd: path.dirname(opts.configFile),
-      env: { PATH: process.env.PATH ?? '', PORT: String(opts.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...opts.env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=32', main, '--config', opts.configFile], {
+    cwd: path.dirname(opts.configFile),
+    env: { PATH: process.env.PATH ?? '', PORT: String(opts.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...opts.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
