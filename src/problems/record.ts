@@ -259,7 +259,19 @@ function masked(result: string, redactor: StoreRedactor) {
 /** An example as a stored failure keeps it: arguments and parse errors masked by the store redactor. */
 function example(c: CheckedCall, model: string, redactor: StoreRedactor): Omit<ProblemExample, 'slot'> {
   const o = c.outcome;
-  const args = c.args.kind !== 'none' ? redactor.json(c.args.raw.slice(0, MAX_ARGS * 2)) : undefined;
+  // Arguments that JSON.parse refused (every InvalidJson cause but not_object) are masked as text:
+  // what redactor.json does after its own parse throws, without parsing (and throwing) once more.
+  const unparsed =
+    o.outcome === 'InvalidJson' &&
+    o.cause !== 'not_object' &&
+    c.args.kind === 'string' &&
+    c.args.raw.length <= MAX_ARGS * 2;
+  const args =
+    c.args.kind === 'none'
+      ? undefined
+      : unparsed
+        ? redactor.text(c.args.raw)
+        : redactor.json(c.args.raw.slice(0, MAX_ARGS * 2));
   const text =
     o.outcome === 'InvalidJson'
       ? o.message

@@ -169,7 +169,7 @@ describe.skipIf(SKIP_BROWSER)('the demo in headless Chromium', () => {
     await page.goto(`${demo.url}/`);
     await Promise.all([
       page.waitForURL(/\/problems\//),
-      page.click('#problems tr:has-text("/amount is missing") td.sig > a'),
+      page.click('#problems tr:has-text("amount is missing") td.sig > a'),
     ]);
     expect(await page.locator('#changes-before li[data-change-kind="tool_definition"]').count()).toBe(1);
     expect(await page.locator('#examples mark.hl').count()).toBeGreaterThan(0);

@@ -167,6 +167,13 @@ describe.each(storeEngines)('problem store on $name', (engine) => {
     const cutExamples = await problemExamples(store.sql, 'shop', cut!.id);
     const kept = cutExamples.map((e) => String(e.arguments ?? '')).join(' ');
     expect(kept).not.toContain('sk-abcdefghijklmnopqrstuvwx');
+    // Exactly what the stored redactor's json() makes of them (the problem recorder masks unparsed text directly).
+    const redactor = storeRedactor('secrets');
+    const asJson = ['{"amount": 1, "api_key": "sk-abcdefghijklmnopqrstuvwx', '{"amount": 1'].map((raw) => {
+      const r = redactor.json(raw);
+      return r.ok ? r.value : undefined;
+    });
+    for (const e of cutExamples) expect(asJson).toContain(e.arguments);
   });
 
   it.skipIf(engine.skip)('examples kept once are not written again, unless their batch was refused', async () => {
