@@ -16,6 +16,8 @@
  * checks the hash it expects before writing (see Ledger).
  */
 
+import { insertSlot, removeSlot } from './slot-index.js';
+
 export const NONE = -1;
 /** Pool sizes per remembered trace (the sizing rule in docs/performance.md reads these). */
 export const SPANS_PER_TRACE = 6;
@@ -150,7 +152,7 @@ export class DedupeTables {
     this.tFlags[s] = 0;
     this.size++;
     this.link(s);
-    this.insertIndex(s);
+    insertSlot(this.index, this.tLo, s);
     return s;
   }
 
@@ -178,7 +180,7 @@ export class DedupeTables {
       this.calls--;
       k = n;
     }
-    this.removeIndex(s);
+    removeSlot(this.index, this.tLo, s);
     this.unlink(s);
     this.tHi[s] = this.tLo[s] = 0;
     this.tNewer[s] = this.tFree;
@@ -318,31 +320,7 @@ export class DedupeTables {
     this.tFlags = grow(this.tFlags, n);
     this.tCap = n;
     this.index = new Int32Array(indexSize(n));
-    for (let s = this.oldest; s !== NONE; s = this.tNewer[s]!) this.insertIndex(s);
-  }
-
-  private insertIndex(s: number): void {
-    const m = this.index.length - 1;
-    let i = this.tLo[s]! & m;
-    while (this.index[i] !== 0) i = (i + 1) & m;
-    this.index[i] = s + 1;
-  }
-
-  private removeIndex(s: number): void {
-    const ix = this.index;
-    const m = ix.length - 1;
-    let i = this.tLo[s]! & m;
-    while (ix[i] !== s + 1) i = (i + 1) & m;
-    ix[i] = 0;
-    // Backward shift: move up each later entry of the run whose home is not in (i, j].
-    for (let j = (i + 1) & m; ix[j] !== 0; j = (j + 1) & m) {
-      const h = this.tLo[ix[j]! - 1]! & m;
-      const inRange = i <= j ? h > i && h <= j : h > i || h <= j;
-      if (inRange) continue;
-      ix[i] = ix[j]!;
-      ix[j] = 0;
-      i = j;
-    }
+    for (let s = this.oldest; s !== NONE; s = this.tNewer[s]!) insertSlot(this.index, this.tLo, s);
   }
 
   private link(s: number): void {

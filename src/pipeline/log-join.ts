@@ -22,6 +22,7 @@
  */
 import type { SpanFacts, ToolDef } from '../model.js';
 import { h64, hashKey, MODEL_SPAN } from './dedupe-hash.js';
+import { insertSlot, removeSlot } from './slot-index.js';
 
 /** Model spans remembered for records that arrive after them. */
 export const MAX_REMEMBERED_SPANS = 20_000;
@@ -73,12 +74,12 @@ export class LogJoin {
           // The least recently remembered span makes room.
           s = this.oldest;
           this.unlink(s);
-          this.removeIndex(s);
+          removeSlot(this.index, this.lo, s);
           this.count--;
         }
         this.hi[s] = h64[0]!;
         this.lo[s] = h64[1]!;
-        this.insertIndex(s);
+        insertSlot(this.index, this.lo, s);
         this.count++;
       }
       this.link(s);
@@ -121,31 +122,6 @@ export class LogJoin {
       if (this.lo[s] === lo && this.hi[s] === hi) return s;
     }
     return NONE;
-  }
-
-  private insertIndex(s: number): void {
-    const ix = this.index;
-    const m = ix.length - 1;
-    let i = this.lo[s]! & m;
-    while (ix[i] !== 0) i = (i + 1) & m;
-    ix[i] = s + 1;
-  }
-
-  private removeIndex(s: number): void {
-    const ix = this.index;
-    const m = ix.length - 1;
-    let i = this.lo[s]! & m;
-    while (ix[i] !== s + 1) i = (i + 1) & m;
-    ix[i] = 0;
-    // Backward shift: move up each later entry of the run whose home is not in (i, j].
-    for (let j = (i + 1) & m; ix[j] !== 0; j = (j + 1) & m) {
-      const h = this.lo[ix[j]! - 1]! & m;
-      const inRange = i <= j ? h > i && h <= j : h > i || h <= j;
-      if (inRange) continue;
-      ix[i] = ix[j]!;
-      ix[j] = 0;
-      i = j;
-    }
   }
 
   private link(s: number): void {
