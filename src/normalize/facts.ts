@@ -76,27 +76,22 @@ function settled<K extends LazyKey>(f: SpanFacts, key: K): SpanFacts[K] {
 // One getter/setter pair per key for every facts object: objects given the same accessors share
 // one hidden class and stay in V8's fast mode (an accessor made per object, or a property turned
 // from a value into an accessor, moves the object to a slow dictionary every later read pays for).
+function accessor<K extends LazyKey>(key: K): PropertyDescriptor {
+  return {
+    get(this: SpanFacts) {
+      return settled(this, key);
+    },
+    set(this: SpanFacts, v: SpanFacts[K]) {
+      (slotsOf(this) as Record<K, unknown>)[key] = v;
+    },
+    enumerable: true,
+    configurable: true,
+  };
+}
+
 const ACCESSORS: Record<LazyKey, PropertyDescriptor> = {
-  replays: {
-    get(this: SpanFacts) {
-      return settled(this, 'replays');
-    },
-    set(this: SpanFacts, v: SpanFacts['replays']) {
-      slotsOf(this).replays = v;
-    },
-    enumerable: true,
-    configurable: true,
-  },
-  userMessage: {
-    get(this: SpanFacts) {
-      return settled(this, 'userMessage');
-    },
-    set(this: SpanFacts, v: SpanFacts['userMessage']) {
-      slotsOf(this).userMessage = v;
-    },
-    enumerable: true,
-    configurable: true,
-  },
+  replays: accessor('replays'),
+  userMessage: accessor('userMessage'),
 };
 
 /**
