@@ -139,7 +139,13 @@ function field(o: Obj, camel: string, snake: string): unknown {
 /** int64 nanoseconds (decimal string or number) → ms; NaN when invalid, 0 when absent. */
 function nanosToMs(v: unknown): number {
   if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v / 1e6 : NaN;
-  if (typeof v === 'string') return UINT_RE.test(v) ? Number(v) / 1e6 : NaN;
+  // Whole milliseconds and the rest apart: the nanoseconds as one double are past 2^53 and not exact.
+  if (typeof v === 'string')
+    return !UINT_RE.test(v)
+      ? NaN
+      : v.length <= 6
+        ? Number(v) / 1e6
+        : Number(v.slice(0, -6)) + Number(v.slice(-6)) / 1e6;
   if (v === undefined || v === null) return 0;
   return NaN;
 }

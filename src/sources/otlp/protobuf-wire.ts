@@ -185,11 +185,18 @@ function cachedHex(b: FastBuffer, start: number, end: number): string {
   return s;
 }
 
-/** fixed64 nanoseconds → milliseconds (float). */
+/**
+ * fixed64 nanoseconds → milliseconds (float) whose whole part is exact: nanoseconds past 2^53 are not
+ * exact as one double, and (hi·2^32 + lo) / 1e6 put a span at 10:02:00.000 at 10:01:59.9999998 — a
+ * minute early once floored. 2^32 = 4294·1e6 + 967296, so the whole milliseconds are
+ * hi·4294 + ⌊(hi·967296 + lo) / 1e6⌋, every term exact (hi·967296 + lo < 2^53 for any hi < 2^32).
+ */
 export function readNanosAsMs(r: Reader): number {
   const lo = r.fixed32();
   const hi = r.fixed32();
-  return (hi * TWO32 + lo) / 1e6;
+  const rest = hi * 967_296 + lo;
+  const whole = Math.floor(rest / 1e6);
+  return hi * 4294 + whole + (rest - whole * 1e6) / 1e6;
 }
 
 /** int64 varint → number (two's complement for negatives; precision beyond 2^53 is lost). */

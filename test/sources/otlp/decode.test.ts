@@ -27,8 +27,10 @@ function ok(res: DecodeResult): Extract<DecodeResult, { ok: true }> {
   return res;
 }
 
+/** Whole milliseconds exact, the rest as a fraction (span-time-ms.test.ts says why). */
 function nsToMs(sec: number, nanos: number): number {
-  return Number(BigInt(sec) * 1_000_000_000n + BigInt(nanos)) / 1e6;
+  const ns = BigInt(sec) * 1_000_000_000n + BigInt(nanos);
+  return Number(ns / 1_000_000n) + Number(ns % 1_000_000n) / 1e6;
 }
 
 /** Plain-object view of an attribute tree (null prototypes → ordinary objects) for toEqual. */
