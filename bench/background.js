@@ -8,7 +8,11 @@
  *      `sample_rate: 1` and `idle: 1s`, no rules, no judge run; a few seconds at the fixed rate:
  *      its traces become the trajectories the judge run will judge, its minute aggregates the mix
  *      bench/preload-minutes.js repeats over the 24 h (+1 h) before now;
- *   2. without: the same config; the fixed rate for the phase's duration;
+ *   2. without: the judge at its default rates (only `idle: 1s` and the stand-in set), no rules,
+ *      no judge run; the fixed rate for the phase's duration. Not `sample_rate: 1`: that makes
+ *      every trace a candidate written at ingest, which the instance cannot sustain at half the
+ *      judge-off max (it measured 17,400 spans/s at most, against 26,600 asked), so both runs
+ *      queued for seconds and the row compared two overloads;
  *   3. with: the same, plus alert rules whose evaluation reads those 24 h (error_rate over 24h,
  *      drift and error_rate_drift against a 24h baseline, an error_budget_burn with a 24h long
  *      window) evaluated every 5 s, and `judge.schedule` every 10 s (each run judges up to
@@ -26,13 +30,14 @@ const NEVER = '0 0 1 1 *';
 const LEARN_S = 4;
 export const TARGET_BACKGROUND_P99_FACTOR = 2;
 
-function judgeYaml(url, schedule) {
+/** `learn`: every trace sampled, so the measured runs find pending trajectories to judge. */
+function judgeYaml(url, schedule, { learn = false } = {}) {
   return [
     'judge:',
     '  enabled: true',
     '  model: bench-stand-in',
     `  base_url: ${url}`,
-    '  sample_rate: 1',
+    ...(learn ? ['  sample_rate: 1'] : []),
     '  idle: 1s',
     `  schedule: "${schedule}"`,
     '',
@@ -81,7 +86,7 @@ export async function runBackground(h, { rate, duration }) {
   };
   try {
     h.log(`background: learn the mix (${LEARN_S} s at ${Math.round(rate * 100)} spans/s, judge on, sample_rate 1)`);
-    let tw = await h.startToolwatch({ name, config: base });
+    let tw = await h.startToolwatch({ name, config: judgeYaml(standIn.url, NEVER, { learn: true }) });
     const learnStart = Date.now();
     const learn = await h.load(tw, 'rate', { runId: 20, rate, warmup: 0, duration: LEARN_S });
     h.checkLoad('background, learning the mix', learn);
