@@ -11,7 +11,7 @@
  * when its text names one of the rules' first keys (a substring test first, so the parse is paid only
  * by results that may match). Pure.
  */
-import { isRecord } from '../util/values.js';
+import { isRecord, parseJson } from '../util/values.js';
 
 export interface ToolErrorRule {
   /** As written in the config, e.g. `ok=false`. */
@@ -73,12 +73,7 @@ export function toolErrorOf(result: string | undefined, rules: readonly ToolErro
   while (i < result.length && (result.charCodeAt(i) <= 32 || result.charCodeAt(i) === 0xfeff)) i++;
   if (result.charCodeAt(i) !== 123 /* { */) return undefined;
   if (!rules.some((r) => result.includes(r.probe))) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(result);
-  } catch {
-    return undefined;
-  }
+  const value = parseJson(result);
   if (!isRecord(value)) return undefined;
   for (const r of rules) {
     const v = at(value, r.path);
