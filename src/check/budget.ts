@@ -90,14 +90,21 @@ export class CompileBudget {
 
 /** Nesting depth of a JSON value (a scalar is 0, `{}` is 1), stopping as soon as it passes `max`. */
 export function deeperThan(value: unknown, max: number): boolean {
-  // An explicit stack: the value may be nested far deeper than the call stack allows.
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
+  // An explicit stack: the value may be nested far deeper than the call stack allows. Two parallel
+  // arrays, not a pair per value: this runs for every checked call.
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth + 1 > max) return true;
     const children = Array.isArray(v) ? v : Object.values(v);
-    for (const c of children) if (c !== null && typeof c === 'object') stack.push([c, depth + 1]);
+    for (const c of children) {
+      if (c === null || typeof c !== 'object') continue;
+      values.push(c);
+      depths.push(depth + 1);
+    }
   }
   return false;
 }

@@ -9,6 +9,7 @@ import { invalidJsonCause } from './invalid-json-cause.js';
 import type { ToolRegistry } from './registry.js';
 import type { SchemaCache } from './schema-cache.js';
 import { schemaShape } from '../tools/schema-shape.js';
+import { parseJsonText } from '../util/values.js';
 
 export interface CallToCheck {
   name: string;
@@ -138,7 +139,7 @@ function parseArguments(args: ToolArgs): Parsed {
   if (args.kind === 'structured') value = args.value;
   else {
     try {
-      value = JSON.parse(args.raw);
+      value = parseJsonText(args.raw);
     } catch (err) {
       return { kind: 'invalid', message: (err as Error).message.slice(0, 300) };
     }

@@ -37,9 +37,11 @@ function routerUpstream(a: AttrObject, named: string | undefined, server: string
     const or = isRec(m) ? m['openrouter'] : undefined;
     if (isRec(or) && typeof or['provider'] === 'string' && or['provider'] !== '') return or['provider'];
   }
-  const viaOpenRouter = /openrouter/i.test(named ?? '') || /openrouter/i.test(server ?? '');
   const out = a['output.value'];
-  if (viaOpenRouter && typeof out === 'string' && out.includes('"provider"')) {
+  // The cheap test first: most model spans have no output.value (this runs for every one).
+  if (typeof out !== 'string') return undefined;
+  const viaOpenRouter = /openrouter/i.test(named ?? '') || /openrouter/i.test(server ?? '');
+  if (viaOpenRouter && out.includes('"provider"')) {
     const body = jsonValue(out);
     if (isRec(body) && typeof body['provider'] === 'string' && body['provider'] !== '') return body['provider'];
   }

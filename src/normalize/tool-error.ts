@@ -11,7 +11,7 @@
  * when its text names one of the rules' first keys (a substring test first, so the parse is paid only
  * by results that may match). Pure.
  */
-import { isRecord } from '../util/values.js';
+import { isRecord, parseJson } from '../util/values.js';
 
 export interface ToolErrorRule {
   /** As written in the config, e.g. `ok=false`. */
@@ -21,6 +21,12 @@ export interface ToolErrorRule {
   equals?: unknown;
   /** `"<first key>"`, the substring a result must contain to be parsed. */
   probe: string;
+  /**
+   * The text a result must contain for `equals` to match when it holds no backslash (a JSON literal
+   * cannot be escaped; a string can only with one): `false`, `"error"`. Absent for numbers (`1`
+   * can be written `1.0`) and bare paths; then only the probe decides.
+   */
+  literal?: string;
 }
 
 /** The rules applied when the config names none. */
@@ -53,7 +59,10 @@ export function parseToolErrorRule(text: string): ToolErrorRule | string {
     return `"${text}": the value after = must be a JSON literal (true, false, null, a number or a "string")`;
   }
   if (equals !== null && typeof equals === 'object') return `"${text}": the value must be a literal, not ${raw}`;
-  return { text, path, equals, probe };
+  const literal = typeof equals === 'number' ? undefined : JSON.stringify(equals);
+  // A literal that needs an escape (a quote, a control character, a lone surrogate) is no plain text.
+  if (literal === undefined || literal.includes('\\')) return { text, path, equals, probe };
+  return { text, path, equals, probe, literal };
 }
 
 export interface ToolErrorReading {
@@ -72,13 +81,14 @@ export function toolErrorOf(result: string | undefined, rules: readonly ToolErro
   let i = 0;
   while (i < result.length && (result.charCodeAt(i) <= 32 || result.charCodeAt(i) === 0xfeff)) i++;
   if (result.charCodeAt(i) !== 123 /* { */) return undefined;
-  if (!rules.some((r) => result.includes(r.probe))) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(result);
-  } catch {
-    return undefined;
-  }
+  // Most results that name a rule's key do not carry its value (`"status": "shipped"`): without a
+  // backslash every key and string is written as is, so a rule whose literal is absent from the text
+  // cannot match either, and a result no rule can match is not parsed (the answer is the same).
+  const plain = !result.includes('\\');
+  const mayMatch = (r: ToolErrorRule) =>
+    result.includes(r.probe) && (!plain || r.literal === undefined || result.includes(r.literal));
+  if (!rules.some(mayMatch)) return undefined;
+  const value = parseJson(result);
   if (!isRecord(value)) return undefined;
   for (const r of rules) {
     const v = at(value, r.path);

@@ -8,6 +8,7 @@
  * a pathological input) is not stored at all, and the reason is recorded in its place.
  */
 import { createRedactor, type MaskingRedactor } from './redact.js';
+import { parseJson } from '../util/values.js';
 
 export type StoredRedaction = 'secrets' | 'pii' | 'none';
 
@@ -50,12 +51,8 @@ function opensContainer(raw: string): boolean {
 
 function maskJson(r: MaskingRedactor, raw: string): string {
   if (!opensContainer(raw)) return r.text(raw);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return r.text(raw);
-  }
+  // parseJson: a failed parse (truncated arguments) captures no stack, which cost ~37 µs each.
+  const parsed = parseJson(raw);
   if (!parsed || typeof parsed !== 'object') return r.text(raw);
   // Most arguments hold nothing to mask: then the walk hands back the parsed value itself, and the
   // text as sent is kept without serialising anything.

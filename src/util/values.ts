@@ -28,9 +28,25 @@ export function isRecord(v: unknown): v is Rec {
 /** JSON.parse that reports failure as undefined (JSON itself can never produce undefined). */
 export function parseJson(s: string): unknown {
   try {
-    return JSON.parse(s);
+    return parseJsonText(s);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * JSON.parse whose SyntaxError carries no stack: only its message is ever read, and capturing the
+ * stack of a failed parse cost ~37 µs inside a request (measured in the app: about 15 times the
+ * parse of a valid 100-byte argument string), paid by every InvalidJson call and unparseable attribute.
+ * Throws what JSON.parse throws, with the same message.
+ */
+export function parseJsonText(s: string): unknown {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return JSON.parse(s);
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

@@ -98,6 +98,48 @@ describe('configured rules', () => {
   });
 });
 
+describe('the text pre-filter', () => {
+  // What toolErrorOf answered before it skipped any parse: every result that names a rule's key parsed.
+  const reference = (result: string, rs: readonly ToolErrorRule[]) => {
+    if (!rs.some((r) => result.includes(r.probe)) || !result.trimStart().startsWith('{')) return undefined;
+    let v: unknown;
+    try {
+      v = JSON.parse(result);
+    } catch {
+      return undefined;
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    return toolErrorOf(JSON.stringify(v), rs);
+  };
+  const configured = rules([...DEFAULT_TOOL_ERROR_RULES, 'code=500', 'state=null', 'result.done=false', 'msg="a\\"b"']);
+  it.each([
+    '{"status":"shipped","items":2}',
+    '{"status":"error"}',
+    '{"status":"\\u0065rror"}',
+    '{"st\\u0061tus":"error","ok":true}',
+    '{"ok":true,"note":"false"}',
+    '{"ok":false}',
+    '{"success":true,"isError":false}',
+    '{"isError" : true}',
+    '{"error":"","status":"ok"}',
+    '{"error":{"code":"E42"}}',
+    '{"code":5e2}',
+    '{"code":500.0,"ok":1}',
+    '{"state":null}',
+    '{"result":{"done":false}}',
+    '{"msg":"a\\"b"}',
+    '{"msg":"ab","status":"error"',
+  ])('%s: the same answer as parsing it', (result) => {
+    expect(toolErrorOf(result, configured)).toEqual(reference(result, configured));
+    expect(toolErrorOf(result, defaults)).toEqual(reference(result, defaults));
+  });
+  it('reads escaped values and numbers written in other forms', () => {
+    expect(toolErrorOf('{"status":"\\u0065rror"}', defaults)?.rule).toBe('status="error"');
+    expect(toolErrorOf('{"code":5e2}', configured)?.rule).toBe('code=500');
+    expect(toolErrorOf('{"msg":"a\\"b"}', configured)?.rule).toBe('msg="a\\"b"');
+  });
+});
+
 describe('real tool results', () => {
   it('no execution of any dialect fixture is a tool_error (their results are successes)', () => {
     const dialects = builtinDialects();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { groupIndexed } from '../../src/normalize/indexed.js';
 import { Lru } from '../../src/util/lru.js';
 import { clearToolDefCache, parseToolDefs, toToolDef } from '../../src/tools/tooldefs.js';
-import { jsonValue, resultText, toToolArgs } from '../../src/util/values.js';
+import { jsonValue, parseJson, parseJsonText, resultText, toToolArgs } from '../../src/util/values.js';
 import { attrs, kv } from '../helpers/spans.js';
 
 const schema = { type: 'object', properties: { city: { type: 'string' } } };
@@ -31,6 +31,27 @@ describe('jsonValue / resultText', () => {
     expect(resultText({ a: 1 })).toBe('{"a":1}');
     expect(resultText('plain')).toBe('plain');
     expect(resultText(undefined)).toBeUndefined();
+  });
+});
+
+describe('parseJsonText / parseJson', () => {
+  it('parse as JSON.parse does, failing with its SyntaxError message, and leave Error.stackTraceLimit as it was', () => {
+    const limit = Error.stackTraceLimit;
+    expect(parseJsonText('{"a":[1,"x"]}')).toEqual({ a: [1, 'x'] });
+    for (const bad of ['{"a":', "{'a':1}", '', '[1,]', '{"a":1} x']) {
+      let theirs: unknown;
+      try {
+        JSON.parse(bad);
+      } catch (err) {
+        theirs = err;
+      }
+      expect(theirs).toBeInstanceOf(SyntaxError);
+      expect(() => parseJsonText(bad)).toThrow(new SyntaxError((theirs as Error).message));
+      expect(parseJson(bad)).toBeUndefined();
+      expect(Error.stackTraceLimit).toBe(limit);
+    }
+    // Errors made after a failed parse keep their stacks.
+    expect(new Error('later').stack).toContain('values.test.ts');
   });
 });
 

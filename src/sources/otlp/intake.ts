@@ -58,6 +58,9 @@ export interface OtlpRouteOptions {
 }
 
 export function formatOf(contentType: string | undefined): Format | undefined {
+  // What every exporter sends, exactly: no split, trim or lower-casing per batch.
+  if (contentType === 'application/x-protobuf') return 'protobuf';
+  if (contentType === 'application/json') return 'json';
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
   if (type === 'application/json') return 'json';
