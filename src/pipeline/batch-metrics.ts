@@ -84,13 +84,23 @@ export class BatchMetrics {
     budgetOf: (i: number) => string | undefined,
   ): void {
     const m = this.deps.metrics;
+    // Summed per label set, then one inc each, in the order the sets first appear (so a new series
+    // takes its place in the exposition as a call-by-call inc would put it): a batch's calls share a
+    // few label sets, and prom-client hashes and validates the labels on every inc.
+    const byLabels = new Map<string, LabelCount>();
     for (let i = 0; i < calls.length; i++) {
       const o = calls[i]!.outcome;
       const l = labels[i]!;
       const { service, model, tool } = l.metric;
-      m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
-      if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
-      else if (o.outcome === 'InvalidJson') m.invalidJson.inc({ service, reason: o.cause });
+      const outcome = o.outcome;
+      const k = `${service}\u0000${model}\u0000${tool}\u0000${outcome}`;
+      const had = byLabels.get(k);
+      if (had) had.n++;
+      else byLabels.set(k, { n: 1, counter: m.toolCalls, labels: { service, model, tool, outcome, source } });
+      if (outcome === 'unvalidated')
+        tally(byLabels, m.unvalidated, `u\u0000${service}\u0000${o.reason}`, service, o.reason);
+      else if (outcome === 'InvalidJson')
+        tally(byLabels, m.invalidJson, `j\u0000${service}\u0000${o.cause}`, service, o.cause);
       const entry = entries[i];
       if (entry) {
         entry.outcome = o.outcome;
@@ -99,6 +109,7 @@ export class BatchMetrics {
         this.deps.ledger.counted(entry);
       }
     }
+    for (const { n, counter, labels } of byLabels.values()) counter.inc(labels as never, n);
     this.deps.trajectories?.calls(calls, labels, nowMs);
     const coverage = this.deps.coverage;
     if (coverage) {
@@ -114,6 +125,26 @@ export class BatchMetrics {
     for (const [what, n] of Object.entries(plan.redactionFailures)) if (n) m.redactionFailures.inc({ what }, n);
     if (duplicates) m.duplicateSpans.inc(duplicates);
   }
+}
+
+/** A label set's calls in one batch, and the counter they go to. */
+interface LabelCount {
+  n: number;
+  counter: { inc(labels: never, n: number): void };
+  labels: Record<string, string>;
+}
+
+/** One more call under a `service`, `reason` label set (the unvalidated and InvalidJson counters). */
+function tally(
+  into: Map<string, LabelCount>,
+  counter: LabelCount['counter'],
+  key: string,
+  service: string,
+  reason: string,
+): void {
+  const had = into.get(key);
+  if (had) had.n++;
+  else into.set(key, { n: 1, counter, labels: { service, reason } });
 }
 
 /** The outcome and model label each call of a batch is counted with, by its ledger entry (for the journal). */

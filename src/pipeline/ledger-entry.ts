@@ -73,6 +73,9 @@ export interface PendingCall {
 /** What one batch took in one trace: the spans it claimed (hash pairs) and the calls it added or changed. */
 export interface TakenInTrace {
   traceId: string;
+  /** The trace id's hash (dedupe-hash.ts TRACE), when the taker had it at hand. */
+  hi?: number;
+  lo?: number;
   /** [hi, lo, hi, lo, …] of the span keys. */
   spans: number[];
   calls: Set<CallEntry>;

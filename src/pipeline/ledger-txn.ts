@@ -35,15 +35,24 @@ export class LedgerTxn {
     private readonly nowMs: number,
   ) {}
 
-  private hold(traceId: string, domain: number, key: string): void {
-    const k = holdKey(traceId, domain, key);
+  /** Holds a key (hash khi, klo) of the trace whose id hashes to (thi, tlo): see holdKey. */
+  private hold(thi: number, tlo: number, khi: number, klo: number): void {
+    const k = holdKey(thi, tlo, khi, klo);
     this.ledger.holds.set(k, this);
     this.held.push(k);
   }
 
-  private takenOf(traceId: string): TakenInTrace {
+  /** `s`: the trace's slot, when at hand (its record then keeps the trace id's hash). */
+  private takenOf(traceId: string, s?: number): TakenInTrace {
     let x = this.takenIn.get(traceId);
-    if (!x) this.takenIn.set(traceId, (x = { traceId, spans: [], calls: new Set() }));
+    if (!x) {
+      x = { traceId, spans: [], calls: new Set() };
+      if (s !== undefined) {
+        x.hi = this.ledger.tables.tHi[s]!;
+        x.lo = this.ledger.tables.tLo[s]!;
+      }
+      this.takenIn.set(traceId, x);
+    }
     return x;
   }
 
@@ -90,8 +99,9 @@ export class LedgerTxn {
       if (t.holds(s, thi, tlo)) t.removeSpan(s, hi, lo);
     });
     // Held by span id alone: a span of another service under the same ids waits for this batch, no more.
-    this.hold(traceId, HOLD_SPAN, spanId);
-    this.takenOf(traceId).spans.push(hi, lo);
+    hashKey(HOLD_SPAN, spanId);
+    this.hold(thi, tlo, h64[0]!, h64[1]!);
+    this.takenOf(traceId, s).spans.push(hi, lo);
     return true;
   }
 
@@ -126,12 +136,14 @@ export class LedgerTxn {
         this.undoLog.push(() => {
           if (t.holds(s, thi, tlo)) t.tFlags[s]! &= ~OVERFLOWED;
         });
-        this.takenOf(traceId).overflowed = true;
+        this.takenOf(traceId, s).overflowed = true;
       }
       return false;
     }
     hashKey(CALL, key);
-    const k = ledger.place(s, h64[0]!, h64[1]!, entry);
+    const khi = h64[0]!;
+    const klo = h64[1]!;
+    const k = ledger.place(s, khi, klo, entry);
     this.kept.push(entry);
     this.undoLog.push(() => {
       if (!ledger.valid(entry)) return;
@@ -139,9 +151,9 @@ export class LedgerTxn {
       t.removeCall(s, k);
       entry.at = NONE;
     });
-    this.hold(traceId, CALL, key);
+    this.hold(thi, tlo, khi, klo);
     this.located.set(entry, traceId);
-    this.takenOf(traceId).calls.add(entry);
+    this.takenOf(traceId, s).calls.add(entry);
     return true;
   }
 
