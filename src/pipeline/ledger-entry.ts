@@ -27,6 +27,13 @@ export interface CallEntry {
   atLo?: number;
   /** @internal The hash of its name and arguments as remembered (pairOf). */
   pair?: number;
+  /**
+   * @internal The batch (LedgerTxn serial) that last reached it, and in which trace: where a change
+   * it makes goes in its journal record. On the entry, not in a map per batch: a batch's merge runs
+   * without a wait, so no other batch reaches entries meanwhile.
+   */
+  reachedBy?: number;
+  reachedIn?: string | undefined;
 }
 
 /** A call entry with every field present from the start (one shape for all keeps V8's in-object layout). */
@@ -52,6 +59,8 @@ export function callEntry(
     atHi: 0,
     atLo: 0,
     pair: undefined,
+    reachedBy: 0,
+    reachedIn: undefined,
   };
 }
 

@@ -58,8 +58,10 @@ export function journalRecord(
   if (list.length === 0) return undefined;
   let n = 0;
   for (const t of list) n += 5 + t.spans.length + 4 * t.calls.size;
-  // The words straight into the record's bytes (little-endian, as read back: decodeWords).
-  const words = new Int32Array(n);
+  // The words straight into the record's bytes (little-endian, as read back: decodeWords), in a
+  // scratch array kept between records (only the base64 text of it leaves).
+  if (scratch.length < n) scratch = new Int32Array(Math.max(n, scratch.length * 2));
+  const words = scratch;
   let w = 0;
   for (const t of list) {
     // The trace id's hash as the ledger took it (TakenInTrace.hi/lo), else hashed again.
@@ -90,20 +92,17 @@ export function journalRecord(
       words[w++] = e.pair ?? pairOf(e.name, e.argsRaw);
     }
   }
-  return {
-    timeMs,
-    traces: list.length,
-    body: JSON.stringify([VERSION, models, littleEndian(words).toString('base64')]),
-  };
+  return { timeMs, traces: list.length, body: JSON.stringify([VERSION, models, base64Of(words, n)]) };
 }
 
-/** The words' bytes, little-endian whatever the machine's order. */
-function littleEndian(words: Int32Array): Buffer {
-  const bytes = Buffer.from(words.buffer, words.byteOffset, words.byteLength);
-  if (LITTLE_ENDIAN) return bytes;
-  const buf = Buffer.allocUnsafe(words.length * 4);
-  for (let i = 0; i < words.length; i++) buf.writeInt32LE(words[i]!, i * 4);
-  return buf;
+let scratch = new Int32Array(1024);
+
+/** The first n words' bytes, little-endian whatever the machine's order, in base64. */
+function base64Of(words: Int32Array, n: number): string {
+  if (LITTLE_ENDIAN) return Buffer.from(words.buffer, words.byteOffset, n * 4).toString('base64');
+  const buf = Buffer.allocUnsafe(n * 4);
+  for (let i = 0; i < n; i++) buf.writeInt32LE(words[i]!, i * 4);
+  return buf.toString('base64');
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

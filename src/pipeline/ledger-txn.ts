@@ -16,12 +16,15 @@ import {
   type TakenInTrace,
 } from './ledger.js';
 
+/** Batches begun so far (LedgerTxn.serial). */
+let serials = 0;
+
 export class LedgerTxn {
   private readonly undoLog: (() => void)[] = [];
   /** What this batch took, per trace, for its journal record (taken()). */
   private readonly takenIn = new Map<string, TakenInTrace>();
-  /** The trace of each call entry this batch reached. */
-  private readonly located = new Map<CallEntry, string>();
+  /** This batch's number: the entries it reached carry it, with their trace (CallEntry.reachedBy). */
+  private readonly serial = ++serials;
   /** Hold keys (Ledger.holds) this batch set, until commit() or rollback(). */
   private readonly held: number[] = [];
   /** Entries this batch made live (Ledger.live), let go of when it settles. */
@@ -58,8 +61,13 @@ export class LedgerTxn {
 
   /** The batch changed this entry: it goes into the journal record in its state at commit. */
   private touched(entry: CallEntry): void {
-    const at = this.located.get(entry);
-    if (at !== undefined) this.takenOf(at).calls.add(entry);
+    if (entry.reachedBy === this.serial) this.takenOf(entry.reachedIn!).calls.add(entry);
+  }
+
+  /** This batch reached the entry, in this trace (see touched). */
+  private reached(entry: CallEntry, traceId: string): void {
+    entry.reachedBy = this.serial;
+    entry.reachedIn = traceId;
   }
 
   /** The object of call slot k, live until this batch settles. */
@@ -116,7 +124,7 @@ export class LedgerTxn {
     const k = this.ledger.tables.findCall(s, h64[0]!, h64[1]!);
     if (k === NONE) return undefined;
     const e = this.keep(k);
-    this.located.set(e, traceId);
+    this.reached(e, traceId);
     return e;
   }
 
@@ -152,7 +160,7 @@ export class LedgerTxn {
       entry.at = NONE;
     });
     this.hold(thi, tlo, khi, klo);
-    this.located.set(entry, traceId);
+    this.reached(entry, traceId);
     this.takenOf(traceId, s).calls.add(entry);
     return true;
   }
@@ -215,7 +223,7 @@ export class LedgerTxn {
       const e = ledger.live.get(k);
       const p = e?.pending;
       if (p === undefined || p.call.heldFor !== 'span' || p.call.spanId !== spanId) continue;
-      this.located.set(e!, traceId);
+      this.reached(e!, traceId);
       (out ??= []).push(e!);
     }
     return out ? out.reverse() : [];
@@ -269,12 +277,12 @@ export class LedgerTxn {
       const e = this.keep(k);
       if (!want(e)) continue;
       if (ah !== 0 && (t.cPair[k]! & 0x3ff) === ah) {
-        this.located.set(e, traceId);
+        this.reached(e, traceId);
         return e;
       }
       byName ??= e;
     }
-    if (byName) this.located.set(byName, traceId);
+    if (byName) this.reached(byName, traceId);
     return byName;
   }
 
@@ -286,7 +294,7 @@ export class LedgerTxn {
 
   private release(): void {
     const { holds } = this.ledger;
-    for (const k of this.held) if (holds.get(k) === this) holds.delete(k);
+    for (const k of this.held) holds.release(k, this);
     this.held.length = 0;
     for (const e of this.kept) this.ledger.release(e);
     this.kept.length = 0;

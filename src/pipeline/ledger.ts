@@ -18,6 +18,7 @@
 import { OUTCOMES } from '../model.js';
 import { CALL, h64, HOLD_SPAN, hashJoined, hashKey, pairOf, TRACE } from './dedupe-hash.js';
 import { DedupeTables, NONE, OVERFLOWED, ANY_SERVICE_SPANS } from './dedupe-tables.js';
+import { HoldTable } from './hold-table.js';
 import { LedgerTxn } from './ledger-txn.js';
 import {
   type CallEntry,
@@ -62,7 +63,7 @@ export class Ledger {
    * number, no string built per claim. Two holds under one number only make a batch wait for an
    * unrelated one to settle, never decide a duplicate.
    */
-  readonly holds = new Map<number, LedgerTxn>();
+  readonly holds = new HoldTable<LedgerTxn>();
   private readonly models: string[] = [];
   private readonly modelIndex = new Map<string, number>();
   private readonly names = new Map<number, string>();
