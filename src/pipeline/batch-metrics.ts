@@ -5,7 +5,7 @@
  * flow reads as one flow; the settle path (settle.ts) moves the same metrics through this.
  */
 import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
-import { OUTCOMES, type OutcomeName } from '../model.js';
+import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { CallEntry } from './ledger.js';
@@ -226,4 +226,11 @@ export function batchAttributes(
   };
   for (const o of OUTCOMES) attrs[`toolwatch.calls.${o}`] = byOutcome[o];
   return attrs;
+}
+
+/** The failed calls of a batch (its summary). */
+export function failuresIn(calls: readonly CheckedCall[]): number {
+  let n = 0;
+  for (const c of calls) if (isFailure(c.outcome.outcome)) n++;
+  return n;
 }

@@ -15,7 +15,8 @@ import {
   type SourceName,
 } from '../model.js';
 import type { StoreRedactor } from '../redact/stored.js';
-import type { CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
+import type { BatchExtension, CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
+import type { BatchSink, PipelineDeps } from './ports.js';
 import { minuteOf } from '../store/store.js';
 import { storableText } from '../store/storable-text.js';
 import type { ExecutionToRecord } from './merge.js';
@@ -249,4 +250,24 @@ function summarize(errors: readonly { instancePath: string; message: string }[])
     .slice(0, 3)
     .map((e) => `${e.instancePath || '/'} ${e.message}`)
     .join('; ');
+}
+
+/**
+ * The rows a batch's own transaction carries besides its calls' (built without a spread per part):
+ * the sinks', the caller's (`extend`), the failure contexts' (`context`), the counted calls'.
+ */
+export function batchExtensions(
+  deps: Pick<PipelineDeps, 'sinks' | 'counted'>,
+  input: Parameters<BatchSink['collect']>[0],
+  labels: readonly CallLabels[],
+  extend: ((calls: readonly CheckedCall[]) => readonly BatchExtension[]) | undefined,
+  context: BatchExtension | undefined,
+): BatchExtension[] {
+  const out: BatchExtension[] = [];
+  if (deps.sinks) for (const sink of deps.sinks) for (const x of sink.collect(input)) out.push(x);
+  if (extend) for (const x of extend(input.calls)) out.push(x);
+  if (context) out.push(context);
+  const counted = deps.counted?.extension(input.calls, labels, input.facts);
+  if (counted !== undefined) out.push(counted);
+  return out;
 }
