@@ -44,8 +44,6 @@ function finish(): void {
 export const TRACE = 1;
 export const SPAN = 2;
 export const CALL = 3;
-/** A span id held by an unsettled batch, whatever its service (ledger.ts: holdKey). */
-export const HOLD_SPAN = 4;
 /** A model span remembered for GenAI log records (log-join.ts): trace id + span id. */
 export const MODEL_SPAN = 5;
 
@@ -54,6 +52,21 @@ export function hashKey(domain: number, first: string, second?: string): void {
   b = 0x41c6ce57 ^ domain;
   feed(first);
   if (second !== undefined) feed(second);
+  finish();
+}
+
+/** hashKey(domain, first) as it stood before `second` was fed: left by hashKeyAndFirst. */
+export const hFirst = new Int32Array(2);
+
+/** hashKey(domain, first, second) into h64, and hashKey(domain, first) into hFirst, in one pass over `first`. */
+export function hashKeyAndFirst(domain: number, first: string, second: string): void {
+  a = 0xdeadbeef ^ domain;
+  b = 0x41c6ce57 ^ domain;
+  feed(first);
+  finish();
+  hFirst[0] = h64[0]!;
+  hFirst[1] = h64[1]!;
+  feed(second);
   finish();
 }
 

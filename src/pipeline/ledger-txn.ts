@@ -3,7 +3,7 @@
  * held (`settled`) until then: a resend of the batch waits for the original instead of being taken for
  * a duplicate of something never stored. What it took per trace is its journal record (taken()).
  */
-import { CALL, h64, HOLD_SPAN, hashKey, pairOf, SPAN } from './dedupe-hash.js';
+import { CALL, h64, hashKey, hashKeyAndFirst, hFirst, pairOf, SPAN } from './dedupe-hash.js';
 import { ANY_SERVICE_SPANS, NONE, OVERFLOWED } from './dedupe-tables.js';
 import type { CallToCount } from './merge.js';
 import {
@@ -94,9 +94,12 @@ export class LedgerTxn {
     const t = ledger.tables;
     const thi = t.tHi[s]!;
     const tlo = t.tLo[s]!;
-    hashKey(SPAN, spanId, service);
+    // The span's key (id and service), and the id's alone for its hold.
+    hashKeyAndFirst(SPAN, spanId, service);
     const hi = h64[0]!;
     const lo = h64[1]!;
+    const idHi = hFirst[0]!;
+    const idLo = hFirst[1]!;
     if (t.hasSpan(s, hi, lo)) return false;
     if (t.tFlags[s]! & ANY_SERVICE_SPANS) {
       hashKey(SPAN, spanId, ANY_SERVICE);
@@ -107,8 +110,7 @@ export class LedgerTxn {
       if (t.holds(s, thi, tlo)) t.removeSpan(s, hi, lo);
     });
     // Held by span id alone: a span of another service under the same ids waits for this batch, no more.
-    hashKey(HOLD_SPAN, spanId);
-    this.hold(thi, tlo, h64[0]!, h64[1]!);
+    this.hold(thi, tlo, idHi, idLo);
     this.takenOf(traceId, s).spans.push(hi, lo);
     return true;
   }

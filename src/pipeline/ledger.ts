@@ -16,7 +16,7 @@
  * tool-span-only call of a huge trace, but never counts one call twice.
  */
 import { OUTCOMES } from '../model.js';
-import { CALL, h64, HOLD_SPAN, hashJoined, hashKey, pairOf, TRACE } from './dedupe-hash.js';
+import { CALL, h64, hashJoined, hashKey, pairOf, SPAN, TRACE } from './dedupe-hash.js';
 import { DedupeTables, NONE, OVERFLOWED, ANY_SERVICE_SPANS } from './dedupe-tables.js';
 import { HoldTable } from './hold-table.js';
 import { LedgerTxn } from './ledger-txn.js';
@@ -159,7 +159,7 @@ export class Ledger {
     this.hashTrace(traceId);
     const thi = h64[0]!;
     const tlo = h64[1]!;
-    if (kind === 'span') hashKey(HOLD_SPAN, key);
+    if (kind === 'span') hashKey(SPAN, key);
     else if (keyPrefix !== undefined) hashJoined(CALL, keyPrefix, key);
     else hashKey(CALL, key);
     return this.holds.get(holdKey(thi, tlo, h64[0]!, h64[1]!));
@@ -359,7 +359,7 @@ export class Ledger {
 
 /**
  * A span id's or call key's hold in a trace, in 30 bits (see Ledger.holds): the trace id's hash (thi,
- * tlo) mixed with the key's (khi, klo: HOLD_SPAN of the span id, or CALL of the call key), which the
+ * tlo) mixed with the key's (khi, klo: SPAN of the span id alone, or CALL of the call key), which the
  * ledger has at hand when it takes them.
  */
 export function holdKey(thi: number, tlo: number, khi: number, klo: number): number {
