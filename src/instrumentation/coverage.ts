@@ -93,8 +93,13 @@ function hasCalls(f: SpanFacts): boolean {
   return f.proposals.length > 0 || f.execution !== undefined || (f.summaryCalls?.length ?? 0) > 0;
 }
 
+/** Attribute keys whose pattern is kept (CoverageTracker.patternOf), and the longest such key. */
+const MAX_PATTERNS = 4096;
+const MAX_PATTERN_KEY = 256;
+
 export class CoverageTracker {
   private readonly entries = new Map<string, Entry>();
+  private readonly patterns = new Map<string, string | null>();
   readonly options: Readonly<CoverageOptions>;
   // The spans of one export share their scope and resource strings: the last row found is tried first.
   private lastScope: string | undefined;
@@ -120,9 +125,24 @@ export class CoverageTracker {
     if (facts === undefined) e.unrecognizedSpans++;
     else if (hasCalls(facts)) return 'llm';
     e.llmSpansWithoutCalls++;
-    const max = this.options.maxLength;
-    for (const k of Object.keys(span.attributes)) if (isLlmKey(k)) e.keys.add(keyPattern(k, max));
+    for (const k of Object.keys(span.attributes)) {
+      const p = this.patternOf(k);
+      if (p !== null) e.keys.add(p);
+    }
     return facts === undefined ? 'unrecognized' : 'llm';
+  }
+
+  /**
+   * The key's pattern (keyPattern), or null for a key no LLM instrumentation writes. Spans of one
+   * instrumentation carry the same keys over and over: the answers are kept for up to MAX_PATTERNS
+   * keys (short ones only), so a repeat costs one lookup.
+   */
+  private patternOf(k: string): string | null {
+    const known = this.patterns.get(k);
+    if (known !== undefined) return known;
+    const p = isLlmKey(k) ? keyPattern(k, this.options.maxLength) : null;
+    if (this.patterns.size < MAX_PATTERNS && k.length <= MAX_PATTERN_KEY) this.patterns.set(k, p);
+    return p;
   }
 
   /** A counted call, attributed to the scope and service of the span it was counted from (`budget`: its sender's). */

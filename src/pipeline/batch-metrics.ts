@@ -5,7 +5,7 @@
  * flow reads as one flow; the settle path (settle.ts) moves the same metrics through this.
  */
 import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
-import { OUTCOMES, type OutcomeName } from '../model.js';
+import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { CallEntry } from './ledger.js';
@@ -84,21 +84,25 @@ export class BatchMetrics {
     budgetOf: (i: number) => string | undefined,
   ): void {
     const m = this.deps.metrics;
+    // Summed per label set, then one inc each, in the order the sets first appear (so a new series
+    // takes its place in the exposition as a call-by-call inc would put it): a batch's calls share a
+    // few label sets, and prom-client hashes and validates the labels on every inc.
+    const sums = new LabelSums();
     for (let i = 0; i < calls.length; i++) {
       const o = calls[i]!.outcome;
-      const l = labels[i]!;
-      const { service, model, tool } = l.metric;
-      m.toolCalls.inc({ service, model, tool, outcome: o.outcome, source });
-      if (o.outcome === 'unvalidated') m.unvalidated.inc({ service, reason: o.reason });
-      else if (o.outcome === 'InvalidJson') m.invalidJson.inc({ service, reason: o.cause });
+      const { service, model, tool } = labels[i]!.metric;
+      sums.add(m.toolCalls, service, model, tool, o.outcome, source);
+      if (o.outcome === 'unvalidated') sums.add(m.unvalidated, service, o.reason);
+      else if (o.outcome === 'InvalidJson') sums.add(m.invalidJson, service, o.cause);
       const entry = entries[i];
       if (entry) {
         entry.outcome = o.outcome;
         // Its execution's stored row takes the call's stored model.
-        entry.model = l.model;
+        entry.model = labels[i]!.model;
         this.deps.ledger.counted(entry);
       }
     }
+    sums.inc();
     this.deps.trajectories?.calls(calls, labels, nowMs);
     const coverage = this.deps.coverage;
     if (coverage) {
@@ -115,6 +119,79 @@ export class BatchMetrics {
     if (duplicates) m.duplicateSpans.inc(duplicates);
   }
 }
+
+type Counter = { inc(labels: never, n: number): void };
+
+/** A label set's count in one batch and the counter it goes to: the values in the counter's label order. */
+interface LabelSum {
+  counter: Counter;
+  a: string;
+  b: string;
+  c: string | undefined;
+  d: string | undefined;
+  e: string | undefined;
+  n: number;
+}
+
+/**
+ * One batch's counts per counter and label set. A batch holds a few sets: found by comparing their
+ * values (no key string built and hashed per call), past SCAN_LIMIT sets through a map as well.
+ */
+class LabelSums {
+  private readonly sums: LabelSum[] = [];
+  private byKey: Map<string, LabelSum> | undefined;
+
+  /** One call of `counter` under (service, model, tool, outcome, source), or (service, reason) for two-label counters. */
+  add(counter: Counter, a: string, b: string, c?: string, d?: string, e?: string): void {
+    const sums = this.sums;
+    if (this.byKey === undefined) {
+      for (let i = 0; i < sums.length; i++) {
+        const x = sums[i]!;
+        if (x.counter === counter && x.a === a && x.b === b && x.c === c && x.d === d && x.e === e) {
+          x.n++;
+          return;
+        }
+      }
+      sums.push({ counter, a, b, c, d, e, n: 1 });
+      if (sums.length >= SCAN_LIMIT) {
+        this.byKey = new Map();
+        for (const x of sums) this.byKey.set(keyOf(x.counter, x.a, x.b, x.c, x.d, x.e), x);
+      }
+      return;
+    }
+    const k = keyOf(counter, a, b, c, d, e);
+    const had = this.byKey.get(k);
+    if (had) had.n++;
+    else {
+      const x = { counter, a, b, c, d, e, n: 1 };
+      sums.push(x);
+      this.byKey.set(k, x);
+    }
+  }
+
+  /** Each set's sum into its counter, in the order the sets first appeared. */
+  inc(): void {
+    for (const x of this.sums) {
+      const labels =
+        x.c === undefined
+          ? { service: x.a, reason: x.b }
+          : { service: x.a, model: x.b, tool: x.c, outcome: x.d, source: x.e };
+      x.counter.inc(labels as never, x.n);
+    }
+  }
+}
+
+/** Label sets compared one by one up to this many in a batch. */
+const SCAN_LIMIT = 32;
+
+/** Counters are told apart by their first call's object: a number per counter seen. */
+const counterIds = new WeakMap<Counter, number>();
+function keyOf(counter: Counter, a: string, b: string, c?: string, d?: string, e?: string): string {
+  let id = counterIds.get(counter);
+  if (id === undefined) counterIds.set(counter, (id = nextCounterId++));
+  return `${id}\u0000${a}\u0000${b}\u0000${c ?? ''}\u0000${d ?? ''}\u0000${e ?? ''}`;
+}
+let nextCounterId = 0;
 
 /** The outcome and model label each call of a batch is counted with, by its ledger entry (for the journal). */
 export function countedAs(
@@ -149,4 +226,11 @@ export function batchAttributes(
   };
   for (const o of OUTCOMES) attrs[`toolwatch.calls.${o}`] = byOutcome[o];
   return attrs;
+}
+
+/** The failed calls of a batch (its summary). */
+export function failuresIn(calls: readonly CheckedCall[]): number {
+  let n = 0;
+  for (const c of calls) if (isFailure(c.outcome.outcome)) n++;
+  return n;
 }

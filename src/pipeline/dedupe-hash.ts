@@ -14,6 +14,12 @@ let b = 0;
 
 /** Parts are fed with a separator no UTF-16 code unit equals, so ("ab", "c") and ("a", "bc") differ. */
 function feed(s: string): void {
+  feedUnits(s);
+  a = Math.imul(a ^ 0x10001, 2654435761);
+  b = Math.imul(b ^ 0x10001, 1597334677);
+}
+
+function feedUnits(s: string): void {
   let x = a;
   let y = b;
   for (let i = 0; i < s.length; i++) {
@@ -21,8 +27,8 @@ function feed(s: string): void {
     x = Math.imul(x ^ c, 2654435761);
     y = Math.imul(y ^ c, 1597334677);
   }
-  a = Math.imul(x ^ 0x10001, 2654435761);
-  b = Math.imul(y ^ 0x10001, 1597334677);
+  a = x;
+  b = y;
 }
 
 function finish(): void {
@@ -38,8 +44,6 @@ function finish(): void {
 export const TRACE = 1;
 export const SPAN = 2;
 export const CALL = 3;
-/** A span id held by an unsettled batch, whatever its service (ledger.ts: holdKey). */
-export const HOLD_SPAN = 4;
 /** A model span remembered for GenAI log records (log-join.ts): trace id + span id. */
 export const MODEL_SPAN = 5;
 
@@ -48,6 +52,30 @@ export function hashKey(domain: number, first: string, second?: string): void {
   b = 0x41c6ce57 ^ domain;
   feed(first);
   if (second !== undefined) feed(second);
+  finish();
+}
+
+/** hashKey(domain, first) as it stood before `second` was fed: left by hashKeyAndFirst. */
+export const hFirst = new Int32Array(2);
+
+/** hashKey(domain, first, second) into h64, and hashKey(domain, first) into hFirst, in one pass over `first`. */
+export function hashKeyAndFirst(domain: number, first: string, second: string): void {
+  a = 0xdeadbeef ^ domain;
+  b = 0x41c6ce57 ^ domain;
+  feed(first);
+  finish();
+  hFirst[0] = h64[0]!;
+  hFirst[1] = h64[1]!;
+  feed(second);
+  finish();
+}
+
+/** hashKey(domain, prefix + rest), without building the joined string (a call key `id:<call id>`). */
+export function hashJoined(domain: number, prefix: string, rest: string): void {
+  a = 0xdeadbeef ^ domain;
+  b = 0x41c6ce57 ^ domain;
+  feedUnits(prefix);
+  feed(rest);
   finish();
 }
 
@@ -65,8 +93,18 @@ export function nameHash(name: string): number {
  * equal arguments among calls of one name (the fallback is the oldest by name).
  */
 export function pairOf(name: string, argsRaw: string | undefined): number {
-  return ((nameHash(name) & 0x3fffff) << 10) | (argsHash(argsRaw) & 0x3ff);
+  // A sighting is paired (findUnpaired) and then remembered (place) by the same name and arguments:
+  // the last answer saves walking the arguments a second time.
+  if (name === lastName && argsRaw === lastArgs) return lastPair;
+  lastPair = ((nameHash(name) & 0x3fffff) << 10) | (argsHash(argsRaw) & 0x3ff);
+  lastName = name;
+  lastArgs = argsRaw;
+  return lastPair;
 }
+
+let lastName: string | undefined;
+let lastArgs: string | undefined;
+let lastPair = 0;
 
 /**
  * 32 bits of raw arguments with JSON whitespace outside strings left out, so `{"a": 1}` and `{"a":1}`

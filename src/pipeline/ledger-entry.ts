@@ -27,6 +27,13 @@ export interface CallEntry {
   atLo?: number;
   /** @internal The hash of its name and arguments as remembered (pairOf). */
   pair?: number;
+  /**
+   * @internal The batch (LedgerTxn serial) that last reached it, and in which trace: where a change
+   * it makes goes in its journal record. On the entry, not in a map per batch: a batch's merge runs
+   * without a wait, so no other batch reaches entries meanwhile.
+   */
+  reachedBy?: number;
+  reachedIn?: string | undefined;
 }
 
 /** A call entry with every field present from the start (one shape for all keeps V8's in-object layout). */
@@ -52,6 +59,8 @@ export function callEntry(
     atHi: 0,
     atLo: 0,
     pair: undefined,
+    reachedBy: 0,
+    reachedIn: undefined,
   };
 }
 
@@ -73,6 +82,9 @@ export interface PendingCall {
 /** What one batch took in one trace: the spans it claimed (hash pairs) and the calls it added or changed. */
 export interface TakenInTrace {
   traceId: string;
+  /** The trace id's hash (dedupe-hash.ts TRACE), when the taker had it at hand. */
+  hi?: number;
+  lo?: number;
   /** [hi, lo, hi, lo, …] of the span keys. */
   spans: number[];
   calls: Set<CallEntry>;

@@ -54,12 +54,30 @@ export function journalRecord(
   counted?: CountedAs,
 ): LedgerRecord | undefined {
   const models: string[] = [];
-  const words: number[] = [];
-  let traces = 0;
-  for (const t of taken) {
-    traces++;
-    hashKey(TRACE, t.traceId);
-    words.push(h64[0]!, h64[1]!, t.spans.length / 2, t.calls.size, t.overflowed ? 1 : 0, ...t.spans);
+  const list = Array.isArray(taken) ? (taken as readonly TakenInTrace[]) : [...taken];
+  if (list.length === 0) return undefined;
+  let n = 0;
+  for (const t of list) n += 5 + t.spans.length + 4 * t.calls.size;
+  // The words straight into the record's bytes (little-endian, as read back: decodeWords), in a
+  // scratch array kept between records (only the base64 text of it leaves).
+  if (scratch.length < n) scratch = new Int32Array(Math.max(n, scratch.length * 2));
+  const words = scratch;
+  let w = 0;
+  for (const t of list) {
+    // The trace id's hash as the ledger took it (TakenInTrace.hi/lo), else hashed again.
+    if (t.hi !== undefined && t.lo !== undefined) {
+      words[w++] = t.hi;
+      words[w++] = t.lo;
+    } else {
+      hashKey(TRACE, t.traceId);
+      words[w++] = h64[0]!;
+      words[w++] = h64[1]!;
+    }
+    words[w++] = t.spans.length / 2;
+    words[w++] = t.calls.size;
+    words[w++] = t.overflowed ? 1 : 0;
+    words.set(t.spans, w);
+    w += t.spans.length;
     for (const e of t.calls) {
       let state = flagsOf(e);
       const as = counted?.(e) ?? (e.outcome !== undefined ? ([e.outcome, e.model ?? ''] as const) : undefined);
@@ -68,14 +86,26 @@ export function journalRecord(
         if (m < 0) m = models.push(as[1]) - 1;
         state |= ((OUTCOMES.indexOf(as[0]) + 1) << OUTCOME_SHIFT) | (m << MODEL_SHIFT);
       }
-      words.push(e.atHi ?? 0, e.atLo ?? 0, state, e.pair ?? pairOf(e.name, e.argsRaw));
+      words[w++] = e.atHi ?? 0;
+      words[w++] = e.atLo ?? 0;
+      words[w++] = state;
+      words[w++] = e.pair ?? pairOf(e.name, e.argsRaw);
     }
   }
-  if (traces === 0) return undefined;
-  const buf = Buffer.allocUnsafe(words.length * 4);
-  for (let i = 0; i < words.length; i++) buf.writeInt32LE(words[i]! | 0, i * 4);
-  return { timeMs, traces, body: JSON.stringify([VERSION, models, buf.toString('base64')]) };
+  return { timeMs, traces: list.length, body: JSON.stringify([VERSION, models, base64Of(words, n)]) };
 }
+
+let scratch = new Int32Array(1024);
+
+/** The first n words' bytes, little-endian whatever the machine's order, in base64. */
+function base64Of(words: Int32Array, n: number): string {
+  if (LITTLE_ENDIAN) return Buffer.from(words.buffer, words.byteOffset, n * 4).toString('base64');
+  const buf = Buffer.allocUnsafe(n * 4);
+  for (let i = 0; i < n; i++) buf.writeInt32LE(words[i]!, i * 4);
+  return buf.toString('base64');
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
 

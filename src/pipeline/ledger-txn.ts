@@ -3,7 +3,7 @@
  * held (`settled`) until then: a resend of the batch waits for the original instead of being taken for
  * a duplicate of something never stored. What it took per trace is its journal record (taken()).
  */
-import { CALL, h64, HOLD_SPAN, hashKey, pairOf, SPAN } from './dedupe-hash.js';
+import { CALL, h64, hashKey, hashKeyAndFirst, hFirst, pairOf, SPAN } from './dedupe-hash.js';
 import { ANY_SERVICE_SPANS, NONE, OVERFLOWED } from './dedupe-tables.js';
 import type { CallToCount } from './merge.js';
 import {
@@ -16,12 +16,15 @@ import {
   type TakenInTrace,
 } from './ledger.js';
 
+/** Batches begun so far (LedgerTxn.serial). */
+let serials = 0;
+
 export class LedgerTxn {
   private readonly undoLog: (() => void)[] = [];
   /** What this batch took, per trace, for its journal record (taken()). */
   private readonly takenIn = new Map<string, TakenInTrace>();
-  /** The trace of each call entry this batch reached. */
-  private readonly located = new Map<CallEntry, string>();
+  /** This batch's number: the entries it reached carry it, with their trace (CallEntry.reachedBy). */
+  private readonly serial = ++serials;
   /** Hold keys (Ledger.holds) this batch set, until commit() or rollback(). */
   private readonly held: number[] = [];
   /** Entries this batch made live (Ledger.live), let go of when it settles. */
@@ -35,22 +38,36 @@ export class LedgerTxn {
     private readonly nowMs: number,
   ) {}
 
-  private hold(traceId: string, domain: number, key: string): void {
-    const k = holdKey(traceId, domain, key);
+  /** Holds a key (hash khi, klo) of the trace whose id hashes to (thi, tlo): see holdKey. */
+  private hold(thi: number, tlo: number, khi: number, klo: number): void {
+    const k = holdKey(thi, tlo, khi, klo);
     this.ledger.holds.set(k, this);
     this.held.push(k);
   }
 
-  private takenOf(traceId: string): TakenInTrace {
+  /** `s`: the trace's slot, when at hand (its record then keeps the trace id's hash). */
+  private takenOf(traceId: string, s?: number): TakenInTrace {
     let x = this.takenIn.get(traceId);
-    if (!x) this.takenIn.set(traceId, (x = { traceId, spans: [], calls: new Set() }));
+    if (!x) {
+      x = { traceId, spans: [], calls: new Set() };
+      if (s !== undefined) {
+        x.hi = this.ledger.tables.tHi[s]!;
+        x.lo = this.ledger.tables.tLo[s]!;
+      }
+      this.takenIn.set(traceId, x);
+    }
     return x;
   }
 
   /** The batch changed this entry: it goes into the journal record in its state at commit. */
   private touched(entry: CallEntry): void {
-    const at = this.located.get(entry);
-    if (at !== undefined) this.takenOf(at).calls.add(entry);
+    if (entry.reachedBy === this.serial) this.takenOf(entry.reachedIn!).calls.add(entry);
+  }
+
+  /** This batch reached the entry, in this trace (see touched). */
+  private reached(entry: CallEntry, traceId: string): void {
+    entry.reachedBy = this.serial;
+    entry.reachedIn = traceId;
   }
 
   /** The object of call slot k, live until this batch settles. */
@@ -77,9 +94,12 @@ export class LedgerTxn {
     const t = ledger.tables;
     const thi = t.tHi[s]!;
     const tlo = t.tLo[s]!;
-    hashKey(SPAN, spanId, service);
+    // The span's key (id and service), and the id's alone for its hold.
+    hashKeyAndFirst(SPAN, spanId, service);
     const hi = h64[0]!;
     const lo = h64[1]!;
+    const idHi = hFirst[0]!;
+    const idLo = hFirst[1]!;
     if (t.hasSpan(s, hi, lo)) return false;
     if (t.tFlags[s]! & ANY_SERVICE_SPANS) {
       hashKey(SPAN, spanId, ANY_SERVICE);
@@ -90,8 +110,8 @@ export class LedgerTxn {
       if (t.holds(s, thi, tlo)) t.removeSpan(s, hi, lo);
     });
     // Held by span id alone: a span of another service under the same ids waits for this batch, no more.
-    this.hold(traceId, HOLD_SPAN, spanId);
-    this.takenOf(traceId).spans.push(hi, lo);
+    this.hold(thi, tlo, idHi, idLo);
+    this.takenOf(traceId, s).spans.push(hi, lo);
     return true;
   }
 
@@ -106,7 +126,7 @@ export class LedgerTxn {
     const k = this.ledger.tables.findCall(s, h64[0]!, h64[1]!);
     if (k === NONE) return undefined;
     const e = this.keep(k);
-    this.located.set(e, traceId);
+    this.reached(e, traceId);
     return e;
   }
 
@@ -126,12 +146,14 @@ export class LedgerTxn {
         this.undoLog.push(() => {
           if (t.holds(s, thi, tlo)) t.tFlags[s]! &= ~OVERFLOWED;
         });
-        this.takenOf(traceId).overflowed = true;
+        this.takenOf(traceId, s).overflowed = true;
       }
       return false;
     }
     hashKey(CALL, key);
-    const k = ledger.place(s, h64[0]!, h64[1]!, entry);
+    const khi = h64[0]!;
+    const klo = h64[1]!;
+    const k = ledger.place(s, khi, klo, entry);
     this.kept.push(entry);
     this.undoLog.push(() => {
       if (!ledger.valid(entry)) return;
@@ -139,9 +161,9 @@ export class LedgerTxn {
       t.removeCall(s, k);
       entry.at = NONE;
     });
-    this.hold(traceId, CALL, key);
-    this.located.set(entry, traceId);
-    this.takenOf(traceId).calls.add(entry);
+    this.hold(thi, tlo, khi, klo);
+    this.reached(entry, traceId);
+    this.takenOf(traceId, s).calls.add(entry);
     return true;
   }
 
@@ -203,7 +225,7 @@ export class LedgerTxn {
       const e = ledger.live.get(k);
       const p = e?.pending;
       if (p === undefined || p.call.heldFor !== 'span' || p.call.spanId !== spanId) continue;
-      this.located.set(e!, traceId);
+      this.reached(e!, traceId);
       (out ??= []).push(e!);
     }
     return out ? out.reverse() : [];
@@ -257,12 +279,12 @@ export class LedgerTxn {
       const e = this.keep(k);
       if (!want(e)) continue;
       if (ah !== 0 && (t.cPair[k]! & 0x3ff) === ah) {
-        this.located.set(e, traceId);
+        this.reached(e, traceId);
         return e;
       }
       byName ??= e;
     }
-    if (byName) this.located.set(byName, traceId);
+    if (byName) this.reached(byName, traceId);
     return byName;
   }
 
@@ -274,7 +296,7 @@ export class LedgerTxn {
 
   private release(): void {
     const { holds } = this.ledger;
-    for (const k of this.held) if (holds.get(k) === this) holds.delete(k);
+    for (const k of this.held) holds.release(k, this);
     this.held.length = 0;
     for (const e of this.kept) this.ledger.release(e);
     this.kept.length = 0;

@@ -16,8 +16,9 @@
  * tool-span-only call of a huge trace, but never counts one call twice.
  */
 import { OUTCOMES } from '../model.js';
-import { CALL, h64, HOLD_SPAN, hashKey, pairOf, TRACE } from './dedupe-hash.js';
+import { CALL, h64, hashJoined, hashKey, pairOf, SPAN, TRACE } from './dedupe-hash.js';
 import { DedupeTables, NONE, OVERFLOWED, ANY_SERVICE_SPANS } from './dedupe-tables.js';
+import { HoldTable } from './hold-table.js';
 import { LedgerTxn } from './ledger-txn.js';
 import {
   type CallEntry,
@@ -62,10 +63,13 @@ export class Ledger {
    * number, no string built per claim. Two holds under one number only make a batch wait for an
    * unrelated one to settle, never decide a duplicate.
    */
-  readonly holds = new Map<number, LedgerTxn>();
+  readonly holds = new HoldTable<LedgerTxn>();
   private readonly models: string[] = [];
   private readonly modelIndex = new Map<string, number>();
   private readonly names = new Map<number, string>();
+  private lastTrace: string | undefined;
+  private lastHi = 0;
+  private lastLo = 0;
 
   constructor(
     private readonly opts: LedgerOptions,
@@ -150,20 +154,42 @@ export class Ledger {
    * The unsettled batch that took this span (`span` kind, by span id) or call key (`call`) of the trace, if
    * another batch than `self` did; a caller awaits its `settled` before deciding about duplicates.
    */
-  heldBy(traceId: string, kind: 'span' | 'call', key: string): LedgerTxn | undefined {
+  heldBy(traceId: string, kind: 'span' | 'call', key: string, keyPrefix?: string): LedgerTxn | undefined {
     if (this.holds.size === 0) return undefined;
-    return this.holds.get(holdKey(traceId, kind === 'span' ? HOLD_SPAN : CALL, key));
+    this.hashTrace(traceId);
+    const thi = h64[0]!;
+    const tlo = h64[1]!;
+    if (kind === 'span') hashKey(SPAN, key);
+    else if (keyPrefix !== undefined) hashJoined(CALL, keyPrefix, key);
+    else hashKey(CALL, key);
+    return this.holds.get(holdKey(thi, tlo, h64[0]!, h64[1]!));
+  }
+
+  /**
+   * @internal Leaves the trace id's hash (TRACE) in h64. A batch asks about one trace's spans and
+   * calls in a row: the last trace id's hash is kept.
+   */
+  hashTrace(traceId: string): void {
+    if (traceId === this.lastTrace) {
+      h64[0] = this.lastHi;
+      h64[1] = this.lastLo;
+      return;
+    }
+    hashKey(TRACE, traceId);
+    this.lastTrace = traceId;
+    this.lastHi = h64[0]!;
+    this.lastLo = h64[1]!;
   }
 
   /** @internal A trace's slot when the ledger has it (NONE otherwise), never creating it. */
   known(traceId: string): number {
-    hashKey(TRACE, traceId);
+    this.hashTrace(traceId);
     return this.tables.find(h64[0]!, h64[1]!);
   }
 
   /** @internal The trace's slot, touched now; created (undone by `undo`) when new. */
   slot(traceId: string, nowMs: number, undo: (() => void)[]): number {
-    hashKey(TRACE, traceId);
+    this.hashTrace(traceId);
     const hi = h64[0]!;
     const lo = h64[1]!;
     const t = this.tables;
@@ -331,10 +357,15 @@ export class Ledger {
   }
 }
 
-/** A span id's or call key's hold in a trace, in 30 bits (see Ledger.holds). */
-export function holdKey(traceId: string, domain: number, key: string): number {
-  hashKey(domain, traceId, key);
-  return (h64[1]! ^ (h64[0]! << 5)) & 0x3fffffff;
+/**
+ * A span id's or call key's hold in a trace, in 30 bits (see Ledger.holds): the trace id's hash (thi,
+ * tlo) mixed with the key's (khi, klo: SPAN of the span id alone, or CALL of the call key), which the
+ * ledger has at hand when it takes them.
+ */
+export function holdKey(thi: number, tlo: number, khi: number, klo: number): number {
+  const x = Math.imul(klo ^ tlo, 0x9e3779b1);
+  const y = Math.imul(khi ^ thi, 0x85ebca6b);
+  return (x ^ (y >>> 7) ^ (x >>> 16)) & 0x3fffffff;
 }
 
 export const pendingKey = (traceId: string, key: string): string => `${traceId}\u0000${key}`;

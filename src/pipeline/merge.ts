@@ -59,11 +59,6 @@ export interface Merged {
 
 const rawOf = (a: ToolArgs): string | undefined => (a.kind === 'none' ? undefined : a.raw);
 
-const NO_ORIGIN = Object.freeze({});
-/** The scope fields of a call counted from `f`, when its facts were read from a span. */
-const originOf = (f: SpanFacts): { scope?: string; scopeVersion?: string } =>
-  f.scope === undefined ? NO_ORIGIN : { scope: f.scope, scopeVersion: f.scopeVersion ?? '' };
-
 /** Proposals before executions, so within a batch the richer sighting is the one classified. */
 function order(a: SpanFacts, b: SpanFacts): number {
   return (a.execution ? 1 : 0) - (b.execution ? 1 : 0) || a.startTimeMs - b.startTimeMs;
@@ -93,8 +88,8 @@ export function unsettledOwners(facts: readonly SpanFacts[], ledger: Ledger): Pr
   for (const f of facts) {
     if (f.proposals.length === 0 && !f.execution) continue;
     note(ledger.heldBy(f.traceId, 'span', f.spanId));
-    for (const p of f.proposals) if (p.callId) note(ledger.heldBy(f.traceId, 'call', `id:${p.callId}`));
-    if (f.execution?.callId) note(ledger.heldBy(f.traceId, 'call', `id:${f.execution.callId}`));
+    for (const p of f.proposals) if (p.callId) note(ledger.heldBy(f.traceId, 'call', p.callId, 'id:'));
+    if (f.execution?.callId) note(ledger.heldBy(f.traceId, 'call', f.execution.callId, 'id:'));
   }
   return owners ? [...owners].map((t) => t.settled) : [];
 }
@@ -251,22 +246,27 @@ function withSchemaOf(call: CallToCount, toolSpanDefs: readonly ToolDef[] | unde
   return { ...call, offered, schemaFrom: 'tool_span' };
 }
 
-/** A call to count as its span reports it: a proposal (fromExecution false), a summary, or a tool span. */
+/**
+ * A call to count as its span reports it: a proposal (fromExecution false), a summary, or a tool span.
+ * Built field by field in one fixed order (what a pending call's stored payload shows), without the
+ * spread of a fresh object per optional field: one object per call.
+ */
 function callOf(f: SpanFacts, c: CallSighting | ToolExecution, timeMs: number, fromExecution: boolean): CallToCount {
-  return {
-    traceId: f.traceId,
-    spanId: f.spanId,
-    ...(c.callId ? { callId: c.callId } : {}),
-    service: f.service,
-    model: f.model ?? '',
-    name: c.name,
-    args: c.args,
-    ...(f.offered ? { offered: f.offered } : {}),
-    timeMs,
-    fromExecution,
-    ...originOf(f),
-    ...(f.finishReasons ? { finishReasons: f.finishReasons } : {}),
-  };
+  const call: CallToCount = { traceId: f.traceId, spanId: f.spanId } as CallToCount;
+  if (c.callId) call.callId = c.callId;
+  call.service = f.service;
+  call.model = f.model ?? '';
+  call.name = c.name;
+  call.args = c.args;
+  if (f.offered) call.offered = f.offered;
+  call.timeMs = timeMs;
+  call.fromExecution = fromExecution;
+  if (f.scope !== undefined) {
+    call.scope = f.scope;
+    call.scopeVersion = f.scopeVersion ?? '';
+  }
+  if (f.finishReasons) call.finishReasons = f.finishReasons;
+  return call;
 }
 
 function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merged, ctx: MergeContext): void {

@@ -8,7 +8,6 @@
  * the client's retry counts no call twice (the ledger remembers the batch's spans).
  */
 import type { CheckedCall, LogEvent, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
-import { isFailure } from '../model.js';
 import { labelBudget } from '../metrics/label-cap.js';
 import {
   DEFAULT_TOOL_ERROR_RULES,
@@ -25,6 +24,7 @@ import { logEventSpans } from '../normalize/log-events.js';
 import { encodePending, storedPendingKey } from './pending-payload.js';
 import { journalRecord } from './ledger-journal.js';
 import {
+  batchExtensions,
   buildWrite,
   callLabels,
   executionLabels,
@@ -33,7 +33,7 @@ import {
   type ExecutionLabels,
   type WritePlan,
 } from './write-batch.js';
-import { BatchMetrics, batchAttributes, countedAs } from './batch-metrics.js';
+import { BatchMetrics, batchAttributes, countedAs, failuresIn } from './batch-metrics.js';
 import { CallChecker } from './call-check.js';
 import { Settler } from './settle.js';
 
@@ -278,12 +278,7 @@ export class Pipeline implements SpanConsumer {
         pendingRemove: merged.cancelled.map((c) => storedPendingKey(c.traceId, c.key)),
         // What the batch took, for the next process (ledger-journal.ts).
         ledger: journalRecord(txn.taken(), now, countedAs(merged.entries, calls, labels)),
-        extensions: [
-          ...(deps.sinks ?? []).flatMap((sink) => sink.collect({ source, facts, calls, writer })),
-          ...(extend?.(calls) ?? []),
-          ...(context ? [context.extension] : []),
-          ...[deps.counted?.extension(calls, labels, facts)].filter((x) => x !== undefined),
-        ],
+        extensions: batchExtensions(deps, { source, facts, calls, writer }, labels, extend, context?.extension),
       };
       writing = true;
       await deps.store.write(batch);
@@ -325,7 +320,7 @@ export class Pipeline implements SpanConsumer {
     const summary: IngestSummary = {
       spans: spanCount,
       calls: calls.length,
-      failures: calls.filter((c) => isFailure(c.outcome.outcome)).length,
+      failures: failuresIn(calls),
       executions: merged.executions.length,
       deferred: merged.deferred.length,
       duplicateSpans: merged.duplicateSpans,

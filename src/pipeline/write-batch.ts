@@ -15,7 +15,8 @@ import {
   type SourceName,
 } from '../model.js';
 import type { StoreRedactor } from '../redact/stored.js';
-import type { CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
+import type { BatchExtension, CallAggregate, ExecutionAggregate, FailureDrop, FailureRecord } from '../store/store.js';
+import type { BatchSink, PipelineDeps } from './ports.js';
 import { minuteOf } from '../store/store.js';
 import { storableText } from '../store/storable-text.js';
 import type { ExecutionToRecord } from './merge.js';
@@ -158,7 +159,7 @@ export function buildWrite(
   nowMs: number,
   redactor: StoreRedactor,
 ): WritePlan {
-  const aggregates = new Map<string, CallAggregate>();
+  const aggregates = new CallMinutes();
   const failures: FailureRecord[] = [];
   const drops = new Map<string, { minute: number; service: string; tool: string; dropped: number }>();
   const capUse = new Map<string, number>();
@@ -171,10 +172,7 @@ export function buildWrite(
     const o = c.outcome;
     const minute = minuteOf(c.timeMs);
     const reason = o.outcome === 'unvalidated' ? o.reason : o.outcome === 'InvalidJson' ? o.cause : '';
-    const key = `${minute}\u0000${service}\u0000${model}\u0000${tool}\u0000${o.outcome}\u0000${reason}`;
-    const agg = aggregates.get(key);
-    if (agg) agg.count++;
-    else aggregates.set(key, { minute, source, service, model, tool, outcome: o.outcome, reason, count: 1 });
+    aggregates.count(minute, source, service, model, tool, o.outcome, reason);
 
     if (o.outcome !== 'InvalidJson' && o.outcome !== 'UnknownName' && o.outcome !== 'SchemaMismatch') continue;
     const capKey = `${minute}|${service}|${tool}`;
@@ -233,7 +231,7 @@ export function buildWrite(
 
   return {
     rows: {
-      callAggregates: [...aggregates.values()],
+      callAggregates: aggregates.rows,
       executionAggregates: [...execAggs.values()],
       failures,
       failureDrops: [...drops.values()],
@@ -244,9 +242,87 @@ export function buildWrite(
   };
 }
 
+/**
+ * A batch's call minutes, in the order first seen. A batch's calls fall in a few rows: a row is found
+ * by comparing its fields (no key string built and hashed per call), past SCAN_LIMIT rows through a
+ * map as well.
+ */
+class CallMinutes {
+  readonly rows: CallAggregate[] = [];
+  private byKey: Map<string, CallAggregate> | undefined;
+
+  count(
+    minute: number,
+    source: SourceName,
+    service: string,
+    model: string,
+    tool: string,
+    outcome: CallAggregate['outcome'],
+    reason: string,
+  ): void {
+    const rows = this.rows;
+    if (this.byKey === undefined) {
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        if (
+          r.minute === minute &&
+          r.tool === tool &&
+          r.outcome === outcome &&
+          r.service === service &&
+          r.model === model &&
+          r.reason === reason
+        ) {
+          r.count++;
+          return;
+        }
+      }
+      rows.push({ minute, source, service, model, tool, outcome, reason, count: 1 });
+      if (rows.length >= SCAN_LIMIT) {
+        this.byKey = new Map();
+        for (const r of rows) this.byKey.set(minuteKey(r.minute, r.service, r.model, r.tool, r.outcome, r.reason), r);
+      }
+      return;
+    }
+    const key = minuteKey(minute, service, model, tool, outcome, reason);
+    const had = this.byKey.get(key);
+    if (had) had.count++;
+    else {
+      const r = { minute, source, service, model, tool, outcome, reason, count: 1 };
+      rows.push(r);
+      this.byKey.set(key, r);
+    }
+  }
+}
+
+/** Rows compared one by one up to this many in a batch. */
+const SCAN_LIMIT = 32;
+
+const minuteKey = (minute: number, service: string, model: string, tool: string, outcome: string, reason: string) =>
+  `${minute}\u0000${service}\u0000${model}\u0000${tool}\u0000${outcome}\u0000${reason}`;
+
 function summarize(errors: readonly { instancePath: string; message: string }[]): string {
   return errors
     .slice(0, 3)
     .map((e) => `${e.instancePath || '/'} ${e.message}`)
     .join('; ');
+}
+
+/**
+ * The rows a batch's own transaction carries besides its calls' (built without a spread per part):
+ * the sinks', the caller's (`extend`), the failure contexts' (`context`), the counted calls'.
+ */
+export function batchExtensions(
+  deps: Pick<PipelineDeps, 'sinks' | 'counted'>,
+  input: Parameters<BatchSink['collect']>[0],
+  labels: readonly CallLabels[],
+  extend: ((calls: readonly CheckedCall[]) => readonly BatchExtension[]) | undefined,
+  context: BatchExtension | undefined,
+): BatchExtension[] {
+  const out: BatchExtension[] = [];
+  if (deps.sinks) for (const sink of deps.sinks) for (const x of sink.collect(input)) out.push(x);
+  if (extend) for (const x of extend(input.calls)) out.push(x);
+  if (context) out.push(context);
+  const counted = deps.counted?.extension(input.calls, labels, input.facts);
+  if (counted !== undefined) out.push(counted);
+  return out;
 }

@@ -14,32 +14,91 @@ export interface GroupCounts {
 }
 
 export function groupCounts(batches: readonly WriteBatch[]): GroupCounts {
-  const calls = new Map<string, CallAggregate>();
-  const execs = new Map<string, ExecutionAggregate>();
-  const drops = new Map<string, FailureDrop>();
+  const calls = new Summed(CALL_ROWS);
+  const execs = new Summed(EXECUTION_ROWS);
+  const drops = new Summed(DROP_ROWS);
   for (const b of batches) {
-    for (const r of b.callAggregates) {
-      const k = `${r.minute}\u0000${r.source}\u0000${r.service}\u0000${r.model}\u0000${r.tool}\u0000${r.outcome}\u0000${r.reason}`;
-      const had = calls.get(k);
-      if (had) had.count += r.count;
-      else calls.set(k, { ...r });
+    for (const r of b.callAggregates) calls.add(r);
+    for (const r of b.executionAggregates) execs.add(r);
+    for (const r of b.failureDrops) drops.add(r);
+  }
+  return { callAggregates: calls.rows, executionAggregates: execs.rows, failureDrops: drops.rows };
+}
+
+/** How rows of one table are told apart and summed. */
+interface RowKind<T> {
+  same(a: T, b: T): boolean;
+  key(r: T): string;
+  add(into: T, r: T): void;
+}
+
+const CALL_ROWS: RowKind<CallAggregate> = {
+  same: (a, b) =>
+    a.minute === b.minute &&
+    a.tool === b.tool &&
+    a.outcome === b.outcome &&
+    a.service === b.service &&
+    a.model === b.model &&
+    a.source === b.source &&
+    a.reason === b.reason,
+  key: (r) =>
+    `${r.minute}\u0000${r.source}\u0000${r.service}\u0000${r.model}\u0000${r.tool}\u0000${r.outcome}\u0000${r.reason}`,
+  add: (into, r) => void (into.count += r.count),
+};
+
+const EXECUTION_ROWS: RowKind<ExecutionAggregate> = {
+  same: (a, b) =>
+    a.minute === b.minute &&
+    a.tool === b.tool &&
+    a.status === b.status &&
+    a.callOutcome === b.callOutcome &&
+    a.service === b.service &&
+    a.model === b.model &&
+    a.source === b.source,
+  key: (r) =>
+    `${r.minute}\u0000${r.source}\u0000${r.service}\u0000${r.model}\u0000${r.tool}\u0000${r.status}\u0000${r.callOutcome}`,
+  add: (into, r) => void (into.count += r.count),
+};
+
+const DROP_ROWS: RowKind<FailureDrop> = {
+  same: (a, b) => a.minute === b.minute && a.tool === b.tool && a.service === b.service,
+  key: (r) => `${r.minute}\u0000${r.service}\u0000${r.tool}`,
+  add: (into, r) => void (into.dropped += r.dropped),
+};
+
+/** Rows compared one by one up to this many (a group's usual few), then found through a map by key. */
+const SCAN_LIMIT = 32;
+
+/** Rows summed per key in the order first seen; each a copy (the batches' own rows stay as they are). */
+class Summed<T extends object> {
+  readonly rows: T[] = [];
+  private byKey: Map<string, T> | undefined;
+
+  constructor(private readonly kind: RowKind<T>) {}
+
+  add(r: T): void {
+    const { rows, kind } = this;
+    if (this.byKey === undefined) {
+      for (let i = 0; i < rows.length; i++) {
+        if (kind.same(rows[i]!, r)) {
+          kind.add(rows[i]!, r);
+          return;
+        }
+      }
+      rows.push({ ...r });
+      if (rows.length >= SCAN_LIMIT) {
+        this.byKey = new Map();
+        for (const x of rows) this.byKey.set(kind.key(x), x);
+      }
+      return;
     }
-    for (const r of b.executionAggregates) {
-      const k = `${r.minute}\u0000${r.source}\u0000${r.service}\u0000${r.model}\u0000${r.tool}\u0000${r.status}\u0000${r.callOutcome}`;
-      const had = execs.get(k);
-      if (had) had.count += r.count;
-      else execs.set(k, { ...r });
-    }
-    for (const r of b.failureDrops) {
-      const k = `${r.minute}\u0000${r.service}\u0000${r.tool}`;
-      const had = drops.get(k);
-      if (had) had.dropped += r.dropped;
-      else drops.set(k, { ...r });
+    const k = kind.key(r);
+    const had = this.byKey.get(k);
+    if (had) kind.add(had, r);
+    else {
+      const copy = { ...r };
+      rows.push(copy);
+      this.byKey.set(k, copy);
     }
   }
-  return {
-    callAggregates: [...calls.values()],
-    executionAggregates: [...execs.values()],
-    failureDrops: [...drops.values()],
-  };
 }
