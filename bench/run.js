@@ -4,7 +4,8 @@
  *   1. fixtures: 200 distinct OTLP/protobuf bodies of 100 GenAI-heavy spans (bench/fixtures.js)
  *   2. baseline: bench/baseline.js (Fastify + toolwatch's decodeProtobuf, nothing else) pinned to
  *      one core, max throughput from the load generator pinned to the other core
- *   3. toolwatch: `node dist/main.js` (defaults, SQLite in a temp dir) pinned to the same core, alone:
+ *   3. toolwatch: `node dist/main.js` (defaults, SQLite in a temp dir; npm start's GLIBC_TUNABLES and node
+ *      flags) pinned to the same core, alone:
  *      max throughput until its one-call-one-count memory is full (dedupe.max_traces, 200,000 by
  *      default: the steady state of a busy instance), max throughput in that steady state (the figure
  *      the ratio uses), then a fixed
@@ -839,10 +840,24 @@ async function startBaseline(cpus) {
   return { child, port: ready.port };
 }
 
-/** The node flags `npm start` uses (and the Dockerfile's CMD), so the benchmark runs toolwatch as users do. */
-function startFlags() {
-  const start = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
-  return start.split(/\s+/).filter((w) => w.startsWith('--') && w !== '--enable-source-maps');
+/**
+ * How `npm start` starts toolwatch (the Dockerfile's ENV and CMD say the same): its leading
+ * `NAME=value` words (the allocator's settings, GLIBC_TUNABLES) and its node flags, so the benchmark
+ * runs toolwatch as users do. The variables go to toolwatch only, not to the baseline or the load
+ * generator; one set in the benchmark's own environment wins (`GLIBC_TUNABLES= node bench/run.js`: without).
+ */
+function startCommand() {
+  const words = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
+    .scripts.start.split(/\s+/)
+    .filter(Boolean);
+  const env = {};
+  let i = 0;
+  for (; i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]); i++) {
+    const eq = words[i].indexOf('=');
+    env[words[i].slice(0, eq)] = words[i].slice(eq + 1);
+  }
+  const flags = words.slice(i).filter((w) => w.startsWith('--') && w !== '--enable-source-maps');
+  return { env, flags };
 }
 
 /** A throwaway PostgreSQL cluster for --store postgres: its URL, or undefined (with a message) when it cannot be had. */
@@ -970,14 +985,16 @@ async function startToolwatch(cpus, pgUrl, { name = 'toolwatch', config = '' } =
       : '# toolwatch benchmark: every setting at its default\n') + config,
   );
   const port = await freePort();
+  const start = startCommand();
   const nodeArgs = [
-    ...startFlags(),
+    ...start.flags,
     ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
     ...(args['node-flags'] ? String(args['node-flags']).split(' ').filter(Boolean) : []),
   ];
   const child = spawnPinned(cpus.server, [process.execPath, ...nodeArgs, path.join(DIST, 'main.js')], {
     cwd: ROOT,
     env: {
+      ...start.env,
       ...process.env,
       TOOLWATCH_CONFIG: configFile,
       PORT: String(port),

@@ -57,4 +57,21 @@ describe('the Docker image', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // docs/operations.md "Node flags": the allocator's settings and the node flags were
+  // measured together; the image must run what `npm start` (and so the benchmark) runs.
+  it('starts node as `npm start` does: the same allocator settings (GLIBC_TUNABLES) and node flags', () => {
+    const start = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string;
+    const words = start.split(/\s+/).filter(Boolean);
+    const assignments = words.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w));
+    const startEnv = Object.fromEntries(
+      assignments.map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+    );
+    expect(Object.keys(startEnv)).toEqual(['GLIBC_TUNABLES']);
+    expect(env.GLIBC_TUNABLES).toBe(startEnv.GLIBC_TUNABLES);
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')));
+    expect(cmd).not.toBeNull();
+    expect(JSON.parse(cmd![1]!)).toEqual(words.slice(assignments.length));
+  });
 });
