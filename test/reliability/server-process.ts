@@ -85,11 +85,32 @@ export interface StartOptions {
   env?: Record<string, string>;
 }
 
+/** `npm start`'s leading `NAME=value` words (the allocator's settings) and its node flags. */
+function startCommand(): { env: Record<string, string>; flags: string[] } {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/).filter(Boolean);
+  const env: Record<string, string> = {};
+  let i = 0;
+  for (; i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!); i++) {
+    const eq = words[i]!.indexOf('=');
+    env[words[i]!.slice(0, eq)] = words[i]!.slice(eq + 1);
+  }
+  return { env, flags: words.slice(i).filter((w) => w.startsWith('--')) };
+}
+
 export async function startServer(opts: StartOptions): Promise<ServerProcess> {
   const main = await buildOnce();
-  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=32', main, '--config', opts.configFile], {
+  const start = startCommand();
+  const child: ChildProcess = spawn(process.execPath, [...start.flags, main, '--config', opts.configFile], {
     cwd: path.dirname(opts.configFile),
-    env: { PATH: process.env.PATH ?? '', PORT: String(opts.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...opts.env },
+    env: {
+      ...start.env,
+      PATH: process.env.PATH ?? '',
+      PORT: String(opts.port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...opts.env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
