@@ -106,3 +106,113 @@ describe('TrajectorySink', () => {
     }
   });
 });
+
+describe('a stored step’s payload', () => {
+  /** The step as one object, in the order its fields are set (toStep, then omitted, then seq): its JSON is the payload. */
+  function sinkPayloads(facts: SpanFacts[], r: StoreRedactor): string[] {
+    let writes: readonly TrajectoryWrite[] = [];
+    const store = {
+      trajectories: { ingestExtension: (w: readonly TrajectoryWrite[]) => ((writes = w), () => {}) },
+    } as unknown as JudgeStore;
+    const sink = new TrajectorySink({
+      project: 'default',
+      policy: { sampleRate: 1, serviceRates: {} },
+      store,
+      now: () => 7,
+      redactor: r,
+    });
+    sink.collect({ source: 'otlp', facts, calls: [] });
+    return writes[0]!.steps.map((s) => s.payload);
+  }
+
+  const rich = (): SpanFacts[] => {
+    const m = model('01', 1000.5, 'c1');
+    Object.assign(m, { outputText: 'Shipped.', error: 'boom', inputTokens: 12, outputTokens: 3 });
+    const agent = { ...tool('00', 999, 'x'), role: 'agent', execution: undefined } as SpanFacts;
+    const t = tool('02', 1002.25, 'c1');
+    t.execution!.status = 'server_error';
+    t.execution!.errorType = 'Timeout';
+    return [agent, m, t];
+  };
+
+  it('is the JSON of the whole step, its offered tools, omitted fields and arrival order in their places', () => {
+    // A redactor that cannot handle the model's answer: it is left out, and `omitted` says so.
+    const inner = storeRedactor('secrets');
+    const r: StoreRedactor = {
+      level: 'secrets',
+      json: (v) => inner.json(v),
+      text: (v) => (v === 'Shipped.' ? { ok: false, reason: 'nope' } : inner.text(v)),
+    };
+    const args = (inner.json(ARGS) as { value: string }).value;
+    expect(args).not.toBe(ARGS);
+    const [modelPayload, toolPayload] = sinkPayloads(rich(), r);
+    // Byte for byte, so the order of the keys is checked too; the agent span is no step and takes no seq.
+    expect(modelPayload).toBe(
+      JSON.stringify({
+        kind: 'model',
+        spanId: '01',
+        startMs: 1000.5,
+        endMs: 1001.5,
+        calls: [{ name: 'lookup_order', callId: 'c1', arguments: args }],
+        model: 'gpt-4o',
+        userMessage: USER,
+        error: 'boom',
+        inputTokens: 12,
+        outputTokens: 3,
+        offered: [{ name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object' } }],
+        omitted: 'outputText: nope',
+        seq: 7000,
+      }),
+    );
+    expect(toolPayload).toBe(
+      JSON.stringify({
+        kind: 'tool',
+        spanId: '02',
+        startMs: 1002.25,
+        endMs: 1003.25,
+        name: 'lookup_order',
+        status: 'error',
+        callId: 'c1',
+        arguments: args,
+        errorType: 'server_error: Timeout',
+        result: '{"status":"shipped"}',
+        seq: 7001,
+      }),
+    );
+  });
+
+  it('unredacted (store.redact_arguments: none), and a model span that offered no tools', () => {
+    const facts = rich();
+    const bare = { ...model('03', 1010, 'c3'), offered: undefined, userMessage: undefined } as SpanFacts;
+    const [m, , b] = sinkPayloads([...facts, bare], storeRedactor('none'));
+    expect(JSON.parse(m!)).toMatchObject({ outputText: 'Shipped.', userMessage: USER, seq: 7000 });
+    expect(m).toBe(
+      JSON.stringify({
+        kind: 'model',
+        spanId: '01',
+        startMs: 1000.5,
+        endMs: 1001.5,
+        calls: [{ name: 'lookup_order', callId: 'c1', arguments: ARGS }],
+        model: 'gpt-4o',
+        userMessage: USER,
+        outputText: 'Shipped.',
+        error: 'boom',
+        inputTokens: 12,
+        outputTokens: 3,
+        offered: [{ name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object' } }],
+        seq: 7000,
+      }),
+    );
+    expect(b).toBe(
+      JSON.stringify({
+        kind: 'model',
+        spanId: '03',
+        startMs: 1010,
+        endMs: 1011,
+        calls: [{ name: 'lookup_order', callId: 'c3', arguments: ARGS }],
+        model: 'gpt-4o',
+        seq: 7002,
+      }),
+    );
+  });
+});
