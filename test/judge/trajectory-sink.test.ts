@@ -2,13 +2,21 @@
  * What the judge writes at ingest for a candidate trace costs once per distinct value in a batch: a
  * call's arguments (on the model's proposal and on the tool span) and a trace's user message (on each
  * of its model spans) go through the store's redactor once, the offered tools are turned into their
- * stored form once per definitions list — and the steps stored are exactly the redactor's answers.
+ * stored form once per definitions list — and the steps stored are exactly the redactor's answers;
+ * a step's payload is the JSON of the whole step, byte for byte; at the defaults a fifth of traces
+ * are candidates.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import type { SpanFacts, ToolDef } from '../../src/model.js';
 import { storeRedactor, type StoreRedactor } from '../../src/redact/stored.js';
 import type { JudgeStore, TrajectoryWrite } from '../../src/judge/store.js';
 import { TrajectorySink } from '../../src/judge/trajectory.js';
+import { maxProbability, samplePosition } from '../../src/judge/sampler.js';
+import { policyOf } from '../../src/judge/service.js';
 
 const TRACE = 'ab'.repeat(16);
 const ARGS = '{"email":"ada@example.com","password":"hunter2","order_id":"ORD-123456"}';
@@ -214,5 +222,44 @@ describe('a stored step’s payload', () => {
         seq: 7002,
       }),
     );
+  });
+});
+
+describe('candidates at the defaults', () => {
+  it('a fifth of traces (feedback_rate 0.2, the highest default rate): the others cost one hash and write nothing', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toolwatch-judge-defaults-'));
+    try {
+      const cfg = loadConfig({ cwd: dir, env: {}, overrides: { judge: { enabled: true, model: 'm' } } }).judge;
+      expect([cfg.sampleRate, cfg.feedbackRate, cfg.failedRate]).toEqual([0.02, 0.2, undefined]);
+      const policy = policyOf(cfg);
+      expect(maxProbability(policy)).toBe(0.2);
+      // Trace ids on either side of 0.2, found by their position.
+      const ids = Array.from({ length: 200 }, (_, i) => i.toString(16).padStart(32, '0'));
+      const below = ids.filter((id) => samplePosition(cfg.project, id) < 0.2);
+      const above = ids.filter((id) => samplePosition(cfg.project, id) >= 0.2);
+      expect(below.length / ids.length).toBeGreaterThan(0.1);
+      expect(below.length / ids.length).toBeLessThan(0.3);
+      let writes: readonly TrajectoryWrite[] = [];
+      const store = {
+        trajectories: { ingestExtension: (w: readonly TrajectoryWrite[]) => ((writes = w), () => {}) },
+      } as unknown as JudgeStore;
+      const sink = new TrajectorySink({
+        project: cfg.project,
+        policy,
+        store,
+        now: () => 1,
+        redactor: storeRedactor('secrets'),
+      });
+      const facts = [...below.slice(0, 3), ...above.slice(0, 3)].map((traceId) => ({
+        ...model('01', 1000, 'c1'),
+        traceId,
+      }));
+      const ext = sink.collect({ source: 'otlp', facts, calls: [] });
+      expect(ext).toHaveLength(1);
+      expect(writes.map((w) => w.traceId)).toEqual(below.slice(0, 3));
+      expect(sink.collect({ source: 'otlp', facts: facts.slice(3), calls: [] })).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
