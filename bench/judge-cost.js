@@ -1,13 +1,24 @@
 /**
- * --judge: what enabling the judge at its defaults costs ingest. `judge.feedback_rate: 1` (the
- * default) makes every trace a candidate whose steps are redacted and written at ingest (see "What
- * candidates cost" in docs/judge.md), so a second toolwatch — every setting at its default but
- * `judge.enabled: true`, a model and the local stand-in (bench/judge-stand-in.js) as its endpoint —
- * goes through the main run's own steps: fill the dedupe memory at max, max with it full, then the
- * main run's fixed rate (½ its max). CPU per batch at that rate (no batch shed there, so the figure is
- * not skewed by 503s on a busy machine) and peak RSS are compared with the main (judge off) run's.
- * Exported: runJudgeCost(h, opts) → the figures; judgeCostRows(r, off, verdict) → the table rows.
+ * --judge: what enabling the judge at its defaults costs ingest. Every trace whose sampling position
+ * is below the highest configured rate is a candidate whose steps are redacted and written at ingest
+ * (see "What candidates cost" in docs/judge.md); at the defaults that rate is `judge.feedback_rate:
+ * 0.2`, so about a fifth of the traces (`feedback_rate: 1` made every trace one). A second toolwatch —
+ * every setting at its default but `judge.enabled: true`, a model and the local stand-in
+ * (bench/judge-stand-in.js) as its endpoint — goes through the main run's own steps: fill the dedupe
+ * memory at max, max with it full, then the main run's fixed rate (½ its max). CPU per batch at that
+ * rate (no batch shed there, so the figure is not skewed by 503s on a busy machine) and peak RSS are
+ * compared with the main (judge off) run's; the rates are read back from the instance's /api/judge,
+ * so the rows name the share they measured.
+ * Exported: runJudgeCost(h, opts) → the figures; judgeCostRows(r, off, verdict) → the table rows;
+ * judgeIngestCost(opts) → the in-process figures of `node bench/judge-cost.js` (below).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { generateFixtures } from './fixtures.js';
 import { startJudgeStandIn } from './judge-stand-in.js';
 
 export const TARGET_JUDGE_FACTOR = 1.3;
@@ -25,7 +36,8 @@ export async function runJudgeCost(h, { fillRequests, rate, rateDuration }) {
       name: 'judge-on',
       config: `judge:\n  enabled: true\n  model: bench-stand-in\n  base_url: ${standIn.url}\n`,
     });
-    h.log(`judge on at its defaults (feedback_rate 1: every trace a candidate), pid ${tw.child.pid}`);
+    const sampling = (await (await fetch(`http://127.0.0.1:${tw.port}/api/judge`)).json()).sampling;
+    h.log(`judge on at its defaults (${candidatesText(sampling)}), pid ${tw.child.pid}`);
     let fill;
     if (fillRequests > 0) {
       fill = await h.load(tw, 'max', { runId: 30, warmup: 0, duration: 900, requests: fillRequests });
@@ -41,6 +53,7 @@ export async function runJudgeCost(h, { fillRequests, rate, rateDuration }) {
     await h.stopChild(tw.child, 15_000);
     const sent = (fill?.total.calls ?? 0) + max.total.calls + fixed.total.calls;
     const result = {
+      sampling,
       fill,
       max,
       fixed,
@@ -56,6 +69,20 @@ export async function runJudgeCost(h, { fillRequests, rate, rateDuration }) {
   } finally {
     await standIn.close();
   }
+}
+
+/** The rates of /api/judge's `sampling` as the share of traces that are candidates, e.g. `feedback_rate 0.2: 20 % of traces candidates`. */
+export function candidatesText(s) {
+  const rates = [
+    ['sample_rate', s.sampleRate],
+    ['failed_rate', s.failedRate],
+    ['feedback_rate', s.feedbackRate],
+    ...Object.entries(s.serviceRates ?? {}).map(([k, v]) => [`service_rates.${k}`, v]),
+  ].filter(([, v]) => typeof v === 'number');
+  const [name, top] = rates.reduce((a, b) => (b[1] > a[1] ? b : a), ['none', 0]);
+  // A service's rate makes candidates of that service's traces only.
+  const share = `${name.startsWith('service_rates.') ? 'up to ' : ''}${Math.round(100 * top)} %`;
+  return `${name} ${top}: ${share} of traces candidates`;
 }
 
 export function judgeCostProblems(r) {
@@ -83,7 +110,7 @@ export function judgeCostRows(r, off, verdict) {
     const base = cpuPerBatch(off.fixed);
     const f = on / base;
     rows.push([
-      `judge enabled at its defaults: CPU ms per batch at ${Math.round(r.fixed.spansPerS).toLocaleString('en-US')} spans/s ÷ judge off`,
+      `judge enabled at its defaults (${candidatesText(r.sampling)}): CPU ms per batch at ${Math.round(r.fixed.spansPerS).toLocaleString('en-US')} spans/s ÷ judge off`,
       `${f.toFixed(2)}× (${on.toFixed(2)} / ${base.toFixed(2)})`,
       `≤ ${TARGET_JUDGE_FACTOR}×`,
       verdict(f <= TARGET_JUDGE_FACTOR),
@@ -92,11 +119,218 @@ export function judgeCostRows(r, off, verdict) {
   if (r.rss && off.rss) {
     const f = r.rss.hwmMb / off.rss.hwmMb;
     rows.push([
-      'judge enabled at its defaults: peak RSS ÷ judge off',
+      `judge enabled at its defaults (${candidatesText(r.sampling)}): peak RSS ÷ judge off`,
       `${f.toFixed(2)}× (${r.rss.hwmMb.toFixed(0)} / ${off.rss.hwmMb.toFixed(0)} MB)`,
       `≤ ${TARGET_JUDGE_FACTOR}×`,
       verdict(f <= TARGET_JUDGE_FACTOR),
     ]);
   }
   return rows;
+}
+
+/**
+ * In-process, by process CPU time: what the judge's sink adds to an ingest batch — collect (the
+ * candidates' steps built, redacted and serialised; reading a step's user message parses the
+ * span's input history, which nothing else reads) and its statements in a SQLite transaction (a
+ * file database in WAL mode with the store's pragmas and every migration, its own SQL port), beside
+ * the same number of empty transactions. Every round sends the fixture bodies once more with fresh
+ * trace ids (as bench/load.js does) through the real Pipeline (default config, in-memory store) with
+ * a recording sink, untimed, then hands what the pipeline gave the sink to a TrajectorySink at the
+ * judge's defaults (or `feedbackRate`), timed. `grow` rounds first fill the database untimed, as a
+ * busy instance's is. Returns CPU ms per 100-span batch: median collect and SQL over the rounds
+ * after the first, the candidate share, and step rows and bytes per batch; beside them the
+ * pipeline's own CPU per batch in the same rounds (decode, normalize, check, count, its in-memory
+ * store; no HTTP), so the judge's share is measured under the same load.
+ */
+export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6, grow = 0, feedbackRate } = {}) {
+  const dir = path.resolve(dist);
+  const load = (p) => import(pathToFileURL(path.join(dir, p)).href);
+  const [
+    { decodeProtobuf },
+    { loadConfig },
+    { builtinDialects },
+    { Pipeline },
+    { Ledger },
+    { SqliteStore, migrateSqlite },
+    { SqliteSql },
+    { ToolRegistry },
+    { SchemaCache },
+    { LabelCap },
+    { createMetrics },
+    { storeRedactor },
+    { TrajectoryTracker },
+    { storedName },
+    { TrajectorySink },
+    { JudgeStore },
+    { policyOf },
+    { maxProbability },
+  ] = await Promise.all(
+    [
+      'sources/otlp/decode-protobuf.js',
+      'config.js',
+      'normalize/dialects.js',
+      'pipeline/pipeline.js',
+      'pipeline/ledger.js',
+      'store/sqlite.js',
+      'store/sqlite-sql.js',
+      'check/registry.js',
+      'check/schema-cache.js',
+      'metrics/label-cap.js',
+      'metrics/registry.js',
+      'redact/stored.js',
+      'efficiency/tracker.js',
+      'pipeline/write-batch.js',
+      'judge/trajectory.js',
+      'judge/store.js',
+      'judge/service.js',
+      'judge/sampler.js',
+    ].map(load),
+  );
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const config = loadConfig({ cwd: path.dirname(fileURLToPath(import.meta.url)), env: {} });
+  const judge = { ...config.judge, enabled: true, ...(feedbackRate !== undefined ? { feedbackRate } : {}) };
+  const redactor = storeRedactor(config.store.redactArguments);
+  const { bodies: fixture, meta } = generateFixtures({ bodies, spansPerBody: 100, failRate: 0.1 });
+
+  let handed = [];
+  const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+  const clock = { steadyMs: 0 };
+  const pipeline = new Pipeline({
+    dialects: builtinDialects(),
+    registry: new ToolRegistry(),
+    schemas: new SchemaCache(),
+    check: config.check,
+    ledger: new Ledger(config.dedupe),
+    store,
+    metrics: createMetrics(),
+    labels: new LabelCap(config.metrics.maxLabelValues),
+    failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
+    redactor,
+    executionGraceMs: config.dedupe.executionGraceMs,
+    statusGraceMs: 0,
+    trajectories: new TrajectoryTracker(config.trajectories, storedName),
+    now: Date.now,
+    steady: () => clock.steadyMs,
+    sinks: [{ collect: (input) => (handed.push(input), []) }],
+    toolErrorRules: config.problems.toolErrorRules,
+  });
+  let traces = 0;
+  /** What the pipeline hands its sinks for every fixture body, sent with trace ids of `round`. */
+  const capture = async (round) => {
+    handed = [];
+    for (const [i, body] of fixture.entries()) {
+      const buf = Buffer.from(body);
+      for (const off of meta[i].traceIdOffsets) {
+        buf.writeUInt32BE(round >>> 0, off + 8);
+        buf.writeUInt32BE((i + 1) >>> 0, off + 12);
+      }
+      const decoded = decodeProtobuf(buf);
+      if (!decoded.ok) throw new Error(`a fixture body did not decode: ${decoded.message}`);
+      await pipeline.ingestSpans(decoded.spans);
+      clock.steadyMs += 1000;
+      if ((i + 1) % 50 === 0) await pipeline.settle(clock.steadyMs);
+    }
+    for (const input of handed) traces += new Set(input.facts.map((f) => f.traceId)).size;
+    return handed;
+  };
+
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'toolwatch-judge-cost-'));
+  const db = new Database(path.join(tmp, 'judge.db'));
+  try {
+    // The store's pragmas (src/store/sqlite.ts).
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = -4000');
+    migrateSqlite(db);
+    const port = new SqliteSql(db);
+    const sink = new TrajectorySink({
+      project: judge.project,
+      policy: policyOf(judge),
+      store: new JudgeStore(port),
+      now: Date.now,
+      redactor,
+    });
+    const write = (extensions) => {
+      db.exec('BEGIN IMMEDIATE');
+      for (const x of extensions) x(port.batchTx);
+      db.exec('COMMIT');
+    };
+    for (let r = 0; r < grow; r++) for (const input of await capture(1_000_000 + r)) write(sink.collect(input));
+    const before = db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(payload)), 0) AS b FROM judge_steps').get();
+    const per = [];
+    for (let r = 0; r < rounds; r++) {
+      const tc = cpu();
+      const inputs = await capture(r + 1);
+      const pipelineMs = cpu() - tc;
+      const t0 = cpu();
+      const extensions = inputs.map((input) => sink.collect(input));
+      const t1 = cpu();
+      for (const x of extensions) write(x);
+      const t2 = cpu();
+      for (const _ of extensions) write([]);
+      const t3 = cpu();
+      per.push({
+        pipeline: pipelineMs / inputs.length,
+        collect: (t1 - t0) / inputs.length,
+        sql: (t2 - t1 - (t3 - t2)) / inputs.length,
+      });
+    }
+    const after = db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(payload)), 0) AS b FROM judge_steps').get();
+    const candidates = db.prepare('SELECT COUNT(*) AS n FROM judge_trajectories').get().n;
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const timed = per.length > 1 ? per.slice(1) : per; // the first round warms the JIT and the statement cache
+    const batches = rounds * fixture.length;
+    return {
+      feedbackRate: judge.feedbackRate,
+      maxRate: maxProbability(policyOf(judge)),
+      candidateShare: candidates / Math.max(1, traces),
+      cpuMsPerBatch: {
+        pipeline: median(timed.map((x) => x.pipeline)),
+        collect: median(timed.map((x) => x.collect)),
+        sql: median(timed.map((x) => x.sql)),
+        rounds: timed,
+      },
+      stepRowsPerBatch: (after.n - before.n) / batches,
+      payloadBytesPerBatch: (after.b - before.b) / batches,
+    };
+  } finally {
+    db.close();
+    await store.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values: a } = parseArgs({
+    options: {
+      dist: { type: 'string', default: 'dist' },
+      rounds: { type: 'string', default: '6' },
+      bodies: { type: 'string', default: '200' },
+      grow: { type: 'string', default: '0' },
+      'feedback-rate': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const r = await judgeIngestCost({
+    dist: a.dist,
+    rounds: Number(a.rounds),
+    bodies: Number(a.bodies),
+    grow: Number(a.grow),
+    ...(a['feedback-rate'] !== undefined ? { feedbackRate: Number(a['feedback-rate']) } : {}),
+  });
+  if (a.json) process.stdout.write(`${JSON.stringify(r)}\n`);
+  else {
+    const f = (x) => x.toFixed(3);
+    const c = r.cpuMsPerBatch;
+    process.stdout.write(
+      `judge-cost (${a.dist}), feedback_rate ${r.feedbackRate} (highest rate ${r.maxRate}, candidates ${(100 * r.candidateShare).toFixed(1)} % of traces): ` +
+        `${r.stepRowsPerBatch.toFixed(1)} step rows, ${(r.payloadBytesPerBatch / 1024).toFixed(1)} KiB per batch\n` +
+        `  CPU ms per batch: collect ${f(c.collect)} [${c.rounds.map((x) => f(x.collect)).join(' ')}], ` +
+        `SQL ${f(c.sql)} [${c.rounds.map((x) => f(x.sql)).join(' ')}], total ${f(c.collect + c.sql)}; ` +
+        `the pipeline itself (judge off, no HTTP, in-memory store) ${f(c.pipeline)}: ×${((c.pipeline + c.collect + c.sql) / c.pipeline).toFixed(2)}\n`,
+    );
+  }
 }

@@ -20,8 +20,9 @@ export function judgeComponent(judge: Judge, s: JudgeSchedule): Component {
       const job = judge.job;
       if (!job) return;
       scheduler.every('judge', s.schedule, () => job.run());
-      // Idle candidates complete every minute, not only when a run starts: a candidate's steps (every
-      // trace's, with feedback_rate 1) are kept for about judge.idle + 1 minute, not up to an hour more.
+      // Idle candidates complete every minute, not only when a run starts: a candidate's steps (a fifth of
+      // all traces' at the default feedback_rate 0.2, every trace's at 1) are kept for about judge.idle +
+      // 1 minute, not up to an hour more.
       if (s.completeEveryMs > 0) scheduler.interval('judge-complete', s.completeEveryMs, () => job.complete());
       scheduler.every('judge-retention', '23 * * * *', () => judge.store.trajectories.prune(s.now() - s.retentionMs));
     },

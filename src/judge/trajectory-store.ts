@@ -28,15 +28,17 @@ export interface TrajectoryWrite {
   writer?: readonly string[] | undefined;
 }
 
-const MAX_STEP_ROWS_PER_STATEMENT = 200; // 6 parameters each: far below SQLite's limit
+// Rows per statement: 8 and 6 parameters each, far below either database's limit.
+const MAX_HEADER_ROWS_PER_STATEMENT = 200;
+const MAX_STEP_ROWS_PER_STATEMENT = 200;
 
 /**
  * A trajectory's service is the one it was first stored under and never changes (an earlier span of
  * another service only widens its time range); `writable` restricts which trajectories a batch may add to.
  */
-const upsertHeader = (writable: string) => `
+const upsertHeaders = (rows: number, writable: string) => `
   INSERT INTO judge_trajectories (trace_id, service, first_ms, end_ms, last_seen_ms, has_failure, position, status, updated_ms)
-  VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?)
+  VALUES ${Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?, 'open', ?)").join(', ')}
   ON CONFLICT (trace_id) DO UPDATE SET
     first_ms = CASE WHEN excluded.first_ms < judge_trajectories.first_ms THEN excluded.first_ms ELSE judge_trajectories.first_ms END,
     end_ms = CASE WHEN excluded.end_ms > judge_trajectories.end_ms THEN excluded.end_ms ELSE judge_trajectories.end_ms END,
@@ -47,44 +49,80 @@ const upsertHeader = (writable: string) => `
 
 /**
  * Steps only join an open trajectory (spans arriving after it completed are ignored, documented) whose
- * service the sender may write (`writable`).
+ * service the sender may write (`writable`). One statement per trace: its check runs once (a check
+ * per row against the row's own trace, for all traces of a batch in one statement, cost more).
  */
-function insertSteps(n: number, writable: string): string {
-  const row = '(?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?)';
-  return `INSERT INTO judge_steps (trace_id, span_id, start_ms, end_ms, kind, payload)
-    SELECT * FROM (VALUES ${Array.from({ length: n }, () => row).join(', ')}) AS v
-    WHERE EXISTS (SELECT 1 FROM judge_trajectories WHERE trace_id = ? AND status = 'open'${writable})
-    ON CONFLICT (trace_id, span_id) DO NOTHING`;
+const insertSteps = (rows: number, writable: string) => `
+  INSERT INTO judge_steps (trace_id, span_id, start_ms, end_ms, kind, payload)
+  SELECT * FROM (VALUES ${Array.from({ length: rows }, () => '(?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?)').join(', ')}) AS v
+  WHERE EXISTS (SELECT 1 FROM judge_trajectories WHERE trace_id = ? AND status = 'open'${writable})
+  ON CONFLICT (trace_id, span_id) DO NOTHING`;
+
+/**
+ * Statement texts by row count and writer clause, built once: the SQL port prepares a statement per
+ * distinct text, so one string per shape finds it again instead of building and hashing a new one.
+ */
+const texts = new Map<string, string>();
+function text(kind: 'headers' | 'steps', rows: number, writable: string): string {
+  const key = `${kind}:${rows}:${writable}`;
+  let t = texts.get(key);
+  if (t === undefined) {
+    if (texts.size >= 2000) texts.clear();
+    texts.set(key, (t = kind === 'headers' ? upsertHeaders(rows, writable) : insertSteps(rows, writable)));
+  }
+  return t;
 }
 
-function statementsFor(w: TrajectoryWrite, dialect: Sql['dialect']): [string, unknown[]][] {
-  // The sender's globs against the stored trajectory's service, as SQL and its parameters.
-  const globArgs: string[] = [];
-  const writable = w.writer
-    ? ` AND ${servicesMatch(dialect, 'judge_trajectories.service', w.writer, (v) => (globArgs.push(v), '?'))}`
-    : '';
-  const out: [string, unknown[]][] = [
-    [
-      upsertHeader(writable),
-      [
-        storableText(w.traceId),
-        storableText(w.service),
-        w.firstMs,
-        w.endMs,
-        w.seenMs,
-        w.hasFailure ? 1 : 0,
-        w.position,
-        w.seenMs,
-        ...globArgs,
-      ],
-    ],
-  ];
-  for (let i = 0; i < w.steps.length; i += MAX_STEP_ROWS_PER_STATEMENT) {
-    const chunk = w.steps.slice(i, i + MAX_STEP_ROWS_PER_STATEMENT);
-    // Span ids are hex (OTLP) or Langfuse ids; the payload is JSON, whose escapes are storable.
-    const traceId = storableText(w.traceId);
-    const params = chunk.flatMap((s) => [traceId, storableText(s.spanId), s.startMs, s.endMs, s.kind, s.payload]);
-    out.push([insertSteps(chunk.length, writable), [...params, traceId, ...globArgs]]);
+/**
+ * One batch's writes: per run of writes with the same sender's globs, the headers of its traces in
+ * multi-row statements (first, so every step below finds its trajectory), then each trace's steps. A header statement holds each stored
+ * trace id once (PostgreSQL refuses to update one row twice in a statement; storableText may map
+ * two ids to one).
+ */
+function statementsFor(writes: readonly TrajectoryWrite[], dialect: Sql['dialect']): [string, unknown[]][] {
+  // Runs of writes with the same globs, in order (a sink's batch has one sender: one run).
+  const runs: TrajectoryWrite[][] = [];
+  for (const w of writes) {
+    const last = runs[runs.length - 1];
+    if (last && last[0]!.writer === w.writer) last.push(w);
+    else runs.push([w]);
+  }
+  const out: [string, unknown[]][] = [];
+  for (const group of runs) {
+    const writer = group[0]!.writer;
+    // The sender's globs against the stored trajectory's service, as SQL and its parameters.
+    const globArgs: string[] = [];
+    const writable = writer
+      ? ` AND ${servicesMatch(dialect, 'judge_trajectories.service', writer, (v) => (globArgs.push(v), '?'))}`
+      : '';
+    let params: unknown[] = [];
+    let ids = new Set<string>();
+    const flushHeaders = () => {
+      if (ids.size === 0) return;
+      out.push([text('headers', ids.size, writable), globArgs.length ? [...params, ...globArgs] : params]);
+      params = [];
+      ids = new Set();
+    };
+    for (const w of group) {
+      const traceId = storableText(w.traceId);
+      if (ids.has(traceId) || ids.size >= MAX_HEADER_ROWS_PER_STATEMENT) flushHeaders();
+      ids.add(traceId);
+      params.push(traceId, storableText(w.service), w.firstMs, w.endMs, w.seenMs, w.hasFailure ? 1 : 0);
+      params.push(w.position, w.seenMs);
+    }
+    flushHeaders();
+    for (const w of group) {
+      const traceId = storableText(w.traceId);
+      for (let i = 0; i < w.steps.length; i += MAX_STEP_ROWS_PER_STATEMENT) {
+        const chunk =
+          w.steps.length <= MAX_STEP_ROWS_PER_STATEMENT ? w.steps : w.steps.slice(i, i + MAX_STEP_ROWS_PER_STATEMENT);
+        const stepParams: unknown[] = [];
+        // Span ids are hex (OTLP) or Langfuse ids; the payload is JSON, whose escapes are storable.
+        for (const s of chunk) stepParams.push(traceId, storableText(s.spanId), s.startMs, s.endMs, s.kind, s.payload);
+        stepParams.push(traceId, ...globArgs);
+        out.push([text('steps', chunk.length, writable), stepParams]);
+      }
+    }
   }
   return out;
 }
@@ -99,7 +137,7 @@ export class TrajectoryStore {
 
   /** The rows one batch adds for its candidate traces, inside the batch's own transaction. */
   ingestExtension(writes: readonly TrajectoryWrite[]): BatchExtension {
-    const statements = writes.flatMap((w) => statementsFor(w, this.sql.dialect));
+    const statements = statementsFor(writes, this.sql.dialect);
     return (tx) => {
       for (const [text, params] of statements) tx.run(text, params);
     };

@@ -172,8 +172,8 @@ describe('the feedback stratum end to end', () => {
 describe('candidates between runs', () => {
   it('with feedback_rate 1 every trace’s steps are written at ingest, and the minute job completes them without a run', async () => {
     env = await judgeEnv({
-      // No base sample: only the feedback stratum (default 1) makes traces candidates.
-      judge: { sample_rate: 0, idle: '2s' },
+      // No base sample: only the feedback stratum (at 1) makes traces candidates.
+      judge: { sample_rate: 0, feedback_rate: 1, idle: '2s' },
       services: { judgeCompleteEveryMs: 50 },
     });
     const sql = env.tw.services.store.sql;

@@ -189,12 +189,12 @@ describe.skipIf(pgServer().skip)('judge on PostgreSQL', () => {
     try {
       // Clean traces only: a failure record with a sub-ms time_ms is refused by the core PostgreSQL
       // store today (reported; not the judge's code), which would fail the export.
-      env = await judgeEnv({ databaseUrl: url, judge: { sample_rate: 0.5 } });
+      env = await judgeEnv({ databaseUrl: url, judge: { sample_rate: 0.5, feedback_rate: 1 } });
       const ids = await env.send(['a', 'b', 'c', 'd', 'e', 'f'].map((x) => ({ tag: `pg-${x}` })));
       const { samplePosition } = await import('../../src/judge/sampler.js');
       const sampled = ids.filter((id) => samplePosition('default', id) < 0.5);
       const s = await env.tw.services.judge!.job!.run();
-      // judge.feedback_rate (default 1) makes every trace a candidate until it completes: the rest are dropped then.
+      // judge.feedback_rate 1 makes every trace a candidate until it completes: the rest are dropped then.
       expect(s).toMatchObject({
         status: 'ok',
         judged: sampled.length,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { inclusionProbability, isSampled, maxProbability, samplePosition, weightOf } from '../../src/judge/sampler.js';
 
@@ -19,6 +20,15 @@ describe('sampler', () => {
     // sha256("default\0" + id) computed independently; a change here would reshuffle every sample.
     const u = samplePosition('default', '00000000000000000000000000000001');
     expect(u).toBe(0.16789454872028658);
+  });
+
+  it('hashes project NUL trace id as one text: the same digest as a Hash object fed the three parts', () => {
+    for (const project of ['default', 'équipe-🚀']) {
+      for (const id of [...traceIds.slice(0, 50), 'AbCdEf0123456789abcdef0123456789', 'lf-trace-ü']) {
+        const d = createHash('sha256').update(project).update('\u0000').update(id.toLowerCase()).digest();
+        expect(samplePosition(project, id)).toBe(Number(d.readBigUInt64BE(0)) / 2 ** 64);
+      }
+    }
   });
 
   it('is nested: every trace sampled at 2% is sampled at 5%, and the rates come out right', () => {

@@ -2,13 +2,21 @@
  * What the judge writes at ingest for a candidate trace costs once per distinct value in a batch: a
  * call's arguments (on the model's proposal and on the tool span) and a trace's user message (on each
  * of its model spans) go through the store's redactor once, the offered tools are turned into their
- * stored form once per definitions list — and the steps stored are exactly the redactor's answers.
+ * stored form once per definitions list — and the steps stored are exactly the redactor's answers;
+ * a step's payload is the JSON of the whole step, byte for byte; at the defaults a fifth of traces
+ * are candidates.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import type { SpanFacts, ToolDef } from '../../src/model.js';
 import { storeRedactor, type StoreRedactor } from '../../src/redact/stored.js';
 import type { JudgeStore, TrajectoryWrite } from '../../src/judge/store.js';
 import { TrajectorySink } from '../../src/judge/trajectory.js';
+import { maxProbability, samplePosition } from '../../src/judge/sampler.js';
+import { policyOf } from '../../src/judge/service.js';
 
 const TRACE = 'ab'.repeat(16);
 const ARGS = '{"email":"ada@example.com","password":"hunter2","order_id":"ORD-123456"}';
@@ -103,6 +111,155 @@ describe('TrajectorySink', () => {
           { name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object' } },
         ]);
       } else expect(s.arguments).toBe(masked.ok ? masked.value : undefined);
+    }
+  });
+});
+
+describe('a stored step’s payload', () => {
+  /** The step as one object, in the order its fields are set (toStep, then omitted, then seq): its JSON is the payload. */
+  function sinkPayloads(facts: SpanFacts[], r: StoreRedactor): string[] {
+    let writes: readonly TrajectoryWrite[] = [];
+    const store = {
+      trajectories: { ingestExtension: (w: readonly TrajectoryWrite[]) => ((writes = w), () => {}) },
+    } as unknown as JudgeStore;
+    const sink = new TrajectorySink({
+      project: 'default',
+      policy: { sampleRate: 1, serviceRates: {} },
+      store,
+      now: () => 7,
+      redactor: r,
+    });
+    sink.collect({ source: 'otlp', facts, calls: [] });
+    return writes[0]!.steps.map((s) => s.payload);
+  }
+
+  const rich = (): SpanFacts[] => {
+    const m = model('01', 1000.5, 'c1');
+    Object.assign(m, { outputText: 'Shipped.', error: 'boom', inputTokens: 12, outputTokens: 3 });
+    const agent = { ...tool('00', 999, 'x'), role: 'agent', execution: undefined } as SpanFacts;
+    const t = tool('02', 1002.25, 'c1');
+    t.execution!.status = 'server_error';
+    t.execution!.errorType = 'Timeout';
+    return [agent, m, t];
+  };
+
+  it('is the JSON of the whole step, its offered tools, omitted fields and arrival order in their places', () => {
+    // A redactor that cannot handle the model's answer: it is left out, and `omitted` says so.
+    const inner = storeRedactor('secrets');
+    const r: StoreRedactor = {
+      level: 'secrets',
+      json: (v) => inner.json(v),
+      text: (v) => (v === 'Shipped.' ? { ok: false, reason: 'nope' } : inner.text(v)),
+    };
+    const args = (inner.json(ARGS) as { value: string }).value;
+    expect(args).not.toBe(ARGS);
+    const [modelPayload, toolPayload] = sinkPayloads(rich(), r);
+    // Byte for byte, so the order of the keys is checked too; the agent span is no step and takes no seq.
+    expect(modelPayload).toBe(
+      JSON.stringify({
+        kind: 'model',
+        spanId: '01',
+        startMs: 1000.5,
+        endMs: 1001.5,
+        calls: [{ name: 'lookup_order', callId: 'c1', arguments: args }],
+        model: 'gpt-4o',
+        userMessage: USER,
+        error: 'boom',
+        inputTokens: 12,
+        outputTokens: 3,
+        offered: [{ name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object' } }],
+        omitted: 'outputText: nope',
+        seq: 7000,
+      }),
+    );
+    expect(toolPayload).toBe(
+      JSON.stringify({
+        kind: 'tool',
+        spanId: '02',
+        startMs: 1002.25,
+        endMs: 1003.25,
+        name: 'lookup_order',
+        status: 'error',
+        callId: 'c1',
+        arguments: args,
+        errorType: 'server_error: Timeout',
+        result: '{"status":"shipped"}',
+        seq: 7001,
+      }),
+    );
+  });
+
+  it('unredacted (store.redact_arguments: none), and a model span that offered no tools', () => {
+    const facts = rich();
+    const bare = { ...model('03', 1010, 'c3'), offered: undefined, userMessage: undefined } as SpanFacts;
+    const [m, , b] = sinkPayloads([...facts, bare], storeRedactor('none'));
+    expect(JSON.parse(m!)).toMatchObject({ outputText: 'Shipped.', userMessage: USER, seq: 7000 });
+    expect(m).toBe(
+      JSON.stringify({
+        kind: 'model',
+        spanId: '01',
+        startMs: 1000.5,
+        endMs: 1001.5,
+        calls: [{ name: 'lookup_order', callId: 'c1', arguments: ARGS }],
+        model: 'gpt-4o',
+        userMessage: USER,
+        outputText: 'Shipped.',
+        error: 'boom',
+        inputTokens: 12,
+        outputTokens: 3,
+        offered: [{ name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object' } }],
+        seq: 7000,
+      }),
+    );
+    expect(b).toBe(
+      JSON.stringify({
+        kind: 'model',
+        spanId: '03',
+        startMs: 1010,
+        endMs: 1011,
+        calls: [{ name: 'lookup_order', callId: 'c3', arguments: ARGS }],
+        model: 'gpt-4o',
+        seq: 7002,
+      }),
+    );
+  });
+});
+
+describe('candidates at the defaults', () => {
+  it('a fifth of traces (feedback_rate 0.2, the highest default rate): the others cost one hash and write nothing', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toolwatch-judge-defaults-'));
+    try {
+      const cfg = loadConfig({ cwd: dir, env: {}, overrides: { judge: { enabled: true, model: 'm' } } }).judge;
+      expect([cfg.sampleRate, cfg.feedbackRate, cfg.failedRate]).toEqual([0.02, 0.2, undefined]);
+      const policy = policyOf(cfg);
+      expect(maxProbability(policy)).toBe(0.2);
+      // Trace ids on either side of 0.2, found by their position.
+      const ids = Array.from({ length: 200 }, (_, i) => i.toString(16).padStart(32, '0'));
+      const below = ids.filter((id) => samplePosition(cfg.project, id) < 0.2);
+      const above = ids.filter((id) => samplePosition(cfg.project, id) >= 0.2);
+      expect(below.length / ids.length).toBeGreaterThan(0.1);
+      expect(below.length / ids.length).toBeLessThan(0.3);
+      let writes: readonly TrajectoryWrite[] = [];
+      const store = {
+        trajectories: { ingestExtension: (w: readonly TrajectoryWrite[]) => ((writes = w), () => {}) },
+      } as unknown as JudgeStore;
+      const sink = new TrajectorySink({
+        project: cfg.project,
+        policy,
+        store,
+        now: () => 1,
+        redactor: storeRedactor('secrets'),
+      });
+      const facts = [...below.slice(0, 3), ...above.slice(0, 3)].map((traceId) => ({
+        ...model('01', 1000, 'c1'),
+        traceId,
+      }));
+      const ext = sink.collect({ source: 'otlp', facts, calls: [] });
+      expect(ext).toHaveLength(1);
+      expect(writes.map((w) => w.traceId)).toEqual(below.slice(0, 3));
+      expect(sink.collect({ source: 'otlp', facts: facts.slice(3), calls: [] })).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

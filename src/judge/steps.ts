@@ -1,0 +1,214 @@
+/**
+ * One span's facts as the step a candidate trace stores (judge_steps.payload): built, clipped, masked
+ * by the store's redactor and serialised — at ingest, for every candidate, so what repeats is done
+ * once: each distinct value of a batch is redacted once (memoRedactor), and each offered tool list
+ * is put in its stored form and serialised once per shared definitions list (offeredJson).
+ */
+import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
+import type { Redacted, StoreRedactor } from '../redact/stored.js';
+import type { ModelStep, Step, StepCall, ToolStep } from './types.js';
+
+// Bounds per stored field: a trajectory must stay small enough to send to a judge.
+const MAX_TEXT = 16 * 1024;
+const MAX_ARGS = 16 * 1024;
+const MAX_SCHEMA = 8 * 1024;
+const MAX_TOOLS = 64;
+
+const clip = (s: string, n: number): string => {
+  const cut = s.length > n ? `${s.slice(0, n)}…[truncated ${s.length - n} chars]` : s;
+  return cut.includes('\u0000') ? cut.replaceAll('\u0000', '\uFFFD') : cut; // PostgreSQL TEXT refuses NUL
+};
+
+export const callKey = (spanId: string, callId: string | undefined, name: string): string =>
+  `${spanId}\u0000${callId ?? `name:${name}`}`;
+
+/** A step's payload as stored, and why some of its fields were left out (they could not be redacted). */
+export interface StoredStep {
+  kind: Step['kind'];
+  payload: string;
+  omitted?: string;
+}
+
+/**
+ * The JSON of the step — the same text as JSON.stringify of the step object with its `offered`
+ * tools, `omitted` and `seq` (`seq` last: arrival order, see types.ts) — or undefined for an
+ * agent/other span, which only widens the trajectory's time range. The offered tools are the
+ * largest part of a model step and the same on every model span of a service, so their text is
+ * spliced in from offeredJson instead of serialised again for every step. `seq` is asked for only
+ * when the span is a step (the arrival counter counts steps).
+ */
+export function storedStep(
+  f: SpanFacts,
+  outcomes: ReadonlyMap<string, CheckedCall>,
+  r: StoreRedactor,
+  seq: () => number,
+): StoredStep | undefined {
+  const raw = toStep(f, outcomes);
+  if (!raw) return undefined;
+  const { step, omitted } = redactFields(raw, r);
+  const offered = raw.kind === 'model' && f.offered ? `,"offered":${offeredJson(f.offered)}` : '';
+  const why = omitted !== undefined ? `,"omitted":${JSON.stringify(omitted)}` : '';
+  // A step always has `kind`, so its JSON ends in `}` after at least one member.
+  const payload = `${JSON.stringify(step).slice(0, -1)}${offered}${why},"seq":${JSON.stringify(seq())}}`;
+  return omitted !== undefined ? { kind: raw.kind, payload, omitted } : { kind: raw.kind, payload };
+}
+
+/** One span's facts as a step without its offered tools (storedStep adds them); agent/other spans: undefined. */
+export function toStep(f: SpanFacts, outcomes: ReadonlyMap<string, CheckedCall>): Step | undefined {
+  if (f.execution) {
+    const e = f.execution;
+    const counted = outcomes.get(callKey(f.spanId, e.callId, e.name));
+    const status = e.status === 'ok' ? 'ok' : 'error';
+    const s: ToolStep = {
+      kind: 'tool',
+      spanId: f.spanId,
+      startMs: f.startTimeMs,
+      endMs: f.endTimeMs,
+      name: e.name,
+      status,
+    };
+    if (e.callId) s.callId = e.callId;
+    if (e.args.kind !== 'none') s.arguments = clip(e.args.raw, MAX_ARGS);
+    // The step keeps ok/error; how it failed (client_error, server_error) goes with the error's text.
+    const how = e.status === 'client_error' || e.status === 'server_error' ? e.status : undefined;
+    const what = e.errorType ?? how;
+    if (what) s.errorType = clip(how && e.errorType ? `${how}: ${e.errorType}` : what, 1000);
+    if (e.result !== undefined) s.result = clip(e.result, MAX_TEXT);
+    if (counted) s.outcome = counted.outcome.outcome;
+    return s;
+  }
+  if (f.role !== 'model') return undefined;
+  const s: ModelStep = {
+    kind: 'model',
+    spanId: f.spanId,
+    startMs: f.startTimeMs,
+    endMs: f.endTimeMs,
+    calls: f.proposals.map((p) => toCall(f.spanId, p, outcomes)),
+  };
+  if (f.model) s.model = f.model;
+  if (f.userMessage) s.userMessage = clip(f.userMessage, MAX_TEXT);
+  if (f.outputText) s.outputText = clip(f.outputText, MAX_TEXT);
+  if (f.error) s.error = clip(f.error, 1000);
+  if (f.inputTokens !== undefined) s.inputTokens = f.inputTokens;
+  if (f.outputTokens !== undefined) s.outputTokens = f.outputTokens;
+  return s;
+}
+
+/**
+ * The offered tools as a step stores them. The readers share one frozen definition object per tool
+ * of a distinct definitions string (src/tools/tooldefs.ts) and every model span of a service offers
+ * the same ones, so each is clipped and its schema measured once, not on every step.
+ */
+const storedDefs = new WeakMap<ToolDef, ToolDef>();
+
+export function offeredAsStored(offered: readonly ToolDef[]): ToolDef[] {
+  return offered.slice(0, MAX_TOOLS).map((t) => {
+    if (!Object.isFrozen(t)) return toolDef(t);
+    let d = storedDefs.get(t);
+    if (!d) storedDefs.set(t, (d = toolDef(t)));
+    return d;
+  });
+}
+
+/**
+ * The stored form's JSON, kept per list of shared definitions: every span of one definitions string
+ * gets its own copy of the list, but of the same frozen definition objects (src/tools/tooldefs.ts),
+ * so a list is found by its first definition and matched item by item. A few lists per first
+ * definition are kept (definition objects may be shared between definitions strings).
+ */
+const offeredTexts = new WeakMap<ToolDef, { defs: readonly ToolDef[]; json: string }[]>();
+
+const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]): boolean =>
+  a.length === b.length && a.every((t, i) => t === b[i]);
+
+export function offeredJson(offered: readonly ToolDef[]): string {
+  const head = offered[0];
+  if (head === undefined || !offered.every((t) => Object.isFrozen(t))) return JSON.stringify(offeredAsStored(offered));
+  let known = offeredTexts.get(head);
+  const hit = known?.find((k) => sameDefs(k.defs, offered));
+  if (hit) return hit.json;
+  const json = JSON.stringify(offeredAsStored(offered));
+  if (!known) offeredTexts.set(head, (known = []));
+  if (known.length >= 4) known.shift();
+  known.push({ defs: [...offered], json });
+  return json;
+}
+
+/**
+ * The store's redactor with what it answered kept for one batch: a call's arguments come twice (the
+ * model's proposal and the tool span), a trace's user message on each of its model spans. The
+ * redactor is a pure function of the value, so the answer is the same; nothing outlives the batch.
+ */
+export function memoRedactor(r: StoreRedactor): StoreRedactor {
+  if (r.level === 'none') return r;
+  const json = new Map<string, Redacted>();
+  const text = new Map<string, Redacted>();
+  const memo = (cache: Map<string, Redacted>, fn: (v: string) => Redacted) => (v: string) => {
+    let got = cache.get(v);
+    if (!got) cache.set(v, (got = fn(v)));
+    return got;
+  };
+  return { level: r.level, json: memo(json, (v) => r.json(v)), text: memo(text, (v) => r.text(v)) };
+}
+
+function toCall(
+  spanId: string,
+  p: SpanFacts['proposals'][number],
+  outcomes: ReadonlyMap<string, CheckedCall>,
+): StepCall {
+  const c: StepCall = { name: clip(p.name, 500) };
+  if (p.callId) c.callId = p.callId;
+  if (p.args.kind !== 'none') c.arguments = clip(p.args.raw, MAX_ARGS);
+  const counted = outcomes.get(callKey(spanId, p.callId, p.name));
+  if (counted) c.outcome = counted.outcome.outcome;
+  return c;
+}
+
+function toolDef(t: ToolDef): ToolDef {
+  const d: ToolDef = { name: clip(t.name, 500) };
+  if (t.description) d.description = clip(t.description, 2000);
+  if (t.parameters !== undefined) {
+    const text = JSON.stringify(t.parameters);
+    d.parameters = text.length <= MAX_SCHEMA ? t.parameters : { note: `schema omitted: ${text.length} chars` };
+  }
+  return d;
+}
+
+/**
+ * A step's free-text fields through the store's redactor (arguments as JSON, so they stay JSON). A
+ * field the redactor cannot handle is left out and `omitted` says which and why (a call says it in
+ * `argumentsOmitted`). Names, tokens and times are kept as they are.
+ */
+export function redactFields(step: Step, r: StoreRedactor): { step: Step; omitted?: string } {
+  if (r.level === 'none') return { step };
+  const out: Record<string, unknown> = { ...step };
+  const reasons: string[] = [];
+  const mask = (field: string, value: string | undefined, how: 'json' | 'text') => {
+    if (value === undefined) return;
+    const m = how === 'json' ? r.json(value) : r.text(value);
+    if (m.ok) out[field] = m.value;
+    else {
+      delete out[field];
+      reasons.push(`${field}: ${m.reason}`);
+    }
+  };
+  if (step.kind === 'model') {
+    mask('userMessage', step.userMessage, 'text');
+    mask('outputText', step.outputText, 'text');
+    mask('error', step.error, 'text');
+    out.calls = step.calls.map((c) => {
+      if (c.arguments === undefined) return c;
+      const m = r.json(c.arguments);
+      if (m.ok) return { ...c, arguments: m.value };
+      reasons.push(`calls[${c.name}].arguments: ${m.reason}`);
+      const { arguments: _dropped, ...rest } = c;
+      return { ...rest, argumentsOmitted: m.reason };
+    });
+  } else {
+    mask('arguments', step.arguments, 'json');
+    mask('result', step.result, 'json');
+    mask('errorType', step.errorType, 'text');
+  }
+  const masked = out as unknown as Step;
+  return reasons.length ? { step: masked, omitted: reasons.join('; ') } : { step: masked };
+}
