@@ -14,7 +14,7 @@ import { storableText } from '../store/storable-text.js';
 import { type Signature, type SignatureInput, signatureOf } from './signature.js';
 import { SignatureCache } from './signature-cache.js';
 import { repairExtension } from './cost.js';
-import { CommittedProblems, problemExtension } from './write.js';
+import { CommittedProblems, ownRowExists, problemExtension } from './write.js';
 
 const HOUR = 3_600_000;
 const MAX_ARGS = 16 * 1024;
@@ -45,7 +45,8 @@ export interface ProblemDelta {
 }
 
 export interface ProblemRecorderDeps {
-  sql: Pick<Sql, 'dialect'>;
+  /** `all`: asked once per problem, after its first committed write, whether its own row exists (write.ts). */
+  sql: Pick<Sql, 'dialect' | 'all'>;
   redactor: StoreRedactor;
   maxPerService: number;
   /** The registry's schema for a tool, when the call's span offered none. */
@@ -66,13 +67,15 @@ export interface ProblemRecorderDeps {
  */
 export class ProblemRecorder implements CountedCallSink {
   /** What committed writes of this process hold (write.ts): what later batches leave out or merge. */
-  private readonly committed = new CommittedProblems();
+  private readonly committed: CommittedProblems;
   /** Signatures of failures seen before (signature-cache.ts). */
   private readonly signatures = new SignatureCache();
 
   private readonly withCache: ProblemRecorderDeps & { signatures: SignatureCache };
 
   constructor(private readonly deps: ProblemRecorderDeps) {
+    const { sql } = deps;
+    this.committed = new CommittedProblems((service, id) => ownRowExists(sql, service, id));
     this.withCache = { ...deps, signatures: this.signatures };
   }
 

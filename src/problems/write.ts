@@ -64,14 +64,26 @@ export function problemExtension(
  * problem new to it again).
  */
 export class CommittedProblems {
-  private readonly byService = new Map<string, Map<string, { slots: Set<string>; latestMs: number }>>();
+  private readonly byService = new Map<string, Map<string, Entry>>();
   private size = 0;
 
-  constructor(private readonly max = 100_000) {}
+  /**
+   * `ownRow`: whether the problem's own row exists (asked once per problem, after its first committed
+   * write; absent: never asked, its rows always find their target in SQL).
+   */
+  constructor(
+    private readonly ownRow?: (service: string, id: string) => Promise<boolean>,
+    private readonly max = 100_000,
+  ) {}
 
   /** Whether a committed write of this process carried the problem. */
   knows(service: string, id: string): boolean {
     return this.byService.get(service)?.has(id) ?? false;
+  }
+
+  /** Whether its own row is known to exist (rows are never deleted: its rows go there for good). */
+  owns(service: string, id: string): boolean {
+    return this.byService.get(service)?.get(id)?.own === true;
   }
 
   has(service: string, id: string, slot: string): boolean {
@@ -84,7 +96,18 @@ export class CommittedProblems {
   }
 
   wrote(service: string, id: string): void {
-    this.entry(service, id);
+    const e = this.entry(service, id);
+    if (e.own !== undefined || !this.ownRow) return;
+    // Asked after the commit, of what is committed: a row that exists now exists for good.
+    e.own = false;
+    this.ownRow(service, id).then(
+      (own) => {
+        if (own) this.entry(service, id).own = true;
+      },
+      () => {
+        // Not known: its rows keep finding their target in SQL.
+      },
+    );
   }
 
   add(service: string, id: string, slot: string): void {
@@ -109,11 +132,23 @@ export class CommittedProblems {
     if (!ids) this.byService.set(service, (ids = new Map()));
     let e = ids.get(id);
     if (!e) {
-      ids.set(id, (e = { slots: new Set(), latestMs: Number.NEGATIVE_INFINITY }));
+      ids.set(id, (e = { slots: new Set(), latestMs: Number.NEGATIVE_INFINITY, own: undefined }));
       this.size++;
     }
     return e;
   }
+}
+
+interface Entry {
+  slots: Set<string>;
+  latestMs: number;
+  /** true: its own row exists; false: it did not when asked, or the answer is awaited; undefined: not asked. */
+  own: boolean | undefined;
+}
+
+/** Whether a problem's own row exists (committed). */
+export async function ownRowExists(sql: Pick<Sql, 'all'>, service: string, id: string): Promise<boolean> {
+  return (await sql.all('SELECT 1 AS x FROM problems WHERE service = ? AND id = ?', [service, id])).length > 0;
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -130,7 +165,7 @@ function statements(dialect: Sql['dialect']) {
   const max = dialect === 'postgres' ? 'GREATEST' : 'MAX';
   const min = dialect === 'postgres' ? 'LEAST' : 'MIN';
   const target = `CASE WHEN EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) THEN ${txt} ELSE '${OTHER_PROBLEM}' END`;
-  const own = (column: string, other: string) => `CASE WHEN w.own THEN w.${column} ELSE ${other} END`;
+  const own = (column: string, other: string) => `CASE WHEN w.own = 1 THEN w.${column} ELSE ${other} END`;
   // PostgreSQL's upsert cannot touch a row twice in one statement: rows bound for one `_other` are
   // summed first, in key order. SQLite's takes the rows one by one, as separate statements would
   // (a sort there cost more than the statements it saves), and it has one writer at a time.
@@ -141,9 +176,51 @@ function statements(dialect: Sql['dialect']) {
     `INSERT INTO problem_examples (service, id, slot, time_ms, model, trace_id, span_id, name, arguments, message)
        SELECT ${txt}, ${target}, ${txt}, ${big}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt}, ${txt} WHERE 1 = 1
        ON CONFLICT (service, id, slot) ${onConflict}`;
+  const problemColumns = `INSERT INTO problems (service, id, outcome, tool, canonical, parts, first_seen_ms, last_seen_ms,
+         occurrences, status, status_ms, recorded_ms)`;
+  const problemConflict = `ON CONFLICT (service, id) DO UPDATE SET
+         occurrences = problems.occurrences + excluded.occurrences,
+         first_seen_ms = ${min}(problems.first_seen_ms, excluded.first_seen_ms),
+         last_seen_ms = ${max}(problems.last_seen_ms, excluded.last_seen_ms),
+         status = CASE WHEN problems.status = 'resolved' THEN 'regressed' ELSE problems.status END,
+         status_ms = CASE WHEN problems.status = 'resolved' THEN excluded.status_ms ELSE problems.status_ms END`;
+  /** `id`: the id each row of `v` goes under (TARGET, or its own for problems known to have their row). */
+  const hour = (id: string) =>
+    new MultiRow(
+      [
+        ['service', 'TEXT'],
+        ['id', 'TEXT'],
+        ['hour', 'BIGINT'],
+        ['count', 'BIGINT'],
+      ],
+      `INSERT INTO problem_hours (service, id, hour, count)
+       SELECT d.service, d.id, d.hour, ${agg('SUM', 'd.count')}
+       FROM (SELECT v.service, ${id} AS id, v.hour, v.count FROM v) d
+       WHERE 1 = 1 ${grouped('d.service, d.id, d.hour')}
+       ON CONFLICT (service, id, hour) DO UPDATE SET count = problem_hours.count + excluded.count`,
+    );
+  const model = (id: string) =>
+    new MultiRow(
+      [
+        ['service', 'TEXT'],
+        ['id', 'TEXT'],
+        ['model', 'TEXT'],
+        ['count', 'BIGINT'],
+        ['first_ms', 'BIGINT'],
+        ['last_ms', 'BIGINT'],
+      ],
+      `INSERT INTO problem_models (service, id, model, count, first_seen_ms, last_seen_ms)
+       SELECT d.service, d.id, d.model, ${agg('SUM', 'd.count')}, ${agg('MIN', 'd.first_ms')}, ${agg('MAX', 'd.last_ms')}
+       FROM (SELECT v.service, ${id} AS id, v.model, v.count, v.first_ms, v.last_ms FROM v) d
+       WHERE 1 = 1 ${grouped('d.service, d.id, d.model')}
+       ON CONFLICT (service, id, model) DO UPDATE SET count = problem_models.count + excluded.count,
+         first_seen_ms = ${min}(problem_models.first_seen_ms, excluded.first_seen_ms),
+         last_seen_ms = ${max}(problem_models.last_seen_ms, excluded.last_seen_ms)`,
+    );
   return {
     // Its own row when it exists or the service has room, else the service's overflow row: one
-    // statement, so no other writer's commit can fall between the two choices.
+    // statement, so no other writer's commit can fall between the two choices (a CASE, so the
+    // service's problems are counted only for a problem without its row).
     problem: new MultiRow(
       [
         ['service', 'TEXT'],
@@ -160,55 +237,46 @@ function statements(dialect: Sql['dialect']) {
         ['recorded_ms', 'BIGINT'],
         ['cap', 'BIGINT'],
       ],
-      `INSERT INTO problems (service, id, outcome, tool, canonical, parts, first_seen_ms, last_seen_ms, occurrences,
-         status, status_ms, recorded_ms)
+      `${problemColumns}
        SELECT d.service, d.id, ${agg('MIN', 'd.outcome')}, ${agg('MIN', 'd.tool')}, ${agg('MIN', 'd.canonical')},
          ${agg('MIN', 'd.parts')}, ${agg('MIN', 'd.first_ms')}, ${agg('MAX', 'd.last_ms')}, ${agg('SUM', 'd.occurrences')},
          'open', ${agg('MAX', 'd.status_ms')}, ${agg('MAX', 'd.recorded_ms')}
        FROM (SELECT w.service, ${own('id', `'${OTHER_PROBLEM}'`)} AS id, ${own('outcome', `'${OTHER_PROBLEM}'`)} AS outcome,
            ${own('tool', `'${OTHER_PROBLEM}'`)} AS tool, ${own('canonical', 'w.other_canonical')} AS canonical,
            ${own('parts', `'[]'`)} AS parts, w.first_ms, w.last_ms, w.occurrences, w.status_ms, w.recorded_ms
-         FROM (SELECT v.*, (EXISTS (SELECT 1 FROM problems p WHERE p.service = v.service AND p.id = v.id)
-             OR (SELECT COUNT(*) FROM problems p WHERE p.service = v.service AND p.id <> '${OTHER_PROBLEM}') < v.cap) AS own
+         FROM (SELECT v.*, CASE WHEN EXISTS (SELECT 1 FROM problems p WHERE p.service = v.service AND p.id = v.id) THEN 1
+             WHEN (SELECT COUNT(*) FROM problems p WHERE p.service = v.service AND p.id <> '${OTHER_PROBLEM}') < v.cap THEN 1
+             ELSE 0 END AS own
            FROM v) w) d
        WHERE 1 = 1 ${grouped('d.service, d.id')}
-       ON CONFLICT (service, id) DO UPDATE SET
-         occurrences = problems.occurrences + excluded.occurrences,
-         first_seen_ms = ${min}(problems.first_seen_ms, excluded.first_seen_ms),
-         last_seen_ms = ${max}(problems.last_seen_ms, excluded.last_seen_ms),
-         status = CASE WHEN problems.status = 'resolved' THEN 'regressed' ELSE problems.status END,
-         status_ms = CASE WHEN problems.status = 'resolved' THEN excluded.status_ms ELSE problems.status_ms END`,
+       ${problemConflict}`,
     ),
-    hour: new MultiRow(
+    // A problem whose own row is known to exist: its values as they are, no target to find (and
+    // were it missing after all, the row inserted is its own, complete, with its hours and models).
+    ownProblem: new MultiRow(
       [
         ['service', 'TEXT'],
         ['id', 'TEXT'],
-        ['hour', 'BIGINT'],
-        ['count', 'BIGINT'],
-      ],
-      `INSERT INTO problem_hours (service, id, hour, count)
-       SELECT d.service, d.id, d.hour, ${agg('SUM', 'd.count')}
-       FROM (SELECT v.service, ${TARGET} AS id, v.hour, v.count FROM v) d
-       WHERE 1 = 1 ${grouped('d.service, d.id, d.hour')}
-       ON CONFLICT (service, id, hour) DO UPDATE SET count = problem_hours.count + excluded.count`,
-    ),
-    model: new MultiRow(
-      [
-        ['service', 'TEXT'],
-        ['id', 'TEXT'],
-        ['model', 'TEXT'],
-        ['count', 'BIGINT'],
+        ['outcome', 'TEXT'],
+        ['tool', 'TEXT'],
+        ['canonical', 'TEXT'],
+        ['parts', 'TEXT'],
         ['first_ms', 'BIGINT'],
         ['last_ms', 'BIGINT'],
+        ['occurrences', 'BIGINT'],
+        ['status_ms', 'BIGINT'],
+        ['recorded_ms', 'BIGINT'],
       ],
-      `INSERT INTO problem_models (service, id, model, count, first_seen_ms, last_seen_ms)
-       SELECT d.service, d.id, d.model, ${agg('SUM', 'd.count')}, ${agg('MIN', 'd.first_ms')}, ${agg('MAX', 'd.last_ms')}
-       FROM (SELECT v.service, ${TARGET} AS id, v.model, v.count, v.first_ms, v.last_ms FROM v) d
-       WHERE 1 = 1 ${grouped('d.service, d.id, d.model')}
-       ON CONFLICT (service, id, model) DO UPDATE SET count = problem_models.count + excluded.count,
-         first_seen_ms = ${min}(problem_models.first_seen_ms, excluded.first_seen_ms),
-         last_seen_ms = ${max}(problem_models.last_seen_ms, excluded.last_seen_ms)`,
+      `${problemColumns}
+       SELECT v.service, v.id, v.outcome, v.tool, v.canonical, v.parts, v.first_ms, v.last_ms, v.occurrences, 'open',
+         v.status_ms, v.recorded_ms
+       FROM v WHERE 1 = 1
+       ${problemConflict}`,
     ),
+    hour: hour(TARGET),
+    ownHour: hour('v.id'),
+    model: model(TARGET),
+    ownModel: model('v.id'),
     // The first and each model's first are kept once; the latest is replaced by a later one.
     latest: example(`DO UPDATE SET time_ms = excluded.time_ms, model = excluded.model, trace_id = excluded.trace_id,
              span_id = excluded.span_id, name = excluded.name, arguments = excluded.arguments, message = excluded.message
@@ -233,8 +301,11 @@ function writeDeltas(
   committed: CommittedProblems | undefined,
 ): void {
   const settled: unknown[] = [];
+  const owned: unknown[] = [];
   const hours: unknown[] = [];
   const models: unknown[] = [];
+  const ownHours: unknown[] = [];
+  const ownModels: unknown[] = [];
   for (const d of deltas) {
     const id = d.signature.hash;
     const s = d.signature;
@@ -245,6 +316,25 @@ function writeDeltas(
     if (other === undefined) {
       if (otherCanonical.size >= 10_000) otherCanonical.clear();
       otherCanonical.set(service, (other = JSON.stringify(['tw1', OTHER_PROBLEM, service])));
+    }
+    if (committed?.owns(service, id)) {
+      const statusMs = opts.nowMs ?? d.lastMs;
+      owned.push(
+        service,
+        id,
+        s.outcome,
+        s.tool,
+        s.canonical,
+        parts,
+        d.firstMs,
+        d.lastMs,
+        d.occurrences,
+        statusMs,
+        recordedMs,
+      );
+      for (const [hour, count] of d.hours) ownHours.push(service, id, hour, count);
+      for (const [model, m] of d.models) ownModels.push(service, id, model, m.count, m.firstMs, m.lastMs);
+      continue;
     }
     const row = [
       service,
@@ -267,8 +357,11 @@ function writeDeltas(
     for (const [model, m] of d.models) models.push(service, id, model, m.count, m.firstMs, m.lastMs);
   }
   sql.problem.run(tx, settled);
+  sql.ownProblem.run(tx, owned);
   sql.hour.run(tx, hours);
+  sql.ownHour.run(tx, ownHours);
   sql.model.run(tx, models);
+  sql.ownModel.run(tx, ownModels);
   for (const d of deltas) {
     const id = d.signature.hash;
     const { service } = d;

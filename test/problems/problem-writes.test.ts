@@ -18,7 +18,7 @@ import { Ledger } from '../../src/pipeline/ledger.js';
 import { type CountedCallSink, Pipeline } from '../../src/pipeline/pipeline.js';
 import { ProblemRecorder, type ProblemRecorderDeps } from '../../src/problems/record.js';
 import { MultiRow } from '../../src/problems/rows.js';
-import { listProblems, OTHER_PROBLEM, problemExamples } from '../../src/problems/store.js';
+import { listProblems, OTHER_PROBLEM, problemExamples, problemHours } from '../../src/problems/store.js';
 import { storeRedactor } from '../../src/redact/stored.js';
 import type { Store } from '../../src/store/store.js';
 import { storeEngines } from '../helpers/engines.js';
@@ -166,6 +166,31 @@ describe.each(storeEngines)('problem writes on $name', (engine) => {
     expect([...shop, ...desk].reduce((s, p) => s + p.occurrences, 0)).toBe(Number(counted[0]?.n));
     expect(Number(counted[0]?.n)).toBe(3 * 48);
   });
+
+  it.skipIf(engine.skip)(
+    'a problem known to have its own row writes there; were the row gone, it is its own again',
+    async () => {
+      const memo = await setup(engine, (store) => new ProblemRecorder({ ...deps(store), maxPerService: 100 }));
+      await memo.pipeline.ingestSpans([chat('{}', { timeMs: T0 + 1_000 })]);
+      await new Promise((r) => setTimeout(r, 50)); // the recorder asks, after the commit, whether its own row exists
+      await memo.pipeline.ingestSpans([chat('{}', { timeMs: T0 + 2_000, model: 'claude-4' })]);
+      const [p] = await listProblems(memo.store.sql, 'shop');
+      expect([p?.occurrences, p?.firstSeenMs, p?.lastSeenMs]).toEqual([2, T0 + 1_000, T0 + 2_000]);
+      // Rows are never deleted; were they, the next write would put the problem's own row back, complete.
+      for (const table of ['problems', 'problem_hours', 'problem_models'])
+        await memo.store.sql.run(`DELETE FROM ${table}`);
+      await memo.pipeline.ingestSpans([chat('{}', { timeMs: T0 + 3_000 })]);
+      const [q] = await listProblems(memo.store.sql, 'shop');
+      expect(q).toMatchObject({
+        id: p!.id,
+        outcome: 'SchemaMismatch',
+        tool: 'refund',
+        occurrences: 1,
+        parts: p!.parts,
+      });
+      expect(await problemHours(memo.store.sql, 'shop', p!.id)).toEqual([{ hour: T0, count: 1 }]);
+    },
+  );
 
   it.skipIf(engine.skip)('more problems than one statement takes, all written', async () => {
     const memo = await setup(engine, (store) => new ProblemRecorder({ ...deps(store), maxPerService: 100 }));
