@@ -111,9 +111,21 @@ export class ProblemRecorder implements CountedCallSink {
 }
 
 /** Groups failures by (service, signature); each slot's example is built once, after grouping. */
+interface Chosen<T> {
+  item: T;
+  t: number;
+}
+
+/** Which failure fills each example slot: the batch's earliest, its latest, and each model's first. */
+interface Picks<T> {
+  first: Chosen<T>;
+  latest: Chosen<T>;
+  models: Map<string, Chosen<T>>;
+}
+
 class Grouper<T> {
   readonly out = new Map<string, ProblemDelta>();
-  private readonly picks = new Map<ProblemDelta, Map<string, { item: T; t: number }>>();
+  private readonly picks = new Map<ProblemDelta, Picks<T>>();
 
   add(signature: Signature, service: string, model: string, timeMs: number, item: T): void {
     const key = `${service}\u0000${signature.hash}`;
@@ -143,14 +155,15 @@ class Grouper<T> {
       m.firstMs = Math.min(m.firstMs, t);
       m.lastMs = Math.max(m.lastMs, t);
     } else d.models.set(model, { count: 1, firstMs: t, lastMs: t });
-    // Which failure fills each example slot.
-    let slots = this.picks.get(d);
-    if (!slots) this.picks.set(d, (slots = new Map()));
-    const first = slots.get('first');
-    if (first === undefined || t < first.t) slots.set('first', { item, t });
-    const latest = slots.get('latest');
-    if (latest === undefined || t >= latest.t) slots.set('latest', { item, t });
-    if (!slots.has(`model:${model}`)) slots.set(`model:${model}`, { item, t });
+    const p = this.picks.get(d);
+    if (!p) {
+      const pick = { item, t };
+      this.picks.set(d, { first: pick, latest: pick, models: new Map([[model, pick]]) });
+      return;
+    }
+    if (t < p.first.t) p.first = { item, t };
+    if (t >= p.latest.t) p.latest = { item, t };
+    if (!p.models.has(model)) p.models.set(model, { item, t });
   }
 
   /**
@@ -163,20 +176,19 @@ class Grouper<T> {
     kept?: CommittedProblems,
     latestEveryMs = 0,
   ): ProblemDelta[] {
-    for (const [d, slots] of this.picks) {
-      const built = new Map<T, Omit<ProblemExample, 'slot'>>();
-      for (const [slot, { item, t }] of slots) {
-        if (kept)
-          if (
-            slot === 'latest'
-              ? t < kept.latestMs(d.service, d.signature.hash) + latestEveryMs
-              : kept.has(d.service, d.signature.hash, slot)
-          )
-            continue;
+    for (const [d, p] of this.picks) {
+      const { service } = d;
+      const id = d.signature.hash;
+      let built: Map<T, Omit<ProblemExample, 'slot'>> | undefined;
+      const fill = (slot: string, { item }: Chosen<T>) => {
+        built ??= new Map();
         let ex = built.get(item);
         if (!ex) built.set(item, (ex = example(item)));
         d.examples.set(slot, { ...ex, slot });
-      }
+      };
+      if (!kept?.hasFirst(service, id)) fill('first', p.first);
+      if (!kept || p.latest.t >= kept.latestMs(service, id) + latestEveryMs) fill('latest', p.latest);
+      for (const [model, pick] of p.models) if (!kept?.hasModel(service, id, model)) fill(`model:${model}`, pick);
     }
     return [...this.out.values()];
   }

@@ -48,7 +48,8 @@ export function problemExtension(
         committed.wrote(d.service, d.signature.hash);
         for (const [slot, ex] of d.examples)
           if (slot === 'latest') committed.wroteLatest(d.service, d.signature.hash, ex.timeMs);
-          else committed.add(d.service, d.signature.hash, slot);
+          else if (slot === 'first') committed.keptFirst(d.service, d.signature.hash);
+          else committed.keptModel(d.service, d.signature.hash, slot.slice('model:'.length));
       }
     };
   return extension;
@@ -86,8 +87,14 @@ export class CommittedProblems {
     return this.byService.get(service)?.get(id)?.own === true;
   }
 
-  has(service: string, id: string, slot: string): boolean {
-    return this.byService.get(service)?.get(id)?.slots.has(slot) ?? false;
+  /** Whether its `first` example was written. */
+  hasFirst(service: string, id: string): boolean {
+    return this.byService.get(service)?.get(id)?.first ?? false;
+  }
+
+  /** Whether its `model:<model>` example was written. */
+  hasModel(service: string, id: string, model: string): boolean {
+    return this.byService.get(service)?.get(id)?.models.has(model) ?? false;
   }
 
   /** The time of the newest `latest` a committed write of this process carried (-Infinity: none). */
@@ -110,10 +117,14 @@ export class CommittedProblems {
     );
   }
 
-  add(service: string, id: string, slot: string): void {
+  keptFirst(service: string, id: string): void {
+    this.entry(service, id).first = true;
+  }
+
+  keptModel(service: string, id: string, model: string): void {
     const e = this.entry(service, id);
-    if (!e.slots.has(slot)) {
-      e.slots.add(slot);
+    if (!e.models.has(model)) {
+      e.models.add(model);
       this.size++;
     }
   }
@@ -132,7 +143,7 @@ export class CommittedProblems {
     if (!ids) this.byService.set(service, (ids = new Map()));
     let e = ids.get(id);
     if (!e) {
-      ids.set(id, (e = { slots: new Set(), latestMs: Number.NEGATIVE_INFINITY, own: undefined }));
+      ids.set(id, (e = { first: false, models: new Set(), latestMs: Number.NEGATIVE_INFINITY, own: undefined }));
       this.size++;
     }
     return e;
@@ -140,7 +151,9 @@ export class CommittedProblems {
 }
 
 interface Entry {
-  slots: Set<string>;
+  first: boolean;
+  /** The models whose `model:<model>` example was written. */
+  models: Set<string>;
   latestMs: number;
   /** true: its own row exists; false: it did not when asked, or the answer is awaited; undefined: not asked. */
   own: boolean | undefined;
