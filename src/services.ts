@@ -233,6 +233,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
       sql: store.sql,
       redactor,
       maxPerService: config.problems.maxPerService,
+      latestExampleEveryMs: config.problems.latestExampleEveryMs,
       registrySchema: (service, name) => loaded.registry.lookup(service, name)?.parameters,
       now,
     }),

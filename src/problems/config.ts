@@ -1,7 +1,7 @@
 /**
- * The `problems:` section: failed calls grouped by signature, when a quiet one counts as resolved,
- * which tool results report a failure inside a success (`tool_error`), and the price table that turns
- * a problem's repair tokens into money.
+ * The `problems:` section: failed calls grouped by signature, how often a problem's latest example is
+ * refreshed, when a quiet one counts as resolved, which tool results report a failure inside a success
+ * (`tool_error`), and the price table that turns a problem's repair tokens into money.
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import { DEFAULT_TOOL_ERROR_RULES, parseToolErrorRule, type ToolErrorRule } from '../normalize/tool-error.js';
@@ -23,6 +23,7 @@ export const problemsFileSchema = {
   properties: {
     resolve_after: { ...duration, default: '24h' },
     max_per_service: { type: 'integer', minimum: 1, default: 500 },
+    latest_example_every: { ...duration, default: '1m' },
     tool_error_rules: {
       type: 'array',
       maxItems: 32,
@@ -38,6 +39,8 @@ export type ProblemsFileShape = FromSchema<typeof problemsFileSchema>;
 export interface ProblemsConfig {
   resolveAfterMs: number;
   maxPerService: number;
+  /** A problem's `latest` example is replaced by a sighting at least this much newer (span time; 0: any newer). */
+  latestExampleEveryMs: number;
   /** Which results of a tool span that says it succeeded make the execution `tool_error`. */
   toolErrorRules: readonly ToolErrorRule[];
   /** USD per million input and output tokens, per model label (`*`: any other). */
@@ -57,6 +60,7 @@ export const problemsSection: ConfigSection<ProblemsFileShape, ProblemsConfig> =
     return {
       resolveAfterMs: durationMs(f.resolve_after),
       maxPerService: f.max_per_service,
+      latestExampleEveryMs: durationMs(f.latest_example_every),
       toolErrorRules: rules,
       prices: f.prices,
     };

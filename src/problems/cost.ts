@@ -8,6 +8,7 @@
  */
 import type { CompletedTrajectory } from '../efficiency/tracker.js';
 import type { BatchExtension, Sql } from '../store/sql.js';
+import { MultiRow } from './rows.js';
 import { OTHER_PROBLEM } from './store.js';
 
 const DAY = 86_400_000;
@@ -25,23 +26,57 @@ interface CostSums {
   durationMs: number;
 }
 
-/** Built once: the statement cache finds it by the same string. */
-const COST_UPSERT = `INSERT INTO problem_costs (service, id, model, day, repairs, repaired, retries, steps, input_tokens,
-     output_tokens, duration_ms)
-   SELECT CAST(? AS TEXT),
-     CASE WHEN EXISTS (SELECT 1 FROM problems WHERE service = ? AND id = ?) THEN CAST(? AS TEXT)
-       ELSE '${OTHER_PROBLEM}' END,
-     CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT),
-     CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT) WHERE 1 = 1
-   ON CONFLICT (service, id, model, day) DO UPDATE SET repairs = problem_costs.repairs + excluded.repairs,
-     repaired = problem_costs.repaired + excluded.repaired, retries = problem_costs.retries + excluded.retries,
-     steps = problem_costs.steps + excluded.steps,
-     input_tokens = problem_costs.input_tokens + excluded.input_tokens,
-     output_tokens = problem_costs.output_tokens + excluded.output_tokens,
-     duration_ms = problem_costs.duration_ms + excluded.duration_ms`;
+/**
+ * The repair rows, several per statement (rows.ts), per engine. PostgreSQL's upsert cannot touch a
+ * row twice in one statement, so there rows bound for one `_other` are summed first, in key order;
+ * SQLite's takes the rows one by one, as separate statements would (already in key order).
+ */
+function costUpsert(dialect: Sql['dialect']): MultiRow {
+  const pg = dialect === 'postgres';
+  const sum = (column: string) => (pg ? `SUM(${column})` : column);
+  const keys = 'd.service, d.id, d.model, d.day';
+  return new MultiRow(
+    [
+      ['service', 'TEXT'],
+      ['id', 'TEXT'],
+      ['model', 'TEXT'],
+      ['day', 'BIGINT'],
+      ['repairs', 'BIGINT'],
+      ['repaired', 'BIGINT'],
+      ['retries', 'BIGINT'],
+      ['steps', 'BIGINT'],
+      ['input_tokens', 'BIGINT'],
+      ['output_tokens', 'BIGINT'],
+      ['duration_ms', 'BIGINT'],
+    ],
+    `INSERT INTO problem_costs (service, id, model, day, repairs, repaired, retries, steps, input_tokens,
+       output_tokens, duration_ms)
+     SELECT ${keys}, ${['repairs', 'repaired', 'retries', 'steps', 'input_tokens', 'output_tokens', 'duration_ms']
+       .map((c) => sum(`d.${c}`))
+       .join(', ')}
+     FROM (SELECT v.service,
+         CASE WHEN EXISTS (SELECT 1 FROM problems p WHERE p.service = v.service AND p.id = v.id) THEN v.id
+           ELSE '${OTHER_PROBLEM}' END AS id,
+         v.model, v.day, v.repairs, v.repaired, v.retries, v.steps, v.input_tokens, v.output_tokens, v.duration_ms
+       FROM v) d
+     WHERE 1 = 1 ${pg ? `GROUP BY ${keys} ORDER BY ${keys}` : ''}
+     ON CONFLICT (service, id, model, day) DO UPDATE SET repairs = problem_costs.repairs + excluded.repairs,
+       repaired = problem_costs.repaired + excluded.repaired, retries = problem_costs.retries + excluded.retries,
+       steps = problem_costs.steps + excluded.steps,
+       input_tokens = problem_costs.input_tokens + excluded.input_tokens,
+       output_tokens = problem_costs.output_tokens + excluded.output_tokens,
+       duration_ms = problem_costs.duration_ms + excluded.duration_ms`,
+  );
+}
+
+/** Built once per engine: the statement caches find them by the same strings. */
+const COST_UPSERT = { sqlite: costUpsert('sqlite'), postgres: costUpsert('postgres') };
 
 /** The repair rows of completed trajectories; undefined when none had a repair. */
-export function repairExtension(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
+export function repairExtension(
+  done: readonly CompletedTrajectory[],
+  dialect: Sql['dialect'],
+): BatchExtension | undefined {
   const sums = new Map<string, { service: string; id: string; model: string; day: number } & CostSums>();
   for (const t of done) {
     if (!t.repairs) continue;
@@ -65,24 +100,23 @@ export function repairExtension(done: readonly CompletedTrajectory[]): BatchExte
   if (sums.size === 0) return undefined;
   // Sorted keys: concurrent writers lock rows in one order.
   const rows = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
-  return (tx) => {
-    for (const s of rows)
-      tx.run(COST_UPSERT, [
-        s.service,
-        s.service,
-        s.id,
-        s.id,
-        s.model,
-        s.day,
-        s.repairs,
-        s.repaired,
-        s.retries,
-        s.steps,
-        s.inputTokens,
-        s.outputTokens,
-        s.durationMs,
-      ]);
-  };
+  const params: unknown[] = [];
+  for (const s of rows)
+    params.push(
+      s.service,
+      s.id,
+      s.model,
+      s.day,
+      s.repairs,
+      s.repaired,
+      s.retries,
+      s.steps,
+      s.inputTokens,
+      s.outputTokens,
+      s.durationMs,
+    );
+  const upsert = COST_UPSERT[dialect];
+  return (tx) => upsert.run(tx, params);
 }
 
 function zero(): CostSums {

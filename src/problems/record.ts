@@ -14,7 +14,7 @@ import { storableText } from '../store/storable-text.js';
 import { type Signature, type SignatureInput, signatureOf } from './signature.js';
 import { SignatureCache } from './signature-cache.js';
 import { repairExtension } from './cost.js';
-import { KeptExamples, problemExtension } from './store.js';
+import { CommittedProblems, ownRowExists, problemExtension } from './write.js';
 
 const HOUR = 3_600_000;
 const MAX_ARGS = 16 * 1024;
@@ -45,13 +45,20 @@ export interface ProblemDelta {
 }
 
 export interface ProblemRecorderDeps {
-  sql: Pick<Sql, 'dialect'>;
+  /** `all`: asked once per problem, after its first committed write, whether its own row exists (write.ts). */
+  sql: Pick<Sql, 'dialect' | 'all'>;
   redactor: StoreRedactor;
   maxPerService: number;
   /** The registry's schema for a tool, when the call's span offered none. */
   registrySchema?: (service: string, name: string) => unknown;
   /** The service clock (when a problem was recorded; absent: the wall clock). */
   now?: () => number;
+  /**
+   * problems.latest_example_every: a problem's `latest` example is rebuilt and written only when its
+   * batch's latest sighting is this much newer (span time) than the latest this process committed
+   * (absent: 0, every newer sighting).
+   */
+  latestExampleEveryMs?: number;
 }
 
 /**
@@ -59,27 +66,33 @@ export interface ProblemRecorderDeps {
  * round with failed executions, and per write of completed trajectories that had repair turns.
  */
 export class ProblemRecorder implements CountedCallSink {
-  /** Example slots committed for good: later batches do not build or write them again. */
-  private readonly kept = new KeptExamples();
+  /** What committed writes of this process hold (write.ts): what later batches leave out or merge. */
+  private readonly committed: CommittedProblems;
   /** Signatures of failures seen before (signature-cache.ts). */
   private readonly signatures = new SignatureCache();
 
-  constructor(private readonly deps: ProblemRecorderDeps) {}
+  private readonly withCache: ProblemRecorderDeps & { signatures: SignatureCache };
+
+  constructor(private readonly deps: ProblemRecorderDeps) {
+    const { sql } = deps;
+    this.committed = new CommittedProblems((service, id) => ownRowExists(sql, service, id));
+    this.withCache = { ...deps, signatures: this.signatures };
+  }
 
   extension(
     calls: readonly CheckedCall[],
     labels: readonly CallLabels[],
     facts: readonly SpanFacts[],
   ): BatchExtension | undefined {
-    return this.write(problemDeltas(calls, labels, facts, { ...this.deps, signatures: this.signatures }, this.kept));
+    return this.write(problemDeltas(calls, labels, facts, this.withCache, this.committed));
   }
 
   executions(released: readonly ReleasedExecution[]): BatchExtension | undefined {
-    return this.write(executionDeltas(released, { ...this.deps, signatures: this.signatures }, this.kept));
+    return this.write(executionDeltas(released, this.withCache, this.committed));
   }
 
   trajectories(done: readonly CompletedTrajectory[]): BatchExtension | undefined {
-    return repairExtension(done);
+    return repairExtension(done, this.deps.sql.dialect);
   }
 
   private write(deltas: ProblemDelta[]): BatchExtension | undefined {
@@ -91,16 +104,28 @@ export class ProblemRecorder implements CountedCallSink {
             maxPerService: this.deps.maxPerService,
             nowMs: (this.deps.now ?? Date.now)(),
           },
-          this.kept,
+          this.committed,
         )
       : undefined;
   }
 }
 
 /** Groups failures by (service, signature); each slot's example is built once, after grouping. */
+interface Chosen<T> {
+  item: T;
+  t: number;
+}
+
+/** Which failure fills each example slot: the batch's earliest, its latest, and each model's first. */
+interface Picks<T> {
+  first: Chosen<T>;
+  latest: Chosen<T>;
+  models: Map<string, Chosen<T>>;
+}
+
 class Grouper<T> {
   readonly out = new Map<string, ProblemDelta>();
-  private readonly picks = new Map<ProblemDelta, Map<string, { item: T; t: number }>>();
+  private readonly picks = new Map<ProblemDelta, Picks<T>>();
 
   add(signature: Signature, service: string, model: string, timeMs: number, item: T): void {
     const key = `${service}\u0000${signature.hash}`;
@@ -130,26 +155,40 @@ class Grouper<T> {
       m.firstMs = Math.min(m.firstMs, t);
       m.lastMs = Math.max(m.lastMs, t);
     } else d.models.set(model, { count: 1, firstMs: t, lastMs: t });
-    // Which failure fills each example slot.
-    let slots = this.picks.get(d);
-    if (!slots) this.picks.set(d, (slots = new Map()));
-    const first = slots.get('first');
-    if (first === undefined || t < first.t) slots.set('first', { item, t });
-    const latest = slots.get('latest');
-    if (latest === undefined || t >= latest.t) slots.set('latest', { item, t });
-    if (!slots.has(`model:${model}`)) slots.set(`model:${model}`, { item, t });
+    const p = this.picks.get(d);
+    if (!p) {
+      const pick = { item, t };
+      this.picks.set(d, { first: pick, latest: pick, models: new Map([[model, pick]]) });
+      return;
+    }
+    if (t < p.first.t) p.first = { item, t };
+    if (t >= p.latest.t) p.latest = { item, t };
+    if (!p.models.has(model)) p.models.set(model, { item, t });
   }
 
-  /** `kept`: slots a committed write already filled for good, left out (their insert would do nothing). */
-  deltas(example: (item: T) => Omit<ProblemExample, 'slot'>, kept?: KeptExamples): ProblemDelta[] {
-    for (const [d, slots] of this.picks) {
-      const built = new Map<T, Omit<ProblemExample, 'slot'>>();
-      for (const [slot, { item }] of slots) {
-        if (slot !== 'latest' && kept?.has(d.service, d.signature.hash, slot)) continue;
+  /**
+   * `kept`: what committed writes already hold. A slot filled for good is left out (its insert would do
+   * nothing), and so is a `latest` less than `latestEveryMs` newer than the one written (older than
+   * it, the upsert would keep the stored one; newer by less, it is not worth its redaction and write).
+   */
+  deltas(
+    example: (item: T) => Omit<ProblemExample, 'slot'>,
+    kept?: CommittedProblems,
+    latestEveryMs = 0,
+  ): ProblemDelta[] {
+    for (const [d, p] of this.picks) {
+      const { service } = d;
+      const id = d.signature.hash;
+      let built: Map<T, Omit<ProblemExample, 'slot'>> | undefined;
+      const fill = (slot: string, { item }: Chosen<T>) => {
+        built ??= new Map();
         let ex = built.get(item);
         if (!ex) built.set(item, (ex = example(item)));
         d.examples.set(slot, { ...ex, slot });
-      }
+      };
+      if (!kept?.hasFirst(service, id)) fill('first', p.first);
+      if (!kept || p.latest.t >= kept.latestMs(service, id) + latestEveryMs) fill('latest', p.latest);
+      for (const [model, pick] of p.models) if (!kept?.hasModel(service, id, model)) fill(`model:${model}`, pick);
     }
     return [...this.out.values()];
   }
@@ -163,10 +202,12 @@ export function problemDeltas(
   calls: readonly CheckedCall[],
   labels: readonly CallLabels[],
   facts: readonly SpanFacts[],
-  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema'> & { signatures?: SignatureCache },
-  kept?: KeptExamples,
+  deps: Pick<ProblemRecorderDeps, 'redactor' | 'registrySchema' | 'latestExampleEveryMs'> & {
+    signatures?: SignatureCache;
+  },
+  kept?: CommittedProblems,
 ): ProblemDelta[] {
-  let bySpan: Map<string, SpanFacts> | undefined;
+  const spans = new SpanFinder(facts);
   const group = new Grouper<number>();
   const sign = deps.signatures ? (x: SignatureInput) => deps.signatures!.of(x) : signatureOf;
   for (let i = 0; i < calls.length; i++) {
@@ -174,20 +215,16 @@ export function problemDeltas(
     const o = c.outcome;
     if (o.outcome !== 'InvalidJson' && o.outcome !== 'UnknownName' && o.outcome !== 'SchemaMismatch') continue;
     const { service, model, tool } = labels[i]!;
-    if (o.outcome === 'SchemaMismatch' && !bySpan) {
-      bySpan = new Map();
-      for (const f of facts) bySpan.set(f.spanId, f);
-    }
     const signature =
       o.outcome === 'SchemaMismatch'
-        ? sign({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, bySpan!, deps) })
+        ? sign({ kind: o.outcome, service, tool, errors: o.errors, schema: schemaOf(c, spans, deps) })
         : o.outcome === 'UnknownName'
           ? sign({ kind: o.outcome, service, name: storableText(c.name.slice(0, 200)) })
           : sign({ kind: o.outcome, service, tool, cause: o.cause });
     c.problemId = signature.hash;
     group.add(signature, service, model, c.timeMs, i);
   }
-  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor), kept);
+  return group.deltas((i) => example(calls[i]!, labels[i]!.model, deps.redactor), kept, deps.latestExampleEveryMs);
 }
 
 /**
@@ -196,8 +233,8 @@ export function problemDeltas(
  */
 export function executionDeltas(
   released: readonly ReleasedExecution[],
-  deps: Pick<ProblemRecorderDeps, 'redactor'> & { signatures?: SignatureCache },
-  kept?: KeptExamples,
+  deps: Pick<ProblemRecorderDeps, 'redactor' | 'latestExampleEveryMs'> & { signatures?: SignatureCache },
+  kept?: CommittedProblems,
 ): ProblemDelta[] {
   const group = new Grouper<ReleasedExecution>();
   const sign = deps.signatures ? (x: SignatureInput) => deps.signatures!.of(x) : signatureOf;
@@ -214,16 +251,36 @@ export function executionDeltas(
     e.problemId = signature.hash;
     group.add(signature, e.service, e.model, e.timeMs, e);
   }
-  return group.deltas((e) => executionExample(e, deps.redactor), kept);
+  return group.deltas((e) => executionExample(e, deps.redactor), kept, deps.latestExampleEveryMs);
+}
+
+/**
+ * A batch's span facts by span id, the last of a repeated id as a map would keep it. A batch has a
+ * SchemaMismatch or two among a hundred spans: the first few are looked up by a scan, and only a
+ * batch with more builds the map.
+ */
+class SpanFinder {
+  private map: Map<string, SpanFacts> | undefined;
+  private scans = 0;
+
+  constructor(private readonly facts: readonly SpanFacts[]) {}
+
+  get(spanId: string): SpanFacts | undefined {
+    if (!this.map && this.scans++ < 4) {
+      for (let i = this.facts.length - 1; i >= 0; i--) if (this.facts[i]!.spanId === spanId) return this.facts[i];
+      return undefined;
+    }
+    if (!this.map) {
+      this.map = new Map();
+      for (const f of this.facts) this.map.set(f.spanId, f);
+    }
+    return this.map.get(spanId);
+  }
 }
 
 /** The schema the call was checked against: its span's offered definition, else the registry's. */
-function schemaOf(
-  c: CheckedCall,
-  bySpan: ReadonlyMap<string, SpanFacts>,
-  deps: Pick<ProblemRecorderDeps, 'registrySchema'>,
-): unknown {
-  const offered = bySpan.get(c.spanId)?.offered?.find((t) => t.name === c.name)?.parameters;
+function schemaOf(c: CheckedCall, spans: SpanFinder, deps: Pick<ProblemRecorderDeps, 'registrySchema'>): unknown {
+  const offered = spans.get(c.spanId)?.offered?.find((t) => t.name === c.name)?.parameters;
   return offered ?? deps.registrySchema?.(c.service, c.name);
 }
 
