@@ -106,13 +106,8 @@ export function observeBatch(
   const toolSets = new Map<string, ToolSetSeen>();
   /** Every run of one value (or one definitions list) of a service, in the order they began. */
   const segments: Segment[] = [];
-  // The model spans' run and provider, for attributing calls to them: in arrays (no object per
-  // span), found by span id and checked by trace id; a span id seen again is chained to the earlier.
-  const spanIndex = new Map<string, number>();
-  const spanIds: string[] = [];
-  const spanTraces: string[] = [];
-  const spanInfos: SpanInfo[] = [];
-  let earlier: Map<number, number> | undefined;
+  /** spanId → the span's run and provider (and the trace, checked), for attributing calls to them. */
+  const bySpan = new Map<string, SpanLink>();
   const slots = new Map<string, Map<string, ProviderSlot>>();
   // Consecutive spans of one run share their info object (most of a batch is one run).
   let lastInfo: SpanInfo | undefined;
@@ -125,20 +120,8 @@ export function observeBatch(
       if (!slot) of.set(provider, (slot = { service, provider, byTool: new Map() }));
       lastInfo = info = run ? { run, slot } : { slot };
     }
-    const i = spanIds.length;
-    const id = f.spanId;
-    spanIds.push(id);
-    spanTraces.push(f.traceId);
-    spanInfos.push(info);
-    const n = spanIndex.size;
-    spanIndex.set(id, i);
-    // One span id in two traces (or a span sent twice): the later one is found first, then the earlier.
-    if (spanIndex.size === n)
-      for (let j = i - 1; j >= 0; j--)
-        if (spanIds[j] === id) {
-          (earlier ??= new Map()).set(i, j);
-          break;
-        }
+    // One span id in two traces (or a span sent twice): chained, the later one found first.
+    bySpan.set(f.spanId, { traceId: f.traceId, info, next: bySpan.get(f.spanId) });
   };
   /** Per service the current run of each value kind, sighted at its earliest and latest time. */
   const valueRuns = new Map<string, ValueRuns>();
@@ -235,11 +218,11 @@ export function observeBatch(
   // a few map lookups per call, no key built.
   const groups: CountGroup[] = [];
   for (const c of calls) {
-    if (spanIds.length === 0) break;
-    let j = spanIndex.get(c.spanId);
-    while (j !== undefined && spanTraces[j] !== c.traceId) j = earlier?.get(j);
-    if (j === undefined) continue;
-    const info = spanInfos[j]!;
+    if (bySpan.size === 0) break;
+    let link = bySpan.get(c.spanId);
+    while (link && link.traceId !== c.traceId) link = link.next;
+    if (!link) continue;
+    const info = link.info;
     const outcome = c.outcome.outcome;
     const i = info.run?.offer.indexByName.get(c.name);
     const v = i === undefined ? undefined : info.run!.seen[i];
@@ -311,6 +294,13 @@ interface ProviderSlot {
 interface SpanInfo {
   run?: DefinitionsRun;
   slot: ProviderSlot;
+}
+
+interface SpanLink {
+  traceId: string;
+  info: SpanInfo;
+  /** Another trace's span of the same id. */
+  next: SpanLink | undefined;
 }
 
 interface CountGroup {
