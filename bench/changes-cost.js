@@ -1,9 +1,10 @@
 /**
  * What the changes observation (src/changes/) costs per ingest batch, in-process: the bench's
  * fixture bodies decoded and read once, then every round runs, per body, what the changes sink adds
- * to a batch — observeBatch over the batch's facts and counted calls, and its statements inside a
- * SQLite transaction (an in-memory database with every migration, the store's own SQL port) —
- * timed by process CPU time. The calls are the bodies' proposals, counted as the pipeline would
+ * to a batch — the server's changes sink (src/changes/sink.ts) collecting over the batch's facts and
+ * counted calls, and its statements inside a SQLite transaction (an in-memory database with every
+ * migration, the store's own SQL port), then what it learns once that committed — timed by process
+ * CPU time. The calls are the bodies' proposals, counted as the pipeline would
  * (one per call, at the span's time; outcomes do not change the cost).
  *
  * Usage: node bench/changes-cost.js [--dist DIR] [--rounds N] [--bodies N]
@@ -11,6 +12,7 @@
  * --dist. `npm run bench` (bench/run.js) imports measureChangesCost() and prints the total as a share
  * of its toolwatch CPU ms per batch (target ≤ 2 %).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -25,8 +27,7 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
   const load = (p) => import(pathToFileURL(path.join(dist, p)).href);
   const { decodeProtobuf } = await load('sources/otlp/decode-protobuf.js');
   const { builtinDialects } = await load('normalize/dialects.js');
-  const { observeBatch } = await load('changes/observe.js');
-  const { changesExtension } = await load('changes/store.js');
+  const { changesSink } = await load('changes/sink.js');
   const { migrateSqlite } = await load('store/sqlite.js');
   const { SqliteSql } = await load('store/sqlite-sql.js');
 
@@ -60,20 +61,31 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
   migrateSqlite(db);
   const port = new SqliteSql(db);
   const limits = { maxName: 200, maxToolsPerRequest: 256 };
+  // The server's own sink (src/services.ts), over the store's port; a build from before the sink
+  // took the port (no changes/committed.js) took the dialect.
+  const withPort = existsSync(path.join(dist, 'changes/committed.js'));
+  const sink = changesSink(withPort ? port : 'sqlite', limits);
+  // Its start-up read of the store (SQLite answers at once) before the first batch, as in the server.
+  await new Promise((resolve) => setImmediate(resolve));
   const cpu = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
 
-  /** One pass over the batches: observe (and its SQL in a transaction per batch, when withSql). */
+  /**
+   * One pass over the batches: what the sink collects per batch (the observation, the extension), and
+   * when withSql its statements in a transaction per batch and what it learns once that committed.
+   */
   function round(withSql) {
     for (const b of batches) {
-      const ext = changesExtension('sqlite', observeBatch(b.facts, b.calls, limits));
-      if (withSql && ext) {
-        db.exec('BEGIN IMMEDIATE');
-        ext(port.batchTx);
-        db.exec('COMMIT');
-      }
+      const exts = sink.collect({ source: 'otlp', facts: b.facts, calls: b.calls });
+      if (withSql)
+        for (const ext of exts) {
+          db.exec('BEGIN IMMEDIATE');
+          ext(port.batchTx);
+          db.exec('COMMIT');
+          ext.committed?.();
+        }
     }
   }
 

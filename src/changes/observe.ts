@@ -6,8 +6,9 @@
  * time order with repeats collapsed — the transitions the store turns into change events.
  */
 import { countedTool, OUTCOMES, type CheckedCall, type OutcomeName, type SpanFacts, type ToolDef } from '../model.js';
-import { storableText } from '../store/storable-text.js';
-import { canonicalText, definitionVersion, toolSetVersion } from '../tools/definition-hash.js';
+import { toolSetVersion } from '../tools/definition-hash.js';
+import { clipTo, offerOf, sameDefs, type Offer } from './offers.js';
+import { firstSightings, rawSightings, transitions, type Segment } from './sightings.js';
 
 export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'prompt', 'model', 'provider'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
@@ -75,124 +76,142 @@ export interface ObserveLimits {
   maxToolsPerRequest: number;
 }
 
-/** Clipped and storable (storable-text.ts): a NUL in a service or tool name must not fail the batch on PostgreSQL. */
-const clipTo = (s: string, n: number) => storableText(s.length > n ? s.slice(0, n) : s);
-
 export function observeBatch(
   facts: readonly SpanFacts[],
   calls: readonly CheckedCall[],
   limits: ObserveLimits,
 ): BatchObservation {
-  // The spans of a batch name a few services, models and providers over and over: each clipped once.
+  // The spans of a batch name a few services, models and providers over and over: each clipped once,
+  // and each field remembers its last one (consecutive spans mostly repeat it).
   const clipped = new Map<string, string>();
-  let lastIn = '';
-  let lastOut = '';
-  const clip = (s: string) => {
-    if (s === lastIn) return lastOut;
-    let c = clipped.get(s);
-    if (c === undefined) clipped.set(s, (c = clipTo(s, limits.maxName)));
-    lastIn = s;
-    lastOut = c;
-    return c;
+  const clipper = () => {
+    let lastIn = '';
+    let lastOut = '';
+    return (s: string) => {
+      if (s === lastIn) return lastOut;
+      let c = clipped.get(s);
+      if (c === undefined) clipped.set(s, (c = clipTo(s, limits.maxName)));
+      lastIn = s;
+      lastOut = c;
+      return c;
+    };
   };
+  const clip = clipper();
+  const clipModel = clipper();
+  const clipProvider = clipper();
+  const clipTool = clipper();
   /** A key sighted with two values in this batch: only then are its sightings sorted into transitions. */
   let mixed = false;
   const versions = new Map<string, VersionSeen>();
   const toolSets = new Map<string, ToolSetSeen>();
-  const raw: Sighting[] = [];
-  /** Each run's first sighting (its earliest time once the run is flushed). */
-  const firsts: Sighting[] = [];
-  /** traceId → spanId → the offered tools by name and the provider, for attributing calls to them. */
-  const bySpan = new Map<string, Map<string, SpanInfo>>();
+  /** Every run of one value (or one definitions list) of a service, in the order they began. */
+  const segments: Segment[] = [];
+  /** spanId → the span's run and provider (and the trace, checked), for attributing calls to them. */
+  const bySpan = new Map<string, SpanLink>();
   const slots = new Map<string, Map<string, ProviderSlot>>();
   // Consecutive spans of one run share their info object (most of a batch is one run).
   let lastInfo: SpanInfo | undefined;
-  const remember = (f: SpanFacts, service: string, provider: string, byName?: Map<string, VersionSeen>) => {
+  const remember = (f: SpanFacts, service: string, provider: string, run?: DefinitionsRun) => {
     let info = lastInfo;
-    if (!info || info.byName !== byName || info.slot.service !== service || info.slot.provider !== provider) {
+    if (!info || info.run !== run || info.slot.service !== service || info.slot.provider !== provider) {
       let of = slots.get(service);
       if (!of) slots.set(service, (of = new Map()));
       let slot = of.get(provider);
       if (!slot) of.set(provider, (slot = { service, provider, byTool: new Map() }));
-      lastInfo = info = byName ? { byName, slot } : { slot };
+      lastInfo = info = run ? { run, slot } : { slot };
     }
-    let spans = bySpan.get(f.traceId);
-    if (!spans) bySpan.set(f.traceId, (spans = new Map()));
-    spans.set(f.spanId, info);
+    // One span id in two traces (or a span sent twice): chained, the later one found first.
+    bySpan.set(f.spanId, { traceId: f.traceId, info, next: bySpan.get(f.spanId) });
   };
-  /** Per service, per kind the run of one value, sighted at its earliest and latest time (as below). */
-  const valueRuns = new Map<string, Partial<Record<ChangeKind, { value: string; first: Sighting; last: Sighting }>>>();
-  const sight = (service: string, kind: ChangeKind, value: string, t: number) => {
+  /** Per service the current run of each value kind, sighted at its earliest and latest time. */
+  const valueRuns = new Map<string, ValueRuns>();
+  let lastService = '';
+  let lastRuns: ValueRuns = { prompt: undefined, model: undefined, provider: undefined };
+  const runsOf = (service: string): ValueRuns => {
+    if (service === lastService) return lastRuns;
     let of = valueRuns.get(service);
-    if (!of) valueRuns.set(service, (of = {}));
-    const run = of[kind];
+    if (!of) valueRuns.set(service, (of = { prompt: undefined, model: undefined, provider: undefined }));
+    lastService = service;
+    lastRuns = of;
+    return of;
+  };
+  /** The run of `value` in `run` widened to t, or (another value) a new run begun: what the kind's slot holds next. */
+  const sight = (run: Segment | undefined, service: string, kind: ValueKind, value: string, t: number): Segment => {
     if (run && run.value === value) {
-      if (t < run.first.timeMs) run.first.timeMs = t;
-      if (t > run.last.timeMs) run.last.timeMs = t;
-      return;
+      if (t < run.tMin) run.tMin = t;
+      else if (t > run.tMax) run.tMax = t;
+      return run;
     }
     if (run) mixed = true;
-    const first: Sighting = { service, kind, key: '', value, timeMs: t };
-    const last: Sighting = { service, kind, key: '', value, timeMs: t };
-    raw.push(first, last);
-    firsts.push(first);
-    of[kind] = { value, first, last };
+    const seg: Segment = { service, kind, value, tMin: t, tMax: t };
+    segments.push(seg);
+    return seg;
   };
   const runs = new Map<string, DefinitionsRun>();
   for (const f of facts) {
     const service = clip(f.service);
     const t = Math.floor(f.startTimeMs);
     // Instructions are on the model span, or (Microsoft Agent Framework) on the agent span above it.
-    if (f.promptVersion) sight(service, 'prompt', f.promptVersion, t);
+    const promptVersion = f.promptVersion;
+    if (promptVersion) {
+      const of = runsOf(service);
+      of.prompt = sight(of.prompt, service, 'prompt', promptVersion, t);
+    }
     if (f.role !== 'model') continue;
-    if (f.model) sight(service, 'model', clip(f.model), t);
-    const provider = f.provider ? clip(f.provider) : undefined;
-    if (provider) sight(service, 'provider', provider, t);
-    if (!f.offered) {
+    const model = f.model;
+    const providerName = f.provider;
+    const of = runsOf(service);
+    if (model) of.model = sight(of.model, service, 'model', clipModel(model), t);
+    const provider = providerName ? clipProvider(providerName) : undefined;
+    if (provider) of.provider = sight(of.provider, service, 'provider', provider, t);
+    const offeredAll = f.offered;
+    if (!offeredAll) {
       if (provider) remember(f, service, provider);
       continue;
     }
     const offered =
-      f.offered.length > limits.maxToolsPerRequest ? f.offered.slice(0, limits.maxToolsPerRequest) : f.offered;
+      offeredAll.length > limits.maxToolsPerRequest ? offeredAll.slice(0, limits.maxToolsPerRequest) : offeredAll;
     // The requests of one agent offer the same (shared, frozen) definitions one after another: such
     // a run is read once and sighted at its earliest and latest time, not once per request.
     const prev = runs.get(service);
     if (prev && sameDefs(prev.offered, offered)) {
-      // Widened once when the run ends (flushRun), not per request and tool.
-      if (t < prev.tMin) prev.tMin = t;
-      if (t > prev.tMax) prev.tMax = t;
-      remember(f, service, provider ?? '', prev.byName);
+      if (t < prev.seg.tMin) prev.seg.tMin = t;
+      if (t > prev.seg.tMax) prev.seg.tMax = t;
+      remember(f, service, provider ?? '', prev);
       continue;
     }
     if (prev) {
       flushRun(prev);
       mixed = true;
     }
-    const setVersion = toolSetVersion(offered);
-    if (!toolSets.has(`${service}\u0000${setVersion}`)) {
-      const names = [...new Set(offered.map((d) => clip(d.name)))].sort();
-      toolSets.set(`${service}\u0000${setVersion}`, { service, version: setVersion, names });
+    const offer = offered.length > 0 ? offerOf(service, offered, limits.maxName) : emptyOffer(service);
+    if (!toolSets.has(offer.setKey))
+      toolSets.set(offer.setKey, { service, version: offer.setVersion, names: offer.names });
+    const seen: VersionSeen[] = [];
+    for (const d of offer.byDef) {
+      let v = versions.get(d.key);
+      if (!v) {
+        v = {
+          service,
+          tool: d.tool,
+          version: d.version,
+          definition: d.definition,
+          firstMs: t,
+          lastMs: t,
+          calls: 0,
+          groups: new Map(),
+        };
+        versions.set(d.key, v);
+      }
+      seen.push(v);
     }
-    const byName = new Map<string, VersionSeen>();
-    const sighted: Omit<Sighting, 'timeMs'>[] = [{ service, kind: 'tool_set', key: '', value: setVersion }];
-    for (const def of offered) {
-      const v = seen(versions, service, clip(def.name), def, t);
-      sighted.push({ service, kind: 'tool_definition', key: v.tool, value: v.version });
-      // One request offering a name twice: two sightings of one key.
-      if (byName.has(def.name)) mixed = true;
-      byName.set(def.name, v);
-    }
-    // Literals of one shape, not spreads: these are written again when the run is flushed.
-    const first = sighted.map(
-      (x): Sighting => ({ service: x.service, kind: x.kind, key: x.key, value: x.value, timeMs: t }),
-    );
-    const last = sighted.map(
-      (x): Sighting => ({ service: x.service, kind: x.kind, key: x.key, value: x.value, timeMs: t }),
-    );
-    raw.push(...first, ...last);
-    firsts.push(...first);
-    runs.set(service, { offered, byName, first, last, tMin: t, tMax: t });
-    remember(f, service, provider ?? '', byName);
+    // One request offering a name twice: two sightings of one key.
+    if (offer.repeatsName) mixed = true;
+    const seg: Segment = { service, kind: 'tool_set', value: offer.setVersion, offer, tMin: t, tMax: t };
+    segments.push(seg);
+    const run: DefinitionsRun = { offered, offer, seen, seg };
+    runs.set(service, run);
+    remember(f, service, provider ?? '', run);
   }
   for (const r of runs.values()) flushRun(r);
   // Calls per group (service, tool, version, provider), then per minute and outcome under a number:
@@ -200,10 +219,13 @@ export function observeBatch(
   const groups: CountGroup[] = [];
   for (const c of calls) {
     if (bySpan.size === 0) break;
-    const info = bySpan.get(c.traceId)?.get(c.spanId);
-    if (!info) continue;
+    let link = bySpan.get(c.spanId);
+    while (link && link.traceId !== c.traceId) link = link.next;
+    if (!link) continue;
+    const info = link.info;
     const outcome = c.outcome.outcome;
-    const v = info.byName?.get(c.name);
+    const i = info.run?.offer.indexByName.get(c.name);
+    const v = i === undefined ? undefined : info.run!.seen[i];
     let group: CountGroup | undefined;
     if (v) {
       v.calls++;
@@ -221,7 +243,7 @@ export function observeBatch(
       }
     } else if (info.slot.provider !== '') {
       // By the name as stored: two long names equal once clipped are one group (one row per key).
-      const tool = clip(countedTool(outcome, c.name));
+      const tool = clipTool(countedTool(outcome, c.name));
       group = info.slot.byTool.get(tool);
       if (!group) {
         const { service, provider } = info.slot;
@@ -252,10 +274,14 @@ export function observeBatch(
     counts,
     toolSets: [...toolSets.values()],
     // One value per key (the steady state): its earliest sighting is its run's first, no sort needed.
-    sightings: mixed ? transitions(raw) : firsts,
+    sightings: mixed ? transitions(rawSightings(segments)) : firstSightings(segments),
     repeatedKeys: mixed,
   };
 }
+
+type ValueKind = 'prompt' | 'model' | 'provider';
+/** One shape for every service (its slots read by name, not by a computed key). */
+type ValueRuns = Record<ValueKind, Segment | undefined>;
 
 interface ProviderSlot {
   service: string;
@@ -266,8 +292,15 @@ interface ProviderSlot {
 }
 
 interface SpanInfo {
-  byName?: Map<string, VersionSeen>;
+  run?: DefinitionsRun;
   slot: ProviderSlot;
+}
+
+interface SpanLink {
+  traceId: string;
+  info: SpanInfo;
+  /** Another trace's span of the same id. */
+  next: SpanLink | undefined;
 }
 
 interface CountGroup {
@@ -284,73 +317,33 @@ const OUTCOME_INDEX = Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Reco
 
 interface DefinitionsRun {
   offered: readonly ToolDef[];
-  byName: Map<string, VersionSeen>;
-  first: Sighting[];
-  last: Sighting[];
-  /** The earliest and latest request of the run. */
-  tMin: number;
-  tMax: number;
+  offer: Offer;
+  /** This batch's version of each definition of the offer, aligned with offer.byDef. */
+  seen: VersionSeen[];
+  seg: Segment;
 }
 
-/** A run's earliest and latest time onto its versions and sightings. */
+/** An explicit empty list: a tool set of no names (not cached: no definition to find it by). */
+function emptyOffer(service: string): Offer {
+  const setVersion = toolSetVersion([]);
+  return {
+    service,
+    maxName: 0,
+    defs: [],
+    setVersion,
+    setKey: `${service}\u0000${setVersion}`,
+    names: [],
+    byDef: [],
+    indexByName: new Map(),
+    repeatsName: false,
+  };
+}
+
+/** A run's earliest and latest time onto its versions. */
 function flushRun(r: DefinitionsRun): void {
-  for (const v of r.byName.values()) {
-    if (r.tMin < v.firstMs) v.firstMs = r.tMin;
-    if (r.tMax > v.lastMs) v.lastMs = r.tMax;
+  const { tMin, tMax } = r.seg;
+  for (const v of r.seen) {
+    if (tMin < v.firstMs) v.firstMs = tMin;
+    if (tMax > v.lastMs) v.lastMs = tMax;
   }
-  if (r.tMin < r.first[0]!.timeMs) for (const x of r.first) x.timeMs = r.tMin;
-  if (r.tMax > r.last[0]!.timeMs) for (const x of r.last) x.timeMs = r.tMax;
-}
-
-/** The same definitions: most often the very same (shared, parsed once) array. */
-function sameDefs(a: readonly ToolDef[], b: readonly ToolDef[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function seen(versions: Map<string, VersionSeen>, service: string, tool: string, def: ToolDef, t: number): VersionSeen {
-  const version = definitionVersion(def);
-  const k = `${service}\u0000${tool}\u0000${version}`;
-  let v = versions.get(k);
-  if (!v) {
-    const definition = canonicalText(def);
-    v = { service, tool, version, definition, firstMs: t, lastMs: t, calls: 0, groups: new Map() };
-    versions.set(k, v);
-  }
-  if (t < v.firstMs) v.firstMs = t;
-  if (t > v.lastMs) v.lastMs = t;
-  return v;
-}
-
-/**
- * Per key, in time order, each value only where it differs from the one before. Most keys hold one
- * value all batch long: those give their earliest sighting without a sort.
- */
-function transitions(raw: Sighting[]): Sighting[] {
-  const byKey = new Map<string, Sighting[]>();
-  for (const s of raw) {
-    const k = `${s.service}\u0000${s.kind}\u0000${s.key}`;
-    const list = byKey.get(k);
-    if (list) list.push(s);
-    else byKey.set(k, [s]);
-  }
-  const out: Sighting[] = [];
-  for (const list of byKey.values()) {
-    const first = list[0]!;
-    if (list.every((s) => s.value === first.value)) {
-      out.push(list.reduce((a, b) => (b.timeMs < a.timeMs ? b : a)));
-      continue;
-    }
-    // Stable: equal times keep the order the spans came in.
-    const sorted = list.map((s, i) => ({ s, i })).sort((a, b) => a.s.timeMs - b.s.timeMs || a.i - b.i);
-    let prev: string | undefined;
-    for (const { s } of sorted) {
-      if (s.value === prev) continue;
-      out.push(s);
-      prev = s.value;
-    }
-  }
-  return out;
 }

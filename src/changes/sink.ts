@@ -4,16 +4,23 @@
  */
 import type { BatchSink } from '../pipeline/pipeline.js';
 import type { Sql } from '../store/sql.js';
+import { CommittedState } from './committed.js';
 import { observeBatch, type ObserveLimits } from './observe.js';
-import { changesExtension } from './store.js';
+import { changesExtension } from './write.js';
 
 /** What config.changes defaults to (src/changes/config.ts). */
 export const DEFAULT_OBSERVE_LIMITS: ObserveLimits = { maxName: 200, maxToolsPerRequest: 256 };
 
-export function changesSink(dialect: Sql['dialect'], limits: ObserveLimits = DEFAULT_OBSERVE_LIMITS): BatchSink {
+/**
+ * The sink over the store's SQL port: on SQLite it reads the change state once (committed.ts) and
+ * from then on leaves out the sightings that would move nothing.
+ */
+export function changesSink(sql: Sql, limits: ObserveLimits = DEFAULT_OBSERVE_LIMITS): BatchSink {
+  const memo = new CommittedState();
+  void memo.load(sql);
   return {
     collect: ({ facts, calls }) => {
-      const ext = changesExtension(dialect, observeBatch(facts, calls, limits));
+      const ext = changesExtension(sql.dialect, observeBatch(facts, calls, limits), memo);
       return ext ? [ext] : [];
     },
   };

@@ -170,6 +170,19 @@ function failuresSection(d: PageData): SafeHtml {
 
 const STATE_ORDER: Record<string, number> = { firing: 0, pending: 1, resolved: 2 };
 
+type PageAlert = NonNullable<PageData['alerts']>['alerts'][number];
+
+/**
+ * A firing alert's attribution as its message named it (GET /api/alerts `attribution`): the likely
+ * change's sentence, or the plain answer when none was found; empty while pending or for a kind
+ * without one. The sentence holds span data (tool names, values): escaped like every other cell.
+ */
+function attributionCell(a: PageAlert['attribution']): SafeHtml {
+  if (!a) return html`<td class="cause"></td>`;
+  const named = a.likely_change !== null;
+  return html`<td class="cause${named ? ' named' : ''}"><span class="muted">${named ? 'likely:' : 'none found:'}</span> ${truncate(a.text, 600)}</td>`;
+}
+
 function alertsSection(d: PageData): SafeHtml {
   const a = d.alerts;
   const link = html`<span class="right"><a href="/api/alerts">/api/alerts</a></span>`;
@@ -181,7 +194,7 @@ function alertsSection(d: PageData): SafeHtml {
   const severity = new Map(a.rules.map((r) => [r.name, r.severity]));
   const body = alerts.length
     ? html`<table>
-<thead><tr><th>state</th><th>rule</th><th>severity</th><th>labels</th><th class="n">value</th><th class="n">threshold</th><th>summary</th><th>since</th></tr></thead>
+<thead><tr><th>state</th><th>rule</th><th>severity</th><th>labels</th><th class="n">value</th><th class="n">threshold</th><th>summary</th><th>likely change</th><th>since</th></tr></thead>
 <tbody id="alerts">${alerts.map(
         (s) => html`<tr data-filter="${`${s.rule} ${Object.values(s.labels).join(' ')}`.toLowerCase()}">
   <td><span class="badge s-${s.state}">${s.state}</span></td>
@@ -191,6 +204,7 @@ function alertsSection(d: PageData): SafeHtml {
   <td class="n">${fmtNum(s.value)}</td>
   <td class="n">${fmtNum(s.threshold)}</td>
   <td>${truncate(s.summary, 400)}</td>
+  ${attributionCell(s.attribution)}
   <td>${fmtIso(s.state === 'resolved' ? s.resolvedAt : s.state === 'firing' ? s.firingSince : s.activeSince)}</td>
 </tr>`,
       )}</tbody></table>`

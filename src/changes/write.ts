@@ -1,0 +1,180 @@
+/**
+ * What a batch writes of definition versions and change events, once for both engines inside the
+ * ingest batch's transaction (write-only statements, so the same extension runs in SQLite's
+ * synchronous transaction and PostgreSQL's asynchronous one):
+ * - versions are upserted: first/last seen widened, calls added — a resent span adds no call,
+ *   because calls come from the pipeline's deduplicated count, and seeing a time twice changes nothing;
+ * - each transition moves the stored state (only when it holds another value and is no newer than the
+ *   sighting, so a late span of the old value is no change back), and the state's trigger (migration
+ *   013) writes the event from the old and new rows, so a batch's sightings are one statement. The event's unique
+ *   key is (service, kind, tool, from, from's since, to): a replica that raced another through the
+ *   same switch finds the state moved already, or at worst hits that key, and writes nothing;
+ * - with the process's memo of committed state (committed.ts), a sighting of the value the state
+ *   already holds — most of them — is not written (it would move nothing), nor its tool set row.
+ */
+import { rowsStatement, type BatchExtension, type BatchTx, type Sql } from '../store/sql.js';
+import type { CommittedState } from './committed.js';
+import type { BatchObservation, Sighting, ToolSetSeen, VersionCount, VersionSeen } from './observe.js';
+
+/** Rows per multi-row statement (7 values each at most: far below either engine's parameter limit). */
+const ROWS_PER_STATEMENT = 64;
+
+/**
+ * Each table's rows of a batch go in multi-row statements (one per table for a usual batch). A
+ * statement never holds one key twice — PostgreSQL refuses an upsert that would touch a row twice —
+ * so repeated keys are summed first (version counts) or start the next statement (a key's several
+ * transitions, which must move the state one after another). Which sightings are written is decided
+ * when the statements run (inside the transaction, in commit order), from `memo` when given.
+ */
+export function changesExtension(
+  dialect: Sql['dialect'],
+  obs: BatchObservation,
+  memo?: CommittedState,
+): BatchExtension | undefined {
+  if (obs.versions.length === 0 && obs.sightings.length === 0 && obs.counts.length === 0) return undefined;
+  const sql = STATEMENTS[dialect];
+  // One lock order for concurrent writers: rows sorted by key.
+  const versions = obs.versions.length > 1 ? [...obs.versions].sort(byVersionKey) : obs.versions;
+  const counts = summedCounts(obs.counts);
+  /** The last run's token and the sightings it wrote (a group retried batch by batch runs a batch twice). */
+  let token = 0;
+  let written: Sighting[] = [];
+  const ext: BatchExtension = (tx) => {
+    for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
+      const part = versions.slice(i, i + ROWS_PER_STATEMENT);
+      const params: unknown[] = [];
+      for (const v of part) params.push(v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls);
+      tx.run(sql.versions(part.length), params);
+    }
+    for (let i = 0; i < counts.length; i += ROWS_PER_STATEMENT) {
+      const part = counts.slice(i, i + ROWS_PER_STATEMENT);
+      const params: unknown[] = [];
+      for (const c of part) params.push(c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count);
+      tx.run(sql.counts(part.length), params);
+    }
+    token = memo ? memo.beginRun() : 0;
+    written = [];
+    /** Tool-set sightings left out: their rows are the current state's, stored already. */
+    let unchangedSets: Sighting[] | undefined;
+    for (const s of obs.sightings) {
+      // A key sighted twice (a transition inside the batch) is written whole.
+      if (memo && !obs.repeatedKeys && memo.unchanged(s)) {
+        if (s.kind === 'tool_set') (unchangedSets ??= []).push(s);
+        continue;
+      }
+      memo?.dirty(s, token);
+      written.push(s);
+    }
+    writeToolSets(tx, sql, obs.toolSets, unchangedSets);
+    writeSightings(tx, sql, written);
+  };
+  if (memo) ext.committed = () => memo.committed(written, token);
+  return ext;
+}
+
+type Statements = (typeof STATEMENTS)['sqlite'];
+
+function writeToolSets(
+  tx: BatchTx,
+  sql: Statements,
+  all: readonly ToolSetSeen[],
+  unchanged: readonly Sighting[] | undefined,
+): void {
+  const sets = unchanged
+    ? all.filter((t) => !unchanged.some((s) => s.service === t.service && s.value === t.version))
+    : all;
+  const sorted = sets.length > 1 ? [...sets].sort(byToolSetKey) : sets;
+  for (let i = 0; i < sorted.length; i += ROWS_PER_STATEMENT) {
+    const part = sorted.slice(i, i + ROWS_PER_STATEMENT);
+    const params: unknown[] = [];
+    for (const t of part) params.push(t.service, t.version, JSON.stringify(t.names));
+    tx.run(sql.toolSets(part.length), params);
+  }
+}
+
+/**
+ * The event is written by the trigger on change_state (migration 013) when the state moves.
+ * Sightings in order; a key seen again (A → B → A in one batch) starts the next statement.
+ */
+function writeSightings(tx: BatchTx, sql: Statements, sightings: readonly Sighting[]): void {
+  let params: unknown[] = [];
+  let keys = new Set<string>();
+  const flush = () => {
+    if (keys.size > 0) tx.run(sql.sightings(keys.size), params);
+    params = [];
+    keys = new Set();
+  };
+  for (const s of sightings) {
+    const key = `${s.service}\u0000${s.kind}\u0000${s.key}`;
+    if (keys.has(key) || keys.size === ROWS_PER_STATEMENT) flush();
+    keys.add(key);
+    params.push(s.service, s.kind, s.key, s.value, s.timeMs);
+  }
+  flush();
+}
+
+/** The statements, per engine, by row count. */
+const STATEMENTS = {
+  sqlite: statements('MIN', 'MAX'),
+  postgres: statements('LEAST', 'GREATEST'),
+};
+
+function statements(least: string, greatest: string) {
+  return {
+    versions: rowsStatement(
+      7,
+      (values) => `INSERT INTO tool_versions (service, tool, version, definition, first_seen, last_seen, calls)
+         VALUES ${values}
+         ON CONFLICT (service, tool, version) DO UPDATE SET
+           first_seen = ${least}(tool_versions.first_seen, excluded.first_seen),
+           last_seen = ${greatest}(tool_versions.last_seen, excluded.last_seen),
+           calls = tool_versions.calls + excluded.calls`,
+    ),
+    counts: rowsStatement(
+      7,
+      (values) =>
+        `INSERT INTO version_minutes (minute, service, tool, version, provider, outcome, count) VALUES ${values}
+         ON CONFLICT (minute, service, tool, version, provider, outcome) DO UPDATE SET count = version_minutes.count + excluded.count`,
+    ),
+    toolSets: rowsStatement(
+      3,
+      (values) =>
+        `INSERT INTO service_tool_sets (service, version, names) VALUES ${values} ON CONFLICT (service, version) DO NOTHING`,
+    ),
+    sightings: rowsStatement(
+      5,
+      (values) => `INSERT INTO change_state (service, kind, key, value, since) VALUES ${values}
+         ON CONFLICT (service, kind, key) DO UPDATE SET value = excluded.value, since = excluded.since
+         WHERE change_state.value <> excluded.value AND change_state.since <= excluded.since`,
+    ),
+  };
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byVersionKey = (a: VersionSeen, b: VersionSeen) =>
+  cmp(a.service, b.service) || cmp(a.tool, b.tool) || cmp(a.version, b.version);
+const byToolSetKey = (a: ToolSetSeen, b: ToolSetSeen) => cmp(a.service, b.service) || cmp(a.version, b.version);
+const byCountKey = (a: VersionCount, b: VersionCount) =>
+  a.minute - b.minute ||
+  cmp(a.service, b.service) ||
+  cmp(a.tool, b.tool) ||
+  cmp(a.version, b.version) ||
+  cmp(a.provider, b.provider) ||
+  cmp(a.outcome, b.outcome);
+
+/**
+ * The counts sorted by key (one lock order), a key's rows summed into one: two long tool names
+ * clipped to the same text count under one key.
+ */
+function summedCounts(counts: readonly VersionCount[]): readonly VersionCount[] {
+  if (counts.length <= 1) return counts;
+  const sorted = [...counts].sort(byCountKey);
+  const out: VersionCount[] = [sorted[0]!];
+  for (let i = 1; i < sorted.length; i++) {
+    const c = sorted[i]!;
+    const last = out[out.length - 1]!;
+    if (byCountKey(last, c) === 0) out[out.length - 1] = { ...last, count: last.count + c.count };
+    else out.push(c);
+  }
+  return out;
+}
