@@ -1,7 +1,7 @@
 /**
  * PostgreSQL's write path: the statements that apply many batches in one transaction, one per core
  * table over unnest() arrays, then the features' statements in the batches' order — all sent in one
- * round trip where their values allow (pg-statements.ts). Rows with the same key are merged first
+ * round trip, prepared once per connection (pg-statements.ts). Rows with the same key are merged first
  * (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and every table's rows are sorted by
  * key, so two replicas writing the same minutes lock rows in one order and never deadlock.
  */
