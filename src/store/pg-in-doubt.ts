@@ -2,11 +2,12 @@
  * A COMMIT whose answer is lost with its connection — the server stopped or killed, the network cut
  * between the commit and its acknowledgement — may have committed. Refusing the batch then makes
  * the client resend what is already counted, and it is counted twice. So a batch group's
- * transaction learns its id at BEGIN (in the same round trip), and such a COMMIT is settled by
+ * transaction learns its id at BEGIN (in the same round trip, with its statements), and such a COMMIT is settled by
  * asking the server, once it answers again, whether that transaction committed (`pg_xact_status`,
  * PostgreSQL 13+). Only if it cannot tell within the wait is the batch refused as before.
  */
 import pg from 'pg';
+import { runStatements, type Statement } from './pg-statements.js';
 
 /** How long a lost COMMIT waits for the server to say what became of it (a restart, crash recovery). */
 export const IN_DOUBT_WAIT_MS = 15_000;
@@ -24,22 +25,37 @@ export function commitOutcomeUnknown(err: unknown): boolean {
 }
 
 /**
+ * Starts the transaction: BEGIN, its id and `statements` in one round trip (pg-statements.ts);
+ * returns the statements' results. Called once, first, by the body of withResolvedCommit.
+ */
+export type Begin = (statements: readonly Statement[]) => Promise<pg.QueryResult[]>;
+
+const BEGIN: readonly Statement[] = [
+  ['BEGIN', []],
+  ['SELECT pg_current_xact_id()::text AS xid', []],
+];
+
+/**
  * BEGIN … fn … COMMIT on one checked-out connection, like withTransaction; a COMMIT whose outcome
  * is unknown is settled by `committed(xid)`: true counts as committed, false rethrows its error.
+ * COMMIT goes alone, once every statement has answered, so the id is known before the outcome can
+ * be in doubt.
  */
 export async function withResolvedCommit(
   client: pg.PoolClient,
-  fn: (c: pg.PoolClient) => Promise<void>,
+  fn: (begin: Begin, c: pg.PoolClient) => Promise<void>,
   committed: (xid: string) => Promise<boolean>,
 ): Promise<void> {
-  let xid: string;
-  try {
-    // One round trip, as BEGIN alone: the simple protocol answers both statements.
-    const results = (await client.query(
-      'BEGIN; SELECT pg_current_xact_id()::text AS xid',
-    )) as unknown as pg.QueryResult[];
+  let xid: string | undefined;
+  const begin: Begin = async (statements) => {
+    if (xid !== undefined) throw new Error('the transaction has begun already');
+    const results = await runStatements(client, [...BEGIN, ...statements]);
     xid = String(results[1]!.rows[0].xid);
-    await fn(client);
+    return results.slice(BEGIN.length);
+  };
+  try {
+    await fn(begin, client);
+    if (xid === undefined) throw new Error('the transaction never began');
   } catch (err) {
     let broken: Error | undefined;
     await client.query('ROLLBACK').catch((e: Error) => (broken = e));

@@ -1,15 +1,15 @@
 /**
- * PostgreSQL's write path: many batches applied in the caller's transaction with one statement per
- * table over unnest() arrays. Rows with the same key are merged first (one INSERT … ON CONFLICT DO
- * UPDATE cannot touch a row twice) and every table's rows are sorted by key, so two replicas
- * writing the same minutes lock rows in one order and never deadlock.
+ * PostgreSQL's write path: the statements that apply many batches in one transaction, one per core
+ * table over unnest() arrays, then the features' statements in the batches' order — all sent in one
+ * round trip, prepared once per connection (pg-statements.ts). Rows with the same key are merged first
+ * (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and every table's rows are sorted by
+ * key, so two replicas writing the same minutes lock rows in one order and never deadlock.
  */
-import type pg from 'pg';
-import { runStatements } from './pg-statements.js';
+import type { Statement } from './pg-statements.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, PendingRow, WriteBatch } from './store.js';
 
-/** Applies many batches in the caller's transaction: one statement per table. */
-export async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promise<void> {
+/** The statements that apply many batches (to run in order in one transaction): one per core table, then the features'. */
+export function groupStatements(batches: WriteBatch[]): Statement[] {
   const calls = mergeSorted(
     batches.flatMap((b) => b.callAggregates),
     (r: CallAggregate) => [r.minute, r.source, r.service, r.model, r.tool, r.outcome, r.reason],
@@ -27,11 +27,13 @@ export async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promi
   );
   const failures = batches.flatMap((b) => b.failures);
   const pending = netPending(batches);
+  const statements: Statement[] = [];
+  const run = (sql: string, params: readonly unknown[] = []) => void statements.push([sql, params]);
 
   if (calls.length > 0) {
-    await c.query(
+    run(
       `INSERT INTO call_minutes (minute, source, service, model, tool, outcome, reason, count)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
+       SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[])
        ON CONFLICT (minute, source, service, model, tool, outcome, reason)
        DO UPDATE SET count = call_minutes.count + excluded.count`,
       [
@@ -47,10 +49,10 @@ export async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promi
     );
   }
   if (execs.length > 0) {
-    await c.query(
+    run(
       `INSERT INTO execution_minutes (minute, source, service, model, tool, status, call_outcome, count)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::bigint[])
+       SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                            ?::bigint[])
        ON CONFLICT (minute, source, service, model, tool, status, call_outcome)
        DO UPDATE SET count = execution_minutes.count + excluded.count`,
       [
@@ -67,12 +69,12 @@ export async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promi
   }
   if (failures.length > 0) {
     // unnest keeps the array order, so ids follow arrival order as in SQLite.
-    await c.query(
+    run(
       `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
          arguments_omitted, reason)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-                            $15::text[])`,
+       SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                            ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                            ?::text[])`,
       [
         failures.map((f) => f.timeMs),
         failures.map((f) => f.source),
@@ -93,25 +95,25 @@ export async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promi
     );
   }
   if (drops.length > 0) {
-    await c.query(
+    run(
       `INSERT INTO failure_drops (minute, service, tool, dropped)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
+       SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::bigint[])
        ON CONFLICT (minute, service, tool) DO UPDATE SET dropped = failure_drops.dropped + excluded.dropped`,
       [drops.map((d) => d.minute), drops.map((d) => d.service), drops.map((d) => d.tool), drops.map((d) => d.dropped)],
     );
   }
   if (pending.remove.length > 0) {
-    await c.query(
-      `DELETE FROM pending_calls p USING unnest($1::text[], $2::text[]) AS r(trace_id, call_key)
+    run(
+      `DELETE FROM pending_calls p USING unnest(?::text[], ?::text[]) AS r(trace_id, call_key)
        WHERE p.trace_id = r.trace_id AND p.call_key = r.call_key`,
       [pending.remove.map((r) => r.traceId), pending.remove.map((r) => r.callKey)],
     );
   }
   if (pending.add.length > 0) {
     // As SQLite's INSERT OR REPLACE: a call deferred again replaces its row (and this process holds it).
-    await c.query(
+    run(
       `INSERT INTO pending_calls (trace_id, call_key, due_ms, payload, owner)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[])
+       SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[])
        ON CONFLICT (trace_id, call_key)
        DO UPDATE SET due_ms = excluded.due_ms, payload = excluded.payload, owner = excluded.owner`,
       [
@@ -125,17 +127,16 @@ export async function applyGroup(c: pg.PoolClient, batches: WriteBatch[]): Promi
   }
   const ledger = batches.flatMap((b) => (b.ledger ? [b.ledger] : []));
   if (ledger.length > 0) {
-    await c.query(
-      'INSERT INTO ledger_batches (time_ms, traces, body) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[])',
-      [ledger.map((r) => r.timeMs), ledger.map((r) => r.traces), ledger.map((r) => r.body)],
-    );
+    run('INSERT INTO ledger_batches (time_ms, traces, body) SELECT * FROM unnest(?::bigint[], ?::int[], ?::text[])', [
+      ledger.map((r) => r.timeMs),
+      ledger.map((r) => r.traces),
+      ledger.map((r) => r.body),
+    ]);
   }
-  // Extensions only write: collect their statements, then run them in order on this transaction
-  // (in one round trip where their values allow: pg-statements.ts).
-  const statements: [string, readonly unknown[]][] = [];
-  const tx = { run: (sql: string, params: readonly unknown[] = []) => void statements.push([sql, params]) };
+  // Extensions only write: their statements follow, in order, on the same transaction.
+  const tx = { run };
   for (const b of batches) for (const x of b.extensions) x(tx);
-  await runStatements(c, statements);
+  return statements;
 }
 
 /**

@@ -19,7 +19,8 @@ import { selectCallSeries } from './call-series.js';
 import { selectExecutionCounts } from './execution-counts.js';
 import { PgSql } from './pg-sql.js';
 import { fromFailureRow } from './rows.js';
-import { applyGroup, compareKeys } from './pg-write.js';
+import { runStatements } from './pg-statements.js';
+import { compareKeys, groupStatements } from './pg-write.js';
 import { servicesMatch, type Sql } from './sql.js';
 import type {
   CallCountQuery,
@@ -95,11 +96,14 @@ export class PostgresStore implements Store {
     return withTransaction(await this.connect(), fn);
   }
 
-  /** Batches in one transaction; a COMMIT whose answer was lost is settled by the server (pg-in-doubt.ts). */
+  /**
+   * Batches in one transaction, in two round trips: BEGIN with every statement, then COMMIT; a
+   * COMMIT whose answer was lost is settled by the server (pg-in-doubt.ts).
+   */
   private async writeGroup(batches: WriteBatch[]): Promise<void> {
     await withResolvedCommit(
       await this.connect(),
-      (c) => applyGroup(c, batches),
+      async (begin) => void (await begin(groupStatements(batches))),
       (xid) => xactCommitted(this.pool, xid),
     );
   }
@@ -139,16 +143,19 @@ export class PostgresStore implements Store {
     let held: PendingKey[] = [];
     await withResolvedCommit(
       await this.connect(),
-      async (c) => {
-        const res = await c.query<{ trace_id: string; call_key: string }>(
-          `DELETE FROM pending_calls p USING unnest($1::text[], $2::text[]) AS r(trace_id, call_key)
-           WHERE p.trace_id = r.trace_id AND p.call_key = r.call_key AND p.owner = $3
-           RETURNING p.trace_id, p.call_key`,
-          [sorted.map((k) => k.traceId), sorted.map((k) => k.callKey), owner],
-        );
-        const gone = new Set(res.rows.map((r) => JSON.stringify([r.trace_id, r.call_key])));
+      async (begin, c) => {
+        const [res] = await begin([
+          [
+            `DELETE FROM pending_calls p USING unnest(?::text[], ?::text[]) AS r(trace_id, call_key)
+             WHERE p.trace_id = r.trace_id AND p.call_key = r.call_key AND p.owner = ?
+             RETURNING p.trace_id, p.call_key`,
+            [sorted.map((k) => k.traceId), sorted.map((k) => k.callKey), owner],
+          ],
+        ]);
+        const rows = res!.rows as { trace_id: string; call_key: string }[];
+        const gone = new Set(rows.map((r) => JSON.stringify([r.trace_id, r.call_key])));
         held = keys.filter((k) => gone.has(JSON.stringify([k.traceId, k.callKey])));
-        if (held.length > 0) await applyGroup(c, [build(held)]);
+        if (held.length > 0) await runStatements(c, groupStatements([build(held)]));
       },
       (xid) => xactCommitted(this.pool, xid),
     );

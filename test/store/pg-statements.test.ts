@@ -1,12 +1,12 @@
 /**
- * The features' statements of a PostgreSQL group commit go in one round trip (src/store/pg-statements.ts),
- * with their values written as literals: every value must land exactly as a parametrised statement
- * stores it, the order must hold (also around a statement sent on its own), and the first error must
- * still fail the whole batch.
+ * The statements of a PostgreSQL group commit go in one round trip, as one extended-protocol
+ * pipeline with recurring texts prepared once per connection (src/store/pg-statements.ts): every
+ * value must land exactly as a parametrised statement stores it, the order must hold, the first
+ * error must still fail the whole batch, and a prepared statement must survive the errors around it
+ * (its Parse answered or not).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { inlineParams } from '../../src/store/pg-statements.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { emptyBatch, type BatchExtension, type WriteBatch } from '../../src/store/store.js';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
@@ -43,27 +43,6 @@ function batchWith(statements: [string, unknown[]][]): WriteBatch {
   b.extensions.push(ext);
   return b;
 }
-
-describe('inlineParams', () => {
-  it.each([
-    ['a string, quoted', 'SELECT ?', ["it's"], "SELECT 'it''s'"],
-    ['a number, as the text parameter node-postgres sends', 'SELECT ?', [12.5], "SELECT '12.5'"],
-    ['null and undefined', 'SELECT ?, ?', [null, undefined], 'SELECT NULL, NULL'],
-    ['a boolean', 'SELECT ?', [true], "SELECT 'true'"],
-  ])('%s', (_name, sql, params, text) => {
-    expect(inlineParams(sql, params)).toBe(text);
-  });
-
-  it.each([
-    ['an object', [{ a: 1 }]],
-    ['a Buffer', [Buffer.from('x')]],
-    ['a NUL byte (it would cut the query text)', ['a\0b']],
-    ['too few values', []],
-    ['too many values', [1, 2]],
-  ])('has no literal form for %s', (_name, params) => {
-    expect(inlineParams('SELECT ?', params)).toBeUndefined();
-  });
-});
 
 describe.skipIf(pgServer().skip)('PostgreSQL: the features statements of a group commit', () => {
   let url: string;
@@ -121,7 +100,7 @@ describe.skipIf(pgServer().skip)('PostgreSQL: the features statements of a group
     expect(calls.filter((c) => c.includes('INSERT INTO rows'))).toHaveLength(1);
   });
 
-  it('keep their order around a statement with a value that has no literal form', async () => {
+  it('keep their order, whatever their values (an object is bound as its JSON text)', async () => {
     await store.write(
       batchWith([
         [INSERT, ['first', 'a', 1, 1, true]],
@@ -152,5 +131,135 @@ describe.skipIf(pgServer().skip)('PostgreSQL: the features statements of a group
     expect((await admin.query('SELECT name FROM rows')).rows).toEqual([]);
     const after = await admin.query('SELECT COALESCE(SUM(count), 0)::int AS n FROM call_minutes');
     expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+});
+
+describe.skipIf(pgServer().skip)('PostgreSQL: round trips and prepared statements of a group commit', () => {
+  let url: string;
+  let admin: pg.Client;
+  const stores: PostgresStore[] = [];
+  /** A store on one connection, so what its connection has prepared can be read on it. */
+  const oneConnection = async () => {
+    const s = await PostgresStore.open(url, { maxConnections: 1 });
+    stores.push(s);
+    return s;
+  };
+  const prepared = async (s: PostgresStore, like: string) =>
+    (await s.pool.query('SELECT statement FROM pg_prepared_statements WHERE statement LIKE $1', [like])).rows;
+  const names = async (table: string) =>
+    (await admin.query(`SELECT name FROM ${table} ORDER BY id`)).rows.map((r: { name: string }) => r.name);
+
+  beforeAll(async () => {
+    url = await freshDatabase();
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // Opening a store migrates; the tables below are this test's own.
+    await oneConnection();
+    await admin.query(
+      'CREATE TABLE rows (id SERIAL PRIMARY KEY, name TEXT, t TEXT, i BIGINT, f DOUBLE PRECISION, b BOOLEAN)',
+    );
+    await admin.query('CREATE TABLE other (id SERIAL PRIMARY KEY, name TEXT)');
+  });
+
+  beforeEach(async () => {
+    await admin.query('TRUNCATE rows, other');
+  });
+
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    await admin?.end();
+    if (url) await dropDatabase(url);
+  });
+
+  it('are two for a whole group: BEGIN with every statement, then COMMIT alone', async () => {
+    const store = await oneConnection();
+    const calls: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string };
+      calls.push(typeof first === 'string' ? first : (first?.text ?? ''));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      // Written in one turn: one group.
+      await Promise.all([1, 2, 3].map((i) => store.write(batchWith([[INSERT, [`b${i}`, 't', i, i, true]]]))));
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).toMatch(/^BEGIN;\nSELECT pg_current_xact_id\(\)/);
+    expect(calls[0]).toContain('INSERT INTO call_minutes');
+    expect(calls[0]!.split('INSERT INTO rows')).toHaveLength(4);
+    expect(calls[1]).toBe('COMMIT');
+    expect(await names('rows')).toEqual(['b1', 'b2', 'b3']);
+  });
+
+  it('a recurring text is prepared once on a connection and used from then on', async () => {
+    const store = await oneConnection();
+    const text = 'INSERT INTO other (name) VALUES (?) /* recurring */';
+    for (let i = 0; i < 5; i++) await store.write(batchWith([[text, [`r${i}`]]]));
+    expect(await names('other')).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+    expect(await prepared(store, '%/* recurring */%')).toHaveLength(1);
+    // The core tables' statements recur with every group too.
+    expect((await prepared(store, 'INSERT INTO call_minutes%')).length).toBe(1);
+  });
+
+  it('a prepared statement whose execution failed is used again, not prepared twice', async () => {
+    const store = await oneConnection();
+    const text = 'INSERT INTO other (name) VALUES (CAST(? AS BIGINT)::text) /* fails on bad input */';
+    await store.write(batchWith([[text, ['1']]]));
+    await store.write(batchWith([[text, ['2']]]));
+    await expect(store.write(batchWith([[text, ['not a number']]]))).rejects.toThrow(/bigint/);
+    await store.write(batchWith([[text, ['3']]]));
+    expect(await names('other')).toEqual(['1', '2', '3']);
+    expect(await prepared(store, '%fails on bad input%')).toHaveLength(1);
+  });
+
+  it('a Parse the server skipped after an earlier error is sent again next time', async () => {
+    const store = await oneConnection();
+    const text = 'INSERT INTO other (name) VALUES (?) /* skipped once */';
+    await store.write(batchWith([[text, ['first']]]));
+    // Its second sighting names it, but the statement before it fails: its Parse is never answered.
+    await expect(
+      store.write(
+        batchWith([
+          [INSERT, ['bad', 't', 'not a number', 1, true]],
+          [text, ['never']],
+        ]),
+      ),
+    ).rejects.toThrow(/bigint/);
+    await store.write(batchWith([[text, ['third']]]));
+    await store.write(batchWith([[text, ['fourth']]]));
+    expect(await names('other')).toEqual(['first', 'third', 'fourth']);
+    expect(await names('rows')).toEqual([]);
+  });
+
+  it('a value node-postgres cannot bind fails its batch: nothing of it is stored, the connection goes on', async () => {
+    const store = await oneConnection();
+    const unbindable = {
+      toPostgres() {
+        throw new Error('no text form');
+      },
+    };
+    await expect(
+      store.write(
+        batchWith([
+          ['INSERT INTO other (name) VALUES (?)', ['before']],
+          ['INSERT INTO other (name) VALUES (?)', [unbindable]],
+          ['INSERT INTO other (name) VALUES (?)', ['after']],
+        ]),
+      ),
+    ).rejects.toThrow(/no text form/);
+    expect(await names('other')).toEqual([]);
+    await store.write(batchWith([['INSERT INTO other (name) VALUES (?)', ['next']]]));
+    expect(await names('other')).toEqual(['next']);
+  });
+
+  it('a statement that does not parse fails its batch each time, with its own error', async () => {
+    const store = await oneConnection();
+    const text = 'INSERT INTO other (name) VALUES (?) garbage';
+    for (let i = 0; i < 3; i++) await expect(store.write(batchWith([[text, ['x']]]))).rejects.toThrow(/syntax error/);
+    await store.write(batchWith([['INSERT INTO other (name) VALUES (?)', ['after']]]));
+    expect(await names('other')).toEqual(['after']);
   });
 });
