@@ -4,7 +4,8 @@
  * to a batch — the server's changes sink (src/changes/sink.ts) collecting over the batch's facts and
  * counted calls, and its statements inside a SQLite transaction (an in-memory database with every
  * migration, the store's own SQL port), then what it learns once that committed — timed by process
- * CPU time. The calls are the bodies' proposals, counted as the pipeline would
+ * CPU time, less the same transactions empty (the batch's own transaction is the pipeline's, changes
+ * or not: what they add is their statements). The calls are the bodies' proposals, counted as the pipeline would
  * (one per call, at the span's time; outcomes do not change the cost).
  *
  * Usage: node bench/changes-cost.js [--dist DIR] [--rounds N] [--bodies N]
@@ -89,10 +90,27 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
     }
   }
 
+  /**
+   * The same transactions empty: the server's batch commits in its transaction with or without the
+   * changes, so BEGIN and COMMIT are the pipeline's cost, not the changes' (subtracted below).
+   */
+  function emptyTransactions() {
+    for (let i = 0; i < batches.length; i++) {
+      db.exec('BEGIN IMMEDIATE');
+      db.exec('COMMIT');
+    }
+  }
+
   /** CPU time of `n` passes, read once around them (reading it per batch would cost more than observe). */
   function timed(n, withSql) {
     const t0 = cpu();
     for (let i = 0; i < n; i++) round(withSql);
+    return cpu() - t0;
+  }
+
+  function timedEmpty(n) {
+    const t0 = cpu();
+    for (let i = 0; i < n; i++) emptyTransactions();
     return cpu() - t0;
   }
 
@@ -101,11 +119,14 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
     timed(3, true);
     // Alternating quarters, so drift in the machine's load falls on both alike.
     let observeMs = 0;
-    let bothMs = 0;
+    let withTxMs = 0;
+    let emptyTxMs = 0;
     for (let i = 0; i < 4; i++) {
       observeMs += timed(rounds / 4, false);
-      bothMs += timed(rounds / 4, true);
+      withTxMs += timed(rounds / 4, true);
+      emptyTxMs += timedEmpty(rounds / 4);
     }
+    const bothMs = withTxMs - emptyTxMs;
     const n = rounds * batches.length;
     return {
       bodies: batches.length,
@@ -115,6 +136,8 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
       observeMs: observeMs / n,
       sqlMs: (bothMs - observeMs) / n,
       totalMs: bothMs / n,
+      /** BEGIN + COMMIT per batch, left out of sqlMs and totalMs. */
+      transactionMs: emptyTxMs / n,
     };
   } finally {
     db.close();
@@ -135,6 +158,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   process.stdout.write(
     `changes-cost (${path.relative(process.cwd(), dist) || dist}): ${r.bodies} bodies × ${r.rounds} rounds, ` +
       `${r.spansPerBatch.toFixed(0)} spans and ${r.callsPerBatch.toFixed(1)} calls per batch\n` +
-      `  CPU ms per batch: observe ${per(r.observeMs)}, SQL ${per(r.sqlMs)}, total ${per(r.totalMs)}\n`,
+      `  CPU ms per batch: observe ${per(r.observeMs)}, SQL ${per(r.sqlMs)}, total ${per(r.totalMs)}` +
+      ` (an empty transaction per batch, left out: ${per(r.transactionMs)})\n`,
   );
 }

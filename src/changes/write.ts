@@ -33,8 +33,8 @@ export function changesExtension(
 ): BatchExtension | undefined {
   if (obs.versions.length === 0 && obs.sightings.length === 0 && obs.counts.length === 0) return undefined;
   const sql = STATEMENTS[dialect];
-  // One lock order for concurrent writers: rows sorted by key.
-  const versions = obs.versions.length > 1 ? [...obs.versions].sort(byVersionKey) : obs.versions;
+  // One lock order for concurrent writers: rows sorted by key (in place: the arrays are the batch's own).
+  const versions = obs.versions.length > 1 ? obs.versions.sort(byVersionKey) : obs.versions;
   const counts = summedCounts(obs.counts);
   /** The last run's token and the sightings it wrote (a group retried batch by batch runs a batch twice). */
   let token = 0;
@@ -166,9 +166,9 @@ const byCountKey = (a: VersionCount, b: VersionCount) =>
  * The counts sorted by key (one lock order), a key's rows summed into one: two long tool names
  * clipped to the same text count under one key.
  */
-function summedCounts(counts: readonly VersionCount[]): readonly VersionCount[] {
+function summedCounts(counts: VersionCount[]): readonly VersionCount[] {
   if (counts.length <= 1) return counts;
-  const sorted = [...counts].sort(byCountKey);
+  const sorted = counts.sort(byCountKey);
   const out: VersionCount[] = [sorted[0]!];
   for (let i = 1; i < sorted.length; i++) {
     const c = sorted[i]!;
