@@ -16,7 +16,8 @@ import { buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createServices, type Services } from '../services.js';
-import { DEMO_SERVICES, emitTurn, nextTurn, seeded, type DemoService, type Timeline } from './scenario.js';
+import { seeded } from '../util/seeded.js';
+import { DEMO_SERVICES, emitTurn, nextTurn, type DemoService, type Timeline } from './scenario.js';
 
 export interface DemoOptions {
   /** Live traffic after the backfill. */

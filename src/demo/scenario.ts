@@ -14,18 +14,6 @@
  */
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 
-/** A seeded generator (mulberry32): the same seed, the same traffic. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export const DEMO_SERVICES = ['support-bot', 'shop-agent', 'research-agent'] as const;
 export type DemoService = (typeof DEMO_SERVICES)[number];
 

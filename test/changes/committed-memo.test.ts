@@ -16,6 +16,7 @@ import type { BatchSink } from '../../src/pipeline/pipeline.js';
 import { SqliteSql } from '../../src/store/sqlite-sql.js';
 import { migrateSqlite } from '../../src/store/sqlite.js';
 import type { BatchExtension, BatchTx } from '../../src/store/sql.js';
+import { seeded } from '../../src/util/seeded.js';
 
 const frozen = (d: ToolDef) => Object.freeze(d);
 const LISTS: readonly (readonly ToolDef[])[] = [
@@ -24,16 +25,7 @@ const LISTS: readonly (readonly ToolDef[])[] = [
   [frozen({ name: 'lookup', description: 'Look up.', parameters: { type: 'object' } })],
 ];
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seeded;
 
 let spanNo = 0;
 function batchOf(r: () => number, t0: number, state: { list: number; model: number; provider: number }) {

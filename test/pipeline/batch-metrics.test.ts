@@ -5,18 +5,10 @@ import { createMetrics } from '../../src/metrics/registry.js';
 import { BatchMetrics } from '../../src/pipeline/batch-metrics.js';
 import type { PipelineDeps } from '../../src/pipeline/ports.js';
 import type { CallLabels } from '../../src/pipeline/write-batch.js';
+import { seeded } from '../../src/util/seeded.js';
 
 /** A deterministic stream (mulberry32). */
-function rand(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rand = seeded;
 
 const COUNTERS = ['toolwatch_tool_calls_total', 'toolwatch_unvalidated_calls_total', 'toolwatch_invalid_json_total'];
 

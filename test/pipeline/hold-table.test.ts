@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { HoldTable } from '../../src/pipeline/hold-table.js';
+import { seeded } from '../../src/util/seeded.js';
 
 /** A deterministic stream of small numbers (mulberry32). */
-function rand(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rand = seeded;
 
 describe('HoldTable', () => {
   it('answers as a map with "release only by its owner" would, through growth and backward-shift deletes', () => {

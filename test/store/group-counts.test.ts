@@ -2,18 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { groupCounts } from '../../src/store/group-counts.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, WriteBatch } from '../../src/store/store.js';
 import { emptyBatch } from '../../src/store/store.js';
+import { seeded } from '../../src/util/seeded.js';
 
 /** A deterministic stream (mulberry32). */
-function rand(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rand = seeded;
 
 /** What summing by a key of every field but the count gives: the rows in the order first seen. */
 function byKey<T extends object>(rows: readonly T[], count: keyof T): T[] {
