@@ -15,10 +15,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { generateFixtures } from './fixtures.js';
+import { defaultPipeline, loadBuild } from './pipeline-harness.js';
 import { startJudgeStandIn } from './judge-stand-in.js';
 
 export const TARGET_JUDGE_FACTOR = 1.3;
@@ -143,80 +144,22 @@ export function judgeCostRows(r, off, verdict) {
  * store; no HTTP), so the judge's share is measured under the same load.
  */
 export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6, grow = 0, feedbackRate } = {}) {
-  const dir = path.resolve(dist);
-  const load = (p) => import(pathToFileURL(path.join(dir, p)).href);
-  const [
-    { decodeProtobuf },
-    { loadConfig },
-    { builtinDialects },
-    { Pipeline },
-    { Ledger },
-    { SqliteStore, migrateSqlite },
-    { SqliteSql },
-    { ToolRegistry },
-    { SchemaCache },
-    { LabelCap },
-    { createMetrics },
-    { storeRedactor },
-    { TrajectoryTracker },
-    { storedName },
-    { TrajectorySink },
-    { JudgeStore },
-    { policyOf },
-    { maxProbability },
-  ] = await Promise.all(
-    [
-      'sources/otlp/decode-protobuf.js',
-      'config.js',
-      'normalize/dialects.js',
-      'pipeline/pipeline.js',
-      'pipeline/ledger.js',
-      'store/sqlite.js',
-      'store/sqlite-sql.js',
-      'check/registry.js',
-      'check/schema-cache.js',
-      'metrics/label-cap.js',
-      'metrics/registry.js',
-      'redact/stored.js',
-      'efficiency/tracker.js',
-      'pipeline/write-batch.js',
-      'judge/trajectory.js',
-      'judge/store.js',
-      'judge/service.js',
-      'judge/sampler.js',
-    ].map(load),
+  const build = await loadBuild(dist);
+  const { decodeProtobuf, SqliteStore, migrateSqlite, SqliteSql, config, redactor } = build;
+  const [{ TrajectorySink }, { JudgeStore }, { policyOf }, { maxProbability }] = await Promise.all(
+    ['judge/trajectory.js', 'judge/store.js', 'judge/service.js', 'judge/sampler.js'].map(build.load),
   );
   const cpu = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
-  const config = loadConfig({ cwd: path.dirname(fileURLToPath(import.meta.url)), env: {} });
   const judge = { ...config.judge, enabled: true, ...(feedbackRate !== undefined ? { feedbackRate } : {}) };
-  const redactor = storeRedactor(config.store.redactArguments);
   const { bodies: fixture, meta } = generateFixtures({ bodies, spansPerBody: 100, failRate: 0.1 });
 
   let handed = [];
   const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
   const clock = { steadyMs: 0 };
-  const pipeline = new Pipeline({
-    dialects: builtinDialects(),
-    registry: new ToolRegistry(),
-    schemas: new SchemaCache(),
-    check: config.check,
-    ledger: new Ledger(config.dedupe),
-    store,
-    metrics: createMetrics(),
-    labels: new LabelCap(config.metrics.maxLabelValues),
-    failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
-    redactor,
-    executionGraceMs: config.dedupe.executionGraceMs,
-    statusGraceMs: 0,
-    trajectories: new TrajectoryTracker(config.trajectories, storedName),
-    now: Date.now,
-    steady: () => clock.steadyMs,
-    sinks: [{ collect: (input) => (handed.push(input), []) }],
-    toolErrorRules: config.problems.toolErrorRules,
-  });
+  const pipeline = defaultPipeline(build, { store, clock, sinks: [{ collect: (input) => (handed.push(input), []) }] });
   let traces = 0;
   /** What the pipeline hands its sinks for every fixture body, sent with trace ids of `round`. */
   const capture = async (round) => {

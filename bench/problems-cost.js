@@ -21,10 +21,11 @@
  * CPU ms per batch of the same run (the target: ≤ 5 %).
  */
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { generateFixtures } from './fixtures.js';
+import { defaultPipeline, loadBuild } from './pipeline-harness.js';
 
 const cpu = () => {
   const u = process.cpuUsage();
@@ -36,46 +37,9 @@ const cpu = () => {
  * statements), `total`; with what one batch held on average.
  */
 export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, settleEvery = 1, only } = {}) {
-  const dir = path.resolve(dist);
-  const load = (p) => import(pathToFileURL(path.join(dir, p)).href);
-  const [
-    { decodeProtobuf },
-    { loadConfig },
-    { builtinDialects },
-    { Pipeline },
-    { Ledger },
-    { SqliteStore, migrateSqlite },
-    { SqliteSql },
-    { ToolRegistry },
-    { SchemaCache },
-    { LabelCap },
-    { createMetrics },
-    { storeRedactor },
-    { TrajectoryTracker },
-    { storedName },
-    { ProblemRecorder },
-  ] = await Promise.all(
-    [
-      'sources/otlp/decode-protobuf.js',
-      'config.js',
-      'normalize/dialects.js',
-      'pipeline/pipeline.js',
-      'pipeline/ledger.js',
-      'store/sqlite.js',
-      'store/sqlite-sql.js',
-      'check/registry.js',
-      'check/schema-cache.js',
-      'metrics/label-cap.js',
-      'metrics/registry.js',
-      'redact/stored.js',
-      'efficiency/tracker.js',
-      'pipeline/write-batch.js',
-      'problems/record.js',
-    ].map(load),
-  );
-
-  const config = loadConfig({ cwd: path.dirname(fileURLToPath(import.meta.url)), env: {} });
-  const redactor = storeRedactor(config.store.redactArguments);
+  const build = await loadBuild(dist);
+  const { decodeProtobuf, SqliteStore, migrateSqlite, SqliteSql, config, redactor } = build;
+  const { ProblemRecorder } = await build.load('problems/record.js');
   const recorderDeps = (sql) => ({
     sql,
     redactor,
@@ -98,25 +62,7 @@ export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, s
   /** The real pipeline at the default config over an in-memory store, `counted` its problems sink. */
   const makePipeline = (store, counted) => {
     const clock = { steadyMs: 0 };
-    const pipeline = new Pipeline({
-      dialects: builtinDialects(),
-      registry: new ToolRegistry(),
-      schemas: new SchemaCache(),
-      check: config.check,
-      ledger: new Ledger(config.dedupe),
-      store,
-      metrics: createMetrics(),
-      labels: new LabelCap(config.metrics.maxLabelValues),
-      failuresPerToolPerMinute: config.store.failuresPerToolPerMinute,
-      redactor,
-      executionGraceMs: config.dedupe.executionGraceMs,
-      statusGraceMs: 0,
-      trajectories: new TrajectoryTracker(config.trajectories, storedName),
-      now: Date.now,
-      steady: () => clock.steadyMs,
-      ...(counted ? { counted } : {}),
-      toolErrorRules: config.problems.toolErrorRules,
-    });
+    const pipeline = defaultPipeline(build, { store, clock, ...(counted ? { counted } : {}) });
     let n = 0;
     /** One body, settling every settleEvery bodies. */
     const ingest = async (body) => {
