@@ -9,7 +9,6 @@ import { ToolRegistry } from '../../src/check/registry.js';
 import { SchemaCache } from '../../src/check/schema-cache.js';
 import { LabelCap } from '../../src/metrics/label-cap.js';
 import { createMetrics } from '../../src/metrics/registry.js';
-import type { Span } from '../../src/model.js';
 import { builtinDialects } from '../../src/normalize/dialects.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
 import { Pipeline, type BatchSink } from '../../src/pipeline/pipeline.js';
@@ -20,45 +19,7 @@ import { storeRedactor } from '../../src/redact/stored.js';
 import type { Store } from '../../src/store/store.js';
 import { storeEngines } from '../helpers/engines.js';
 import { makeSpan } from '../helpers/spans.js';
-
-const HOUR = 3_600_000;
-const T0 = 1_700_000_000_000 - (1_700_000_000_000 % HOUR);
-const schema = {
-  type: 'object',
-  properties: {
-    amount: { type: 'number' },
-    items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } },
-  },
-  required: ['amount'],
-};
-const defs = JSON.stringify([{ type: 'function', name: 'refund', parameters: schema }]);
-
-let n = 0;
-function chat(args: string, opts: { model?: string; name?: string; timeMs?: number; service?: string } = {}): Span {
-  n++;
-  const spanId = n.toString(16).padStart(16, '0');
-  const t = opts.timeMs ?? T0 + 1_000;
-  return makeSpan(
-    {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.request.model': opts.model ?? 'gpt-4.1',
-      'gen_ai.tool.definitions': defs,
-      'gen_ai.output.messages': JSON.stringify([
-        {
-          role: 'assistant',
-          parts: [{ type: 'tool_call', id: `c${n}`, name: opts.name ?? 'refund', arguments: args }],
-        },
-      ]),
-    },
-    {
-      traceId: n.toString(16).padStart(32, '0'),
-      spanId,
-      startTimeMs: t - 100,
-      endTimeMs: t,
-      service: opts.service ?? 'shop',
-    },
-  );
-}
+import { HOUR, T0, chat } from './refund-chat.js';
 
 let dispose: (() => Promise<void>) | undefined;
 afterEach(async () => {

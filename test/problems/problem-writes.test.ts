@@ -22,45 +22,7 @@ import { listProblems, OTHER_PROBLEM, problemExamples, problemHours } from '../.
 import { storeRedactor } from '../../src/redact/stored.js';
 import type { Store } from '../../src/store/store.js';
 import { storeEngines } from '../helpers/engines.js';
-import { makeSpan } from '../helpers/spans.js';
-
-const HOUR = 3_600_000;
-const T0 = 1_700_000_000_000 - (1_700_000_000_000 % HOUR);
-const schema = {
-  type: 'object',
-  properties: {
-    amount: { type: 'number' },
-    items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } },
-  },
-  required: ['amount'],
-};
-const defs = JSON.stringify([{ type: 'function', name: 'refund', parameters: schema }]);
-
-let n = 0;
-function chat(args: string, opts: { model?: string; name?: string; timeMs?: number; service?: string } = {}): Span {
-  n++;
-  const t = opts.timeMs ?? T0 + 1_000;
-  return makeSpan(
-    {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.request.model': opts.model ?? 'gpt-4.1',
-      'gen_ai.tool.definitions': defs,
-      'gen_ai.output.messages': JSON.stringify([
-        {
-          role: 'assistant',
-          parts: [{ type: 'tool_call', id: `c${n}`, name: opts.name ?? 'refund', arguments: args }],
-        },
-      ]),
-    },
-    {
-      traceId: n.toString(16).padStart(32, '0'),
-      spanId: n.toString(16).padStart(16, '0'),
-      startTimeMs: t - 100,
-      endTimeMs: t,
-      service: opts.service ?? 'shop',
-    },
-  );
-}
+import { chat, HOUR, numberSpansFrom, T0 } from './refund-chat.js';
 
 const disposers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -120,7 +82,7 @@ async function tables(store: Store) {
 
 /** Eight signatures of `refund` in `shop` (cap 5: three go to `_other`), and 40 invented names in `desk`. */
 function batch(round: number): Span[] {
-  n = round * 1_000; // the same spans each time a round is built
+  numberSpansFrom(round * 1_000); // the same spans each time a round is built
   const shop = [
     '{}',
     '{"amount":"x"}',
