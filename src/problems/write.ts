@@ -19,7 +19,7 @@
  */
 import type { BatchExtension, BatchTx, Sql } from '../store/sql.js';
 import type { ProblemDelta } from './record.js';
-import { MultiRow } from './rows.js';
+import { type ColumnType, MultiRow } from './rows.js';
 import { OTHER_PROBLEM } from './store.js';
 
 interface WriteOptions {
@@ -230,26 +230,28 @@ function statements(dialect: Sql['dialect']) {
          first_seen_ms = ${min}(problem_models.first_seen_ms, excluded.first_seen_ms),
          last_seen_ms = ${max}(problem_models.last_seen_ms, excluded.last_seen_ms)`,
     );
+  // A problem row's values, in the order both problem statements take them.
+  const signatureValues: readonly (readonly [string, ColumnType])[] = [
+    ['service', 'TEXT'],
+    ['id', 'TEXT'],
+    ['outcome', 'TEXT'],
+    ['tool', 'TEXT'],
+    ['canonical', 'TEXT'],
+    ['parts', 'TEXT'],
+  ];
+  const countValues: readonly (readonly [string, ColumnType])[] = [
+    ['first_ms', 'BIGINT'],
+    ['last_ms', 'BIGINT'],
+    ['occurrences', 'BIGINT'],
+    ['status_ms', 'BIGINT'],
+    ['recorded_ms', 'BIGINT'],
+  ];
   return {
     // Its own row when it exists or the service has room, else the service's overflow row: one
     // statement, so no other writer's commit can fall between the two choices (a CASE, so the
     // service's problems are counted only for a problem without its row).
     problem: new MultiRow(
-      [
-        ['service', 'TEXT'],
-        ['id', 'TEXT'],
-        ['outcome', 'TEXT'],
-        ['tool', 'TEXT'],
-        ['canonical', 'TEXT'],
-        ['parts', 'TEXT'],
-        ['other_canonical', 'TEXT'],
-        ['first_ms', 'BIGINT'],
-        ['last_ms', 'BIGINT'],
-        ['occurrences', 'BIGINT'],
-        ['status_ms', 'BIGINT'],
-        ['recorded_ms', 'BIGINT'],
-        ['cap', 'BIGINT'],
-      ],
+      [...signatureValues, ['other_canonical', 'TEXT'], ...countValues, ['cap', 'BIGINT']],
       `${problemColumns}
        SELECT d.service, d.id, ${agg('MIN', 'd.outcome')}, ${agg('MIN', 'd.tool')}, ${agg('MIN', 'd.canonical')},
          ${agg('MIN', 'd.parts')}, ${agg('MIN', 'd.first_ms')}, ${agg('MAX', 'd.last_ms')}, ${agg('SUM', 'd.occurrences')},
@@ -267,19 +269,7 @@ function statements(dialect: Sql['dialect']) {
     // A problem whose own row is known to exist: its values as they are, no target to find (and
     // were it missing after all, the row inserted is its own, complete, with its hours and models).
     ownProblem: new MultiRow(
-      [
-        ['service', 'TEXT'],
-        ['id', 'TEXT'],
-        ['outcome', 'TEXT'],
-        ['tool', 'TEXT'],
-        ['canonical', 'TEXT'],
-        ['parts', 'TEXT'],
-        ['first_ms', 'BIGINT'],
-        ['last_ms', 'BIGINT'],
-        ['occurrences', 'BIGINT'],
-        ['status_ms', 'BIGINT'],
-        ['recorded_ms', 'BIGINT'],
-      ],
+      [...signatureValues, ...countValues],
       `${problemColumns}
        SELECT v.service, v.id, v.outcome, v.tool, v.canonical, v.parts, v.first_ms, v.last_ms, v.occurrences, 'open',
          v.status_ms, v.recorded_ms
