@@ -8,19 +8,9 @@
 import { countedTool, OUTCOMES, type CheckedCall, type OutcomeName, type SpanFacts, type ToolDef } from '../model.js';
 import { toolSetVersion } from '../tools/definition-hash.js';
 import { clipTo, offerOf, sameDefs, type Offer } from './offers.js';
-import { firstSightings, rawSightings, transitions, type Segment } from './sightings.js';
+import { firstSightings, rawSightings, transitions, type Segment, type Sighting } from './sightings.js';
 
-export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'prompt', 'model', 'provider'] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
-
-/** A value seen at a time: the key is the tool for tool_definition, '' for the other kinds. */
-export interface Sighting {
-  service: string;
-  kind: ChangeKind;
-  key: string;
-  value: string;
-  timeMs: number;
-}
+export { CHANGE_KINDS, type ChangeKind, type Sighting } from './sightings.js';
 
 export interface VersionSeen {
   service: string;

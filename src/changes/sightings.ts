@@ -3,8 +3,19 @@
  * sighting, else every segment sighted at its earliest and latest time and sorted into transitions
  * per key — each value only where it differs from the one before.
  */
-import type { ChangeKind, Sighting } from './observe.js';
 import type { Offer } from './offers.js';
+
+export const CHANGE_KINDS = ['tool_definition', 'tool_set', 'prompt', 'model', 'provider'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** A value seen at a time: the key is the tool for tool_definition, '' for the other kinds. */
+export interface Sighting {
+  service: string;
+  kind: ChangeKind;
+  key: string;
+  value: string;
+  timeMs: number;
+}
 
 /**
  * A run of one value of a (service, kind), or of one definitions list (kind tool_set, with its
