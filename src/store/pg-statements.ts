@@ -2,42 +2,31 @@
  * The statements of one group commit — the core tables' and the features' (problems, changes, the
  * judge's trajectories …: about fifty small INSERTs per 100-span batch) — in one round trip, as one
  * extended-protocol pipeline: for each statement Parse, Bind, Describe and Execute, and one Sync
- * after the last, written to the socket at once and answered at once. A text that recurs becomes a
- * named prepared statement on each connection, parsed and planned there once: planning the
+ * after the last, encoded into one buffer (pg-wire.ts), written to the socket at once and answered
+ * at once. A text that recurs becomes a named prepared statement on each connection, parsed and planned there once: planning the
  * problems' statements again for every batch was most of the server's time per commit (0.5 ms for
  * the problems upsert alone), and the server shared its core with everything else.
  *
- * Values are bound as node-postgres binds any parametrised query's (its prepareValue: untyped
+ * Values are bound as node-postgres binds any parametrised query's (as its prepareValue: untyped
  * text), so the server resolves every type as it always did. The statements run in order in the
  * caller's transaction; at the first error the server skips the rest up to the Sync and the
  * pipeline fails with that error, as awaiting them one by one did.
  */
 import pg from 'pg';
+import { WireWriter } from './pg-wire.js';
 import { toPg } from './sql.js';
 
 /** A statement and its values, `?` placeholders (as the SQL port's). */
 export type Statement = readonly [sql: string, params: readonly unknown[]];
 
-/** What of node-postgres's Connection the pipeline writes with (the messages pg-cursor writes too). */
+/** What of node-postgres's Connection the pipeline uses: its socket, and what it knows of the session. */
 interface Connection {
-  parse(q: { name: string; text: string; types: unknown[] }): void;
-  bind(c: {
-    portal: string;
-    statement: string;
-    values: readonly unknown[];
-    valueMapper: (v: unknown) => unknown;
-  }): void;
-  describe(m: { type: 'P'; name: string }): void;
-  execute(c: { portal: string; rows: number }): void;
-  sync(): void;
   sendCopyFail(msg: string): void;
   parsedStatements: Record<string, string>;
-  stream: { cork?(): void; uncork?(): void };
+  stream: { writable?: boolean; write(b: Buffer): boolean };
   on(event: 'parseComplete', fn: () => void): void;
   removeListener(event: 'parseComplete', fn: () => void): void;
 }
-
-const prepareValue = (pg as unknown as { utils: { prepareValue(v: unknown): unknown } }).utils.prepareValue;
 
 /**
  * A text becomes a named statement the second time it is seen: texts made for one row count (a
@@ -113,26 +102,28 @@ class Pipeline {
     this.connection = connection;
     connection.on('parseComplete', this.onParseComplete);
     const sentNames = new Set<string>();
-    connection.stream.cork?.();
-    try {
-      for (const s of this.items) {
-        if (s.name === '' || (connection.parsedStatements[s.name] === undefined && !sentNames.has(s.name))) {
-          connection.parse({ name: s.name, text: s.text, types: [] });
-          this.parsing.push(s);
-          if (s.name) sentNames.add(s.name);
-        }
-        connection.bind({ portal: '', statement: s.name, values: s.values, valueMapper: prepareValue });
-        connection.describe({ type: 'P', name: '' });
-        connection.execute({ portal: '', rows: 0 });
+    const wire = new WireWriter();
+    for (const s of this.items) {
+      if (s.name === '' || (connection.parsedStatements[s.name] === undefined && !sentNames.has(s.name))) {
+        wire.parse(s.name, s.text);
+        this.parsing.push(s);
+        if (s.name) sentNames.add(s.name);
       }
-    } catch (err) {
-      // From prepareValue (a value it cannot write): the statements before it still run, and fail the pipeline's end.
-      this.unbound = err as Error;
-    } finally {
-      // Whatever was written, the Sync ends it: the server answers up to there and is ready again.
-      connection.sync();
-      connection.stream.uncork?.();
+      const bound = wire.position;
+      try {
+        wire.bind(s.name, s.values);
+      } catch (err) {
+        // A value it cannot encode: the statements before it still run, and fail the pipeline's end.
+        wire.truncate(bound);
+        this.unbound = err as Error;
+        break;
+      }
+      wire.describePortal();
+      wire.execute();
     }
+    // Whatever was written, the Sync ends it: the server answers up to there and is ready again.
+    wire.sync();
+    if (connection.stream.writable !== false) connection.stream.write(wire.bytes());
   }
 
   handleRowDescription(msg: { fields: Field[] }): void {
