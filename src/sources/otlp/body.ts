@@ -22,8 +22,25 @@ export interface BodyPace {
 
 export const NO_PACE: BodyPace = { timeoutMs: 0, minBytesPerSecond: 0 };
 
+/**
+ * A body that is in, handed out once: the decoder takes the bytes and nothing else keeps a
+ * reference, so they die young. A batch then waits for its group commit — under load across
+ * young-generation collections — and a buffer still referenced from its async frames would be
+ * promoted with them: its 100+ KiB outside the heap would stay until the next major GC.
+ */
+export class BodyBytes {
+  constructor(private bytes: Buffer | undefined) {}
+
+  take(): Buffer {
+    const bytes = this.bytes;
+    if (!bytes) throw new Error('the request body was taken already');
+    this.bytes = undefined;
+    return bytes;
+  }
+}
+
 export type BodyResult =
-  | { ok: true; body: Buffer }
+  | { ok: true; body: BodyBytes }
   | {
       ok: false;
       status: 413 | 415 | 400 | 408;
@@ -50,9 +67,9 @@ export async function readBody(req: IncomingMessage, limit: number, pace: BodyPa
   if (!read.ok) return read;
   const { chunks, size } = read;
   const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-  if (encoding !== 'gzip') return { ok: true, body: raw };
+  if (encoding !== 'gzip') return { ok: true, body: new BodyBytes(raw) };
   try {
-    return { ok: true, body: await gunzipAsync(raw, { maxOutputLength: limit }) };
+    return { ok: true, body: new BodyBytes(await gunzipAsync(raw, { maxOutputLength: limit })) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
       return tooLarge(limit, 'after decompression');

@@ -11,7 +11,7 @@ import { UNRESTRICTED } from '../../auth/tokens.js';
 import type { IngestRejectReason, Metrics } from '../../metrics/registry.js';
 import type { SpanConsumer } from '../../pipeline/ports.js';
 import type { Store } from '../../store/store.js';
-import { readBody, type BodyPace } from './body.js';
+import { type BodyBytes, readBody, type BodyPace } from './body.js';
 import type { CorsPolicy } from './cors.js';
 import { encodeStatus } from './decode.js';
 import type { LoadShedder, ShedReason } from './load-shedder.js';
@@ -67,12 +67,12 @@ export function formatOf(contentType: string | undefined): Format | undefined {
   return undefined;
 }
 
-/** Records a batch whose body is in and answers it. */
+/** Records a batch whose body is in and answers it (`body.take()` once, where it is decoded). */
 export type RecordBatch = (
   request: FastifyRequest,
   reply: FastifyReply,
   format: Format,
-  body: Buffer,
+  body: BodyBytes,
 ) => Promise<FastifyReply>;
 
 export interface Intake {

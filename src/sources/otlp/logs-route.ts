@@ -11,6 +11,7 @@ import { principalOf } from '../../auth/hook.js';
 import type { LogEvent } from '../../model.js';
 import { BatchCancelled, BatchUnprocessable } from '../../pipeline/ports.js';
 import { isUnstorable } from '../../store/unstorable.js';
+import type { BodyBytes } from './body.js';
 import { preflight } from './cors.js';
 import { encodeExportResponse } from './decode.js';
 import { decodeLogsJson, decodeLogsProtobuf } from './decode-logs.js';
@@ -43,10 +44,11 @@ export function otlpLogsRoute(app: FastifyInstance, opts: OtlpRouteOptions, inta
   app.post('/v1/logs', { config: { auth: 'ingest', cors: true, deny } }, intake.handler(record));
 
   /** Decodes a log batch whose body is in and records its GenAI events. */
-  async function record(request: FastifyRequest, reply: FastifyReply, format: Format, raw: Buffer) {
+  async function record(request: FastifyRequest, reply: FastifyReply, format: Format, body: BodyBytes) {
     if (clientGone(request)) return skipGone(reply);
     const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
-    const decoded = format === 'protobuf' ? decodeLogsProtobuf(raw, limits) : decodeLogsJson(raw, limits);
+    const decoded =
+      format === 'protobuf' ? decodeLogsProtobuf(body.take(), limits) : decodeLogsJson(body.take(), limits);
     if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
     const view = principalOf(request).view;

@@ -12,6 +12,7 @@ import { principalOf } from '../../auth/hook.js';
 import type { Span } from '../../model.js';
 import { BatchCancelled, BatchUnprocessable } from '../../pipeline/ports.js';
 import { isUnstorable } from '../../store/unstorable.js';
+import type { BodyBytes } from './body.js';
 import { preflight } from './cors.js';
 import { decodeJson, decodeProtobuf, encodeExportResponse } from './decode.js';
 import { CODE, CONTENT_TYPE, createIntake, type Format, type OtlpRouteOptions } from './intake.js';
@@ -42,10 +43,11 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
   otlpLogsRoute(app, opts, intake);
 
   /** Decodes and records a batch whose body is in. */
-  async function record(request: FastifyRequest, reply: FastifyReply, format: Format, raw: Buffer) {
+  async function record(request: FastifyRequest, reply: FastifyReply, format: Format, body: BodyBytes) {
     if (clientGone(request)) return skipGone(reply);
     const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
-    const decoded = format === 'protobuf' ? decodeProtobuf(raw, limits) : decodeJson(raw, limits);
+    // Taken, not held in a local: this frame waits for the commit, the bytes need not (body.ts).
+    const decoded = format === 'protobuf' ? decodeProtobuf(body.take(), limits) : decodeJson(body.take(), limits);
     if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
 
     const view = principalOf(request).view;
