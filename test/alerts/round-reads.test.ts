@@ -93,7 +93,14 @@ describe('a round of rules over the same 24 h', () => {
       ] as const) {
         // The last hour fails more, and its tool mix shifts: every rule has something to say.
         const failing = m < 60 && tool === 'refund' ? 6 : 1;
-        const base = { minute: last - m * MINUTE_MS, source: 'otlp', service, model: 'gpt-4o', tool, reason: '' };
+        const base = {
+          minute: last - m * MINUTE_MS,
+          source: 'otlp' as const,
+          service,
+          model: 'gpt-4o',
+          tool,
+          reason: '',
+        };
         calls.push({ ...base, outcome: 'valid', count: 4 + (m % 5) });
         calls.push({ ...base, outcome: 'SchemaMismatch', count: failing });
       }
