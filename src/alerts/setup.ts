@@ -17,6 +17,7 @@ import { evaluateRound, type CompiledRule, type RoundResult } from './evaluator.
 import type { RuleKinds } from './kinds/index.js';
 import type { Notifier, NotifierKinds } from './notifiers/index.js';
 import { OutboxWorker } from './outbox.js';
+import { onceARound } from './round-reads.js';
 import type { RuleSources } from './rules.js';
 import { slicedCallCounts, slicedExecutionCounts } from './sliced-reads.js';
 
@@ -81,9 +82,12 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     onResult: (notifier, status) => deps.metrics?.notifications.inc({ notifier, status }),
   });
   for (const r of rules) deps.metrics?.alertsFiring.set({ rule: r.config.name }, 0);
-  // Long windows are read an hour at a time, so a 24 h rule does not hold ingest for its whole read.
-  const callCounts = slicedCallCounts((q) => deps.store.callCounts(q));
-  const executionCounts = slicedExecutionCounts((q) => deps.store.executionCounts(q));
+  // Long windows are read an hour at a time, so a 24 h rule does not hold ingest for its whole read;
+  // each hour once a round, however many rules read it.
+  const roundIo = () => ({
+    callCounts: slicedCallCounts(onceARound((q) => deps.store.callCounts(q))),
+    executionCounts: slicedExecutionCounts(onceARound((q) => deps.store.executionCounts(q))),
+  });
   let evaluating: Promise<unknown> | null = null;
   const deliverTo = (n: Notifier) => deps.store.runExclusive(`alerts-outbox:${n.name}`, () => outbox.deliver(n));
   const alerting: Alerting = {
@@ -98,8 +102,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
           {
             rules,
             io: {
-              callCounts,
-              executionCounts,
+              ...roundIo(),
               ...deps.sources,
             },
             failures: (q) => deps.store.failures(q),
