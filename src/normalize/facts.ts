@@ -46,19 +46,20 @@ export function execution(
   return e;
 }
 
-type LazyKey = 'replays' | 'userMessage';
+type LazyKey = 'replays' | 'userMessage' | 'outputText';
 /** A lazy fact's slot: its compute function until the first read, then its value. */
 type Slot<K extends LazyKey> = SpanFacts[K] | (() => SpanFacts[K]);
 interface LazySlots {
   replays: Slot<'replays'>;
   userMessage: Slot<'userMessage'>;
-  /** Which of the two are this object's accessors (bit 1: replays, bit 2: userMessage). */
+  outputText: Slot<'outputText'>;
+  /** Which of the three are this object's accessors (bit 1: replays, bit 2: userMessage, bit 4: outputText). */
   installed: number;
 }
 
 /** Where a plain facts object made lazy keeps its lazy facts: a non-enumerable own property, so spreads, keys and comparisons see only the facts. */
 const SLOTS = Symbol('lazy facts');
-const BIT: Record<LazyKey, number> = { replays: 1, userMessage: 2 };
+const BIT: Record<LazyKey, number> = { replays: 1, userMessage: 2, outputText: 4 };
 
 function slotsOf(f: SpanFacts): LazySlots {
   return (f as unknown as { [SLOTS]: LazySlots })[SLOTS];
@@ -92,6 +93,7 @@ function accessor<K extends LazyKey>(key: K): PropertyDescriptor {
 const ACCESSORS: Record<LazyKey, PropertyDescriptor> = {
   replays: accessor('replays'),
   userMessage: accessor('userMessage'),
+  outputText: accessor('outputText'),
 };
 
 /**
@@ -113,6 +115,7 @@ class LazyFacts {
   proposals: SpanFacts['proposals'];
   #replays: Slot<'replays'> = [];
   #userMessage: Slot<'userMessage'> = undefined;
+  #outputText: Slot<'outputText'> = undefined;
 
   constructor(span: Span, dialect: string, role: SpanFacts['role']) {
     this.dialect = dialect;
@@ -146,20 +149,31 @@ class LazyFacts {
     this.#userMessage = v;
   }
 
+  get outputText(): SpanFacts['outputText'] {
+    const v = this.#outputText;
+    if (typeof v !== 'function') return v;
+    return (this.#outputText = v());
+  }
+
+  set outputText(v: SpanFacts['outputText']) {
+    this.#outputText = v;
+  }
+
   /** Makes a lazy fact's slot its computation (lazyFact). */
   defer<K extends LazyKey>(key: K, compute: () => SpanFacts[K]): void {
     if (key === 'replays') this.#replays = compute as () => SpanFacts['replays'];
-    else this.#userMessage = compute as () => SpanFacts['userMessage'];
+    else if (key === 'userMessage') this.#userMessage = compute as () => SpanFacts['userMessage'];
+    else this.#outputText = compute as () => SpanFacts['outputText'];
   }
 
   /** JSON carries the lazy facts as plain values, as it does for any other facts object. */
   toJSON(): object {
-    return { ...this, replays: this.replays, userMessage: this.userMessage };
+    return { ...this, replays: this.replays, userMessage: this.userMessage, outputText: this.outputText };
   }
 }
 
 /**
- * baseFacts for a reader that will define `replays` and `userMessage` lazily (lazyFact): the same
+ * baseFacts for a reader that will define `replays`, `userMessage` or `outputText` lazily (lazyFact): the same
  * facts, made lazy for the price of a plain object (LazyFacts).
  */
 export function lazyBaseFacts(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
@@ -171,7 +185,8 @@ export function lazyBaseFacts(span: Span, dialect: string, role: SpanFacts['role
 /**
  * Defines a fact that is computed on first read. Input history (the whole conversation, replayed
  * on every model span) is the costliest attribute to parse and is needed only for the few sampled
- * trajectories, never to count calls — so readers define `replays` and `userMessage` lazily.
+ * trajectories, never to count calls — so readers define `replays` and `userMessage` lazily, and
+ * `outputText` where the output is text alone (its parse then serves nothing else: genai.ts).
  * Assigning the property replaces the computation with the plain value.
  */
 export function lazyFact<K extends LazyKey>(f: SpanFacts, key: K, compute: () => SpanFacts[K]): void {
@@ -181,7 +196,7 @@ export function lazyFact<K extends LazyKey>(f: SpanFacts, key: K, compute: () =>
   }
   let slots = slotsOf(f);
   if (slots === undefined) {
-    slots = { replays: [], userMessage: undefined, installed: 0 };
+    slots = { replays: [], userMessage: undefined, outputText: undefined, installed: 0 };
     Object.defineProperty(f, SLOTS, { value: slots });
   }
   const bit = BIT[key];

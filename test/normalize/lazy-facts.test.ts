@@ -94,6 +94,21 @@ describe('lazy facts', () => {
     expect(runs).toBe(1);
   });
 
+  it('parses a text-only output only when its text is read, and a call-carrying one at once', () => {
+    const text = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'It rains.' }] }]);
+    const parse = vi.spyOn(JSON, 'parse');
+    const span = makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': text });
+    const f = builtinDialects().normalizeSpan(span)!;
+    const parsesOf = (t: string) => parse.mock.calls.filter(([x]) => x === t).length;
+    expect(f.proposals).toEqual([]);
+    expect(parsesOf(text)).toBe(0);
+    expect(f.outputText).toBe('It rains.');
+    expect(JSON.parse(JSON.stringify(f)).outputText).toBe('It rains.');
+    expect(parsesOf(text)).toBe(1);
+    builtinDialects().normalizeSpan(modelSpan());
+    expect(parsesOf(output)).toBe(1);
+  });
+
   it('keeps the facts of a model span with a history in fast mode', () => {
     const f = builtinDialects().normalizeSpan(modelSpan())!;
     expect(hasFastProperties(f)).toBe(true);
