@@ -20,14 +20,6 @@ import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } fr
 import { parseToolDefs } from '../tools/tooldefs.js';
 import { argValue, firstAttr, isRecord, jsonValue, str, type Rec } from '../util/values.js';
 
-const MARKERS = [
-  'flue.tool.name',
-  'flue.turn.output',
-  'flue.turn.input',
-  'flue.tool.call.arguments',
-  'flue.tool.call.result',
-];
-
 function isFlueToolSpan(a: AttrObject): boolean {
   return a['flue.tool.name'] !== undefined || a['flue.tool.call_id'] !== undefined;
 }
@@ -80,8 +72,14 @@ export const flueReader: DialectReader = {
   matches(span) {
     // Flue < 2 names every tool span (`flue.tool.name`); Flue 2 puts only non-object payloads in flue.*.
     const a = span.attributes;
-    for (const k of MARKERS) if (a[k] !== undefined) return true;
-    return false;
+    // The keys that mark Flue's spans, written out: constant-key lookups each get their own inline cache.
+    return (
+      a['flue.tool.name'] !== undefined ||
+      a['flue.turn.output'] !== undefined ||
+      a['flue.turn.input'] !== undefined ||
+      a['flue.tool.call.arguments'] !== undefined ||
+      a['flue.tool.call.result'] !== undefined
+    );
   },
   read(span) {
     const a = span.attributes;

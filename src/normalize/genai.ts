@@ -7,7 +7,7 @@ import type { DialectReader } from './dialect.js';
 import { servedBy } from './provider.js';
 import { systemMessageVersion } from './system-message.js';
 import { baseFacts, execution, lazyBaseFacts, lazyFact } from './facts.js';
-import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
+import { assistantText, firstUserText, mayHoldCalls, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
 import { argValue, firstAttr, jsonValue, jsonValueShared, num, str } from '../util/values.js';
@@ -106,9 +106,8 @@ export function writesToolSchemas(a: AttrObject): boolean {
 export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
   const a = span.attributes;
   const input = role === 'tool' ? undefined : detailAttr(span, 'gen_ai.input.messages');
-  // A model span with a history defines `replays` lazily below: its facts are made ready for that.
-  const f =
-    role === 'model' && input !== undefined ? lazyBaseFacts(span, dialect, role) : baseFacts(span, dialect, role);
+  // A model span defines its history (and a text-only output's text) lazily below: its facts are made ready for that.
+  const f = role === 'model' ? lazyBaseFacts(span, dialect, role) : baseFacts(span, dialect, role);
   readGenAiCommon(a, f);
   if (role === 'tool') {
     const callId = str(a, 'gen_ai.tool.call.id');
@@ -124,8 +123,10 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
     return f;
   }
   const output = detailAttr(span, 'gen_ai.output.messages');
+  // A model's output that can hold no call is text alone: parsed only if its text is read (trajectories).
+  const textOnly = role === 'model' && typeof output === 'string' && !mayHoldCalls(output);
   // Its finish reasons are read from the same parse (finish-reasons.ts).
-  const outMsgs = output === undefined ? [] : readMessages(jsonValueShared(output));
+  const outMsgs = output === undefined || textOnly ? [] : readMessages(jsonValueShared(output));
   if (input !== undefined) {
     // The system prompt's version from the history's system message, where no instructions said it.
     if (f.promptVersion === undefined && role === 'model') {
@@ -140,6 +141,10 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
   }
   if (role === 'model') f.proposals = proposalsOf(outMsgs);
   if (f.proposals.length > 0 && f.offered === undefined && writesToolSchemas(a)) f.schemasOnToolSpans = true;
+  if (textOnly) {
+    lazyFact(f, 'outputText', () => assistantText(readMessages(jsonValue(output))));
+    return f;
+  }
   const text = assistantText(outMsgs);
   if (text !== undefined) f.outputText = text;
   return f;

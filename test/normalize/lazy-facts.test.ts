@@ -1,6 +1,6 @@
 /**
  * Lazy facts (normalize/facts.ts): a model span's history is parsed only when `replays` or
- * `userMessage` is read, the facts look like plain data to every reader (keys, spreads, JSON), and
+ * `userMessage` is read, property reads and JSON see them as plain values, and
  * the objects stay in V8's fast mode — the reason the accessors are shared rather than made per object.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -47,19 +47,27 @@ describe('lazy facts', () => {
     expect(parsesOfHistory()).toBe(1);
   });
 
-  it('looks like plain data: enumerable keys, spreads and JSON carry the values and nothing hidden', () => {
+  it('reads, assignments and JSON see the values; no own key or symbol is hidden in the facts', () => {
     const f = builtinDialects().normalizeSpan(modelSpan())!;
-    expect(Object.keys(f)).toContain('replays');
-    expect(Object.keys(f)).toContain('userMessage');
-    expect(Object.getOwnPropertySymbols(f).filter((s) => Object.getOwnPropertyDescriptor(f, s)?.enumerable)).toEqual(
-      [],
-    );
-    const copy = { ...f };
-    expect(copy.userMessage).toBe('Weather in Paris?');
-    expect(copy.replays.map((r) => r.name)).toEqual(['get_weather']);
+    // The lazy facts are the prototype's accessors (facts.ts LazyFacts): not own keys, but there to read.
+    expect('replays' in f && 'userMessage' in f).toBe(true);
+    expect(Object.keys(f)).not.toContain('replays');
+    expect(Object.getOwnPropertySymbols(f)).toEqual([]);
     const json = JSON.parse(JSON.stringify(f)) as SpanFacts;
     expect(json.userMessage).toBe('Weather in Paris?');
     expect(json.replays).toHaveLength(1);
+    expect(json.proposals.map((p) => p.name)).toEqual(['get_time']);
+    expect(json.dialect).toBe('genai');
+  });
+
+  it('a plain facts object made lazy keeps them as enumerable keys that spreads carry', () => {
+    const f = baseFacts(makeSpan(), 'test', 'model');
+    lazyFact(f, 'userMessage', () => 'hello');
+    expect(Object.keys(f)).toContain('userMessage');
+    expect({ ...f }.userMessage).toBe('hello');
+    expect(Object.getOwnPropertySymbols(f).filter((s) => Object.getOwnPropertyDescriptor(f, s)?.enumerable)).toEqual(
+      [],
+    );
   });
 
   it('an assignment replaces the computation, before or after a read', () => {
@@ -84,6 +92,21 @@ describe('lazy facts', () => {
     expect(f.replays).toEqual([]);
     expect(f.userMessage).toBe('hello');
     expect(runs).toBe(1);
+  });
+
+  it('parses a text-only output only when its text is read, and a call-carrying one at once', () => {
+    const text = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'It rains.' }] }]);
+    const parse = vi.spyOn(JSON, 'parse');
+    const span = makeSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': text });
+    const f = builtinDialects().normalizeSpan(span)!;
+    const parsesOf = (t: string) => parse.mock.calls.filter(([x]) => x === t).length;
+    expect(f.proposals).toEqual([]);
+    expect(parsesOf(text)).toBe(0);
+    expect(f.outputText).toBe('It rains.');
+    expect(JSON.parse(JSON.stringify(f)).outputText).toBe('It rains.');
+    expect(parsesOf(text)).toBe(1);
+    builtinDialects().normalizeSpan(modelSpan());
+    expect(parsesOf(output)).toBe(1);
   });
 
   it('keeps the facts of a model span with a history in fast mode', () => {
