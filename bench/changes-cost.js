@@ -6,9 +6,12 @@
  * migration, the store's own SQL port), then what it learns once that committed — timed by process
  * CPU time, less the same transactions empty (the batch's own transaction is the pipeline's, changes
  * or not: what they add is their statements). The calls are the bodies' proposals, counted as the pipeline would
- * (one per call, at the span's time; outcomes do not change the cost).
+ * (one per call, at the span's time; outcomes do not change the cost). With --group N the batches
+ * commit N to a transaction, as SQLite's group commit writes the batches queued behind the one in
+ * flight: the mergeable rows (definition versions, per-minute counts) summed for the group by the
+ * store's own code (src/store/group-extensions.ts; a build without it writes each batch's own).
  *
- * Usage: node bench/changes-cost.js [--dist DIR] [--rounds N] [--bodies N]
+ * Usage: node bench/changes-cost.js [--dist DIR] [--rounds N] [--bodies N] [--group N]
  * Prints CPU ms per 100-span batch: observe alone, the SQL alone and both — compare two builds with
  * --dist. `npm run bench` (bench/run.js) imports measureChangesCost() and prints the total as a share
  * of its toolwatch CPU ms per batch (target ≤ 2 %).
@@ -24,13 +27,16 @@ import { generateFixtures } from './fixtures.js';
  * CPU ms per batch of the changes work over `bodies` fixture bodies (generateFixtures with
  * `fixtures`) × `rounds` passes, from the build in `dist`: { observeMs, sqlMs, totalMs } per batch.
  */
-export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount = 200, fixtures = {} }) {
+export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount = 200, fixtures = {}, group = 1 }) {
   const load = (p) => import(pathToFileURL(path.join(dist, p)).href);
   const { decodeProtobuf } = await load('sources/otlp/decode-protobuf.js');
   const { builtinDialects } = await load('normalize/dialects.js');
   const { changesSink } = await load('changes/sink.js');
   const { migrateSqlite } = await load('store/sqlite.js');
   const { SqliteSql } = await load('store/sqlite-sql.js');
+  const grouped = existsSync(path.join(dist, 'store/group-extensions.js'))
+    ? await load('store/group-extensions.js')
+    : undefined;
 
   // The bench's own bodies when it passes its fixture options (spansPerBody, failRate).
   const { bodies } = generateFixtures({ ...fixtures, bodies: bodyCount });
@@ -78,15 +84,20 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
    * when withSql its statements in a transaction per batch and what it learns once that committed.
    */
   function round(withSql) {
-    for (const b of batches) {
-      const exts = sink.collect({ source: 'otlp', facts: b.facts, calls: b.calls });
-      if (withSql)
-        for (const ext of exts) {
-          db.exec('BEGIN IMMEDIATE');
-          ext(port.batchTx);
-          db.exec('COMMIT');
-          ext.committed?.();
-        }
+    for (let i = 0; i < batches.length; i += group) {
+      const written = [];
+      for (const b of batches.slice(i, i + group))
+        written.push({ extensions: sink.collect({ source: 'otlp', facts: b.facts, calls: b.calls }) });
+      if (!withSql) continue;
+      db.exec('BEGIN IMMEDIATE');
+      // As src/store/sqlite.ts commits a group: the mergeable rows summed first, then each batch's rest.
+      const merged = grouped !== undefined && written.length > 1;
+      if (merged) grouped.writeMergedRows(port.batchTx, written);
+      for (const w of written)
+        if (grouped) grouped.runExtensions(port.batchTx, w.extensions, merged);
+        else for (const ext of w.extensions) ext(port.batchTx);
+      db.exec('COMMIT');
+      for (const w of written) for (const ext of w.extensions) ext.committed?.();
     }
   }
 
@@ -95,7 +106,7 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
    * changes, so BEGIN and COMMIT are the pipeline's cost, not the changes' (subtracted below).
    */
   function emptyTransactions() {
-    for (let i = 0; i < batches.length; i++) {
+    for (let i = 0; i < batches.length; i += group) {
       db.exec('BEGIN IMMEDIATE');
       db.exec('COMMIT');
     }
@@ -131,12 +142,13 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
     return {
       bodies: batches.length,
       rounds,
+      group,
       spansPerBatch: spans / batches.length,
       callsPerBatch: batches.reduce((k, b) => k + b.calls.length, 0) / batches.length,
       observeMs: observeMs / n,
       sqlMs: (bothMs - observeMs) / n,
       totalMs: bothMs / n,
-      /** BEGIN + COMMIT per batch, left out of sqlMs and totalMs. */
+      /** BEGIN + COMMIT per batch (one per group of `group`), left out of sqlMs and totalMs. */
       transactionMs: emptyTxMs / n,
     };
   } finally {
@@ -150,14 +162,20 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       dist: { type: 'string', default: 'dist' },
       rounds: { type: 'string', default: '40' },
       bodies: { type: 'string', default: '200' },
+      group: { type: 'string', default: '1' },
     },
   });
   const dist = path.resolve(args.dist);
-  const r = await measureChangesCost({ dist, rounds: Number(args.rounds), bodies: Number(args.bodies) });
+  const r = await measureChangesCost({
+    dist,
+    rounds: Number(args.rounds),
+    bodies: Number(args.bodies),
+    group: Number(args.group),
+  });
   const per = (ms) => ms.toFixed(4);
   process.stdout.write(
     `changes-cost (${path.relative(process.cwd(), dist) || dist}): ${r.bodies} bodies × ${r.rounds} rounds, ` +
-      `${r.spansPerBatch.toFixed(0)} spans and ${r.callsPerBatch.toFixed(1)} calls per batch\n` +
+      `${r.spansPerBatch.toFixed(0)} spans and ${r.callsPerBatch.toFixed(1)} calls per batch, ${r.group} per transaction\n` +
       `  CPU ms per batch: observe ${per(r.observeMs)}, SQL ${per(r.sqlMs)}, total ${per(r.totalMs)}` +
       ` (an empty transaction per batch, left out: ${per(r.transactionMs)})\n`,
   );

@@ -96,12 +96,18 @@ export function observeBatch(
   const toolSets = new Map<string, ToolSetSeen>();
   /** Every run of one value (or one definitions list) of a service, in the order they began. */
   const segments: Segment[] = [];
-  /** spanId → the span's run and provider (and the trace, checked), for attributing calls to them. */
-  const bySpan = new Map<string, SpanLink>();
+  /**
+   * spanId → the index in `facts` of the latest span of that id remembered (the trace is checked);
+   * infoAt[index] its run and provider, for attributing calls to them. A number per span, no object.
+   */
+  const bySpan = new Map<string, number>();
+  const infoAt: (SpanInfo | undefined)[] = new Array(facts.length);
+  /** A remembered span's index → an earlier one of the same span id (another trace's, or the span sent twice). */
+  let earlier: Map<number, number> | undefined;
   const slots = new Map<string, Map<string, ProviderSlot>>();
   // Consecutive spans of one run share their info object (most of a batch is one run).
   let lastInfo: SpanInfo | undefined;
-  const remember = (f: SpanFacts, service: string, provider: string, run?: DefinitionsRun) => {
+  const remember = (f: SpanFacts, at: number, service: string, provider: string, run?: DefinitionsRun) => {
     let info = lastInfo;
     if (!info || info.run !== run || info.slot.service !== service || info.slot.provider !== provider) {
       let of = slots.get(service);
@@ -110,8 +116,17 @@ export function observeBatch(
       if (!slot) of.set(provider, (slot = { service, provider, byTool: new Map() }));
       lastInfo = info = run ? { run, slot } : { slot };
     }
-    // One span id in two traces (or a span sent twice): chained, the later one found first.
-    bySpan.set(f.spanId, { traceId: f.traceId, info, next: bySpan.get(f.spanId) });
+    infoAt[at] = info;
+    const known = bySpan.size;
+    bySpan.set(f.spanId, at);
+    // One span id in two traces (or a span sent twice): chained, the later one found first. The
+    // map did not grow, so an earlier span had the id: found by looking back (rare, unlike a lookup per span).
+    if (bySpan.size === known)
+      for (let j = at - 1; j >= 0; j--)
+        if (infoAt[j] !== undefined && facts[j]!.spanId === f.spanId) {
+          (earlier ??= new Map()).set(at, j);
+          break;
+        }
   };
   /** Per service the current run of each value kind, sighted at its earliest and latest time. */
   const valueRuns = new Map<string, ValueRuns>();
@@ -138,16 +153,20 @@ export function observeBatch(
     return seg;
   };
   const runs = new Map<string, DefinitionsRun>();
-  for (const f of facts) {
-    const service = clip(f.service);
-    const t = Math.floor(f.startTimeMs);
+  for (let at = 0; at < facts.length; at++) {
+    const f = facts[at]!;
     // Instructions are on the model span, or (Microsoft Agent Framework) on the agent span above it.
     const promptVersion = f.promptVersion;
+    const isModel = f.role === 'model';
+    // Most spans of a batch (tools, agents, chains) say nothing of what can change: left at once.
+    if (!isModel && !promptVersion) continue;
+    const service = clip(f.service);
+    const t = Math.floor(f.startTimeMs);
     if (promptVersion) {
       const of = runsOf(service);
       of.prompt = sight(of.prompt, service, 'prompt', promptVersion, t);
     }
-    if (f.role !== 'model') continue;
+    if (!isModel) continue;
     const model = f.model;
     const providerName = f.provider;
     const of = runsOf(service);
@@ -156,7 +175,7 @@ export function observeBatch(
     if (provider) of.provider = sight(of.provider, service, 'provider', provider, t);
     const offeredAll = f.offered;
     if (!offeredAll) {
-      if (provider) remember(f, service, provider);
+      if (provider) remember(f, at, service, provider);
       continue;
     }
     const offered =
@@ -167,7 +186,7 @@ export function observeBatch(
     if (prev && sameDefs(prev.offered, offered)) {
       if (t < prev.seg.tMin) prev.seg.tMin = t;
       if (t > prev.seg.tMax) prev.seg.tMax = t;
-      remember(f, service, provider ?? '', prev);
+      remember(f, at, service, provider ?? '', prev);
       continue;
     }
     if (prev) {
@@ -201,7 +220,7 @@ export function observeBatch(
     segments.push(seg);
     const run: DefinitionsRun = { offered, offer, seen, seg };
     runs.set(service, run);
-    remember(f, service, provider ?? '', run);
+    remember(f, at, service, provider ?? '', run);
   }
   for (const r of runs.values()) flushRun(r);
   // Calls per group (service, tool, version, provider), then per minute and outcome under a number:
@@ -209,10 +228,10 @@ export function observeBatch(
   const groups: CountGroup[] = [];
   for (const c of calls) {
     if (bySpan.size === 0) break;
-    let link = bySpan.get(c.spanId);
-    while (link && link.traceId !== c.traceId) link = link.next;
-    if (!link) continue;
-    const info = link.info;
+    let at = bySpan.get(c.spanId);
+    while (at !== undefined && facts[at]!.traceId !== c.traceId) at = earlier?.get(at);
+    if (at === undefined) continue;
+    const info = infoAt[at]!;
     const outcome = c.outcome.outcome;
     const i = info.run?.offer.indexByName.get(c.name);
     const v = i === undefined ? undefined : info.run!.seen[i];
@@ -284,13 +303,6 @@ interface ProviderSlot {
 interface SpanInfo {
   run?: DefinitionsRun;
   slot: ProviderSlot;
-}
-
-interface SpanLink {
-  traceId: string;
-  info: SpanInfo;
-  /** Another trace's span of the same id. */
-  next: SpanLink | undefined;
 }
 
 interface CountGroup {

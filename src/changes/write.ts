@@ -12,7 +12,7 @@
  * - with the process's memo of committed state (committed.ts), a sighting of the value the state
  *   already holds — most of them — is not written (it would move nothing), nor its tool set row.
  */
-import { rowsStatement, type BatchExtension, type BatchTx, type Sql } from '../store/sql.js';
+import { rowsStatement, type BatchExtension, type BatchTx, type RowMerger, type Sql } from '../store/sql.js';
 import type { CommittedState } from './committed.js';
 import type { BatchObservation, Sighting, ToolSetSeen, VersionCount, VersionSeen } from './observe.js';
 
@@ -39,19 +39,8 @@ export function changesExtension(
   /** The last run's token and the sightings it wrote (a group retried batch by batch runs a batch twice). */
   let token = 0;
   let written: Sighting[] = [];
-  const ext: BatchExtension = (tx) => {
-    for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
-      const part = versions.slice(i, i + ROWS_PER_STATEMENT);
-      const params: unknown[] = [];
-      for (const v of part) params.push(v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls);
-      tx.run(sql.versions(part.length), params);
-    }
-    for (let i = 0; i < counts.length; i += ROWS_PER_STATEMENT) {
-      const part = counts.slice(i, i + ROWS_PER_STATEMENT);
-      const params: unknown[] = [];
-      for (const c of part) params.push(c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count);
-      tx.run(sql.counts(part.length), params);
-    }
+  /** The sightings and tool sets: what is never merged across a group (a key's transitions move the state in order). */
+  const rest = (tx: BatchTx) => {
     token = memo ? memo.beginRun() : 0;
     written = [];
     /** Tool-set sightings left out: their rows are the current state's, stored already. */
@@ -68,8 +57,57 @@ export function changesExtension(
     writeToolSets(tx, sql, obs.toolSets, unchangedSets);
     writeSightings(tx, sql, written);
   };
+  const rows: CountRows = { versions, counts };
+  const ext: BatchExtension = (tx) => {
+    writeCountRows(tx, sql, rows);
+    rest(tx);
+  };
+  ext.mergeable = { merger: MERGERS[dialect], rows, rest };
   if (memo) ext.committed = () => memo.committed(written, token);
   return ext;
+}
+
+/** A batch's version and per-minute count rows: upserts that add calls and widen times, mergeable across a group. */
+interface CountRows {
+  /** Sorted by key, one row per key. */
+  versions: readonly VersionSeen[];
+  /** Sorted by key, one row per key. */
+  counts: readonly VersionCount[];
+}
+
+function writeCountRows(tx: BatchTx, sql: Statements, rows: CountRows): void {
+  const { versions, counts } = rows;
+  for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
+    const part = versions.slice(i, i + ROWS_PER_STATEMENT);
+    const params: unknown[] = [];
+    for (const v of part) params.push(v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls);
+    tx.run(sql.versions(part.length), params);
+  }
+  for (let i = 0; i < counts.length; i += ROWS_PER_STATEMENT) {
+    const part = counts.slice(i, i + ROWS_PER_STATEMENT);
+    const params: unknown[] = [];
+    for (const c of part) params.push(c.minute, c.service, c.tool, c.version, c.provider, c.outcome, c.count);
+    tx.run(sql.counts(part.length), params);
+  }
+}
+
+/**
+ * A group's count rows summed per key (new rows: each batch's own stay as they were, for a retry of
+ * the batch alone after the group failed): the upserts add calls and counts and widen first/last
+ * seen, so one summed row stores what the batches' rows would have, in any order.
+ */
+function merger(sql: Statements): RowMerger<CountRows> {
+  return {
+    write(tx, groups) {
+      const versions: VersionSeen[] = [];
+      const counts: VersionCount[] = [];
+      for (const g of groups) {
+        for (const v of g.versions) versions.push(v);
+        for (const c of g.counts) counts.push(c);
+      }
+      writeCountRows(tx, sql, { versions: summedVersions(versions), counts: summedCounts(counts) });
+    },
+  };
 }
 
 type Statements = (typeof STATEMENTS)['sqlite'];
@@ -119,6 +157,9 @@ const STATEMENTS = {
   postgres: statements('LEAST', 'GREATEST'),
 };
 
+/** One merger per engine: the same object for every batch's extension, so a group's are summed together. */
+const MERGERS = { sqlite: merger(STATEMENTS.sqlite), postgres: merger(STATEMENTS.postgres) };
+
 function statements(least: string, greatest: string) {
   return {
     versions: rowsStatement(
@@ -161,6 +202,29 @@ const byCountKey = (a: VersionCount, b: VersionCount) =>
   cmp(a.version, b.version) ||
   cmp(a.provider, b.provider) ||
   cmp(a.outcome, b.outcome);
+
+/**
+ * Versions of several batches sorted by key, a key's rows summed into one (new rows): its calls
+ * added, its first and last seen widened.
+ */
+function summedVersions(versions: VersionSeen[]): readonly VersionSeen[] {
+  if (versions.length <= 1) return versions;
+  const sorted = versions.sort(byVersionKey);
+  const out: VersionSeen[] = [sorted[0]!];
+  for (let i = 1; i < sorted.length; i++) {
+    const v = sorted[i]!;
+    const last = out[out.length - 1]!;
+    if (byVersionKey(last, v) === 0)
+      out[out.length - 1] = {
+        ...last,
+        firstMs: Math.min(last.firstMs, v.firstMs),
+        lastMs: Math.max(last.lastMs, v.lastMs),
+        calls: last.calls + v.calls,
+      };
+    else out.push(v);
+  }
+  return out;
+}
 
 /**
  * The counts sorted by key (one lock order), a key's rows summed into one: two long tool names

@@ -36,7 +36,27 @@ export interface BatchTx {
  * when set, is called once the transaction that ran it committed (through the group commit; never
  * after a failed or doubtful one), so the feature may learn what the store now holds.
  */
-export type BatchExtension = ((tx: BatchTx) => void) & { committed?: () => void };
+export type BatchExtension = ((tx: BatchTx) => void) & { committed?: () => void; mergeable?: MergeableRows };
+
+/**
+ * The part of an extension's rows that a store committing a group of batches may write once for the
+ * group, summed with the other batches' rows of the same `merger` (SQLite's group commit,
+ * group-extensions.ts): upserts that only add counts or widen a range commute with everything else
+ * the group writes, so one summed statement stores exactly what each batch's own would, for a
+ * fraction of the rows. A store that does not merge runs the extension itself, which writes them all.
+ */
+export interface MergeableRows<T = unknown> {
+  /** One per feature (and engine): what sums and writes the group's rows. */
+  readonly merger: RowMerger<T>;
+  readonly rows: T;
+  /** What the extension writes besides `rows`: run in its place once `rows` went with the group's. */
+  rest(tx: BatchTx): void;
+}
+
+export interface RowMerger<T> {
+  /** Writes the rows of a group's batches (two or more) summed per row key. */
+  write(tx: BatchTx, rows: readonly T[]): void;
+}
 
 /** `?` → `$1, $2 …` (our SQL never has a `?` inside a string literal). */
 export function toPg(sql: string): string {

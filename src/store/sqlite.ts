@@ -11,6 +11,7 @@ import { migrations } from './migrations/index.js';
 import { sqliteOpenProblem } from './open-error.js';
 import { isUnstorable } from './unstorable.js';
 import { groupCounts } from './group-counts.js';
+import { runExtensions, writeMergedRows } from './group-extensions.js';
 import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
@@ -143,8 +144,10 @@ export class SqliteStore implements Store {
       this.db.transaction(() => {
         if (batches.length === 1) this.apply(batches[0]!);
         else {
-          // The group's count rows summed first (group-counts.ts), then each batch's other rows in order.
+          // The group's count rows and the extensions' mergeable rows summed first (group-counts.ts,
+          // group-extensions.ts), then each batch's other rows in order.
           this.counts.write(groupCounts(batches));
+          writeMergedRows(this.port.batchTx, batches);
           for (const b of batches) this.apply(b, false);
         }
       })();
@@ -154,7 +157,10 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** `counts` false: the batch's count rows were written with its group's (summed, group-counts.ts). */
+  /**
+   * `counts` false: the batch's count rows and its extensions' mergeable rows were written with its
+   * group's (summed, group-counts.ts and group-extensions.ts).
+   */
   private apply(b: WriteBatch, counts = true): void {
     if (counts) this.counts.write(b);
     for (const f of b.failures) {
@@ -179,7 +185,7 @@ export class SqliteStore implements Store {
     for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload, p.owner ?? null);
     for (const p of b.pendingRemove) this.stmts.pendingRemove.run(p.traceId, p.callKey);
     if (b.ledger) this.stmts.ledger.run(b.ledger.timeMs, b.ledger.traces, b.ledger.body);
-    for (const x of b.extensions) x(this.port.batchTx);
+    runExtensions(this.port.batchTx, b.extensions, !counts);
   }
 
   async loadPending(): Promise<PendingRow[]> {
