@@ -86,7 +86,9 @@ function classifyUnguarded(
   if (parsed.kind === 'none') return { outcome: 'unvalidated', reason: 'no_arguments' };
   // Bounded before anything is compiled or run: validation is synchronous, on the event loop.
   const { maxArgumentBytes, maxArgumentDepth } = bounds.limits;
-  const bytes = Buffer.byteLength(call.args.kind === 'none' ? '' : call.args.raw);
+  const raw = call.args.kind === 'none' ? '' : call.args.raw;
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most arguments are within the bound without counting.
+  const bytes = raw.length * 3 <= maxArgumentBytes ? 0 : Buffer.byteLength(raw);
   if (bytes > maxArgumentBytes) {
     const message = `arguments of ${bytes} bytes are larger than check.max_argument_bytes (${maxArgumentBytes})`;
     return { outcome: 'unvalidated', reason: 'too_large', message };

@@ -24,22 +24,26 @@ export class CallChecker {
     return { limits: this.limits, compiles: this.compiles.forBatch(token), deadlineMs };
   }
 
+  /**
+   * Built field by field in the order a spread-built object had (callId, schemaFrom, scope only when
+   * set), without a temporary object per optional field: one object per checked call.
+   */
   check(c: CallToCount, source: SourceName, now: number, bounds: CheckBounds): CheckedCall {
     const outcome = classify(c, this.deps.registry, this.deps.schemas, bounds);
-    return {
-      source,
-      traceId: c.traceId,
-      spanId: c.spanId,
-      ...(c.callId ? { callId: c.callId } : {}),
-      service: c.service,
-      model: c.model,
-      name: c.name,
-      args: c.args,
-      timeMs: c.timeMs || now,
-      outcome,
-      ...(c.schemaFrom ? { schemaFrom: c.schemaFrom } : {}),
-      fromExecution: c.fromExecution,
-      ...(c.scope !== undefined ? { scope: c.scope, scopeVersion: c.scopeVersion ?? '' } : {}),
-    };
+    const out = { source, traceId: c.traceId, spanId: c.spanId } as CheckedCall;
+    if (c.callId) out.callId = c.callId;
+    out.service = c.service;
+    out.model = c.model;
+    out.name = c.name;
+    out.args = c.args;
+    out.timeMs = c.timeMs || now;
+    out.outcome = outcome;
+    if (c.schemaFrom) out.schemaFrom = c.schemaFrom;
+    out.fromExecution = c.fromExecution;
+    if (c.scope !== undefined) {
+      out.scope = c.scope;
+      out.scopeVersion = c.scopeVersion ?? '';
+    }
+    return out;
   }
 }

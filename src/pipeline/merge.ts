@@ -130,7 +130,7 @@ function takeSummary(
 ): void {
   const key = s.callId ? `id:${s.callId}` : `sum:${f.spanId}:${index}`;
   const argsRaw = rawOf(s.args);
-  const known = s.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, s.name, argsRaw, () => true);
+  const known = s.callId ? txn.get(f.traceId, key) : txn.findUnpaired(f.traceId, s.name, argsRaw, anyCall);
   // In a trace past its call cap the summarised call may be one counted and not remembered (ledger.ts).
   if (known || txn.overflowed(f.traceId)) return;
   const hasId = Boolean(s.callId);
@@ -160,9 +160,7 @@ function takeProposal(
   // Seen before: by id, or as an id-less tool span (OpenInference TOOL) with this name and arguments.
   // A proposal without an id pairs with a tool span that has one (Google ADK assigns ids after the model call).
   // Never another proposal waiting for its schema (two parallel id-less calls of one tool).
-  const fromToolSpan = p.callId
-    ? (e: CallEntry) => e.fromExecution && !e.hasId && !awaitsSchema(e)
-    : (e: CallEntry) => e.fromExecution && !awaitsSchema(e);
+  const fromToolSpan = p.callId ? toolSpanWithoutId : toolSpanNotAwaiting;
   let entry = txn.get(f.traceId, key) ?? txn.findUnpaired(f.traceId, p.name, argsRaw, fromToolSpan);
   let call = callOf(f, p, f.endTimeMs || f.startTimeMs, false);
   const lacks = lacksSchema(f, p, ctx);
@@ -238,6 +236,18 @@ function releaseForSpan(f: SpanFacts, txn: LedgerTxn, out: Merged): void {
 /** A proposal's entry held (summary-like, see takeProposal) until its tool span brings a schema. */
 const awaitsSchema = (e: CallEntry): boolean => e.pending?.call.heldFor === 'schema';
 
+// What an id-less sighting may pair with (LedgerTxn.findUnpaired), as functions made once, not per call.
+/** A proposal with an id: an id-less tool span's call (OpenInference TOOL), not one waiting for its schema. */
+const toolSpanWithoutId = (e: CallEntry): boolean => e.fromExecution && !e.hasId && !awaitsSchema(e);
+/** A proposal without one: any tool span's call (Google ADK assigns ids after the model call). */
+const toolSpanNotAwaiting = (e: CallEntry): boolean => e.fromExecution && !awaitsSchema(e);
+/** A tool span with an id: an id-less proposal's call not yet executed, or one waiting for its schema. */
+const proposalWithoutId = (c: CallEntry): boolean => !c.executed && !c.hasId && (!c.fromExecution || awaitsSchema(c));
+/** A tool span without one: a call not yet executed, proposed or summarised. */
+const proposalOrSummary = (c: CallEntry): boolean => !c.executed && (!c.fromExecution || c.summary === true);
+/** An agent span's summary pairs with any call of its name. */
+const anyCall = (): boolean => true;
+
 /** The call with its tool span's definition of the same name (with a schema) in place of its request's. */
 function withSchemaOf(call: CallToCount, toolSpanDefs: readonly ToolDef[] | undefined): CallToCount {
   const def = toolSpanDefs?.find((d) => d.name === call.name && d.parameters !== undefined);
@@ -277,11 +287,12 @@ function takeExecution(f: SpanFacts, e: ToolExecution, txn: LedgerTxn, out: Merg
   const key = e.callId ? `id:${e.callId}` : `exec:${f.spanId}`;
   // A call is seen once more by its id; an id-less one by name and arguments (never by an empty name).
   // A tool span with an id also pairs with a proposal that had none (Google ADK).
-  const unpaired = (want: (c: CallEntry) => boolean) =>
-    e.name === '' ? undefined : txn.findUnpaired(f.traceId, e.name, argsRaw, want);
-  const known = e.callId
-    ? (txn.get(f.traceId, key) ?? unpaired((c) => !c.executed && !c.hasId && (!c.fromExecution || awaitsSchema(c))))
-    : unpaired((c) => !c.executed && (!c.fromExecution || c.summary === true));
+  const byId = e.callId ? txn.get(f.traceId, key) : undefined;
+  const known =
+    byId ??
+    (e.name === ''
+      ? undefined
+      : txn.findUnpaired(f.traceId, e.name, argsRaw, e.callId ? proposalWithoutId : proposalOrSummary));
   if (known) {
     txn.markExecuted(known);
     exec.entry = known;

@@ -25,8 +25,8 @@ import { encodePending, storedPendingKey } from './pending-payload.js';
 import { journalRecord } from './ledger-journal.js';
 import {
   batchExtensions,
+  batchCallLabels,
   buildWrite,
-  callLabels,
   executionLabels,
   FailureCap,
   type CallLabels,
@@ -265,7 +265,7 @@ export class Pipeline implements SpanConsumer {
       });
       const bounds = this.checker.bounds(token);
       calls = merged.calls.map((c) => this.checker.check(c, source, now, bounds));
-      labels = calls.map((c) => callLabels(c, deps.labels, budget));
+      labels = batchCallLabels(calls, deps.labels, budget);
       execLabels = merged.executions.map((e) => executionLabels(e, deps.labels, budget));
       // A waiting call is labelled when counted, under its sender's budget.
       if (budget !== undefined) for (const p of merged.deferred) p.call.budget = budget;

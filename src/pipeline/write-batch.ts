@@ -5,7 +5,7 @@
  * (callLabels): the real (clipped, storable) ones its rows are stored under, and the capped ones of
  * its metric — the cap never reaches the store (label-cap.ts).
  */
-import type { LabelCap } from '../metrics/label-cap.js';
+import { type LabelCap, OTHER } from '../metrics/label-cap.js';
 import {
   countedTool,
   UNKNOWN_TOOL,
@@ -76,6 +76,48 @@ export function callLabels(c: CheckedCall, cap: LabelCap, budget?: string): Call
     },
   };
 }
+
+/**
+ * callLabels of each of a batch's calls (all under one budget). A batch's calls share a few names: a
+ * call under the names of an earlier one whose labels the cap admitted whole takes that call's labels
+ * (the same object; labels are never changed once made) — asked again, the cap would answer the same
+ * and charge nothing. Names the cap turned into `_other` are asked again per call, as before.
+ */
+export function batchCallLabels(calls: readonly CheckedCall[], cap: LabelCap, budget?: string): CallLabels[] {
+  const out: CallLabels[] = new Array<CallLabels>(calls.length);
+  const seen: { service: string; model: string; name: string; unknown: boolean; labels: CallLabels }[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
+    const unknown = c.outcome.outcome === 'UnknownName';
+    let labels: CallLabels | undefined;
+    for (let j = 0; j < seen.length; j++) {
+      const x = seen[j]!;
+      if (x.name === c.name && x.service === c.service && x.model === c.model && x.unknown === unknown) {
+        labels = x.labels;
+        break;
+      }
+    }
+    if (labels === undefined) {
+      labels = callLabels(c, cap, budget);
+      const m = labels.metric;
+      // A name spelled `_other` cannot be told from the cap's overflow value: asked again.
+      const admitted =
+        m.service === labels.service &&
+        m.model === labels.model &&
+        m.tool === labels.tool &&
+        m.service !== OTHER &&
+        m.model !== OTHER &&
+        m.tool !== OTHER;
+      if (admitted && seen.length < REUSED_LABELS)
+        seen.push({ service: c.service, model: c.model, name: c.name, unknown, labels });
+    }
+    out[i] = labels;
+  }
+  return out;
+}
+
+/** Label sets a batch remembers for reuse (batchCallLabels): compared one by one. */
+const REUSED_LABELS = 16;
 
 /** An execution's stored names; its labels are asked for under the sender's budget now, read when it is counted. */
 export function executionLabels(e: ExecutionToRecord, cap: LabelCap, budget?: string): ExecutionLabels {
