@@ -24,8 +24,30 @@ export interface Ctx {
 
 const TWO32 = 4294967296;
 
+// Tags and length prefixes are nearly always one byte (field numbers < 16, keys and short values
+// < 128 bytes): read here without protobufjs's general varint call.
+
+/** A field's tag (varint). */
+export function readTag(r: Reader): number {
+  const p = r.pos;
+  const x = r.buf[p];
+  // undefined past the end: the general reader throws its bounds error.
+  if (x !== undefined && x < 128) {
+    r.pos = p + 1;
+    return x;
+  }
+  return r.uint32();
+}
+
+/** Reads a length prefix and returns the end offset of the field, checked against the buffer. */
 export function ldEnd(r: Reader): number {
-  const len = r.uint32();
+  const p = r.pos;
+  const x = r.buf[p];
+  let len: number;
+  if (x !== undefined && x < 128) {
+    len = x;
+    r.pos = p + 1;
+  } else len = r.uint32();
   const end = r.pos + len;
   if (end > r.len) throw new RangeError(`length ${len} at offset ${r.pos} runs past the end of the ${r.len}-byte body`);
   return end;
@@ -60,10 +82,15 @@ export function readString(c: Ctx): string {
   const end = ldEnd(r);
   const start = r.pos;
   r.pos = end;
+  return stringAt(c.b, start, end);
+}
+
+/** The UTF-8 text of bytes [start, end) of the body, already bounds-checked, through the caches below. */
+export function stringAt(b: FastBuffer, start: number, end: number): string {
   const len = end - start;
   if (len === 0) return '';
-  if (len <= STR_CACHE_MAX_LEN) return cachedUtf8(c.b, start, end);
-  return len <= LONG_MAX_LEN ? cachedLongUtf8(c.b, start, end) : c.b.utf8Slice(start, end);
+  if (len <= STR_CACHE_MAX_LEN) return cachedUtf8(b, start, end);
+  return len <= LONG_MAX_LEN ? cachedLongUtf8(b, start, end) : b.utf8Slice(start, end);
 }
 
 /**
