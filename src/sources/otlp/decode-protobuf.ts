@@ -34,6 +34,7 @@ import {
   readTag,
   skipField,
   stringAt,
+  uniqueIdHex,
   type Ctx,
   type FastBuffer,
 } from './protobuf-wire.js';
@@ -202,7 +203,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
         // span_id
         const e = ldEnd(r);
         spanLen = e - r.pos;
-        spanId = idHex(c, r.pos, e, 8);
+        spanId = uniqueIdHex(c, r.pos, e, 8);
         r.pos = e;
         break;
       }

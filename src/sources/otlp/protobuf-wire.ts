@@ -266,6 +266,14 @@ export function readInt64(r: Reader): number {
   return hi * TWO32 + lo;
 }
 
+/**
+ * Hex of an id that does not repeat (a span's own id), else '': straight from the bytes, since a
+ * cache would only hash it and store it to miss.
+ */
+export function uniqueIdHex(c: Ctx, start: number, end: number, want: number): string {
+  return end - start === want ? c.b.hexSlice(start, end) : '';
+}
+
 /** Hex of an id whose length is as expected, else ''. */
 export function idHex(c: Ctx, start: number, end: number, want: number): string {
   return end - start === want ? cachedHex(c.b, start, end) : '';
