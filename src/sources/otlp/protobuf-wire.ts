@@ -1,8 +1,9 @@
 /**
  * The wire-level readers of the OTLP/protobuf decoders (decode-protobuf.ts for traces,
  * decode-logs.ts for logs) over protobufjs/minimal's Reader: length prefixes checked against the
- * body, fields skipped by wire type, fixed64 times and int64 varints as numbers, and strings and ids
- * read through small caches, so what repeats across spans and batches is decoded once.
+ * body, fields skipped by wire type, fixed64 times and int64 varints as numbers, and strings and
+ * repeating ids (trace and parent ids, not a span's own) read through small caches, so what repeats
+ * across spans and batches is decoded once.
  */
 import type pb from 'protobufjs/minimal.js';
 
