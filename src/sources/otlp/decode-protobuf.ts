@@ -31,7 +31,10 @@ import {
   readInt64,
   readNanosAsMs,
   readString,
+  readTag,
   skipField,
+  stringAt,
+  uniqueIdHex,
   type Ctx,
   type FastBuffer,
 } from './protobuf-wire.js';
@@ -52,7 +55,7 @@ export function decodeProtobuf(body: Uint8Array, limits?: DecodeLimits): DecodeR
   try {
     const end = r.len;
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = readTag(r);
       if (tag === 10) decodeResourceSpans(c, ldEnd(r), results);
       else skipField(r, tag);
     }
@@ -70,14 +73,14 @@ function patch(results: SpanResult[], first: number, set: (span: Span) => void):
   }
 }
 
-/** Reads a length prefix and returns the end offset of the field, checked against the buffer. */
+/** One ResourceSpans: its scope groups' spans, with the resource's service name. */
 function decodeResourceSpans(c: Ctx, end: number, results: SpanResult[]): void {
   const r = c.r;
   const first = results.length;
   let service = DEFAULT_SERVICE;
   let sawResource = false;
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = readTag(r);
     if (tag === 18) {
       decodeScopeSpans(c, ldEnd(r), results, service);
     } else if (tag === 10) {
@@ -95,13 +98,13 @@ function decodeResourceService(c: Ctx, end: number): string {
   const r = c.r;
   let service = DEFAULT_SERVICE;
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = readTag(r);
     if (tag === 10) {
       const kvEnd = ldEnd(r);
       let key: string | null = null;
       let value: AttrValue = null;
       while (r.pos < kvEnd) {
-        const t = r.uint32();
+        const t = readTag(r);
         if (t === 10) key = readString(c);
         else if (t === 18) {
           const vEnd = ldEnd(r);
@@ -134,7 +137,7 @@ function decodeScopeSpans(c: Ctx, end: number, results: SpanResult[], service: s
   let scope: ScopeId = NO_SCOPE;
   let sawScope = false;
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = readTag(r);
     if (tag === 18) {
       const spanEnd = ldEnd(r);
       results.push(spanResult(() => decodeSpan(c, spanEnd, service, scope)));
@@ -159,7 +162,7 @@ function decodeScope(c: Ctx, end: number): ScopeId {
   let name = '';
   let version = '';
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = readTag(r);
     if (tag === 10) name = readString(c);
     else if (tag === 18) version = readString(c);
     else skipField(r, tag);
@@ -186,7 +189,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
   const attributes = newAttrs();
   const events: SpanEvent[] = [];
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = readTag(r);
     switch (tag) {
       case 10: {
         // trace_id
@@ -200,7 +203,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
         // span_id
         const e = ldEnd(r);
         spanLen = e - r.pos;
-        spanId = idHex(c, r.pos, e, 8);
+        spanId = uniqueIdHex(c, r.pos, e, 8);
         r.pos = e;
         break;
       }
@@ -235,7 +238,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
         // status
         const e = ldEnd(r);
         while (r.pos < e) {
-          const t = r.uint32();
+          const t = readTag(r);
           if (t === 18) statusMessage = readString(c);
           else if (t === 24) {
             statusCode = toStatusCode(r.int32());
@@ -280,7 +283,7 @@ function decodeEvent(c: Ctx, end: number): SpanEvent {
   let name = '';
   const attributes = newAttrs();
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = readTag(r);
     if (tag === 9) timeMs = readNanosAsMs(r);
     else if (tag === 18) name = readString(c);
     else if (tag === 26) decodeKeyValueInto(c, ldEnd(r), attributes, 1);
@@ -293,10 +296,28 @@ function decodeEvent(c: Ctx, end: number): SpanEvent {
 /** KeyValue → target[key] = value; `depth` is the nesting level of the value. */
 function decodeKeyValueInto(c: Ctx, end: number, target: AttrObject, depth: number): void {
   const r = c.r;
+  // The usual layout — key (field 1) then value (field 2), nothing else, both shorter than 128
+  // bytes — is read straight from the bytes; anything else takes the general loop below, which
+  // decodes that layout to the same result (the fast path only saves the tag and length calls).
+  const b = c.b;
+  const p = r.pos;
+  if (b[p] === 10) {
+    const keyLen = b[p + 1]!;
+    const keyEnd = p + 2 + keyLen;
+    if (keyLen < 128 && keyEnd + 2 <= end && b[keyEnd] === 18) {
+      const valueLen = b[keyEnd + 1]!;
+      if (valueLen < 128 && keyEnd + 2 + valueLen === end) {
+        const key = stringAt(b, p + 2, keyEnd);
+        r.pos = keyEnd + 2;
+        target[key] = decodeAnyValue(c, end, depth);
+        return;
+      }
+    }
+  }
   let key = '';
   let value: AttrValue = null;
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = readTag(r);
     if (tag === 10) key = readString(c);
     else if (tag === 18) value = decodeAnyValue(c, ldEnd(r), depth);
     else skipField(r, tag);
@@ -309,9 +330,20 @@ function decodeAnyValue(c: Ctx, end: number, depth: number): AttrValue {
   const r = c.r;
   // Rejects the span at once: the caller skips it by its length, no recursion, no scan.
   if (depth > c.maxDepth) throw new SpanRejected(depthReason(c.maxDepth));
+  // A string value that is the whole AnyValue and shorter than 128 bytes: read directly (same
+  // result as the loop below).
+  const b = c.b;
+  const p = r.pos;
+  if (b[p] === 10) {
+    const len = b[p + 1]!;
+    if (len < 128 && p + 2 + len === end) {
+      r.pos = end;
+      return stringAt(b, p + 2, end);
+    }
+  }
   let v: AttrValue = null;
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = readTag(r);
     switch (tag) {
       case 10:
         v = readString(c);
@@ -330,7 +362,7 @@ function decodeAnyValue(c: Ctx, end: number, depth: number): AttrValue {
         const e = ldEnd(r);
         const arr: AttrValue[] = [];
         while (r.pos < e) {
-          const t = r.uint32();
+          const t = readTag(r);
           if (t === 10) arr.push(decodeAnyValue(c, ldEnd(r), depth + 1));
           else skipField(r, t);
         }
@@ -343,7 +375,7 @@ function decodeAnyValue(c: Ctx, end: number, depth: number): AttrValue {
         const e = ldEnd(r);
         const obj = newAttrs();
         while (r.pos < e) {
-          const t = r.uint32();
+          const t = readTag(r);
           if (t === 10) decodeKeyValueInto(c, ldEnd(r), obj, depth + 1);
           else skipField(r, t);
         }

@@ -1,8 +1,9 @@
 /**
  * The wire-level readers of the OTLP/protobuf decoders (decode-protobuf.ts for traces,
  * decode-logs.ts for logs) over protobufjs/minimal's Reader: length prefixes checked against the
- * body, fields skipped by wire type, fixed64 times and int64 varints as numbers, and strings and ids
- * read through small caches, so what repeats across spans and batches is decoded once.
+ * body, fields skipped by wire type, fixed64 times and int64 varints as numbers, and strings and
+ * repeating ids (trace and parent ids, not a span's own) read through small caches, so what repeats
+ * across spans and batches is decoded once.
  */
 import type pb from 'protobufjs/minimal.js';
 
@@ -24,8 +25,30 @@ export interface Ctx {
 
 const TWO32 = 4294967296;
 
+// Tags and length prefixes are nearly always one byte (field numbers < 16, keys and short values
+// < 128 bytes): read here without protobufjs's general varint call.
+
+/** A field's tag (varint). */
+export function readTag(r: Reader): number {
+  const p = r.pos;
+  const x = r.buf[p];
+  // undefined past the end: the general reader throws its bounds error.
+  if (x !== undefined && x < 128) {
+    r.pos = p + 1;
+    return x;
+  }
+  return r.uint32();
+}
+
+/** Reads a length prefix and returns the end offset of the field, checked against the buffer. */
 export function ldEnd(r: Reader): number {
-  const len = r.uint32();
+  const p = r.pos;
+  const x = r.buf[p];
+  let len: number;
+  if (x !== undefined && x < 128) {
+    len = x;
+    r.pos = p + 1;
+  } else len = r.uint32();
   const end = r.pos + len;
   if (end > r.len) throw new RangeError(`length ${len} at offset ${r.pos} runs past the end of the ${r.len}-byte body`);
   return end;
@@ -60,10 +83,15 @@ export function readString(c: Ctx): string {
   const end = ldEnd(r);
   const start = r.pos;
   r.pos = end;
+  return stringAt(c.b, start, end);
+}
+
+/** The UTF-8 text of bytes [start, end) of the body, already bounds-checked, through the caches below. */
+export function stringAt(b: FastBuffer, start: number, end: number): string {
   const len = end - start;
   if (len === 0) return '';
-  if (len <= STR_CACHE_MAX_LEN) return cachedUtf8(c.b, start, end);
-  return len <= LONG_MAX_LEN ? cachedLongUtf8(c.b, start, end) : c.b.utf8Slice(start, end);
+  if (len <= STR_CACHE_MAX_LEN) return cachedUtf8(b, start, end);
+  return len <= LONG_MAX_LEN ? cachedLongUtf8(b, start, end) : b.utf8Slice(start, end);
 }
 
 /**
@@ -237,6 +265,14 @@ export function readInt64(r: Reader): number {
     return -(hi * TWO32 + lo);
   }
   return hi * TWO32 + lo;
+}
+
+/**
+ * Hex of an id that does not repeat (a span's own id), else '': straight from the bytes, since a
+ * cache would only hash it and store it to miss.
+ */
+export function uniqueIdHex(c: Ctx, start: number, end: number, want: number): string {
+  return end - start === want ? c.b.hexSlice(start, end) : '';
 }
 
 /** Hex of an id whose length is as expected, else ''. */

@@ -488,6 +488,58 @@ describe('decodeProtobuf: hand-built payloads', () => {
   });
 });
 
+describe('decodeProtobuf: KeyValue layouts off the direct path (key then one short value)', () => {
+  const long = 'x'.repeat(200); // a 2-byte length prefix
+  const kv = (w: W, write: (w: W) => void) => {
+    w.uint32(74).fork();
+    write(w);
+    w.ldelim();
+  };
+  const str = (w: W, field: number, v: string) => w.uint32((field << 3) | 2).string(v);
+  const anyStr = (w: W, v: string) => w.uint32(18).fork().uint32(10).string(v).ldelim();
+
+  it('decode to the same values as the usual layout', () => {
+    const attrs = (w: W) => {
+      writeKvString(w, 9, 'usual', 'v');
+      kv(w, (w) => str(anyStr(w, 'value first'), 1, 'reversed'));
+      kv(w, (w) =>
+        anyStr(
+          str(w, 1, 'extra.field')
+            .uint32(8 * 7)
+            .uint32(5),
+          'after an unknown field',
+        ),
+      );
+      kv(w, (w) => anyStr(str(w, 1, long), 'long key'));
+      kv(w, (w) => anyStr(str(w, 1, 'long.value'), long));
+      kv(w, (w) => str(w, 1, 'string.then.int').uint32(18).fork().uint32(10).string('s').uint32(24).int64(7).ldelim());
+      kv(w, (w) => str(w, 1, 'two.strings').uint32(18).fork().uint32(10).string('a').uint32(10).string('b').ldelim());
+      kv(w, () => undefined); // empty KeyValue: key '' → null
+    };
+    const s = ok(decodeProtobuf(buildRequest([{ traceId: T1, spanId: S1, attrs }]))).spans[0]!;
+    expect(plain(s.attributes)).toEqual({
+      usual: 'v',
+      '': null,
+      reversed: 'value first',
+      'extra.field': 'after an unknown field',
+      [long]: 'long key',
+      'long.value': long,
+      'string.then.int': 7,
+      'two.strings': 'b',
+    });
+  });
+
+  it('a key running past its KeyValue is a malformed request, not a misread attribute', () => {
+    const attrs = (w: W) => {
+      // KeyValue of 4 bytes whose key claims 10: the key's bytes run into the next field.
+      w.uint32(74).uint32(4).uint32(10).uint32(10).uint32(18).uint32(0);
+      w.uint32(42).string('name.after');
+    };
+    const res = decodeProtobuf(buildRequest([{ traceId: T1, spanId: S1, attrs }]));
+    expect(res.ok).toBe(false);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Deep nesting.
 
