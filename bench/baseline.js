@@ -22,7 +22,7 @@ let spans = 0;
 app.post('/v1/traces', async (request, reply) => {
   const body = await readBody(request.raw, MAX_BODY);
   if (!body.ok) return reply.code(body.status).send(body.message);
-  const decoded = decodeProtobuf(body.body, { maxDepth: 32 });
+  const decoded = decodeProtobuf(body.body.take(), { maxDepth: 32 });
   if (!decoded.ok) return reply.code(400).send(decoded.message);
   spans += decoded.spans.length;
   return reply.code(200).type('application/x-protobuf').send(EMPTY);

@@ -1038,7 +1038,8 @@ async function runLoad(cpus, opts) {
   const child = spawnPinned(cpus.load, [process.execPath, path.join(ROOT, 'bench/load.js'), JSON.stringify(opts)], {
     cwd: ROOT,
   });
-  const stdout = collect(child.stdout);
+  // Its one line of JSON lists every refused sequence number: thousands when a server sheds.
+  const stdout = collect(child.stdout, 16 * 2 ** 20);
   const stderr = collect(child.stderr);
   const code = await new Promise((resolve) => child.once('exit', (c, s) => resolve(c ?? s)));
   if (code !== 0) throw new BenchError(`the load generator failed (exit ${code}):\n${stderr()}`);
