@@ -4,13 +4,13 @@
  * batches store one transaction each: calls and counts added, first and last seen widened, and the
  * change events unchanged.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { observeBatch } from '../../src/changes/observe.js';
 import { changesExtension, listChanges } from '../../src/changes/store.js';
 import { DEFAULT_OBSERVE_LIMITS } from '../../src/changes/sink.js';
 import type { CheckedCall, OutcomeName, SpanFacts, ToolDef } from '../../src/model.js';
 import { emptyBatch, type Store, type WriteBatch } from '../../src/store/store.js';
-import { storeEngines } from '../helpers/engines.js';
+import { freshStores, storeEngines } from '../helpers/engines.js';
 
 const refund: ToolDef = { name: 'refund_order', parameters: { type: 'object', required: ['order_id'] } };
 const refund2: ToolDef = { name: 'refund_order', parameters: { type: 'object', required: ['order_id', 'amount'] } };
@@ -81,15 +81,7 @@ const tables = async (store: Store) => ({
 });
 
 describe.each(storeEngines)('a group commit of changes on $name', (engine) => {
-  const open: { dispose(): Promise<void> }[] = [];
-  afterEach(async () => {
-    for (const o of open.splice(0)) await o.dispose();
-  });
-  const fresh = async () => {
-    const o = await engine.open();
-    open.push(o);
-    return o.store;
-  };
+  const fresh = freshStores(engine);
 
   it.skipIf(engine.skip)('stores what the batches store one by one', async () => {
     const alone = await fresh();

@@ -3,14 +3,14 @@
  * (src/changes/observe.ts → store.ts): versions with first/last seen and calls, one event per
  * transition, none for the baseline, none for a late span of the old value, one across two replicas.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { observeBatch, type ChangeKind } from '../../src/changes/observe.js';
 import { changesExtension, listChanges, pruneChanges, toolVersions, valueCounts } from '../../src/changes/store.js';
 import { DEFAULT_OBSERVE_LIMITS } from '../../src/changes/sink.js';
 import type { CheckedCall, SpanFacts, ToolDef } from '../../src/model.js';
 import { emptyBatch, type Store } from '../../src/store/store.js';
 import { definitionVersion } from '../../src/tools/definition-hash.js';
-import { storeEngines } from '../helpers/engines.js';
+import { freshStores, storeEngines } from '../helpers/engines.js';
 
 const schema = (required: string[]) => ({
   type: 'object',
@@ -61,15 +61,7 @@ const events = (store: Store, kind?: ChangeKind) =>
   listChanges(store.sql, { services: ['*'], limit: 100, ...(kind ? { kind } : {}) });
 
 describe.each(storeEngines)('changes on $name', (engine) => {
-  const open: { dispose(): Promise<void> }[] = [];
-  afterEach(async () => {
-    for (const o of open.splice(0)) await o.dispose();
-  });
-  const fresh = async () => {
-    const o = await engine.open();
-    open.push(o);
-    return o.store;
-  };
+  const fresh = freshStores(engine);
 
   it.skipIf(engine.skip)('records versions and one event per transition', async () => {
     const store = await fresh();

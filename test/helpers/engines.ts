@@ -2,6 +2,7 @@
  * Both store engines for table-driven store tests: SQLite in memory, PostgreSQL in a fresh database
  * of the test server (skipped without one); `dispose` closes the store and drops that database.
  */
+import { afterEach } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
@@ -38,3 +39,16 @@ export const storeEngines: StoreEngine[] = [
     },
   },
 ];
+
+/** A fresh store of `engine` per call, each disposed after its test (call inside a describe). */
+export function freshStores(engine: StoreEngine): () => Promise<Store> {
+  const open: { dispose(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const o of open.splice(0)) await o.dispose();
+  });
+  return async () => {
+    const o = await engine.open();
+    open.push(o);
+    return o.store;
+  };
+}
