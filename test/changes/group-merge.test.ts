@@ -8,45 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { observeBatch } from '../../src/changes/observe.js';
 import { changesExtension, listChanges } from '../../src/changes/store.js';
 import { DEFAULT_OBSERVE_LIMITS } from '../../src/changes/sink.js';
-import type { CheckedCall, OutcomeName, SpanFacts, ToolDef } from '../../src/model.js';
+import type { ToolDef } from '../../src/model.js';
 import { emptyBatch, type Store, type WriteBatch } from '../../src/store/store.js';
 import { freshStores, storeEngines } from '../helpers/engines.js';
+import { callOf, modelSpan } from './model-span.js';
 
 const refund: ToolDef = { name: 'refund_order', parameters: { type: 'object', required: ['order_id'] } };
 const refund2: ToolDef = { name: 'refund_order', parameters: { type: 'object', required: ['order_id', 'amount'] } };
 const search: ToolDef = { name: 'search', parameters: { type: 'object' } };
-
-let span = 0;
-function modelSpan(t: number, offered: ToolDef[], service = 'shop', provider = 'openai'): SpanFacts {
-  span++;
-  return {
-    dialect: 'genai',
-    traceId: `t${span}`,
-    spanId: `s${span}`,
-    parentSpanId: '',
-    service,
-    startTimeMs: t,
-    endTimeMs: t + 10,
-    role: 'model',
-    model: 'gpt-4o',
-    provider,
-    offered,
-    proposals: [],
-    replays: [],
-  };
-}
-const callOf = (f: SpanFacts, name: string, outcome: OutcomeName = 'valid'): CheckedCall => ({
-  source: 'otlp',
-  traceId: f.traceId,
-  spanId: f.spanId,
-  service: f.service,
-  model: 'gpt-4o',
-  name,
-  args: { kind: 'none' },
-  timeMs: f.startTimeMs,
-  outcome: outcome === 'valid' ? { outcome } : ({ outcome, errors: [] } as never),
-  fromExecution: false,
-});
 
 /** Batches that share versions and minutes (and one that changes a definition), each built afresh per store. */
 function batches(dialect: Store['sql']['dialect']): WriteBatch[] {
@@ -60,8 +29,8 @@ function batches(dialect: Store['sql']['dialect']): WriteBatch[] {
     [63_000, [refund, search], 'shop', 'openai'],
   ];
   for (const [t, offered, service, provider] of spec) {
-    const a = modelSpan(t, offered, service, provider);
-    const b = modelSpan(t + 500, offered, service, provider);
+    const a = modelSpan(t, offered, 'gpt-4o', provider, service);
+    const b = modelSpan(t + 500, offered, 'gpt-4o', provider, service);
     const calls = [callOf(a, offered[0]!.name), callOf(b, 'search', 'UnknownName'), callOf(b, offered[0]!.name)];
     const ext = changesExtension(dialect, observeBatch([a, b], calls, DEFAULT_OBSERVE_LIMITS));
     out.push({ ...emptyBatch(), extensions: ext ? [ext] : [] });

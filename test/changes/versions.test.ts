@@ -11,6 +11,7 @@ import type { CheckedCall, SpanFacts, ToolDef } from '../../src/model.js';
 import { emptyBatch, type Store } from '../../src/store/store.js';
 import { definitionVersion } from '../../src/tools/definition-hash.js';
 import { freshStores, storeEngines } from '../helpers/engines.js';
+import { callOf, modelSpan } from './model-span.js';
 
 const schema = (required: string[]) => ({
   type: 'object',
@@ -20,38 +21,6 @@ const schema = (required: string[]) => ({
 const v3: ToolDef = { name: 'refund_order', description: 'Refund.', parameters: schema(['order_id']) };
 const v4: ToolDef = { name: 'refund_order', description: 'Refund.', parameters: schema(['order_id', 'amount']) };
 const search: ToolDef = { name: 'search', parameters: { type: 'object' } };
-
-let span = 0;
-function modelSpan(t: number, offered: ToolDef[], model = 'gpt-4o', provider = 'openai', service = 'shop'): SpanFacts {
-  span++;
-  return {
-    dialect: 'genai',
-    traceId: `t${span}`,
-    spanId: `s${span}`,
-    parentSpanId: '',
-    service,
-    startTimeMs: t,
-    endTimeMs: t + 10,
-    role: 'model',
-    model,
-    provider,
-    offered,
-    proposals: [],
-    replays: [],
-  };
-}
-const callOf = (f: SpanFacts, name: string): CheckedCall => ({
-  source: 'otlp',
-  traceId: f.traceId,
-  spanId: f.spanId,
-  service: f.service,
-  model: f.model ?? '',
-  name,
-  args: { kind: 'none' },
-  timeMs: f.startTimeMs,
-  outcome: { outcome: 'valid' },
-  fromExecution: false,
-});
 
 async function write(store: Store, facts: SpanFacts[], calls: CheckedCall[] = []) {
   const ext = changesExtension(store.sql.dialect, observeBatch(facts, calls, DEFAULT_OBSERVE_LIMITS));
