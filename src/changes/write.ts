@@ -207,38 +207,31 @@ const byCountKey = (a: VersionCount, b: VersionCount) =>
  * Versions of several batches sorted by key, a key's rows summed into one (new rows): its calls
  * added, its first and last seen widened.
  */
-function summedVersions(versions: VersionSeen[]): readonly VersionSeen[] {
-  if (versions.length <= 1) return versions;
-  const sorted = versions.sort(byVersionKey);
-  const out: VersionSeen[] = [sorted[0]!];
-  for (let i = 1; i < sorted.length; i++) {
-    const v = sorted[i]!;
-    const last = out[out.length - 1]!;
-    if (byVersionKey(last, v) === 0)
-      out[out.length - 1] = {
-        ...last,
-        firstMs: Math.min(last.firstMs, v.firstMs),
-        lastMs: Math.max(last.lastMs, v.lastMs),
-        calls: last.calls + v.calls,
-      };
-    else out.push(v);
-  }
-  return out;
-}
+const summedVersions = (versions: VersionSeen[]): readonly VersionSeen[] =>
+  summedRows(versions, byVersionKey, (last, v) => ({
+    ...last,
+    firstMs: Math.min(last.firstMs, v.firstMs),
+    lastMs: Math.max(last.lastMs, v.lastMs),
+    calls: last.calls + v.calls,
+  }));
 
 /**
  * The counts sorted by key (one lock order), a key's rows summed into one: two long tool names
  * clipped to the same text count under one key.
  */
-function summedCounts(counts: VersionCount[]): readonly VersionCount[] {
-  if (counts.length <= 1) return counts;
-  const sorted = counts.sort(byCountKey);
-  const out: VersionCount[] = [sorted[0]!];
+const summedCounts = (counts: VersionCount[]): readonly VersionCount[] =>
+  summedRows(counts, byCountKey, (last, c) => ({ ...last, count: last.count + c.count }));
+
+/** `rows` sorted in place by `byKey`, each run of one key folded by `sum` into one new row. */
+function summedRows<T>(rows: T[], byKey: (a: T, b: T) => number, sum: (last: T, next: T) => T): readonly T[] {
+  if (rows.length <= 1) return rows;
+  const sorted = rows.sort(byKey);
+  const out: T[] = [sorted[0]!];
   for (let i = 1; i < sorted.length; i++) {
-    const c = sorted[i]!;
+    const r = sorted[i]!;
     const last = out[out.length - 1]!;
-    if (byCountKey(last, c) === 0) out[out.length - 1] = { ...last, count: last.count + c.count };
-    else out.push(c);
+    if (byKey(last, r) === 0) out[out.length - 1] = sum(last, r);
+    else out.push(r);
   }
   return out;
 }

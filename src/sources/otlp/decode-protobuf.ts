@@ -31,7 +31,7 @@ import {
   readInt64,
   readNanosAsMs,
   readString,
-  readTag,
+  readVarint32,
   skipField,
   stringAt,
   uniqueIdHex,
@@ -55,7 +55,7 @@ export function decodeProtobuf(body: Uint8Array, limits?: DecodeLimits): DecodeR
   try {
     const end = r.len;
     while (r.pos < end) {
-      const tag = readTag(r);
+      const tag = readVarint32(r);
       if (tag === 10) decodeResourceSpans(c, ldEnd(r), results);
       else skipField(r, tag);
     }
@@ -80,7 +80,7 @@ function decodeResourceSpans(c: Ctx, end: number, results: SpanResult[]): void {
   let service = DEFAULT_SERVICE;
   let sawResource = false;
   while (r.pos < end) {
-    const tag = readTag(r);
+    const tag = readVarint32(r);
     if (tag === 18) {
       decodeScopeSpans(c, ldEnd(r), results, service);
     } else if (tag === 10) {
@@ -98,13 +98,13 @@ function decodeResourceService(c: Ctx, end: number): string {
   const r = c.r;
   let service = DEFAULT_SERVICE;
   while (r.pos < end) {
-    const tag = readTag(r);
+    const tag = readVarint32(r);
     if (tag === 10) {
       const kvEnd = ldEnd(r);
       let key: string | null = null;
       let value: AttrValue = null;
       while (r.pos < kvEnd) {
-        const t = readTag(r);
+        const t = readVarint32(r);
         if (t === 10) key = readString(c);
         else if (t === 18) {
           const vEnd = ldEnd(r);
@@ -137,7 +137,7 @@ function decodeScopeSpans(c: Ctx, end: number, results: SpanResult[], service: s
   let scope: ScopeId = NO_SCOPE;
   let sawScope = false;
   while (r.pos < end) {
-    const tag = readTag(r);
+    const tag = readVarint32(r);
     if (tag === 18) {
       const spanEnd = ldEnd(r);
       results.push(spanResult(() => decodeSpan(c, spanEnd, service, scope)));
@@ -162,7 +162,7 @@ function decodeScope(c: Ctx, end: number): ScopeId {
   let name = '';
   let version = '';
   while (r.pos < end) {
-    const tag = readTag(r);
+    const tag = readVarint32(r);
     if (tag === 10) name = readString(c);
     else if (tag === 18) version = readString(c);
     else skipField(r, tag);
@@ -189,7 +189,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
   const attributes = newAttrs();
   const events: SpanEvent[] = [];
   while (r.pos < end) {
-    const tag = readTag(r);
+    const tag = readVarint32(r);
     switch (tag) {
       case 10: {
         // trace_id
@@ -238,7 +238,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
         // status
         const e = ldEnd(r);
         while (r.pos < e) {
-          const t = readTag(r);
+          const t = readVarint32(r);
           if (t === 18) statusMessage = readString(c);
           else if (t === 24) {
             statusCode = toStatusCode(r.int32());
@@ -283,7 +283,7 @@ function decodeEvent(c: Ctx, end: number): SpanEvent {
   let name = '';
   const attributes = newAttrs();
   while (r.pos < end) {
-    const tag = readTag(r);
+    const tag = readVarint32(r);
     if (tag === 9) timeMs = readNanosAsMs(r);
     else if (tag === 18) name = readString(c);
     else if (tag === 26) decodeKeyValueInto(c, ldEnd(r), attributes, 1);
@@ -317,7 +317,7 @@ function decodeKeyValueInto(c: Ctx, end: number, target: AttrObject, depth: numb
   let key = '';
   let value: AttrValue = null;
   while (r.pos < end) {
-    const tag = readTag(r);
+    const tag = readVarint32(r);
     if (tag === 10) key = readString(c);
     else if (tag === 18) value = decodeAnyValue(c, ldEnd(r), depth);
     else skipField(r, tag);
@@ -343,7 +343,7 @@ function decodeAnyValue(c: Ctx, end: number, depth: number): AttrValue {
   }
   let v: AttrValue = null;
   while (r.pos < end) {
-    const tag = readTag(r);
+    const tag = readVarint32(r);
     switch (tag) {
       case 10:
         v = readString(c);
@@ -362,7 +362,7 @@ function decodeAnyValue(c: Ctx, end: number, depth: number): AttrValue {
         const e = ldEnd(r);
         const arr: AttrValue[] = [];
         while (r.pos < e) {
-          const t = readTag(r);
+          const t = readVarint32(r);
           if (t === 10) arr.push(decodeAnyValue(c, ldEnd(r), depth + 1));
           else skipField(r, t);
         }
@@ -375,7 +375,7 @@ function decodeAnyValue(c: Ctx, end: number, depth: number): AttrValue {
         const e = ldEnd(r);
         const obj = newAttrs();
         while (r.pos < e) {
-          const t = readTag(r);
+          const t = readVarint32(r);
           if (t === 10) decodeKeyValueInto(c, ldEnd(r), obj, depth + 1);
           else skipField(r, t);
         }

@@ -28,8 +28,8 @@ const TWO32 = 4294967296;
 // Tags and length prefixes are nearly always one byte (field numbers < 16, keys and short values
 // < 128 bytes): read here without protobufjs's general varint call.
 
-/** A field's tag (varint). */
-export function readTag(r: Reader): number {
+/** A varint of at most 32 bits: a field's tag, a length prefix. */
+export function readVarint32(r: Reader): number {
   const p = r.pos;
   const x = r.buf[p];
   // undefined past the end: the general reader throws its bounds error.
@@ -42,13 +42,7 @@ export function readTag(r: Reader): number {
 
 /** Reads a length prefix and returns the end offset of the field, checked against the buffer. */
 export function ldEnd(r: Reader): number {
-  const p = r.pos;
-  const x = r.buf[p];
-  let len: number;
-  if (x !== undefined && x < 128) {
-    len = x;
-    r.pos = p + 1;
-  } else len = r.uint32();
+  const len = readVarint32(r);
   const end = r.pos + len;
   if (end > r.len) throw new RangeError(`length ${len} at offset ${r.pos} runs past the end of the ${r.len}-byte body`);
   return end;
