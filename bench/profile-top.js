@@ -60,12 +60,17 @@ console.log(`${total} samples, ${idle} idle; percentages are of the ${busy} busy
 
 /** Where a frame belongs, by file. */
 const AREAS = [
-  ['OTLP decode', /dist\/sources\/otlp\/decode|protobufjs/],
+  ['OTLP decode', /dist\/sources\/otlp\/(decode|protobuf-wire)|protobufjs|^hexSlice/],
   [
     'HTTP + body read (fastify, node:http, streams)',
     /fastify|avvio|find-my-way|light-my-request|node:_http|node:net|node:internal\/streams|node:events|node:buffer|dist\/sources\/otlp\/(body|route)|^writev|^utf8Slice|^\(program\)|^runMicrotasks|processTicksAndRejections|node:internal\/process|^writeBuffer|^writeUtf8String|node:stream/,
   ],
-  ['normalize (dialect readers, JSON.parse of messages)', /dist\/normalize\//],
+  ['normalize (dialect readers)', /dist\/normalize\//],
+  ['JSON.parse (messages, arguments: util/values)', /dist\/util\/values/],
+  [
+    'per-batch observers (coverage, trajectories, feedback, changes, problems)',
+    /dist\/(instrumentation|efficiency|feedback|changes|problems|judge)\//,
+  ],
   ['check (classify + Ajv validators)', /dist\/check\/|nm\/ajv|^validate\d* {2}:|^\(anonymous\) {2}:0/],
   ['pipeline (merge, ledger, write plan)', /dist\/pipeline\//],
   ['store (better-sqlite3)', /dist\/store\/|better-sqlite3/],
