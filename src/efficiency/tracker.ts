@@ -29,10 +29,16 @@ import { isFailure, type CheckedCall, type ReleasedExecution, type SpanFacts } f
 import { bumpOther, most, type Others } from './model-tally.js';
 import { SlotRing } from './slot-ring.js';
 import { repairsOf, type StepCost } from './repairs.js';
-import type { CompletedTrajectory, TrajectoryOptions } from './trajectory.js';
+import {
+  trajectorySpans,
+  type CompletedTrajectory,
+  type TrajectoryOptions,
+  type TrajectorySpan,
+} from './trajectory.js';
 import { RepairEvents } from './repair-events.js';
 
-export type { CompletedTrajectory, TrajectoryOptions } from './trajectory.js';
+export type { CompletedTrajectory, TrajectoryOptions, TrajectorySpan } from './trajectory.js';
+export { trajectorySpans } from './trajectory.js';
 
 /** 28 bits of a hex span id: a small integer, so the ids of a trace cost no object each. */
 function idHash(spanId: string): number {
@@ -110,11 +116,15 @@ export class TrajectoryTracker {
 
   /** A committed batch's spans: model steps, tokens, the trace's time range. */
   spans(facts: readonly SpanFacts[], nowMs: number): void {
+    this.spansRead(trajectorySpans(facts), nowMs);
+  }
+
+  /** A committed batch's spans as trajectorySpans read them before the commit (see spans). */
+  spansRead(items: readonly TrajectorySpan[], nowMs: number): void {
     // A batch holds a trace's spans mostly side by side: one lookup per run of them.
     let id: string | undefined;
     let slot = -1;
-    for (const f of facts) {
-      if (f.role !== 'model' && !f.execution && f.proposals.length === 0 && f.role !== 'agent') continue;
+    for (const f of items) {
       if (id !== f.traceId) {
         slot = this.trace(f.traceId, nowMs);
         id = f.traceId;
@@ -213,7 +223,7 @@ export class TrajectoryTracker {
     this.evicted = [...items, ...this.evicted].slice(-this.opts.maxTraces);
   }
 
-  private step(slot: number, f: SpanFacts): void {
+  private step(slot: number, f: TrajectorySpan): void {
     const id = idHash(f.spanId);
     const parent = f.parentSpanId ? idHash(f.parentSpanId) : -1;
     let nested = false;

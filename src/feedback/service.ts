@@ -34,12 +34,17 @@ export class Feedback {
   constructor(private readonly w: FeedbackWiring) {
     this.store = new FeedbackStore(w.sql);
     this.tap = {
-      take: (spans, _source, writer) => {
+      read: (spans, _source, writer) => {
         const found = feedbackFromSpans(spans);
         if (!found) return undefined;
-        if (found.unreadable) this.ignored('span', 'bad_value', found.unreadable);
-        if (!found.items.length) return undefined;
-        return writer?.globs ? this.recordAllowed(found.items, writer) : this.record(found.items).then(() => undefined);
+        // Counted and stored once the batch committed.
+        return () => {
+          if (found.unreadable) this.ignored('span', 'bad_value', found.unreadable);
+          if (!found.items.length) return undefined;
+          return writer?.globs
+            ? this.recordAllowed(found.items, writer)
+            : this.record(found.items).then(() => undefined);
+        };
       },
     };
   }

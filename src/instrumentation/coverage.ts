@@ -72,6 +72,39 @@ interface Entry extends Omit<CoverageRow, 'topKeys'> {
 /** What observeSpan made of a span. */
 export type SpanCoverage = 'other' | 'llm' | 'unrecognized';
 
+/** A batch's spans of one scope × service as CoverageTracker.see read them. */
+export interface SeenGroup {
+  scope: string;
+  scopeVersion: string;
+  service: string;
+  spans: number;
+  llmSpans: number;
+  unrecognizedSpans: number;
+  llmSpansWithoutCalls: number;
+  /** Key patterns of its LLM-looking spans without calls, one per key per span, in span order. */
+  keys?: string[];
+}
+
+/** What CoverageTracker.see read of a batch, for CoverageTracker.count once it committed. */
+export type SpansSeen = SeenGroup[];
+
+/** The group of the span's scope × service (a batch holds a few: found by comparing), made if new. */
+function groupOf(groups: SpansSeen, span: Span): SeenGroup {
+  for (const g of groups)
+    if (g.scope === span.scope && g.scopeVersion === span.scopeVersion && g.service === span.service) return g;
+  const g: SeenGroup = {
+    scope: span.scope,
+    scopeVersion: span.scopeVersion,
+    service: span.service,
+    spans: 0,
+    llmSpans: 0,
+    unrecognizedSpans: 0,
+    llmSpansWithoutCalls: 0,
+  };
+  groups.push(g);
+  return g;
+}
+
 export const OTHER = '_other';
 
 /** `llm.input_messages.3.message.content` → `llm.input_messages.{i}.message.content`. */
@@ -118,18 +151,63 @@ export class CoverageTracker {
    * 'unrecognized' for an LLM-looking span no reader recognised (the caller counts those in a metric).
    */
   observeSpan(span: Span, facts: SpanFacts | undefined, budget?: string): SpanCoverage {
-    const e = this.entry(span.scope, span.scopeVersion, span.service, budget);
-    e.spans++;
-    if (facts === undefined && !looksLikeLlmSpan(span)) return 'other';
-    e.llmSpans++;
-    if (facts === undefined) e.unrecognizedSpans++;
-    else if (hasCalls(facts)) return 'llm';
-    e.llmSpansWithoutCalls++;
-    for (const k of Object.keys(span.attributes)) {
-      const p = this.patternOf(k);
-      if (p !== null) e.keys.add(p);
+    const seen = this.see([span], [facts]);
+    this.count(seen, budget);
+    return seen[0]!.unrecognizedSpans > 0 ? 'unrecognized' : seen[0]!.llmSpans > 0 ? 'llm' : 'other';
+  }
+
+  /**
+   * What a batch's spans add to the report, read now and counted later (`count`, once the batch
+   * committed), so the spans need not be kept until then: per scope × service in order of first
+   * appearance, the span counts and the key patterns of its LLM-looking spans without calls (in
+   * span order). Reads the spans only; the report is unchanged.
+   */
+  see(spans: readonly Span[], facts: readonly (SpanFacts | undefined)[]): SpansSeen {
+    const out: SpansSeen = [];
+    let g: SeenGroup | undefined;
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
+      const f = facts[i];
+      if (
+        g === undefined ||
+        g.scope !== span.scope ||
+        g.scopeVersion !== span.scopeVersion ||
+        g.service !== span.service
+      )
+        g = groupOf(out, span);
+      g.spans++;
+      if (f === undefined && !looksLikeLlmSpan(span)) continue;
+      g.llmSpans++;
+      if (f === undefined) g.unrecognizedSpans++;
+      else if (hasCalls(f)) continue;
+      g.llmSpansWithoutCalls++;
+      for (const k in span.attributes) {
+        const p = this.patternOf(k);
+        if (p !== null) (g.keys ??= []).push(p);
+      }
     }
-    return facts === undefined ? 'unrecognized' : 'llm';
+    return out;
+  }
+
+  /**
+   * Counts what `see` read of a committed batch (`budget`: its sender's); returns the LLM-looking
+   * spans no reader recognised, per scope (the caller's metric), or undefined when there were none.
+   */
+  count(seen: SpansSeen, budget?: string): Map<string, number> | undefined {
+    let unrecognized: Map<string, number> | undefined;
+    for (const g of seen) {
+      const e = this.entry(g.scope, g.scopeVersion, g.service, budget);
+      e.spans += g.spans;
+      e.llmSpans += g.llmSpans;
+      e.unrecognizedSpans += g.unrecognizedSpans;
+      e.llmSpansWithoutCalls += g.llmSpansWithoutCalls;
+      if (g.keys) for (const k of g.keys) e.keys.add(k);
+      if (g.unrecognizedSpans > 0) {
+        unrecognized ??= new Map();
+        unrecognized.set(g.scope, (unrecognized.get(g.scope) ?? 0) + g.unrecognizedSpans);
+      }
+    }
+    return unrecognized;
   }
 
   /**

@@ -5,11 +5,7 @@
  * span itself (`gen_ai.system`, and the model and messages of an operation-details event). The
  * dialect readers then read them exactly as span events; the pipeline joins them to their real span.
  */
-import type { AttrObject, LogEvent, Span, SpanEvent } from '../model.js';
-
-function nullProto(): AttrObject {
-  return Object.create(null) as AttrObject;
-}
+import { newAttrObject, type LogEvent, type Span, type SpanEvent } from '../model.js';
 
 export function logEventSpans(events: readonly LogEvent[]): Span[] {
   const spans = new Map<string, Span>();
@@ -27,7 +23,7 @@ export function logEventSpans(events: readonly LogEvent[]): Span[] {
         endTimeMs: e.timeMs,
         statusCode: 0,
         statusMessage: '',
-        attributes: nullProto(),
+        attributes: newAttrObject(),
         events: [],
         service: e.service,
         scope: e.scope,
@@ -38,7 +34,7 @@ export function logEventSpans(events: readonly LogEvent[]): Span[] {
     if (e.timeMs < s.startTimeMs) s.startTimeMs = e.timeMs;
     if (e.timeMs > s.endTimeMs) s.endTimeMs = e.timeMs;
     Object.assign(s.attributes, e.attributes);
-    const attributes = nullProto();
+    const attributes = newAttrObject();
     Object.assign(attributes, e.attributes);
     if (e.body !== null) attributes['body'] = e.body;
     const ev: SpanEvent = { name: e.name, timeMs: e.timeMs, attributes };

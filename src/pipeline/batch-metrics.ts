@@ -4,10 +4,10 @@
  * per label set), and the `ingest batch` span's attributes. Apart from pipeline.ts so the per-batch
  * flow reads as one flow; the settle path (settle.ts) moves the same metrics through this.
  */
-import type { CheckedCall, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
+import type { CheckedCall, SourceName } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { CoverageTracker } from '../instrumentation/coverage.js';
+import type { CoverageTracker, SpansSeen } from '../instrumentation/coverage.js';
 import type { CallEntry } from './ledger.js';
 import type { CountedAs } from './ledger-journal.js';
 import { peekLabel, scopeLabel, type CallLabels, type WritePlan } from './write-batch.js';
@@ -22,24 +22,21 @@ export class BatchMetrics {
 
   constructor(private readonly deps: PipelineDeps) {}
 
-  /** A committed batch's spans into the coverage report; LLM-looking spans no reader knew, per scope, into the metric. */
-  observeSpans(
-    coverage: CoverageTracker,
-    spans: readonly OtlpSpan[],
-    perSpan: readonly (SpanFacts | undefined)[],
-    budget: string | undefined,
-  ): void {
-    let unrecognized: Map<string, number> | undefined;
-    for (let i = 0; i < spans.length; i++) {
-      const span = spans[i]!;
-      if (coverage.observeSpan(span, perSpan[i], budget) !== 'unrecognized') continue;
-      unrecognized ??= new Map();
-      unrecognized.set(span.scope, (unrecognized.get(span.scope) ?? 0) + 1);
-    }
+  /**
+   * A committed batch's spans (as CoverageTracker.see read them) into the coverage report; LLM-looking
+   * spans no reader knew, per scope, into the metric.
+   */
+  observeSpans(coverage: CoverageTracker, seen: SpansSeen, budget: string | undefined): void {
+    const unrecognized = coverage.count(seen, budget);
     if (!unrecognized) return;
     const { metrics, labels } = this.deps;
     for (const [scope, n] of unrecognized)
       metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels, budget) }, n);
+  }
+
+  /** observeSpans for a batch once it committed (a closure holding what `see` read, not the spans). */
+  spansSeen(coverage: CoverageTracker, seen: SpansSeen, budget: string | undefined): () => void {
+    return () => this.observeSpans(coverage, seen, budget);
   }
 
   /** The latency histogram's child for a stored service and tool (their labels: capped), bound once (metrics/bound-histogram.ts). */

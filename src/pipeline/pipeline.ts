@@ -1,49 +1,33 @@
 /**
  * One batch at a time: normalize → merge (one call, one count) → check → one durable write →
- * metrics. The write batch is built once, whole: the rows of the calls (under labels derived once
- * per call), the pending-call changes, and the rows sinks and the caller return. Metrics move only
- * after the store committed, under the same labels, so the two always agree, and a batch the store
- * refused leaves no trace (the client's retry is counted in full). Span taps (user feedback) read
- * an OTLP batch's raw spans after that, in their own write; a tap that fails fails the request, and
- * the client's retry counts no call twice (the ledger remembers the batch's spans).
+ * metrics (the write and what moves after it: batch-record.ts). The write batch is built once, whole:
+ * the rows of the calls (under labels derived once per call), the pending-call changes, and the rows
+ * sinks and the caller return. Metrics move only after the store committed, under the same labels,
+ * so the two always agree, and a batch the store refused leaves no trace (the client's retry is
+ * counted in full). Span taps (user feedback) read an OTLP batch's raw spans with the batch, and do
+ * their own write after its commit; a tap whose work fails fails the request, and the client's retry
+ * counts no call twice (the ledger remembers the batch's spans).
  */
 import type { CheckedCall, LogEvent, SourceName, Span as OtlpSpan, SpanFacts } from '../model.js';
 import { labelBudget } from '../metrics/label-cap.js';
-import {
-  DEFAULT_TOOL_ERROR_RULES,
-  parseToolErrorRule,
-  toolErrorOf,
-  type ToolErrorRule,
-} from '../normalize/tool-error.js';
-import { endSpan, isOwnTelemetry, type Span, startChild } from '../telemetry/tracing.js';
-import type { BatchExtension, PendingRow, WriteBatch } from '../store/store.js';
-import { childStatuses, ExecutionHold, type ChildStatus } from './executions.js';
-import { mergeBatch, unsettledOwners } from './merge.js';
+import { DEFAULT_TOOL_ERROR_RULES, parseToolErrorRule, type ToolErrorRule } from '../normalize/tool-error.js';
+import { isOwnTelemetry, type Span, startChild } from '../telemetry/tracing.js';
+import type { BatchExtension, PendingRow } from '../store/store.js';
+import { childStatuses, ExecutionHold } from './executions.js';
+import { unsettledOwners } from './merge.js';
 import { LogJoin } from './log-join.js';
 import { logEventSpans } from '../normalize/log-events.js';
-import { encodePending, storedPendingKey } from './pending-payload.js';
-import { journalRecord } from './ledger-journal.js';
-import {
-  batchExtensions,
-  batchCallLabels,
-  buildWrite,
-  executionLabels,
-  FailureCap,
-  type CallLabels,
-  type ExecutionLabels,
-  type WritePlan,
-} from './write-batch.js';
-import { BatchMetrics, batchAttributes, countedAs, failuresIn } from './batch-metrics.js';
+import { FailureCap } from './write-batch.js';
+import { BatchMetrics } from './batch-metrics.js';
 import { CallChecker } from './call-check.js';
 import { Settler } from './settle.js';
+import { BatchRecorder, unprocessable, type BatchHooks } from './batch-record.js';
 
 import {
-  BatchCancelled,
   BatchUnprocessable,
   unprocessableOnThrow,
   type BatchSender,
   type BatchWriter,
-  type FailureContextRows,
   type IngestSummary,
   type PipelineDeps,
   type RestoreResult,
@@ -65,24 +49,6 @@ export type {
 } from './ports.js';
 export { BatchCancelled, BatchUnprocessable } from './ports.js';
 
-/** What a caller of record() hooks into one batch. */
-interface BatchHooks {
-  /** Rows for this batch's own transaction, from the checked calls. */
-  extend?: ((calls: readonly CheckedCall[]) => readonly BatchExtension[]) | undefined;
-  /** Runs after the store took the batch, before the metrics move (synchronous). */
-  committed?: (() => void) | undefined;
-  /** Runs after the metrics moved, inside the batch's telemetry span; its failure fails the batch's request. */
-  after?: (() => Promise<void> | undefined) | undefined;
-  /** Asked once nothing is recorded yet (after any wait for an unsettled original); true skips the batch (BatchCancelled). */
-  cancelled?: (() => boolean) | undefined;
-  /** The batch's failing HTTP/RPC client spans (for their parent tool spans' status). */
-  children?: readonly ChildStatus[] | undefined;
-  /** Who sent the batch (sinks check what it may add to other teams' traces). */
-  writer?: BatchWriter | undefined;
-  /** The ingest token that sent the batch: its compile budget is charged too. */
-  token?: string | undefined;
-}
-
 /** The id pending rows are held under when the caller names none (one process, as in most tests). */
 const LOCAL_OWNER = 'local';
 
@@ -98,6 +64,8 @@ export class Pipeline implements SpanConsumer {
   private readonly checker: CallChecker;
   private readonly metrics: BatchMetrics;
   private readonly settler: Settler;
+  /** One batch's write and what moves once it committed (batch-record.ts). */
+  private readonly recorder: BatchRecorder;
   /** Executions waiting for late child spans and for their call's outcome (executions.ts). */
   readonly executions: ExecutionHold;
   /** GenAI log records joined to their spans (log-join.ts). */
@@ -122,8 +90,19 @@ export class Pipeline implements SpanConsumer {
       childTtlMs: CHILD_TTL_MS,
     });
     this.metrics = new BatchMetrics(deps);
-    const { owner, failureCap, executions, metrics, checker } = this;
+    const { owner, failureCap, executions, metrics, checker, logJoin, tick, toolErrorRules } = this;
     this.settler = new Settler({ deps, owner, failureCap, executions, metrics, checker });
+    this.recorder = new BatchRecorder({
+      deps,
+      owner,
+      failureCap,
+      executions,
+      metrics,
+      checker,
+      logJoin,
+      tick,
+      toolErrorRules,
+    });
   }
 
   /**
@@ -139,37 +118,39 @@ export class Pipeline implements SpanConsumer {
     sender: BatchSender = {},
   ): Promise<IngestSummary> {
     const { writer, token } = sender;
-    const { dialects, coverage, tracer, taps } = this.deps;
+    const { coverage, tracer, taps } = this.deps;
     // Reading is toolwatch's own processing: what fails here fails the same way on every resend.
-    const read = unprocessableOnThrow(() => {
-      const children = childStatuses(spans);
-      if (!coverage) return { children, facts: dialects.normalizeSpans(spans), perSpan: undefined };
-      // The coverage report needs what each span was read as (undefined: no reader recognised it).
-      const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
-      const facts: SpanFacts[] = [];
-      for (let i = 0; i < spans.length; i++) {
-        const f = dialects.normalizeSpan(spans[i]!);
-        perSpan[i] = f;
-        if (f) facts.push(f);
-      }
-      return { children, facts, perSpan };
-    });
+    // What the batch needs of its raw spans after its commit (the coverage report, the taps) is read
+    // here too, so the spans — most of a batch's bytes — need not wait for the commit with it. (No
+    // closure here captures `spans`: V8 keeps one context per function for all of its closures.)
+    let read: ReturnType<Pipeline['read']>;
+    try {
+      read = this.read(spans);
+    } catch (err) {
+      throw new BatchUnprocessable(err);
+    }
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
-    const after = taps?.length ? () => this.runTaps(taps, spans, source, writer) : undefined;
-    const { children, facts, perSpan } = read;
-    if (!coverage || !perSpan) {
-      const hooks = { after, cancelled, children, writer, token };
-      return this.record(span, facts, source, spans.length, hooks);
+    const after = taps?.length ? readTaps(taps, spans, source, writer) : undefined;
+    const { children, facts, seen } = read;
+    const committed = coverage && seen ? this.metrics.spansSeen(coverage, seen, labelBudget(writer?.globs)) : undefined;
+    return this.record(span, facts, source, spans.length, { committed, after, cancelled, children, writer, token });
+  }
+
+  /** A batch's facts, its failing client spans, and (coverage on) what the coverage report takes of its spans. */
+  private read(spans: readonly OtlpSpan[]) {
+    const { dialects, coverage } = this.deps;
+    const children = childStatuses(spans);
+    if (!coverage) return { children, facts: dialects.normalizeSpans(spans), seen: undefined };
+    // The coverage report needs what each span was read as (undefined: no reader recognised it).
+    const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
+    const facts: SpanFacts[] = [];
+    for (let i = 0; i < spans.length; i++) {
+      const f = dialects.normalizeSpan(spans[i]!);
+      perSpan[i] = f;
+      if (f) facts.push(f);
     }
-    return this.record(span, facts, source, spans.length, {
-      committed: () => this.metrics.observeSpans(coverage, spans, perSpan, labelBudget(writer?.globs)),
-      after,
-      cancelled,
-      children,
-      writer,
-      token,
-    });
+    return { children, facts, seen: coverage.see(spans, perSpan) };
   }
 
   /**
@@ -221,123 +202,38 @@ export class Pipeline implements SpanConsumer {
    * counted in full if the original was refused. `cancelled` is asked then, while nothing is recorded
    * yet: true skips the batch (BatchCancelled) — its client went away and will resend.
    */
-  private async record(
+  private record(
     span: Span | undefined,
     facts: readonly SpanFacts[],
     source: SourceName,
     spanCount: number,
     hooks: BatchHooks = {},
   ): Promise<IngestSummary> {
-    const { extend, committed, after, cancelled, children, writer, token } = hooks;
-    const budget = labelBudget(writer?.globs);
-    const { deps } = this;
-    const started = process.hrtime.bigint();
+    let waits: Promise<void>[];
     try {
-      for (let waits = unsettledOwners(facts, deps.ledger); waits.length > 0; ) {
-        await Promise.all(waits);
-        waits = unsettledOwners(facts, deps.ledger);
-      }
-      if (cancelled?.()) throw new BatchCancelled();
+      waits = unsettledOwners(facts, this.deps.ledger);
     } catch (err) {
-      if (span) endSpan(span, err);
-      // Only reading the batch's own facts can throw here: it would throw again on every resend.
-      throw err instanceof BatchCancelled ? err : new BatchUnprocessable(err);
+      return Promise.reject(unprocessable(span, err));
     }
-    // From here to the store write nothing awaits: no other batch can take these spans meanwhile.
-    const now = deps.now();
-    // Times stored come from `now`; timers (the ledger's TTL, graces, idle clocks) from `tick`.
-    const tick = this.tick();
-    this.logJoin.remember(facts);
-    const txn = deps.ledger.begin(tick);
-    let merged: ReturnType<typeof mergeBatch>;
-    let calls: CheckedCall[];
-    let labels: CallLabels[];
-    let execLabels: ExecutionLabels[];
-    let plan: WritePlan;
-    let context: FailureContextRows | undefined;
-    const writeStarted = span ? performance.now() : 0;
-    let writing = false;
+    if (waits.length > 0) return this.recordAfter(waits, span, facts, source, spanCount, hooks);
+    return this.recorder.recordNow(span, facts, source, spanCount, hooks);
+  }
+
+  /** record(), once the unsettled batches that took some of these spans or calls have settled. */
+  private async recordAfter(
+    waits: Promise<void>[],
+    span: Span | undefined,
+    facts: readonly SpanFacts[],
+    source: SourceName,
+    spanCount: number,
+    hooks: BatchHooks,
+  ): Promise<IngestSummary> {
     try {
-      merged = mergeBatch(facts, txn, {
-        source,
-        dueMs: tick + deps.executionGraceMs,
-        registryKnows: (service) => deps.registry.knows(service),
-      });
-      const bounds = this.checker.bounds(token);
-      calls = merged.calls.map((c) => this.checker.check(c, source, now, bounds));
-      labels = batchCallLabels(calls, deps.labels, budget);
-      execLabels = merged.executions.map((e) => executionLabels(e, deps.labels, budget));
-      // A waiting call is labelled when counted, under its sender's budget.
-      if (budget !== undefined) for (const p of merged.deferred) p.call.budget = budget;
-      // Executions are counted a little later, with their settled status (executions.ts): none in this write.
-      plan = buildWrite(source, calls, labels, [], this.failureCap, now, deps.redactor);
-      context = plan.rows.failures.length ? deps.failureContext?.(plan.rows.failures, facts) : undefined;
-      const batch: WriteBatch = {
-        ...plan.rows,
-        pendingAdd: merged.deferred.map((p) => encodePending(p, this.owner)),
-        pendingRemove: merged.cancelled.map((c) => storedPendingKey(c.traceId, c.key)),
-        // What the batch took, for the next process (ledger-journal.ts).
-        ledger: journalRecord(txn.taken(), now, countedAs(merged.entries, calls, labels)),
-        extensions: batchExtensions(deps, { source, facts, calls, writer }, labels, extend, context?.extension),
-      };
-      writing = true;
-      await deps.store.write(batch);
+      for (; waits.length > 0; waits = unsettledOwners(facts, this.deps.ledger)) await Promise.all(waits);
     } catch (err) {
-      // Whatever failed, the batch is settled: batches waiting on its spans go on.
-      txn.rollback();
-      if (span) endSpan(span, err);
-      if (!writing) throw new BatchUnprocessable(err);
-      deps.writeHealth?.failed(err);
-      throw err;
+      throw unprocessable(span, err);
     }
-    txn.commit();
-    deps.writeHealth?.succeeded();
-    plan.commitCaps();
-    committed?.();
-    deps.metrics.spansReceived.inc({ source }, spanCount);
-    this.metrics.count(source, calls, labels, merged.entries, plan, merged.duplicateSpans, tick, () => budget);
-    for (let i = 0; i < merged.executions.length; i++) {
-      const e = merged.executions[i]!;
-      const { service, tool } = execLabels[i]!;
-      const { durationMs, httpStatus, result } = e.execution;
-      const { traceId, spanId, timeMs, entry } = e;
-      // A span that says it succeeded may carry a result that says it did not (normalize/tool-error.ts).
-      const reported = e.execution.status === 'ok' ? toolErrorOf(result, this.toolErrorRules) : undefined;
-      const status = reported ? 'tool_error' : e.execution.status;
-      const errorType = reported ? reported.errorType : e.execution.errorType;
-      const args = e.execution.args.kind === 'none' ? undefined : e.execution.args.raw;
-      // The arguments by reference (a late failing child may still make it a problem's example).
-      this.executions.add(
-        { source, traceId, spanId, service, tool, status, durationMs, timeMs, entry, dueMs: 0, args },
-        tick,
-        status === 'ok' ? undefined : { httpStatus, errorType, result },
-      );
-    }
-    if (children) for (const c of children) this.executions.child(c, tick);
-    deps.trajectories?.spans(facts, tick);
-    if (context?.redactionFailures) deps.metrics.redactionFailures.inc({ what: 'context' }, context.redactionFailures);
-    deps.metrics.ingestDuration.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
-    const summary: IngestSummary = {
-      spans: spanCount,
-      calls: calls.length,
-      failures: failuresIn(calls),
-      executions: merged.executions.length,
-      deferred: merged.deferred.length,
-      duplicateSpans: merged.duplicateSpans,
-    };
-    const commitMs = span ? performance.now() - writeStarted : 0;
-    if (span) span.setAttributes({ ...batchAttributes(source, summary, calls), 'toolwatch.store.commit_ms': commitMs });
-    if (after) {
-      try {
-        const tail = after();
-        if (tail) await tail;
-      } catch (err) {
-        if (span) endSpan(span, err);
-        throw err;
-      }
-    }
-    if (span) endSpan(span);
-    return summary;
+    return this.recorder.recordNow(span, facts, source, spanCount, hooks);
   }
 
   /**
@@ -368,17 +264,28 @@ export class Pipeline implements SpanConsumer {
   restorePending(rows: readonly PendingRow[]): RestoreResult {
     return this.settler.restorePending(rows, this.tick);
   }
+}
 
-  /** A committed batch's raw spans to every tap, one after another; undefined when none had work to do. */
-  private runTaps(
-    taps: readonly SpanTap[],
-    spans: readonly OtlpSpan[],
-    source: SourceName,
-    writer: BatchWriter | undefined,
-  ): Promise<void> | undefined {
-    let chain: Promise<void> | undefined;
-    for (const tap of taps)
-      chain = chain ? chain.then(() => tap.take(spans, source, writer)) : tap.take(spans, source, writer);
-    return chain;
+/**
+ * Every tap reads the batch's raw spans now; what they found runs once the batch committed, one
+ * after another; undefined when no tap found anything to do.
+ */
+function readTaps(
+  taps: readonly SpanTap[],
+  spans: readonly OtlpSpan[],
+  source: SourceName,
+  writer: BatchWriter | undefined,
+): (() => Promise<void> | undefined) | undefined {
+  let work: (() => Promise<void> | undefined)[] | undefined;
+  for (const tap of taps) {
+    const w = tap.read(spans, source, writer);
+    if (w) (work ??= []).push(w);
   }
+  if (!work) return undefined;
+  const found = work;
+  return () => {
+    let chain: Promise<void> | undefined;
+    for (const w of found) chain = chain ? chain.then(w) : w();
+    return chain;
+  };
 }

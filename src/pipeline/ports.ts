@@ -76,12 +76,17 @@ export interface BatchSink {
 }
 
 /**
- * Reads raw spans for what no dialect reads (user feedback attributes) after the batch committed:
- * a key lookup or two per span on the hot path. A tap that fails fails the request; the client's
- * retry counts no call twice (the ledger remembers the batch's spans).
+ * Reads raw spans for what no dialect reads (user feedback attributes): a key lookup or two per span
+ * on the hot path, while the batch is read (its spans are not kept past that); what it returns runs
+ * after the batch committed (nothing to do: undefined). Work that fails fails the request; the
+ * client's retry counts no call twice (the ledger remembers the batch's spans).
  */
 export interface SpanTap {
-  take(spans: readonly OtlpSpan[], source: SourceName, writer?: BatchWriter): Promise<void> | undefined;
+  read(
+    spans: readonly OtlpSpan[],
+    source: SourceName,
+    writer?: BatchWriter,
+  ): (() => Promise<void> | undefined) | undefined;
 }
 
 /**

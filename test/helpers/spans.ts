@@ -1,24 +1,24 @@
 /** Builders for decoded spans, shared by tests of every stage. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { AttrObject, AttrValue, Span, SpanEvent } from '../../src/model.js';
+import { newAttrObject, type AttrObject, type AttrValue, type Span, type SpanEvent } from '../../src/model.js';
 
-/** Converts plain JS into the decoder's form: objects → null-prototype (kvlist), arrays stay arrays. */
+/** Converts plain JS into the decoder's form: objects → attribute objects (kvlist), arrays stay arrays. */
 export function kv(value: unknown): AttrValue {
   if (value === undefined) return null;
   if (Array.isArray(value)) return value.map(kv);
   if (value instanceof Uint8Array) return value;
   if (typeof value === 'object' && value !== null) {
-    const out = Object.create(null) as AttrObject;
+    const out = newAttrObject();
     for (const k of Object.keys(value)) out[k] = kv((value as Record<string, unknown>)[k]);
     return out;
   }
   return value as AttrValue;
 }
 
-/** An attribute map as the decoder produces it (null prototype, so `__proto__` keys are plain data). */
+/** An attribute map as the decoder produces it (model.ts newAttrObject: `__proto__` keys are plain data). */
 export function attrs(map: Record<string, unknown>): AttrObject {
-  const out = Object.create(null) as AttrObject;
+  const out = newAttrObject();
   for (const k of Object.keys(map)) out[k] = kv(map[k]);
   return out;
 }

@@ -748,21 +748,21 @@ describe('pipeline: labels of a call are derived once', () => {
 });
 
 describe('span taps (user feedback attributes)', () => {
-  it('see every raw span after the batch committed; a tap that fails fails the batch, and its retry counts nothing twice', async () => {
+  it('read every raw span with the batch and work once it committed; work that fails fails the batch, and its retry counts nothing twice', async () => {
     const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
     const clock = { now: 1_000_000 };
     const seen: { spans: number; committed: number }[] = [];
     let fail = true;
     const tap: SpanTap = {
-      take: (spans) => {
-        // What the store holds when the tap runs: the batch is committed before it.
-        return store.callCounts({ sinceMs: 0 }).then((rows) => {
+      // Reads the spans with the batch; its work runs once the batch committed.
+      read: (spans) => () =>
+        // What the store holds when the tap's work runs: the batch is committed before it.
+        store.callCounts({ sinceMs: 0 }).then((rows) => {
           seen.push({ spans: spans.length, committed: rows.reduce((a, r) => a + Number(r.count), 0) });
           if (fail) throw new Error('feedback store unavailable');
-        });
-      },
+        }),
     };
-    const quiet: SpanTap = { take: () => undefined };
+    const quiet: SpanTap = { read: () => undefined };
     const { metrics, pipeline } = makePipeline(store, clock, 100, new CoverageTracker(), [quiet, tap]);
     const batch = [
       chat('a1', [{ id: 'c1', name: 'weather', args: '{"city":"Lima"}' }]),

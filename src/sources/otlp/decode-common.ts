@@ -1,7 +1,14 @@
 /**
  * Shared pieces of the OTLP decoders (protobuf and JSON): result types, limits, reject bookkeeping.
  */
-import type { AttrObject, Span, SpanEvent, SpanKind, StatusCode } from '../../model.js';
+import {
+  newAttrObject,
+  type AttrObject,
+  type Span,
+  type SpanEvent,
+  type SpanKind,
+  type StatusCode,
+} from '../../model.js';
 
 export interface DecodeLimits {
   /** Maximum nesting of AnyValue levels (an attribute's own value is level 1). Default 32. */
@@ -87,10 +94,8 @@ export interface ScopeId {
 
 export const NO_SCOPE: Readonly<ScopeId> = Object.freeze({ name: '', version: '' });
 
-/** A fresh null-prototype attribute object. */
-export function newAttrs(): AttrObject {
-  return Object.create(null) as AttrObject;
-}
+/** A fresh attribute object (model.ts newAttrObject: no inherited keys, a fast object). */
+export const newAttrs: () => AttrObject = newAttrObject;
 
 /** All spans are built with this literal so they share one hidden class. */
 export function newSpan(

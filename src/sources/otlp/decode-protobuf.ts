@@ -42,6 +42,7 @@ import { checkSpanTimes } from './span-time.js';
 
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
+const NO_EVENTS: SpanEvent[] = Object.freeze([]) as unknown as SpanEvent[];
 
 // Tags = (field number << 3) | wire type.
 // wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32.
@@ -187,7 +188,8 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
   let statusCode: StatusCode = 0;
   let statusMessage = '';
   const attributes = newAttrs();
-  const events: SpanEvent[] = [];
+  // Most spans carry no event: they share one empty list (nothing adds to a decoded span's events).
+  let events = NO_EVENTS;
   while (r.pos < end) {
     const tag = readVarint32(r);
     switch (tag) {
@@ -232,6 +234,7 @@ function decodeSpan(c: Ctx, end: number, service: string, scope: ScopeId): Span 
         decodeKeyValueInto(c, ldEnd(r), attributes, 1);
         break;
       case 90:
+        if (events === NO_EVENTS) events = [];
         events.push(decodeEvent(c, ldEnd(r)));
         break;
       case 122: {

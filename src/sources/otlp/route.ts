@@ -45,18 +45,10 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
   /** Decodes and records a batch whose body is in. */
   async function record(request: FastifyRequest, reply: FastifyReply, format: Format, body: BodyBytes) {
     if (clientGone(request)) return skipGone(reply);
-    const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
-    // Taken, not held in a local: this frame waits for the commit, the bytes need not (body.ts).
-    const decoded = format === 'protobuf' ? decodeProtobuf(body.take(), limits) : decodeJson(body.take(), limits);
-    if (!decoded.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, decoded.message);
-
-    const view = principalOf(request).view;
-    const forbidden = view.globs ? forbiddenSpans(decoded.spans, view.sees) : undefined;
-    const spans = forbidden ? forbidden.allowed : decoded.spans;
-
+    const batch = decodeAndIngest(request, format, body);
+    if (!batch.ok) return fail(reply, format, 400, 'malformed', CODE.INVALID_ARGUMENT, batch.message);
     try {
-      const sender = { writer: view.globs ? view : undefined, token: principalOf(request).name };
-      await opts.pipeline.ingestSpans(spans, 'otlp', () => clientGone(request), sender);
+      await batch.recorded;
     } catch (err) {
       if (err instanceof BatchCancelled) return skipGone(reply);
       if (err instanceof BatchUnprocessable) {
@@ -84,11 +76,12 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     }
 
     let partial: { rejectedSpans: number; errorMessage: string } | undefined;
-    if (decoded.rejectedSpans > 0) {
-      rejected('unreadable_span', decoded.rejectedSpans);
-      partial = { rejectedSpans: decoded.rejectedSpans, errorMessage: decoded.rejectReasons.join('; ') };
+    if (batch.unreadable) {
+      rejected('unreadable_span', batch.unreadable.rejectedSpans);
+      partial = batch.unreadable;
     }
-    if (forbidden && forbidden.rejected > 0) {
+    const forbidden = batch.forbidden;
+    if (forbidden) {
       rejected('forbidden_service', forbidden.rejected);
       const names = [...forbidden.services].slice(0, MAX_NAMED_SERVICES).join(', ');
       const more =
@@ -101,7 +94,52 @@ export async function otlpRoutes(app: FastifyInstance, opts: OtlpRouteOptions): 
     }
     return reply.code(200).type(CONTENT_TYPE[format]).send(encodeExportResponse(format, partial));
   }
+
+  /**
+   * The body decoded and handed to the pipeline, with what the answer needs besides: apart from
+   * record() so that neither the body nor the decoded spans stay referenced while it waits for the
+   * commit (the pipeline keeps what it needs of them).
+   */
+  function decodeAndIngest(request: FastifyRequest, format: Format, body: BodyBytes): Ingesting {
+    const limits = { maxDepth: opts.maxAttributeDepth, nowMs: opts.now() };
+    const decoded = format === 'protobuf' ? decodeProtobuf(body.take(), limits) : decodeJson(body.take(), limits);
+    if (!decoded.ok) return decoded;
+    const view = principalOf(request).view;
+    const forbidden = view.globs ? forbiddenSpans(decoded.spans, view.sees) : undefined;
+    const spans = forbidden ? forbidden.allowed : decoded.spans;
+    const sender = { writer: view.globs ? view : undefined, token: principalOf(request).name };
+    let recorded: Promise<unknown>;
+    try {
+      recorded = opts.pipeline.ingestSpans(spans, 'otlp', () => clientGone(request), sender);
+    } catch (err) {
+      recorded = Promise.reject(err);
+    }
+    return {
+      ok: true,
+      recorded,
+      unreadable:
+        decoded.rejectedSpans > 0
+          ? { rejectedSpans: decoded.rejectedSpans, errorMessage: decoded.rejectReasons.join('; ') }
+          : undefined,
+      forbidden:
+        forbidden && forbidden.rejected > 0
+          ? { rejected: forbidden.rejected, services: forbidden.services }
+          : undefined,
+    };
+  }
 }
+
+/** A decoded batch on its way into the store, or why it could not be decoded. */
+type Ingesting =
+  | { ok: false; message: string }
+  | {
+      ok: true;
+      recorded: Promise<unknown>;
+      /** Spans the decoder could not read (partialSuccess). */
+      unreadable: { rejectedSpans: number; errorMessage: string } | undefined;
+      /** Spans of services the token may not write (partialSuccess). */
+      forbidden: { rejected: number; services: Set<string> } | undefined;
+    };
 
 /** The spans of services the token may write, and what was left out (one glob test per service in the batch). */
 function forbiddenSpans(spans: readonly Span[], sees: (service: string) => boolean) {

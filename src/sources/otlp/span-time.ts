@@ -28,10 +28,15 @@ export function spanTimeProblem(
   nowMs: number | undefined,
 ): string | null {
   const latest = nowMs === undefined ? MAX_REPRESENTABLE_MS : Math.min(MAX_REPRESENTABLE_MS, nowMs + MAX_FUTURE_MS);
-  const bad = (t: number) => !(t >= 0 && t <= latest);
-  if (bad(startMs) || bad(endMs)) return timeReason('startTimeUnixNano/endTimeUnixNano', nowMs);
-  for (const t of eventTimesMs) if (bad(t)) return timeReason('event timeUnixNano', nowMs);
+  if (!inRange(startMs, latest) || !inRange(endMs, latest))
+    return timeReason('startTimeUnixNano/endTimeUnixNano', nowMs);
+  for (const t of eventTimesMs) if (!inRange(t, latest)) return timeReason('event timeUnixNano', nowMs);
   return null;
+}
+
+/** A time from the epoch up to `latest` (NaN is not): a plain function, not a closure made per span. */
+function inRange(t: number, latest: number): boolean {
+  return t >= 0 && t <= latest;
 }
 
 const NO_TIMES: readonly number[] = [];
