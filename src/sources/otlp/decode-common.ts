@@ -31,9 +31,6 @@ export const MAX_REASONS = 5;
 
 export const DEFAULT_SERVICE = 'unknown_service';
 
-/** One span of a request: read, or rejected with a short reason (the rest of the request is unaffected). */
-export type SpanResult = { ok: true; span: Span } | { ok: false; reason: string };
-
 /**
  * Thrown inside one span's decoding (however deep: an attribute nested too far) and caught at that
  * span's boundary, where it becomes the span's result. Never escapes a decoder.
@@ -44,29 +41,34 @@ export class SpanRejected extends Error {
   }
 }
 
-/** Runs one span's decoder and turns a rejection into the span's result. */
-export function spanResult(decode: () => Span): SpanResult {
-  try {
-    return { ok: true, span: decode() };
-  } catch (err) {
-    if (err instanceof SpanRejected) return { ok: false, reason: err.reason };
-    throw err;
-  }
-}
+/**
+ * A request's spans as they are read: the read ones in order, the rejected ones counted with the
+ * first few distinct reasons (the rest of the request is unaffected). One per request, no object
+ * per span beside the span itself.
+ */
+export class SpansRead {
+  readonly spans: Span[] = [];
+  private rejected = 0;
+  private readonly reasons: string[] = [];
 
-/** The request's spans from the per-span results: read ones in order, rejected ones counted with the first few distinct reasons. */
-export function collect(results: readonly SpanResult[]): Extract<DecodeResult, { ok: true }> {
-  const spans: Span[] = [];
-  const reasons: string[] = [];
-  let rejected = 0;
-  for (const r of results) {
-    if (r.ok) spans.push(r.span);
-    else {
-      rejected++;
-      if (reasons.length < MAX_REASONS && !reasons.includes(r.reason)) reasons.push(r.reason);
+  /** Runs one span's decoder: its span is kept, or its rejection (SpanRejected) counted. */
+  read(decode: () => Span): void {
+    try {
+      this.spans.push(decode());
+    } catch (err) {
+      if (!(err instanceof SpanRejected)) throw err;
+      this.reject(err.reason);
     }
   }
-  return { ok: true, spans, rejectedSpans: rejected, rejectReasons: reasons };
+
+  reject(reason: string): void {
+    this.rejected++;
+    if (this.reasons.length < MAX_REASONS && !this.reasons.includes(reason)) this.reasons.push(reason);
+  }
+
+  result(): Extract<DecodeResult, { ok: true }> {
+    return { ok: true, spans: this.spans, rejectedSpans: this.rejected, rejectReasons: this.reasons };
+  }
 }
 
 export function toSpanKind(n: number): SpanKind {

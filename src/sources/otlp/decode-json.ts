@@ -7,19 +7,17 @@ import type { AttrObject, AttrValue, Span, SpanEvent, StatusCode } from '../../m
 import {
   DEFAULT_SERVICE,
   SpanRejected,
-  collect,
   depthReason,
   errorMessage,
   newAttrs,
   newSpan,
   resolveMaxDepth,
-  spanResult,
+  SpansRead,
   toSpanKind,
   toStatusCode,
   type DecodeLimits,
   type DecodeResult,
   type ScopeId,
-  type SpanResult,
 } from './decode-common.js';
 import { checkSpanTimes } from './span-time.js';
 
@@ -69,7 +67,7 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
     return { ok: false, message: `invalid JSON: ${errorMessage(err)}` };
   }
   if (!isObj(root)) return { ok: false, message: 'OTLP/JSON body must be a JSON object (ExportTraceServiceRequest)' };
-  const results: SpanResult[] = [];
+  const out = new SpansRead();
   const c: Ctx = { maxDepth: resolveMaxDepth(limits), nowMs: limits?.nowMs };
   try {
     const rsList = arrayField(root, 'resourceSpans', 'resource_spans', 'resourceSpans');
@@ -83,14 +81,14 @@ export function decodeJson(body: Uint8Array | string, limits?: DecodeLimits): De
         if (!isObj(ss)) throw new Malformed(`resourceSpans[${i}].scopeSpans[${j}] must be an object`);
         const scope = scopeOf(ss['scope']);
         const spanList = arrayField(ss, 'spans', 'spans', `resourceSpans[${i}].scopeSpans[${j}].spans`);
-        for (const sp of spanList) results.push(spanResult(() => convertSpan(c, sp, service, scope)));
+        for (const sp of spanList) out.read(() => convertSpan(c, sp, service, scope));
       }
     }
   } catch (err) {
     if (err instanceof Malformed) return { ok: false, message: `malformed OTLP/JSON request: ${err.message}` };
     return { ok: false, message: `malformed OTLP/JSON request: ${errorMessage(err)}` };
   }
-  return collect(results);
+  return out.result();
 }
 
 function isObj(v: unknown): v is Obj {

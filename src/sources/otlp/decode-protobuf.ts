@@ -10,19 +10,17 @@ import {
   DEFAULT_SERVICE,
   NO_SCOPE,
   SpanRejected,
-  collect,
   depthReason,
   errorMessage,
   newAttrs,
   newSpan,
   resolveMaxDepth,
-  spanResult,
+  SpansRead,
   toSpanKind,
   toStatusCode,
   type DecodeLimits,
   type DecodeResult,
   type ScopeId,
-  type SpanResult,
 } from './decode-common.js';
 import {
   checkEnd,
@@ -49,49 +47,41 @@ const NO_EVENTS: SpanEvent[] = Object.freeze([]) as unknown as SpanEvent[];
 
 export function decodeProtobuf(body: Uint8Array, limits?: DecodeLimits): DecodeResult {
   const b = (Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)) as FastBuffer;
-  const results: SpanResult[] = [];
-  if (b.length === 0) return collect(results);
+  const out = new SpansRead();
+  if (b.length === 0) return out.result();
   const r = pb.Reader.create(b);
   const c: Ctx = { r, b, maxDepth: resolveMaxDepth(limits), nowMs: limits?.nowMs };
   try {
     const end = r.len;
     while (r.pos < end) {
       const tag = readVarint32(r);
-      if (tag === 10) decodeResourceSpans(c, ldEnd(r), results);
+      if (tag === 10) decodeResourceSpans(c, ldEnd(r), out);
       else skipField(r, tag);
     }
   } catch (err) {
     return { ok: false, message: `malformed OTLP protobuf ExportTraceServiceRequest: ${errorMessage(err)}` };
   }
-  return collect(results);
-}
-
-/** Sets a field on the spans read since index `first` (resource and scope may follow their spans). */
-function patch(results: SpanResult[], first: number, set: (span: Span) => void): void {
-  for (let i = first; i < results.length; i++) {
-    const x = results[i]!;
-    if (x.ok) set(x.span);
-  }
+  return out.result();
 }
 
 /** One ResourceSpans: its scope groups' spans, with the resource's service name. */
-function decodeResourceSpans(c: Ctx, end: number, results: SpanResult[]): void {
+function decodeResourceSpans(c: Ctx, end: number, out: SpansRead): void {
   const r = c.r;
-  const first = results.length;
+  const first = out.spans.length;
   let service = DEFAULT_SERVICE;
-  let sawResource = false;
+  // Spans read before the resource (it normally comes first) get its service once it is known.
+  let before = -1;
   while (r.pos < end) {
     const tag = readVarint32(r);
     if (tag === 18) {
-      decodeScopeSpans(c, ldEnd(r), results, service);
+      decodeScopeSpans(c, ldEnd(r), out, service);
     } else if (tag === 10) {
       service = decodeResourceService(c, ldEnd(r));
-      sawResource = true;
+      before = out.spans.length;
     } else skipField(r, tag);
   }
   checkEnd(r, end);
-  // The resource normally precedes the spans; if it came after some, patch them.
-  if (sawResource) patch(results, first, (span) => (span.service = service));
+  for (let i = first; i < before; i++) out.spans[i]!.service = service;
 }
 
 /** Resource → its `service.name` (only that attribute is decoded). */
@@ -132,28 +122,34 @@ function resourceValue(c: Ctx, end: number): AttrValue {
   }
 }
 
-function decodeScopeSpans(c: Ctx, end: number, results: SpanResult[], service: string): void {
+function decodeScopeSpans(c: Ctx, end: number, out: SpansRead, service: string): void {
   const r = c.r;
-  const first = results.length;
+  const first = out.spans.length;
   let scope: ScopeId = NO_SCOPE;
-  let sawScope = false;
+  // Spans read before the scope (it normally comes first) get it once it is known.
+  let before = -1;
   while (r.pos < end) {
     const tag = readVarint32(r);
     if (tag === 18) {
       const spanEnd = ldEnd(r);
-      results.push(spanResult(() => decodeSpan(c, spanEnd, service, scope)));
+      // SpansRead.read without a closure per span: this loop runs for every span of every batch.
+      try {
+        out.spans.push(decodeSpan(c, spanEnd, service, scope));
+      } catch (err) {
+        if (!(err instanceof SpanRejected)) throw err;
+        out.reject(err.reason);
+      }
       r.pos = spanEnd; // a rejected span is skipped by its length
     } else if (tag === 10) {
       scope = decodeScope(c, ldEnd(r));
-      sawScope = true;
+      before = out.spans.length;
     } else skipField(r, tag);
   }
   checkEnd(r, end);
-  if (sawScope) {
-    patch(results, first, (span) => {
-      span.scope = scope.name;
-      span.scopeVersion = scope.version;
-    });
+  for (let i = first; i < before; i++) {
+    const span = out.spans[i]!;
+    span.scope = scope.name;
+    span.scopeVersion = scope.version;
   }
 }
 
