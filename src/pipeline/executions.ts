@@ -140,9 +140,7 @@ export class ExecutionHold {
     const q = this.queue;
     const lateChild = (traceId: string, spanId: string) => this.takeChild(traceId, spanId);
     for (let due = q.firstDue(); due !== undefined && (all || due <= nowMs); due = q.firstDue()) {
-      const entry = q.firstEntry();
-      if (all || !entry || entry.outcome !== undefined || due + this.opts.callWaitMs <= nowMs)
-        out.push(q.release(lateChild));
+      if (all || !q.firstAwaitsCall() || due + this.opts.callWaitMs <= nowMs) out.push(q.release(lateChild));
       else stillWaiting.push(q.shift());
     }
     this.waiting = stillWaiting;

@@ -3,7 +3,7 @@
  * object per execution, so that at tens of thousands a second, each held for seconds, they stay out of
  * the garbage collector's work. Its own file so executions.ts reads as the hold's rules.
  */
-import type { ExecutionStatus, ReleasedExecution, SourceName } from '../model.js';
+import { OUTCOMES, type ExecutionStatus, type ReleasedExecution, type SourceName } from '../model.js';
 import { worse } from '../normalize/exec-status.js';
 import type { CallEntry } from './ledger.js';
 import type { HeldExecution } from './executions.js';
@@ -37,6 +37,14 @@ export class HeldRing {
   private spanId: string[] = [];
   private service: string[] = [];
   private tool: string[] = [];
+  /**
+   * Its call's outcome once counted (OUTCOMES index + 1; 0: not yet, or no call) and model: most
+   * executions come with their call counted, and keep two values rather than the call's entry —
+   * an object with the call's arguments that would otherwise outlive young-generation collections
+   * for the whole status grace. `entry` only for a call still to be counted.
+   */
+  private outcome = new Uint8Array(0);
+  private model: (string | undefined)[] = [];
   private entry: (CallEntry | undefined)[] = [];
   private httpStatus = new Uint16Array(0);
   private errorType: (string | undefined)[] = [];
@@ -55,7 +63,16 @@ export class HeldRing {
     this.spanId[i] = h.spanId;
     this.service[i] = h.service;
     this.tool[i] = h.tool;
-    this.entry[i] = h.entry;
+    const e = h.entry;
+    if (e !== undefined && e.outcome !== undefined) {
+      this.outcome[i] = OUTCOMES.indexOf(e.outcome) + 1;
+      this.model[i] = e.model;
+      this.entry[i] = undefined;
+    } else {
+      this.outcome[i] = 0;
+      this.model[i] = undefined;
+      this.entry[i] = e;
+    }
     this.httpStatus[i] = h.httpStatus ?? 0;
     this.errorType[i] = h.errorType;
     this.args[i] = h.args;
@@ -68,15 +85,17 @@ export class HeldRing {
     return this.length === 0 ? undefined : this.dueMs[this.start];
   }
 
-  /** The oldest's call entry. */
-  firstEntry(): CallEntry | undefined {
-    return this.entry[this.start];
+  /** Whether the oldest waits for its call to be counted (its call known, its outcome not yet). */
+  firstAwaitsCall(): boolean {
+    const e = this.entry[this.start];
+    return e !== undefined && e.outcome === undefined;
   }
 
   /** Removes the oldest and returns it counted, its status made worse by `child` (a late child's). */
   release(child: (traceId: string, spanId: string) => ChildReading | undefined): ReleasedExecution {
     const i = this.start;
     const entry = this.entry[i];
+    const code = this.outcome[i]!;
     const traceId = this.traceId[i]!;
     const spanId = this.spanId[i]!;
     const own = STATUS_CODES[this.status[i]!]!;
@@ -86,10 +105,10 @@ export class HeldRing {
       source: SOURCE_CODES[this.source[i]!]!,
       traceId,
       service: this.service[i]!,
-      model: entry?.model ?? '',
+      model: (code ? this.model[i] : entry?.model) ?? '',
       tool: this.tool[i]!,
       status,
-      callOutcome: entry?.outcome ?? 'unknown',
+      callOutcome: (code ? OUTCOMES[code - 1] : entry?.outcome) ?? 'unknown',
       durationMs: this.durationMs[i]!,
       timeMs: this.timeMs[i]!,
       dueMs: this.dueMs[i]!,
@@ -115,12 +134,16 @@ export class HeldRing {
   /** Lets go of what the slot references. */
   private clear(i: number): void {
     this.entry[i] = undefined;
+    this.model[i] = undefined;
     this.errorType[i] = undefined;
     this.args[i] = undefined;
     this.result[i] = undefined;
   }
 
-  /** Removes the oldest and returns it as an object (short-lived: released or moved to the waiting list). */
+  /**
+   * Removes the oldest and returns it as an object (short-lived: moved to the waiting list): only
+   * one that awaits its call (firstAwaitsCall), so its entry is at hand.
+   */
   shift(): HeldExecution {
     const i = this.start;
     const h: HeldExecution = {
@@ -162,6 +185,8 @@ export class HeldRing {
     const arr = <T>(a: T[]): T[] => idx.map((from) => a[from]!);
     this.source = u8(this.source);
     this.status = u8(this.status);
+    this.outcome = u8(this.outcome);
+    this.model = arr(this.model);
     this.httpStatus = (() => {
       const b = new Uint16Array(cap);
       for (let k = 0; k < idx.length; k++) b[k] = this.httpStatus[idx[k]!]!;
