@@ -7,6 +7,7 @@
 import type { CheckedCall, SourceName } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import type { Metrics } from '../metrics/registry.js';
+import { OTHER } from '../metrics/label-cap.js';
 import type { CoverageTracker, SpansSeen } from '../instrumentation/coverage.js';
 import type { CallEntry } from './ledger.js';
 import type { CountedAs } from './ledger-journal.js';
@@ -19,6 +20,9 @@ export type TrajectoryHistograms = Record<'toolCalls' | 'steps' | 'failedCalls' 
 export class BatchMetrics {
   private readonly durations = new Map<string, Observer>();
   private readonly trajectoryChildren = new Map<string, TrajectoryHistograms>();
+  private lastService: string | undefined;
+  private lastTool: string | undefined;
+  private lastDuration: Observer | undefined;
 
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -41,11 +45,18 @@ export class BatchMetrics {
 
   /** The latency histogram's child for a stored service and tool (their labels: capped), bound once (metrics/bound-histogram.ts). */
   durationOf(service: string, tool: string): Observer {
+    // A settle round releases executions in runs of one service and tool: the last answer first.
+    // Kept only for names the cap admitted (an admitted name stays admitted; `_other` may not).
+    if (service === this.lastService && tool === this.lastTool) return this.lastDuration!;
     const cap = this.deps.labels;
     const labels = { service: peekLabel(cap, 'service', service), tool: peekLabel(cap, 'tool', tool) };
     const key = `${labels.service}\u0000${labels.tool}`;
     let child = this.durations.get(key);
     if (!child) this.durations.set(key, (child = this.deps.metrics.toolExecutionDuration.bind(labels)));
+    const admitted = labels.service === service && labels.tool === tool && service !== OTHER && tool !== OTHER;
+    this.lastService = admitted ? service : undefined;
+    this.lastTool = admitted ? tool : undefined;
+    this.lastDuration = child;
     return child;
   }
 

@@ -261,20 +261,13 @@ export function buildWrite(
     });
   }
 
-  const execAggs = new Map<string, ExecutionAggregate>();
-  for (const e of executions) {
-    const { service, model, tool, status, callOutcome } = e;
-    const minute = minuteOf(e.timeMs || nowMs);
-    const key = `${minute}\u0000${service}\u0000${model}\u0000${tool}\u0000${status}\u0000${callOutcome}`;
-    const agg = execAggs.get(key);
-    if (agg) agg.count++;
-    else execAggs.set(key, { minute, source, service, model, tool, status, callOutcome, count: 1 });
-  }
+  const execAggs = new ExecutionMinutes();
+  for (const e of executions) execAggs.count(minuteOf(e.timeMs || nowMs), source, e);
 
   return {
     rows: {
       callAggregates: aggregates.rows,
-      executionAggregates: [...execAggs.values()],
+      executionAggregates: execAggs.rows,
       failures,
       failureDrops: [...drops.values()],
     },
@@ -338,6 +331,62 @@ class CallMinutes {
 
 /** Rows compared one by one up to this many in a batch. */
 const SCAN_LIMIT = 32;
+
+/**
+ * A settle round's execution minutes, in the order first seen. A round releases thousands of
+ * executions in arrival order, in runs of the same service, tool and outcome: the row of the one
+ * before is tried first, then the others by comparing fields (no key string per execution), past
+ * SCAN_LIMIT rows through a map as well.
+ */
+class ExecutionMinutes {
+  readonly rows: ExecutionAggregate[] = [];
+  private last: ExecutionAggregate | undefined;
+  private byKey: Map<string, ExecutionAggregate> | undefined;
+
+  count(minute: number, source: SourceName, e: ReleasedExecution): void {
+    const last = this.last;
+    if (last !== undefined && sameExecutionRow(last, minute, e)) {
+      last.count++;
+      return;
+    }
+    let row: ExecutionAggregate | undefined;
+    if (this.byKey === undefined) {
+      for (const r of this.rows)
+        if (sameExecutionRow(r, minute, e)) {
+          row = r;
+          break;
+        }
+    } else row = this.byKey.get(executionKey(minute, e));
+    if (row === undefined) {
+      const { service, model, tool, status, callOutcome } = e;
+      row = { minute, source, service, model, tool, status, callOutcome, count: 0 };
+      this.rows.push(row);
+      if (this.byKey !== undefined) this.byKey.set(executionKey(minute, e), row);
+      else if (this.rows.length >= SCAN_LIMIT) {
+        this.byKey = new Map();
+        for (const r of this.rows) this.byKey.set(executionKey(r.minute, r), r);
+      }
+    }
+    row.count++;
+    this.last = row;
+  }
+}
+
+function sameExecutionRow(r: ExecutionAggregate, minute: number, e: ReleasedExecution): boolean {
+  return (
+    r.minute === minute &&
+    r.tool === e.tool &&
+    r.status === e.status &&
+    r.callOutcome === e.callOutcome &&
+    r.service === e.service &&
+    r.model === e.model
+  );
+}
+
+const executionKey = (
+  minute: number,
+  e: Pick<ExecutionAggregate, 'service' | 'model' | 'tool' | 'status' | 'callOutcome'>,
+) => `${minute}\u0000${e.service}\u0000${e.model}\u0000${e.tool}\u0000${e.status}\u0000${e.callOutcome}`;
 
 const minuteKey = (minute: number, service: string, model: string, tool: string, outcome: string, reason: string) =>
   `${minute}\u0000${service}\u0000${model}\u0000${tool}\u0000${outcome}\u0000${reason}`;
