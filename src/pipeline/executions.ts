@@ -138,7 +138,8 @@ export class ExecutionHold {
       else stillWaiting.push(h);
     }
     const q = this.queue;
-    const lateChild = (traceId: string, spanId: string) => this.takeChild(traceId, spanId);
+    const lateChild =
+      this.children.size > 0 ? (traceId: string, spanId: string) => this.takeChild(traceId, spanId) : undefined;
     for (let due = q.firstDue(); due !== undefined && (all || due <= nowMs); due = q.firstDue()) {
       if (all || !q.firstAwaitsCall() || due + this.opts.callWaitMs <= nowMs) out.push(q.release(lateChild));
       else stillWaiting.push(q.shift());

@@ -34,7 +34,14 @@ export class HeldRing {
   private timeMs = new Float64Array(0);
   private dueMs = new Float64Array(0);
   private traceId: string[] = [];
-  private spanId: string[] = [];
+  /**
+   * A span id of 16 lower-case hex digits (every OTLP id) as two numbers: the string is made again
+   * only for what needs it (a failing execution, a child's lookup), so the id a batch decoded can
+   * die young instead of being kept for the status grace. Any other id is kept as it is (spanText).
+   */
+  private spanHi = new Uint32Array(0);
+  private spanLo = new Uint32Array(0);
+  private spanText: (string | undefined)[] = [];
   private service: string[] = [];
   private tool: string[] = [];
   /**
@@ -60,7 +67,12 @@ export class HeldRing {
     this.timeMs[i] = h.timeMs;
     this.dueMs[i] = h.dueMs;
     this.traceId[i] = h.traceId;
-    this.spanId[i] = h.spanId;
+    const id = h.spanId;
+    if (isHex16(id)) {
+      this.spanHi[i] = hexWord(id, 0);
+      this.spanLo[i] = hexWord(id, 8);
+      this.spanText[i] = undefined;
+    } else this.spanText[i] = id;
     this.service[i] = h.service;
     this.tool[i] = h.tool;
     const e = h.entry;
@@ -92,14 +104,18 @@ export class HeldRing {
   }
 
   /** Removes the oldest and returns it counted, its status made worse by `child` (a late child's). */
-  release(child: (traceId: string, spanId: string) => ChildReading | undefined): ReleasedExecution {
+  /**
+   * Removes the oldest and returns it counted, its status made worse by `child` (a late child's, asked
+   * only when given: the hold has children waiting).
+   */
+  release(child?: (traceId: string, spanId: string) => ChildReading | undefined): ReleasedExecution {
     const i = this.start;
     const entry = this.entry[i];
     const code = this.outcome[i]!;
     const traceId = this.traceId[i]!;
-    const spanId = this.spanId[i]!;
+
     const own = STATUS_CODES[this.status[i]!]!;
-    const late = child(traceId, spanId);
+    const late = child?.(traceId, this.spanIdAt(i));
     const status = late ? worse(own, late.status) : own;
     const r: ReleasedExecution = {
       source: SOURCE_CODES[this.source[i]!]!,
@@ -114,7 +130,7 @@ export class HeldRing {
       dueMs: this.dueMs[i]!,
     };
     if (status !== 'ok') {
-      r.spanId = spanId;
+      r.spanId = this.spanIdAt(i);
       const fromChild = status !== own && late;
       const http = fromChild ? late.httpStatus : this.httpStatus[i] || undefined;
       if (http !== undefined) r.httpStatus = http;
@@ -131,8 +147,14 @@ export class HeldRing {
     return r;
   }
 
+  /** The span id of slot i, as it was held. */
+  private spanIdAt(i: number): string {
+    return this.spanText[i] ?? hex8(this.spanHi[i]!) + hex8(this.spanLo[i]!);
+  }
+
   /** Lets go of what the slot references. */
   private clear(i: number): void {
+    this.spanText[i] = undefined;
     this.entry[i] = undefined;
     this.model[i] = undefined;
     this.errorType[i] = undefined;
@@ -149,7 +171,7 @@ export class HeldRing {
     const h: HeldExecution = {
       source: SOURCE_CODES[this.source[i]!]!,
       traceId: this.traceId[i]!,
-      spanId: this.spanId[i]!,
+      spanId: this.spanIdAt(i),
       service: this.service[i]!,
       tool: this.tool[i]!,
       status: STATUS_CODES[this.status[i]!]!,
@@ -199,11 +221,42 @@ export class HeldRing {
     this.timeMs = f64(this.timeMs);
     this.dueMs = f64(this.dueMs);
     this.traceId = arr(this.traceId);
-    this.spanId = arr(this.spanId);
+    this.spanText = arr(this.spanText);
+    const u32 = (a: Uint32Array) => {
+      const b = new Uint32Array(cap);
+      for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
+      return b;
+    };
+    this.spanHi = u32(this.spanHi);
+    this.spanLo = u32(this.spanLo);
     this.service = arr(this.service);
     this.tool = arr(this.tool);
     this.entry = arr(this.entry);
     this.start = 0;
     this.cap = cap;
   }
+}
+
+/** 16 lower-case hex digits (how the OTLP decoders write a span id). */
+function isHex16(id: string): boolean {
+  if (id.length !== 16) return false;
+  for (let k = 0; k < 16; k++) {
+    const c = id.charCodeAt(k);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
+
+/** The number of 8 hex digits of `id` from `at` (checked by isHex16). */
+function hexWord(id: string, at: number): number {
+  let n = 0;
+  for (let k = at; k < at + 8; k++) {
+    const c = id.charCodeAt(k);
+    n = n * 16 + (c <= 57 ? c - 48 : c - 87);
+  }
+  return n;
+}
+
+function hex8(n: number): string {
+  return n.toString(16).padStart(8, '0');
 }
