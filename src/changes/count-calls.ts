@@ -16,6 +16,10 @@ import type { Segment } from './sightings.js';
  * that served their model span: what per-version and per-provider error rates are read from.
  */
 export interface VersionCount {
+  /** Its (service, tool, version, provider) as one string, shared by the group's rows: what a group commit sums them by. */
+  group: string;
+  /** Minute number × 8 + outcome index: the rest of its key. */
+  slot: number;
   minute: number;
   service: string;
   /** As counted (`_unknown` for an invented name), so it joins call_minutes. */
@@ -39,6 +43,8 @@ export interface DefinitionsRun {
 
 /** The calls of one (service, tool, version, provider), per minute and outcome. */
 export interface CountGroup {
+  /** service \0 tool \0 version \0 provider. */
+  key: string;
   service: string;
   tool: string;
   version: string;
@@ -185,15 +191,27 @@ export function countCalls(index: SpanIndex, calls: readonly CheckedCall[]): Ver
   }
   const counts: VersionCount[] = [];
   for (const g of groups) {
-    const { service, tool, version, provider } = g;
+    const { key: group, service, tool, version, provider } = g;
     for (let o = 0; o < OUTCOME_NAMES.length; o++) {
       const count = g.byOutcome[o]!;
       if (count > 0)
-        counts.push({ minute: g.minute * 60_000, service, tool, version, provider, outcome: OUTCOME_NAMES[o]!, count });
+        counts.push({
+          group,
+          slot: g.minute * 8 + o,
+          minute: g.minute * 60_000,
+          service,
+          tool,
+          version,
+          provider,
+          outcome: OUTCOME_NAMES[o]!,
+          count,
+        });
     }
     if (g.other)
       for (const [k, count] of g.other)
         counts.push({
+          group,
+          slot: k,
           minute: Math.floor(k / 8) * 60_000,
           service,
           tool,
@@ -216,6 +234,7 @@ function versionGroup(v: VersionSeen, provider: string, minute: number, groups: 
 }
 
 const newGroup = (service: string, tool: string, version: string, provider: string, minute: number): CountGroup => ({
+  key: `${service}\u0000${tool}\u0000${version}\u0000${provider}`,
   service,
   tool,
   version,

@@ -20,6 +20,8 @@ export { CHANGE_KINDS, type ChangeKind, type Sighting } from './sightings.js';
 export type { VersionCount } from './count-calls.js';
 
 export interface VersionSeen {
+  /** service \0 tool \0 version (the offer's, shared by every batch's row of it). */
+  key: string;
   service: string;
   tool: string;
   version: string;
@@ -233,6 +235,7 @@ class BatchObserver {
       let v = this.versions.get(d.key);
       if (!v) {
         v = {
+          key: d.key,
           service,
           tool: d.tool,
           version: d.version,

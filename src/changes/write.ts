@@ -36,7 +36,7 @@ export function changesExtension(
   const sql = STATEMENTS[dialect];
   // One lock order for concurrent writers: rows sorted by key (in place: the arrays are the batch's own).
   const versions = obs.versions.length > 1 ? obs.versions.sort(byVersionKey) : obs.versions;
-  const counts = summedCounts(obs.counts);
+  const counts = foldedCounts(obs.counts);
   /** The last run's token and the sightings it wrote (a group retried batch by batch runs a batch twice). */
   let token = 0;
   let written: Sighting[] = [];
@@ -80,10 +80,13 @@ export function changesExtension(
   return ext;
 }
 
+/** What a version's row stores (a batch's VersionSeen, or a group's sum of them). */
+type VersionRow = Omit<VersionSeen, 'groups'>;
+
 /** A batch's version and per-minute count rows: upserts that add calls and widen times, mergeable across a group. */
 interface CountRows {
   /** Sorted by key, one row per key. */
-  versions: readonly VersionSeen[];
+  versions: readonly VersionRow[];
   /** Sorted by key, one row per key. */
   counts: readonly VersionCount[];
 }
@@ -112,13 +115,10 @@ function writeCountRows(tx: BatchTx, sql: Statements, rows: CountRows): void {
 function merger(sql: Statements): RowMerger<CountRows> {
   return {
     write(tx, groups) {
-      const versions: VersionSeen[] = [];
-      const counts: VersionCount[] = [];
-      for (const g of groups) {
-        for (const v of g.versions) versions.push(v);
-        for (const c of g.counts) counts.push(c);
-      }
-      writeCountRows(tx, sql, { versions: summedVersions(versions), counts: summedCounts(counts) });
+      writeCountRows(tx, sql, {
+        versions: summedVersions(groups),
+        counts: summedCounts(groups),
+      });
     },
   };
 }
@@ -205,7 +205,7 @@ function statements(least: string, greatest: string) {
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const byVersionKey = (a: VersionSeen, b: VersionSeen) =>
+const byVersionKey = (a: VersionRow, b: VersionRow) =>
   cmp(a.service, b.service) || cmp(a.tool, b.tool) || cmp(a.version, b.version);
 const byToolSetKey = (a: ToolSetSeen, b: ToolSetSeen) => cmp(a.service, b.service) || cmp(a.version, b.version);
 const byCountKey = (a: VersionCount, b: VersionCount) =>
@@ -217,34 +217,68 @@ const byCountKey = (a: VersionCount, b: VersionCount) =>
   cmp(a.outcome, b.outcome);
 
 /**
- * Versions of several batches sorted by key, a key's rows summed into one (new rows): its calls
- * added, its first and last seen widened.
+ * A batch's own counts sorted in place by key, a key's rows summed into one new row: two long tool
+ * names clipped to the same text count under one key.
  */
-const summedVersions = (versions: VersionSeen[]): readonly VersionSeen[] =>
-  summedRows(versions, byVersionKey, (last, v) => ({
-    ...last,
-    firstMs: Math.min(last.firstMs, v.firstMs),
-    lastMs: Math.max(last.lastMs, v.lastMs),
-    calls: last.calls + v.calls,
-  }));
-
-/**
- * The counts sorted by key (one lock order), a key's rows summed into one: two long tool names
- * clipped to the same text count under one key.
- */
-const summedCounts = (counts: VersionCount[]): readonly VersionCount[] =>
-  summedRows(counts, byCountKey, (last, c) => ({ ...last, count: last.count + c.count }));
-
-/** `rows` sorted in place by `byKey`, each run of one key folded by `sum` into one new row. */
-function summedRows<T>(rows: T[], byKey: (a: T, b: T) => number, sum: (last: T, next: T) => T): readonly T[] {
-  if (rows.length <= 1) return rows;
-  const sorted = rows.sort(byKey);
-  const out: T[] = [sorted[0]!];
-  for (let i = 1; i < sorted.length; i++) {
-    const r = sorted[i]!;
-    const last = out[out.length - 1]!;
-    if (byKey(last, r) === 0) out[out.length - 1] = sum(last, r);
-    else out.push(r);
+function foldedCounts(counts: VersionCount[]): readonly VersionCount[] {
+  if (counts.length <= 1) return counts;
+  const out: VersionCount[] = [];
+  for (const c of counts.sort(byCountKey)) {
+    const last = out[out.length - 1];
+    if (last === undefined || byCountKey(last, c) !== 0) out.push(c);
+    else out[out.length - 1] = { ...last, count: last.count + c.count };
   }
   return out;
 }
+
+/*
+ * A group's rows are summed per key into new rows — each batch's own stay as they were, for a retry
+ * of a batch alone after its group failed — found in a map by a key the rows carry (a group's batches
+ * mostly repeat the same few keys), and only the sums sorted (one lock order for concurrent writers).
+ */
+
+/** A group's versions, a key's rows as one: calls added, first and last seen widened. */
+function summedVersions(groups: readonly CountRows[]): VersionRow[] {
+  const sums = new Map<string, VersionRow>();
+  for (const g of groups)
+    for (const v of g.versions) {
+      const sum = sums.get(v.key);
+      if (sum === undefined) sums.set(v.key, versionRow(v));
+      else {
+        if (v.firstMs < sum.firstMs) sum.firstMs = v.firstMs;
+        if (v.lastMs > sum.lastMs) sum.lastMs = v.lastMs;
+        sum.calls += v.calls;
+      }
+    }
+  return [...sums.values()].sort(byVersionKey);
+}
+
+/** A group's counts, a key's rows as one: by (service, tool, version, provider), then minute and outcome. */
+function summedCounts(groups: readonly CountRows[]): VersionCount[] {
+  const sums = new Map<string, Map<number, VersionCount>>();
+  const out: VersionCount[] = [];
+  for (const g of groups)
+    for (const c of g.counts) {
+      let ofGroup = sums.get(c.group);
+      if (!ofGroup) sums.set(c.group, (ofGroup = new Map()));
+      const sum = ofGroup.get(c.slot);
+      if (sum) sum.count += c.count;
+      else {
+        const fresh = { ...c };
+        ofGroup.set(c.slot, fresh);
+        out.push(fresh);
+      }
+    }
+  return out.sort(byCountKey);
+}
+
+const versionRow = (v: VersionRow): VersionRow => ({
+  key: v.key,
+  service: v.service,
+  tool: v.tool,
+  version: v.version,
+  definition: v.definition,
+  firstMs: v.firstMs,
+  lastMs: v.lastMs,
+  calls: v.calls,
+});
