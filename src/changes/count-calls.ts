@@ -16,8 +16,11 @@ import type { Segment } from './sightings.js';
  * that served their model span: what per-version and per-provider error rates are read from.
  */
 export interface VersionCount {
-  /** Its (service, tool, version, provider) as one string, shared by the group's rows: what a group commit sums them by. */
-  group: string;
+  /**
+   * service \0 tool \0 version: its version's row key (VersionSeen.key, one string for every batch's
+   * rows of it), with the provider and slot what a group commit sums counts by.
+   */
+  versionKey: string;
   /** Minute number × 8 + outcome index: the rest of its key. */
   slot: number;
   minute: number;
@@ -43,8 +46,8 @@ export interface DefinitionsRun {
 
 /** The calls of one (service, tool, version, provider), per minute and outcome. */
 export interface CountGroup {
-  /** service \0 tool \0 version \0 provider. */
-  key: string;
+  /** service \0 tool \0 version ('' when offered no definition): VersionCount.versionKey. */
+  versionKey: string;
   service: string;
   tool: string;
   version: string;
@@ -174,7 +177,7 @@ export function countCalls(index: SpanIndex, calls: readonly CheckedCall[]): Ver
         const tool = clipTo(name, index.maxName);
         group = slot.byTool.get(tool);
         if (!group) {
-          group = newGroup(slot.service, tool, '', slot.provider, minute);
+          group = newGroup(`${slot.service}\u0000${tool}\u0000`, slot.service, tool, '', slot.provider, minute);
           slot.byTool.set(tool, group);
           groups.push(group);
         }
@@ -191,12 +194,12 @@ export function countCalls(index: SpanIndex, calls: readonly CheckedCall[]): Ver
   }
   const counts: VersionCount[] = [];
   for (const g of groups) {
-    const { key: group, service, tool, version, provider } = g;
+    const { versionKey, service, tool, version, provider } = g;
     for (let o = 0; o < OUTCOME_NAMES.length; o++) {
       const count = g.byOutcome[o]!;
       if (count > 0)
         counts.push({
-          group,
+          versionKey,
           slot: g.minute * 8 + o,
           minute: g.minute * 60_000,
           service,
@@ -210,7 +213,7 @@ export function countCalls(index: SpanIndex, calls: readonly CheckedCall[]): Ver
     if (g.other)
       for (const [k, count] of g.other)
         counts.push({
-          group,
+          versionKey,
           slot: k,
           minute: Math.floor(k / 8) * 60_000,
           service,
@@ -227,14 +230,21 @@ export function countCalls(index: SpanIndex, calls: readonly CheckedCall[]): Ver
 /** The version's group under `provider` (one per provider a batch names: a short list). */
 function versionGroup(v: VersionSeen, provider: string, minute: number, groups: CountGroup[]): CountGroup {
   for (const g of v.groups) if (g.provider === provider) return g;
-  const g = newGroup(v.service, v.tool, v.version, provider, minute);
+  const g = newGroup(v.key, v.service, v.tool, v.version, provider, minute);
   v.groups.push(g);
   groups.push(g);
   return g;
 }
 
-const newGroup = (service: string, tool: string, version: string, provider: string, minute: number): CountGroup => ({
-  key: `${service}\u0000${tool}\u0000${version}\u0000${provider}`,
+const newGroup = (
+  versionKey: string,
+  service: string,
+  tool: string,
+  version: string,
+  provider: string,
+  minute: number,
+): CountGroup => ({
+  versionKey,
   service,
   tool,
   version,

@@ -204,7 +204,8 @@ function statements(least: string, greatest: string) {
   };
 }
 
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+// Equal first: most fields compared are equal, often the very same string.
+const cmp = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
 const byVersionKey = (a: VersionRow, b: VersionRow) =>
   cmp(a.service, b.service) || cmp(a.tool, b.tool) || cmp(a.version, b.version);
 const byToolSetKey = (a: ToolSetSeen, b: ToolSetSeen) => cmp(a.service, b.service) || cmp(a.version, b.version);
@@ -253,19 +254,22 @@ function summedVersions(groups: readonly CountRows[]): VersionRow[] {
   return [...sums.values()].sort(byVersionKey);
 }
 
-/** A group's counts, a key's rows as one: by (service, tool, version, provider), then minute and outcome. */
+/** A group's counts, a key's rows as one: found by their version's row key, minute and outcome, then provider. */
 function summedCounts(groups: readonly CountRows[]): VersionCount[] {
-  const sums = new Map<string, Map<number, VersionCount>>();
+  const sums = new Map<string, Map<number, VersionCount[]>>();
   const out: VersionCount[] = [];
   for (const g of groups)
     for (const c of g.counts) {
-      let ofGroup = sums.get(c.group);
-      if (!ofGroup) sums.set(c.group, (ofGroup = new Map()));
-      const sum = ofGroup.get(c.slot);
+      let ofVersion = sums.get(c.versionKey);
+      if (!ofVersion) sums.set(c.versionKey, (ofVersion = new Map()));
+      let ofSlot = ofVersion.get(c.slot);
+      if (!ofSlot) ofVersion.set(c.slot, (ofSlot = []));
+      // One row per provider that served the version: a short list.
+      const sum = ofSlot.find((r) => r.provider === c.provider);
       if (sum) sum.count += c.count;
       else {
         const fresh = { ...c };
-        ofGroup.set(c.slot, fresh);
+        ofSlot.push(fresh);
         out.push(fresh);
       }
     }
