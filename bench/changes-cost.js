@@ -11,10 +11,16 @@
  * flight: the mergeable rows (definition versions, per-minute counts) summed for the group by the
  * store's own code (src/store/group-extensions.ts; a build without it writes each batch's own).
  *
+ * The definition hashing is also timed on its own: every model span's offered definitions turned into
+ * their versions and tool set through the observation's own cache (src/changes/offers.ts offerOf:
+ * the SHA-256 of a definition's canonical form is taken once per distinct definitions value, then
+ * found by the list's identity) — as if each span began a run, where observe asks once per run: at
+ * most what observe pays for it.
+ *
  * Usage: node bench/changes-cost.js [--dist DIR] [--rounds N] [--bodies N] [--group N]
- * Prints CPU ms per 100-span batch: observe alone, the SQL alone and both — compare two builds with
- * --dist. `npm run bench` (bench/run.js) imports measureChangesCost() and prints the total as a share
- * of its toolwatch CPU ms per batch (target ≤ 2 %).
+ * Prints CPU ms per 100-span batch: observe alone, the SQL alone, both, and the definition hashing —
+ * compare two builds with --dist. `npm run bench` (bench/run.js) imports measureChangesCost() and
+ * prints the total and the hashing each as a share of its toolwatch CPU ms per batch (target ≤ 2 %).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -25,13 +31,15 @@ import { generateFixtures } from './fixtures.js';
 
 /**
  * CPU ms per batch of the changes work over `bodies` fixture bodies (generateFixtures with
- * `fixtures`) × `rounds` passes, from the build in `dist`: { observeMs, sqlMs, totalMs } per batch.
+ * `fixtures`) × `rounds` passes, from the build in `dist`: { observeMs, sqlMs, totalMs, hashingMs }
+ * per batch (hashingMs is part of observeMs).
  */
 export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount = 200, fixtures = {}, group = 1 }) {
   const load = (p) => import(pathToFileURL(path.join(dist, p)).href);
   const { decodeProtobuf } = await load('sources/otlp/decode-protobuf.js');
   const { builtinDialects } = await load('normalize/dialects.js');
   const { changesSink } = await load('changes/sink.js');
+  const { offerOf } = await load('changes/offers.js');
   const { migrateSqlite } = await load('store/sqlite.js');
   const { SqliteSql } = await load('store/sqlite-sql.js');
   const grouped = existsSync(path.join(dist, 'store/group-extensions.js'))
@@ -62,6 +70,8 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
     return { facts, calls };
   });
   const spans = batches.reduce((n, b) => n + b.facts.length, 0);
+  /** Per batch, its model spans that offered definitions: what the hashing is timed over. */
+  const offering = batches.map((b) => b.facts.filter((f) => f.role === 'model' && f.offered?.length));
   if (spans === 0) throw new Error('no span was read from the fixtures: the decode result shape changed');
 
   const db = new Database(':memory:');
@@ -119,6 +129,17 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
     return cpu() - t0;
   }
 
+  /** Each model span's definitions to their versions and tool set, through the observation's cache. */
+  function hashing() {
+    for (const spansOf of offering) for (const f of spansOf) offerOf(f.service, f.offered, limits.maxName);
+  }
+
+  function timedHashing(n) {
+    const t0 = cpu();
+    for (let i = 0; i < n; i++) hashing();
+    return cpu() - t0;
+  }
+
   function timedEmpty(n) {
     const t0 = cpu();
     for (let i = 0; i < n; i++) emptyTransactions();
@@ -132,10 +153,12 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
     let observeMs = 0;
     let withTxMs = 0;
     let emptyTxMs = 0;
+    let hashingMs = 0;
     for (let i = 0; i < 4; i++) {
       observeMs += timed(rounds / 4, false);
       withTxMs += timed(rounds / 4, true);
       emptyTxMs += timedEmpty(rounds / 4);
+      hashingMs += timedHashing(rounds / 4);
     }
     const bothMs = withTxMs - emptyTxMs;
     const n = rounds * batches.length;
@@ -148,6 +171,10 @@ export async function measureChangesCost({ dist, rounds = 40, bodies: bodyCount 
       observeMs: observeMs / n,
       sqlMs: (bothMs - observeMs) / n,
       totalMs: bothMs / n,
+      /** The definition hashing (cached per distinct definitions value), part of observeMs. */
+      hashingMs: hashingMs / n,
+      /** Model spans per batch that offered definitions (each one hashed, or found, in hashingMs). */
+      offeringSpansPerBatch: offering.reduce((k, o) => k + o.length, 0) / batches.length,
       /** BEGIN + COMMIT per batch (one per group of `group`), left out of sqlMs and totalMs. */
       transactionMs: emptyTxMs / n,
     };
@@ -177,6 +204,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     `changes-cost (${path.relative(process.cwd(), dist) || dist}): ${r.bodies} bodies × ${r.rounds} rounds, ` +
       `${r.spansPerBatch.toFixed(0)} spans and ${r.callsPerBatch.toFixed(1)} calls per batch, ${r.group} per transaction\n` +
       `  CPU ms per batch: observe ${per(r.observeMs)}, SQL ${per(r.sqlMs)}, total ${per(r.totalMs)}` +
-      ` (an empty transaction per batch, left out: ${per(r.transactionMs)})\n`,
+      ` (an empty transaction per batch, left out: ${per(r.transactionMs)})\n` +
+      `  definition hashing ${per(r.hashingMs)} (${r.offeringSpansPerBatch.toFixed(1)} model spans offering definitions per batch, part of observe)\n`,
   );
 }

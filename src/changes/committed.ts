@@ -17,6 +17,8 @@
  */
 import type { Sql } from '../store/sql.js';
 import type { ChangeKind, Sighting } from './observe.js';
+import type { Offer } from './offers.js';
+import type { Segment } from './sightings.js';
 
 const MAX_KEYS = 100_000;
 
@@ -41,6 +43,14 @@ export class CommittedState {
   private readonly services = new Map<string, ServiceState>();
   private keys = 0;
   private runs = 0;
+  /** Moves of what is known (a key dirtied or committed, the state read or forgotten): what `held` is valid for. */
+  private moves = 0;
+  /**
+   * The offers (a service's definitions list, shared by its batches) whose every sighting the state
+   * held as of `heldAt` moves: the steady state's check is one lookup per batch, not one per tool.
+   */
+  private held = new WeakSet<Offer>();
+  private heldAt = 0;
 
   /**
    * Reads change_state once, before any batch (SQLite only: the one writer). A batch run before the
@@ -62,6 +72,7 @@ export class CommittedState {
       e.since = Number(r['since']);
     }
     this.known = true;
+    this.moves++;
   }
 
   /** A new run of a batch's statements: its token for dirty(). */
@@ -71,9 +82,29 @@ export class CommittedState {
 
   /** The stored state already holds this value and no statement not yet learnt may move it. */
   unchanged(s: Sighting): boolean {
+    return this.holds(s.service, s.kind, s.key, s.value);
+  }
+
+  /** unchanged() of each sighting of the segment at its first time: its value, and an offer's each definition. */
+  unchangedSegment(seg: Segment): boolean {
     if (!this.known) return false;
-    const e = this.entry(s.service, s.kind, s.key, false);
-    return e !== undefined && e.dirty === 0 && e.value === s.value;
+    const { service, offer } = seg;
+    if (!offer) return this.holds(service, seg.kind, '', seg.value);
+    if (this.heldAt !== this.moves) {
+      this.held = new WeakSet();
+      this.heldAt = this.moves;
+    }
+    if (this.held.has(offer)) return true;
+    if (!this.holds(service, 'tool_set', '', seg.value)) return false;
+    for (const d of offer.byDef) if (!this.holds(service, 'tool_definition', d.tool, d.version)) return false;
+    this.held.add(offer);
+    return true;
+  }
+
+  private holds(service: string, kind: ChangeKind, key: string, value: string): boolean {
+    if (!this.known) return false;
+    const e = this.entry(service, kind, key, false);
+    return e !== undefined && e.dirty === 0 && e.value === value;
   }
 
   /** The run `token` writes a sighting of this key. */
@@ -81,12 +112,14 @@ export class CommittedState {
     if (!this.known) return;
     const e = this.entry(s.service, s.kind, s.key, true);
     e.dirty = token;
+    this.moves++;
     if (this.keys > MAX_KEYS) this.forget();
   }
 
   /** The run `token` committed these sightings, written in this order: the state moves as the statement moved it. */
   committed(written: readonly Sighting[], token: number): void {
-    if (!this.known) return;
+    if (!this.known || written.length === 0) return;
+    this.moves++;
     for (const s of written) {
       const e = this.entry(s.service, s.kind, s.key, true);
       if (e.value === null || (e.value !== s.value && e.since <= s.timeMs)) {
@@ -102,6 +135,7 @@ export class CommittedState {
   }
 
   private forget(): void {
+    this.moves++;
     this.known = false;
     this.services.clear();
     this.keys = 0;

@@ -40,9 +40,10 @@ function pushSightings(out: Sighting[], seg: Segment, t: number): void {
       out.push({ service, kind: 'tool_definition', key: d.tool, value: d.version, timeMs: t });
 }
 
-export function firstSightings(segments: readonly Segment[]): Sighting[] {
+/** A segment's sightings at its earliest time: all a run says when no key of the batch holds two values. */
+export function firstSightings(seg: Segment): Sighting[] {
   const out: Sighting[] = [];
-  for (const seg of segments) pushSightings(out, seg, seg.tMin);
+  pushSightings(out, seg, seg.tMin);
   return out;
 }
 

@@ -15,6 +15,7 @@
 import { rowsStatement, type BatchExtension, type BatchTx, type RowMerger, type Sql } from '../store/sql.js';
 import type { CommittedState } from './committed.js';
 import type { BatchObservation, Sighting, ToolSetSeen, VersionCount, VersionSeen } from './observe.js';
+import { firstSightings } from './sightings.js';
 
 /** Rows per multi-row statement (7 values each at most: far below either engine's parameter limit). */
 const ROWS_PER_STATEMENT = 64;
@@ -31,11 +32,11 @@ export function changesExtension(
   obs: BatchObservation,
   memo?: CommittedState,
 ): BatchExtension | undefined {
-  if (obs.versions.length === 0 && obs.sightings.length === 0 && obs.counts.length === 0) return undefined;
+  if (obs.versions.length === 0 && obs.segments.length === 0 && obs.counts.length === 0) return undefined;
   const sql = STATEMENTS[dialect];
   // One lock order for concurrent writers: rows sorted by key (in place: the arrays are the batch's own).
   const versions = obs.versions.length > 1 ? obs.versions.sort(byVersionKey) : obs.versions;
-  const counts = summedCounts(obs.counts);
+  const counts = foldedCounts(obs.counts);
   /** The last run's token and the sightings it wrote (a group retried batch by batch runs a batch twice). */
   let token = 0;
   let written: Sighting[] = [];
@@ -43,17 +44,27 @@ export function changesExtension(
   const rest = (tx: BatchTx) => {
     token = memo ? memo.beginRun() : 0;
     written = [];
-    /** Tool-set sightings left out: their rows are the current state's, stored already. */
-    let unchangedSets: Sighting[] | undefined;
-    for (const s of obs.sightings) {
-      // A key sighted twice (a transition inside the batch) is written whole.
-      if (memo && !obs.repeatedKeys && memo.unchanged(s)) {
-        if (s.kind === 'tool_set') (unchangedSets ??= []).push(s);
-        continue;
-      }
+    /** Tool sets left out: their rows are the current state's, stored already. */
+    let unchangedSets: { service: string; value: string }[] | undefined;
+    const write = (s: Sighting) => {
       memo?.dirty(s, token);
       written.push(s);
-    }
+    };
+    // A key sighted twice (a transition inside the batch) is written whole.
+    if (obs.transitions) for (const s of obs.transitions) write(s);
+    else
+      for (const seg of obs.segments) {
+        // Most often the state holds every value a run sights: left out whole, no sighting made.
+        if (memo?.unchangedSegment(seg)) {
+          if (seg.kind === 'tool_set') (unchangedSets ??= []).push(seg);
+          continue;
+        }
+        for (const s of firstSightings(seg)) {
+          if (memo?.unchanged(s)) {
+            if (s.kind === 'tool_set') (unchangedSets ??= []).push(s);
+          } else write(s);
+        }
+      }
     writeToolSets(tx, sql, obs.toolSets, unchangedSets);
     writeSightings(tx, sql, written);
   };
@@ -62,15 +73,20 @@ export function changesExtension(
     writeCountRows(tx, sql, rows);
     rest(tx);
   };
+  // Set by one unconditional store: the same closure made under `if (memo)` cost Node 20 some 14 µs
+  // per batch (bench/changes-cost.js), more than the rest of the changes work in JavaScript.
+  ext.committed = memo ? () => memo.committed(written, token) : undefined;
   ext.mergeable = { merger: MERGERS[dialect], rows, rest };
-  if (memo) ext.committed = () => memo.committed(written, token);
   return ext;
 }
+
+/** What a version's row stores (a batch's VersionSeen, or a group's sum of them). */
+type VersionRow = Omit<VersionSeen, 'groups'>;
 
 /** A batch's version and per-minute count rows: upserts that add calls and widen times, mergeable across a group. */
 interface CountRows {
   /** Sorted by key, one row per key. */
-  versions: readonly VersionSeen[];
+  versions: readonly VersionRow[];
   /** Sorted by key, one row per key. */
   counts: readonly VersionCount[];
 }
@@ -99,13 +115,10 @@ function writeCountRows(tx: BatchTx, sql: Statements, rows: CountRows): void {
 function merger(sql: Statements): RowMerger<CountRows> {
   return {
     write(tx, groups) {
-      const versions: VersionSeen[] = [];
-      const counts: VersionCount[] = [];
-      for (const g of groups) {
-        for (const v of g.versions) versions.push(v);
-        for (const c of g.counts) counts.push(c);
-      }
-      writeCountRows(tx, sql, { versions: summedVersions(versions), counts: summedCounts(counts) });
+      writeCountRows(tx, sql, {
+        versions: summedVersions(groups),
+        counts: summedCounts(groups),
+      });
     },
   };
 }
@@ -116,7 +129,7 @@ function writeToolSets(
   tx: BatchTx,
   sql: Statements,
   all: readonly ToolSetSeen[],
-  unchanged: readonly Sighting[] | undefined,
+  unchanged: readonly { service: string; value: string }[] | undefined,
 ): void {
   const sets = unchanged
     ? all.filter((t) => !unchanged.some((s) => s.service === t.service && s.value === t.version))
@@ -191,8 +204,9 @@ function statements(least: string, greatest: string) {
   };
 }
 
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const byVersionKey = (a: VersionSeen, b: VersionSeen) =>
+// Equal first: most fields compared are equal, often the very same string.
+const cmp = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
+const byVersionKey = (a: VersionRow, b: VersionRow) =>
   cmp(a.service, b.service) || cmp(a.tool, b.tool) || cmp(a.version, b.version);
 const byToolSetKey = (a: ToolSetSeen, b: ToolSetSeen) => cmp(a.service, b.service) || cmp(a.version, b.version);
 const byCountKey = (a: VersionCount, b: VersionCount) =>
@@ -204,34 +218,71 @@ const byCountKey = (a: VersionCount, b: VersionCount) =>
   cmp(a.outcome, b.outcome);
 
 /**
- * Versions of several batches sorted by key, a key's rows summed into one (new rows): its calls
- * added, its first and last seen widened.
+ * A batch's own counts sorted in place by key, a key's rows summed into one new row: two long tool
+ * names clipped to the same text count under one key.
  */
-const summedVersions = (versions: VersionSeen[]): readonly VersionSeen[] =>
-  summedRows(versions, byVersionKey, (last, v) => ({
-    ...last,
-    firstMs: Math.min(last.firstMs, v.firstMs),
-    lastMs: Math.max(last.lastMs, v.lastMs),
-    calls: last.calls + v.calls,
-  }));
-
-/**
- * The counts sorted by key (one lock order), a key's rows summed into one: two long tool names
- * clipped to the same text count under one key.
- */
-const summedCounts = (counts: VersionCount[]): readonly VersionCount[] =>
-  summedRows(counts, byCountKey, (last, c) => ({ ...last, count: last.count + c.count }));
-
-/** `rows` sorted in place by `byKey`, each run of one key folded by `sum` into one new row. */
-function summedRows<T>(rows: T[], byKey: (a: T, b: T) => number, sum: (last: T, next: T) => T): readonly T[] {
-  if (rows.length <= 1) return rows;
-  const sorted = rows.sort(byKey);
-  const out: T[] = [sorted[0]!];
-  for (let i = 1; i < sorted.length; i++) {
-    const r = sorted[i]!;
-    const last = out[out.length - 1]!;
-    if (byKey(last, r) === 0) out[out.length - 1] = sum(last, r);
-    else out.push(r);
+function foldedCounts(counts: VersionCount[]): readonly VersionCount[] {
+  if (counts.length <= 1) return counts;
+  const out: VersionCount[] = [];
+  for (const c of counts.sort(byCountKey)) {
+    const last = out[out.length - 1];
+    if (last === undefined || byCountKey(last, c) !== 0) out.push(c);
+    else out[out.length - 1] = { ...last, count: last.count + c.count };
   }
   return out;
 }
+
+/*
+ * A group's rows are summed per key into new rows — each batch's own stay as they were, for a retry
+ * of a batch alone after its group failed — found in a map by a key the rows carry (a group's batches
+ * mostly repeat the same few keys), and only the sums sorted (one lock order for concurrent writers).
+ */
+
+/** A group's versions, a key's rows as one: calls added, first and last seen widened. */
+function summedVersions(groups: readonly CountRows[]): VersionRow[] {
+  const sums = new Map<string, VersionRow>();
+  for (const g of groups)
+    for (const v of g.versions) {
+      const sum = sums.get(v.key);
+      if (sum === undefined) sums.set(v.key, versionRow(v));
+      else {
+        if (v.firstMs < sum.firstMs) sum.firstMs = v.firstMs;
+        if (v.lastMs > sum.lastMs) sum.lastMs = v.lastMs;
+        sum.calls += v.calls;
+      }
+    }
+  return [...sums.values()].sort(byVersionKey);
+}
+
+/** A group's counts, a key's rows as one: found by their version's row key, minute and outcome, then provider. */
+function summedCounts(groups: readonly CountRows[]): VersionCount[] {
+  const sums = new Map<string, Map<number, VersionCount[]>>();
+  const out: VersionCount[] = [];
+  for (const g of groups)
+    for (const c of g.counts) {
+      let ofVersion = sums.get(c.versionKey);
+      if (!ofVersion) sums.set(c.versionKey, (ofVersion = new Map()));
+      let ofSlot = ofVersion.get(c.slot);
+      if (!ofSlot) ofVersion.set(c.slot, (ofSlot = []));
+      // One row per provider that served the version: a short list.
+      const sum = ofSlot.find((r) => r.provider === c.provider);
+      if (sum) sum.count += c.count;
+      else {
+        const fresh = { ...c };
+        ofSlot.push(fresh);
+        out.push(fresh);
+      }
+    }
+  return out.sort(byCountKey);
+}
+
+const versionRow = (v: VersionRow): VersionRow => ({
+  key: v.key,
+  service: v.service,
+  tool: v.tool,
+  version: v.version,
+  definition: v.definition,
+  firstMs: v.firstMs,
+  lastMs: v.lastMs,
+  calls: v.calls,
+});

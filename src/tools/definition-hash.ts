@@ -139,6 +139,9 @@ const toolSetCache = new Lru<string>(1024, 8 * 1024 * 1024);
 
 /** Instructions strings repeat on every request of an agent: hashed once per distinct string. */
 const promptCache = new Lru<string>(256, 8 * 1024 * 1024);
+/** The last value asked and its version: consecutive requests of an agent send the same one (mostly the same string). */
+let lastPrompt = '';
+let lastPromptVersion: string | undefined;
 
 /**
  * The version of a system prompt / instructions value (`gen_ai.system_instructions`): a JSON value
@@ -146,6 +149,14 @@ const promptCache = new Lru<string>(256, 8 * 1024 * 1024);
  * any other text is hashed trimmed. The text itself is never kept. undefined for an empty value.
  */
 export function promptVersion(value: string): string | undefined {
+  if (value === lastPrompt) return lastPromptVersion;
+  const version = promptVersionOf(value);
+  lastPrompt = value;
+  lastPromptVersion = version;
+  return version;
+}
+
+function promptVersionOf(value: string): string | undefined {
   if (value.trim() === '') return undefined;
   const hit = promptCache.get(value);
   if (hit !== undefined) return hit;
