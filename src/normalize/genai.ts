@@ -10,7 +10,7 @@ import { baseFacts, execution, lazyBaseFacts, lazyFact } from './facts.js';
 import { assistantText, firstUserText, mayHoldCalls, proposalsOf, readMessages, replaysOf } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
-import { argValue, firstAttr, jsonValue, jsonValueShared, num, str } from '../util/values.js';
+import { argValue, firstAttr, hasAnyKey, jsonValue, jsonValueShared, num, str } from '../util/values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
 const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);
@@ -150,20 +150,24 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
   return f;
 }
 
+/** Any of these makes a span the current conventions' (isGenAiToolSpan's keys among them). */
+const MARKS = [
+  'gen_ai.operation.name',
+  'gen_ai.tool.name',
+  'gen_ai.tool.call.id',
+  'gen_ai.tool.definitions',
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.provider.name',
+  'gen_ai.system',
+  'gen_ai.request.model',
+];
+
 export const genaiReader: DialectReader = {
   name: 'genai',
+  marks: { keys: MARKS },
   matches(span) {
-    const a = span.attributes;
-    return (
-      a['gen_ai.operation.name'] !== undefined ||
-      isGenAiToolSpan(a) ||
-      a['gen_ai.tool.definitions'] !== undefined ||
-      a['gen_ai.input.messages'] !== undefined ||
-      a['gen_ai.output.messages'] !== undefined ||
-      a['gen_ai.provider.name'] !== undefined ||
-      a['gen_ai.system'] !== undefined ||
-      a['gen_ai.request.model'] !== undefined
-    );
+    return hasAnyKey(span.attributes, MARKS);
   },
   read(span) {
     return readGenAi(span, 'genai', genAiRole(span.attributes));

@@ -74,6 +74,7 @@ function readModel(f: SpanFacts, request: Payload, response: Payload): void {
 
 export const googleAdkReader: DialectReader = {
   name: 'google-adk',
+  marks: { keys: [REQUEST, 'gen_ai.system'] },
   matches(span) {
     const a = span.attributes;
     // ADK writes llm_request on its model and tool spans alike ('{}' on tool spans).

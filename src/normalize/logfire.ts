@@ -42,6 +42,7 @@ function responseMessage(a: AttrObject) {
 
 export const logfireReader: DialectReader = {
   name: 'logfire',
+  marks: { keys: ['request_data'] },
   matches(span) {
     const a = span.attributes;
     return a['request_data'] !== undefined && a['logfire.msg_template'] !== undefined;

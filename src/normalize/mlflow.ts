@@ -78,6 +78,7 @@ function readModel(a: AttrObject, f: SpanFacts): void {
 
 export const mlflowReader: DialectReader = {
   name: 'mlflow',
+  marks: { keys: ['mlflow.spanType'] },
   matches(span) {
     return typeof span.attributes['mlflow.spanType'] === 'string';
   },
