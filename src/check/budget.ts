@@ -88,23 +88,20 @@ export class CompileBudget {
   }
 }
 
-/** Nesting depth of a JSON value (a scalar is 0, `{}` is 1), stopping as soon as it passes `max`. */
+/**
+ * Nesting depth of a JSON value (a scalar is 0, `{}` is 1) is over `max`. Recursive, stopping as soon
+ * as it passes `max`: the value may be nested far deeper than the call stack allows, but the walk
+ * never goes more than `max` (the config allows at most 1,000) levels down, and allocates nothing
+ * (this runs for every checked call; an explicit stack cost three arrays per call).
+ */
 export function deeperThan(value: unknown, max: number): boolean {
-  // An explicit stack: the value may be nested far deeper than the call stack allows. Two parallel
-  // arrays, not a pair per value: this runs for every checked call.
-  const values: unknown[] = [value];
-  const depths: number[] = [0];
-  while (values.length > 0) {
-    const v = values.pop();
-    const depth = depths.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth + 1 > max) return true;
-    const children = Array.isArray(v) ? v : Object.values(v);
-    for (const c of children) {
-      if (c === null || typeof c !== 'object') continue;
-      values.push(c);
-      depths.push(depth + 1);
-    }
+  if (value === null || typeof value !== 'object') return false;
+  if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (deeperThan(value[i], max - 1)) return true;
+    return false;
   }
+  for (const k in value)
+    if (Object.hasOwn(value, k) && deeperThan((value as Record<string, unknown>)[k], max - 1)) return true;
   return false;
 }

@@ -74,7 +74,7 @@ function classifyUnguarded(
   const offered = call.offered && call.offered.length > 0 ? call.offered : undefined;
   let def: ToolDef | undefined;
   if (offered) {
-    def = offered.find((t) => t.name === call.name);
+    def = named(offered, call.name);
     if (!def) return { outcome: 'UnknownName', known: offered.map((t) => t.name) };
   } else if (registry.knows(call.service)) {
     def = registry.lookup(call.service, call.name);
@@ -97,10 +97,18 @@ function classifyUnguarded(
     const message = `arguments nested deeper than check.max_argument_depth (${maxArgumentDepth})`;
     return { outcome: 'unvalidated', reason: 'too_deep', message };
   }
-  const pick = pickSchema(def.parameters, offered ? registry.lookup(call.service, call.name)?.parameters : undefined);
-  if (pick.kind === 'none') return { outcome: 'unvalidated', reason: 'no_schema' };
-  if (pick.kind === 'not-a-schema') return { outcome: 'unvalidated', reason: 'bad_schema', message: NOT_A_SCHEMA };
-  const compiled = schemas.get(pick.schema, bounds.compiles);
+  // The first candidate that is a schema: the offered definition's, then the registry's for the same
+  // tool (looked up only then: the lookup is pure). A candidate with no known keyword is passed over
+  // (a reader may have been handed arguments where a schema belongs); when every candidate present
+  // is like that, the call is `bad_schema`.
+  let schema = def.parameters;
+  if (schema === undefined || !isSchema(schema)) {
+    const registered = offered ? registry.lookup(call.service, call.name)?.parameters : undefined;
+    if (registered !== undefined && isSchema(registered)) schema = registered;
+    else if (schema === undefined && registered === undefined) return { outcome: 'unvalidated', reason: 'no_schema' };
+    else return { outcome: 'unvalidated', reason: 'bad_schema', message: NOT_A_SCHEMA };
+  }
+  const compiled = schemas.get(schema, bounds.compiles);
   if (!compiled.ok) {
     const reason = 'refused' in compiled ? compiled.refused : 'bad_schema';
     return { outcome: 'unvalidated', reason, message: compiled.message };
@@ -110,27 +118,23 @@ function classifyUnguarded(
     const message = "validation stopped: the batch's check.validation_time_per_batch was spent";
     return { outcome: 'unvalidated', reason: 'budget', message };
   }
-  if (valid) return { outcome: 'valid' };
+  if (valid) return VALID;
   return { outcome: 'SchemaMismatch', errors: toErrors(compiled.validate.errors) };
+}
+
+/** One object for every valid call (nothing writes to an outcome). */
+const VALID: Outcome = Object.freeze({ outcome: 'valid' });
+
+/** The offered definition of this name (a loop: no closure per call). */
+function named(offered: readonly ToolDef[], name: string): ToolDef | undefined {
+  for (const t of offered) if (t.name === name) return t;
+  return undefined;
 }
 
 const NOT_A_SCHEMA = 'not a JSON Schema: no known keyword (an object of unknown words accepts everything)';
 
-type Pick = { kind: 'none' } | { kind: 'not-a-schema' } | { kind: 'schema'; schema: unknown };
-
-/**
- * The first candidate that is a schema: the offered definition's, then the registry's for the same
- * tool. A candidate with no known keyword is passed over (a reader may have been handed arguments
- * where a schema belongs); when every candidate present is like that, the call is `bad_schema`.
- */
-function pickSchema(...candidates: unknown[]): Pick {
-  let sawOne = false;
-  for (const c of candidates) {
-    if (c === undefined) continue;
-    sawOne = true;
-    if (typeof c === 'string' || schemaShape(c) !== 'not-a-schema') return { kind: 'schema', schema: c };
-  }
-  return sawOne ? { kind: 'not-a-schema' } : { kind: 'none' };
+function isSchema(c: unknown): boolean {
+  return typeof c === 'string' || schemaShape(c) !== 'not-a-schema';
 }
 
 type Parsed = { kind: 'none' } | { kind: 'invalid'; message: string } | { kind: 'object'; value: unknown };

@@ -1,6 +1,7 @@
 /** The parts of SpanFacts every reader fills the same way. */
 import type { Span, SpanFacts, ToolExecution } from '../model.js';
 import { spanStatus } from './exec-status.js';
+import { assistantText, firstUserText, replaysOf, type Msg } from './messages.js';
 import { str, toToolArgs, resultText } from '../util/values.js';
 
 export function baseFacts(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
@@ -49,6 +50,11 @@ export function execution(
 type LazyKey = 'replays' | 'userMessage' | 'outputText';
 /** A lazy fact's slot: its compute function until the first read, then its value. */
 type Slot<K extends LazyKey> = SpanFacts[K] | (() => SpanFacts[K]);
+/** Turns a span's history or output attribute into messages: a module-level function, made once. */
+export type MessagesReader = (source: unknown) => Msg[];
+/** A LazyFacts slot computed from the span's history or output its fields hold (lazyHistory, lazyOutputText). */
+const FROM_SPAN = Symbol('from the span');
+type LazySlot<K extends LazyKey> = Slot<K> | typeof FROM_SPAN;
 interface LazySlots {
   replays: Slot<'replays'>;
   userMessage: Slot<'userMessage'>;
@@ -102,6 +108,8 @@ const ACCESSORS: Record<LazyKey, PropertyDescriptor> = {
  * an own accessor costs an Object.defineProperty (about 1 µs each on the benchmark host, three per
  * model span). So `replays` and `userMessage` are not own keys: a spread or Object.keys does not
  * carry them (no reader of facts enumerates them; property reads, assignments and JSON do see them).
+ * The history and a text-only output are kept in fields with their readers (lazyHistory,
+ * lazyOutputText) rather than in closures: a context and three or four functions per model span.
  */
 class LazyFacts {
   dialect: string;
@@ -113,9 +121,16 @@ class LazyFacts {
   endTimeMs: number;
   role: SpanFacts['role'];
   proposals: SpanFacts['proposals'];
-  #replays: Slot<'replays'> = [];
-  #userMessage: Slot<'userMessage'> = undefined;
-  #outputText: Slot<'outputText'> = undefined;
+  #replays: LazySlot<'replays'> = [];
+  #userMessage: LazySlot<'userMessage'> = undefined;
+  #outputText: LazySlot<'outputText'> = undefined;
+  /** The history and its reader while a slot is FROM_SPAN; its messages once read, for both slots. */
+  #input: unknown = undefined;
+  #readInput: MessagesReader | undefined = undefined;
+  #history: Msg[] | undefined = undefined;
+  /** A text-only output and its reader while `outputText` is FROM_SPAN. */
+  #output: unknown = undefined;
+  #readOutput: MessagesReader | undefined = undefined;
 
   constructor(span: Span, dialect: string, role: SpanFacts['role']) {
     this.dialect = dialect;
@@ -131,39 +146,96 @@ class LazyFacts {
 
   get replays(): SpanFacts['replays'] {
     const v = this.#replays;
+    if (v === FROM_SPAN) {
+      const value = replaysOf(this.#messages());
+      this.replays = value;
+      return value;
+    }
     if (typeof v !== 'function') return v;
     return (this.#replays = v());
   }
 
   set replays(v: SpanFacts['replays']) {
     this.#replays = v;
+    this.#dropHistory();
   }
 
   get userMessage(): SpanFacts['userMessage'] {
     const v = this.#userMessage;
+    if (v === FROM_SPAN) {
+      const value = firstUserText(this.#messages());
+      this.userMessage = value;
+      return value;
+    }
     if (typeof v !== 'function') return v;
     return (this.#userMessage = v());
   }
 
   set userMessage(v: SpanFacts['userMessage']) {
     this.#userMessage = v;
+    this.#dropHistory();
   }
 
   get outputText(): SpanFacts['outputText'] {
     const v = this.#outputText;
+    if (v === FROM_SPAN) {
+      const value = assistantText(this.#readOutput!(this.#output));
+      this.outputText = value;
+      return value;
+    }
     if (typeof v !== 'function') return v;
     return (this.#outputText = v());
   }
 
   set outputText(v: SpanFacts['outputText']) {
     this.#outputText = v;
+    this.#output = undefined;
+    this.#readOutput = undefined;
+  }
+
+  #messages(): Msg[] {
+    return (this.#history ??= this.#readInput!(this.#input));
+  }
+
+  /** Once no slot reads the history any more, it is let go (as a settled closure let go of what it held). */
+  #dropHistory(): void {
+    if (this.#replays === FROM_SPAN || this.#userMessage === FROM_SPAN) return;
+    this.#input = undefined;
+    this.#readInput = undefined;
+    this.#history = undefined;
+  }
+
+  /**
+   * Makes `replays` and/or `userMessage` read `read(input)` (lazyHistory); false, changing nothing,
+   * when a slot left out still reads an earlier history (the caller then defines them by closures).
+   */
+  deferHistory(input: unknown, read: MessagesReader, replays: boolean, userMessage: boolean): boolean {
+    if ((!replays && this.#replays === FROM_SPAN) || (!userMessage && this.#userMessage === FROM_SPAN)) return false;
+    this.#input = input;
+    this.#readInput = read;
+    this.#history = undefined;
+    if (replays) this.#replays = FROM_SPAN;
+    if (userMessage) this.#userMessage = FROM_SPAN;
+    return true;
+  }
+
+  /** Makes `outputText` the assistant text of `read(output)` (lazyOutputText). */
+  deferOutputText(output: unknown, read: MessagesReader): void {
+    this.#output = output;
+    this.#readOutput = read;
+    this.#outputText = FROM_SPAN;
   }
 
   /** Makes a lazy fact's slot its computation (lazyFact). */
   defer<K extends LazyKey>(key: K, compute: () => SpanFacts[K]): void {
     if (key === 'replays') this.#replays = compute as () => SpanFacts['replays'];
     else if (key === 'userMessage') this.#userMessage = compute as () => SpanFacts['userMessage'];
-    else this.#outputText = compute as () => SpanFacts['outputText'];
+    else {
+      this.#outputText = compute as () => SpanFacts['outputText'];
+      this.#output = undefined;
+      this.#readOutput = undefined;
+    }
+    this.#dropHistory();
   }
 
   /** JSON carries the lazy facts as plain values, as it does for any other facts object. */
@@ -207,4 +279,29 @@ export function lazyFact<K extends LazyKey>(f: SpanFacts, key: K, compute: () =>
     Object.defineProperty(f, key, ACCESSORS[key]);
   }
   (slots[key] as Slot<K>) = compute;
+}
+
+/**
+ * Defines `replays` and `userMessage` (or only those asked for) lazily from a span's input history:
+ * `read(input)` runs on the first read of either, once for both. Pass a module-level `read`: on a
+ * model span's facts (lazyBaseFacts) this then makes no function at all.
+ */
+export function lazyHistory(
+  f: SpanFacts,
+  input: unknown,
+  read: MessagesReader,
+  replays = true,
+  userMessage = true,
+): void {
+  if (f instanceof LazyFacts && f.deferHistory(input, read, replays, userMessage)) return;
+  let msgs: Msg[] | undefined;
+  const history = () => (msgs ??= read(input));
+  if (replays) lazyFact(f, 'replays', () => replaysOf(history()));
+  if (userMessage) lazyFact(f, 'userMessage', () => firstUserText(history()));
+}
+
+/** Defines `outputText` lazily: the assistant text of `read(output)`, read on first use. */
+export function lazyOutputText(f: SpanFacts, output: unknown, read: MessagesReader): void {
+  if (f instanceof LazyFacts) f.deferOutputText(output, read);
+  else lazyFact(f, 'outputText', () => assistantText(read(output)));
 }

@@ -29,34 +29,38 @@ export function setFinishReasons(f: SpanFacts, span: Span): void {
 }
 
 export function finishReasonsOf(span: Span): string[] {
-  const out = new Set<string>();
-  const add = (v: unknown): void => {
-    if (typeof v === 'string' && v !== '' && out.size < MAX_REASONS) out.add(v.slice(0, MAX_REASON));
-  };
+  // An array, not a Set: at most 16 short strings, and this runs for every model span with calls.
+  const out: string[] = [];
   const a = span.attributes;
   const listed = a['gen_ai.response.finish_reasons'];
-  if (Array.isArray(listed)) listed.forEach(add);
+  if (Array.isArray(listed)) for (const v of listed) add(out, v);
   else if (typeof listed === 'string') {
     const parsed = listed.startsWith('[') ? json(listed) : undefined;
-    if (Array.isArray(parsed)) parsed.forEach(add);
-    else add(listed);
+    if (Array.isArray(parsed)) for (const v of parsed) add(out, v);
+    else add(out, listed);
   }
-  add(str(a, 'ai.response.finishReason'));
-  // The suffix first: one cheap compare per key instead of a regular expression (this runs for every
-  // model span). Object.keys, not for…in: attribute objects have a null prototype (dictionary mode),
-  // whose for…in costs about twice as much.
-  for (const key of Object.keys(a)) if (key.endsWith(FINISH_SUFFIX) && INDEXED.test(key)) add(a[key]);
+  add(out, str(a, 'ai.response.finishReason'));
+  // The suffix first: one cheap compare per key instead of a regular expression. for…in, not
+  // Object.keys: an attribute object in fast mode walks its enum cache without allocating a copy.
+  for (const key in a) if (key.endsWith(FINISH_SUFFIX) && INDEXED.test(key)) add(out, a[key]);
   const messages = jsonAttr(a, 'gen_ai.output.messages');
-  if (Array.isArray(messages)) for (const m of messages) if (isRecord(m)) add(m['finish_reason']);
-  for (const e of span.events) if (e.name === 'gen_ai.choice') add(e.attributes['finish_reason']);
+  if (Array.isArray(messages)) for (const m of messages) if (isRecord(m)) add(out, m['finish_reason']);
+  for (const e of span.events) if (e.name === 'gen_ai.choice') add(out, e.attributes['finish_reason']);
   const output = jsonAttr(a, 'output.value');
   if (isRecord(output)) {
-    add(output['finish_reason']);
-    add(output['stop_reason']);
+    add(out, output['finish_reason']);
+    add(out, output['stop_reason']);
     for (const list of [output['choices'], output['candidates']])
-      if (Array.isArray(list)) for (const c of list) if (isRecord(c)) add(c['finish_reason'] ?? c['finishReason']);
+      if (Array.isArray(list)) for (const c of list) if (isRecord(c)) add(out, c['finish_reason'] ?? c['finishReason']);
   }
-  return [...out];
+  return out;
+}
+
+/** Adds a reason once, in the order first seen, up to MAX_REASONS. */
+function add(out: string[], v: unknown): void {
+  if (typeof v !== 'string' || v === '' || out.length >= MAX_REASONS) return;
+  const reason = v.slice(0, MAX_REASON);
+  if (!out.includes(reason)) out.push(reason);
 }
 
 function jsonAttr(a: AttrObject, key: string): unknown {

@@ -14,11 +14,11 @@
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './dialect.js';
-import { execution, lazyFact } from './facts.js';
+import { execution, lazyHistory } from './facts.js';
 import { genAiRole, readGenAi } from './genai.js';
-import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
+import { assistantText, proposalsOf, readMessages, type Msg } from './messages.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
-import { argValue, firstAttr, isRecord, jsonValue, str, type Rec } from '../util/values.js';
+import { argValue, firstAttr, hasAnyKey, isRecord, jsonValue, str, type Rec } from '../util/values.js';
 
 function isFlueToolSpan(a: AttrObject): boolean {
   return a['flue.tool.name'] !== undefined || a['flue.tool.call_id'] !== undefined;
@@ -59,27 +59,27 @@ function fillModel(span: Span, f: SpanFacts): void {
   const input = jsonValue(a['flue.turn.input']);
   if (!isRecord(input)) return;
   f.offered ??= parseToolDefs(input['tools']);
-  if (f.replays.length === 0) {
-    let msgs: ReturnType<typeof readMessages> | undefined;
-    const history = () => (msgs ??= readMessages(inputMessages(input)));
-    lazyFact(f, 'replays', () => replaysOf(history()));
-    if (f.userMessage === undefined) lazyFact(f, 'userMessage', () => firstUserText(history()));
-  }
+  if (f.replays.length === 0) lazyHistory(f, input, readInputMessages, true, f.userMessage === undefined);
 }
+
+function readInputMessages(input: unknown): Msg[] {
+  return readMessages(inputMessages(input as Rec));
+}
+
+/** Flue < 2 names every tool span (`flue.tool.name`); Flue 2 puts only non-object payloads in flue.*. */
+const MARKS = [
+  'flue.tool.name',
+  'flue.turn.output',
+  'flue.turn.input',
+  'flue.tool.call.arguments',
+  'flue.tool.call.result',
+];
 
 export const flueReader: DialectReader = {
   name: 'flue',
+  marks: { keys: MARKS },
   matches(span) {
-    // Flue < 2 names every tool span (`flue.tool.name`); Flue 2 puts only non-object payloads in flue.*.
-    const a = span.attributes;
-    // The keys that mark Flue's spans, written out: constant-key lookups each get their own inline cache.
-    return (
-      a['flue.tool.name'] !== undefined ||
-      a['flue.turn.output'] !== undefined ||
-      a['flue.turn.input'] !== undefined ||
-      a['flue.tool.call.arguments'] !== undefined ||
-      a['flue.tool.call.result'] !== undefined
-    );
+    return hasAnyKey(span.attributes, MARKS);
   },
   read(span) {
     const a = span.attributes;

@@ -24,7 +24,7 @@ import {
   type Msg,
 } from './messages.js';
 import { toToolDef } from '../tools/tooldefs.js';
-import { isRecord, jsonValue, str, type Rec } from '../util/values.js';
+import { hasAnyKey, isRecord, jsonValue, str, type Rec } from '../util/values.js';
 
 /** v1.28 message events carry the role in the event name. */
 const INPUT_EVENT_ROLES = new Map<string, string>([
@@ -39,28 +39,28 @@ const CONTENT_EVENT_ATTR = new Map<string, string>([
   ['gen_ai.content.completion', 'gen_ai.completion'],
 ]);
 /**
- * Exact keys that every OpenLLMetry numbered message/function list has at index 0. Probing them is
- * O(1), where scanning all keys would cost every current-GenAI span a full pass on the hot path.
- * Written out, not looped over a list: a lookup by a constant key gets its own inline cache, where
- * one keyed lookup taking 13 keys in turn is generic (about a third slower per span, measured).
+ * The old forms' own keys: the deprecated whole-JSON attributes, OpenLLMetry's markers, and the exact
+ * keys every OpenLLMetry numbered message/function list has at index 0 (probed, not scanned for).
  */
-function hasNumberedKeys(a: AttrObject): boolean {
-  return (
-    a['gen_ai.prompt.0.role'] !== undefined ||
-    a['gen_ai.prompt.0.content'] !== undefined ||
-    a['gen_ai.prompt.0.finish_reason'] !== undefined ||
-    a['gen_ai.prompt.0.tool_calls.0.name'] !== undefined ||
-    a['gen_ai.prompt.0.tool_calls.0.id'] !== undefined ||
-    a['gen_ai.prompt.0.function_call.name'] !== undefined ||
-    a['gen_ai.completion.0.role'] !== undefined ||
-    a['gen_ai.completion.0.content'] !== undefined ||
-    a['gen_ai.completion.0.finish_reason'] !== undefined ||
-    a['gen_ai.completion.0.tool_calls.0.name'] !== undefined ||
-    a['gen_ai.completion.0.tool_calls.0.id'] !== undefined ||
-    a['gen_ai.completion.0.function_call.name'] !== undefined ||
-    a['llm.request.functions.0.name'] !== undefined
-  );
-}
+const MARKS = [
+  'gen_ai.prompt',
+  'gen_ai.completion',
+  'traceloop.span.kind',
+  'llm.request.type',
+  'gen_ai.prompt.0.role',
+  'gen_ai.prompt.0.content',
+  'gen_ai.prompt.0.finish_reason',
+  'gen_ai.prompt.0.tool_calls.0.name',
+  'gen_ai.prompt.0.tool_calls.0.id',
+  'gen_ai.prompt.0.function_call.name',
+  'gen_ai.completion.0.role',
+  'gen_ai.completion.0.content',
+  'gen_ai.completion.0.finish_reason',
+  'gen_ai.completion.0.tool_calls.0.name',
+  'gen_ai.completion.0.tool_calls.0.id',
+  'gen_ai.completion.0.function_call.name',
+  'llm.request.functions.0.name',
+];
 
 function isLegacyEvent(name: string): boolean {
   return name === 'gen_ai.choice' || INPUT_EVENT_ROLES.has(name) || CONTENT_EVENT_ATTR.has(name);
@@ -297,18 +297,11 @@ function readStrandsCycle(span: Span): SpanFacts {
 
 export const genaiLegacyReader: DialectReader = {
   name: 'genai-legacy',
+  marks: { keys: MARKS, also: (span) => span.events.length > 0 },
   matches(span) {
-    const a = span.attributes;
-    if (
-      a['gen_ai.prompt'] !== undefined ||
-      a['gen_ai.completion'] !== undefined ||
-      a['traceloop.span.kind'] !== undefined ||
-      a['llm.request.type'] !== undefined
-    ) {
-      return true;
-    }
+    if (hasAnyKey(span.attributes, MARKS)) return true;
     for (const e of span.events) if (isLegacyEvent(e.name)) return true;
-    return hasNumberedKeys(a);
+    return false;
   },
   read(span) {
     if (str(span.attributes, 'gen_ai.operation.name') === STRANDS_CYCLE) return readStrandsCycle(span);

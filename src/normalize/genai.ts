@@ -6,11 +6,11 @@ import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.j
 import type { DialectReader } from './dialect.js';
 import { servedBy } from './provider.js';
 import { systemMessageVersion } from './system-message.js';
-import { baseFacts, execution, lazyBaseFacts, lazyFact } from './facts.js';
-import { assistantText, firstUserText, mayHoldCalls, proposalsOf, readMessages, replaysOf } from './messages.js';
+import { baseFacts, execution, lazyBaseFacts, lazyHistory, lazyOutputText } from './facts.js';
+import { assistantText, mayHoldCalls, proposalsOf, readMessages, type Msg } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
-import { argValue, firstAttr, jsonValue, jsonValueShared, num, str } from '../util/values.js';
+import { argValue, firstAttr, hasAnyKey, jsonValue, jsonValueShared, num, str } from '../util/values.js';
 
 const MODEL_OPS = new Set(['chat', 'generate_content', 'text_completion']);
 const AGENT_OPS = new Set(['invoke_agent', 'create_agent']);
@@ -102,6 +102,11 @@ export function writesToolSchemas(a: AttrObject): boolean {
   return a['gen_ai.system'] === 'strands-agents' || a['gen_ai.provider.name'] === 'strands-agents';
 }
 
+/** Messages from a JSON-or-structured attribute (lazyHistory, lazyOutputText). */
+function readJsonMessages(v: unknown): Msg[] {
+  return readMessages(jsonValue(v));
+}
+
 /** Reads a span with the given role; genai-legacy reuses this and fills in what only old forms carry. */
 export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
   const a = span.attributes;
@@ -133,16 +138,13 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
       const prompt = systemMessageVersion(input);
       if (prompt !== undefined) f.promptVersion = prompt;
     }
-    let inMsgs: ReturnType<typeof readMessages> | undefined;
-    const history = () => (inMsgs ??= readMessages(jsonValue(input)));
     // Agent and other spans may repeat the conversation; only model spans own calls.
-    if (role === 'model') lazyFact(f, 'replays', () => replaysOf(history()));
-    lazyFact(f, 'userMessage', () => firstUserText(history()));
+    lazyHistory(f, input, readJsonMessages, role === 'model');
   }
   if (role === 'model') f.proposals = proposalsOf(outMsgs);
   if (f.proposals.length > 0 && f.offered === undefined && writesToolSchemas(a)) f.schemasOnToolSpans = true;
   if (textOnly) {
-    lazyFact(f, 'outputText', () => assistantText(readMessages(jsonValue(output))));
+    lazyOutputText(f, output, readJsonMessages);
     return f;
   }
   const text = assistantText(outMsgs);
@@ -150,20 +152,24 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
   return f;
 }
 
+/** Any of these makes a span the current conventions' (isGenAiToolSpan's keys among them). */
+const MARKS = [
+  'gen_ai.operation.name',
+  'gen_ai.tool.name',
+  'gen_ai.tool.call.id',
+  'gen_ai.tool.definitions',
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.provider.name',
+  'gen_ai.system',
+  'gen_ai.request.model',
+];
+
 export const genaiReader: DialectReader = {
   name: 'genai',
+  marks: { keys: MARKS },
   matches(span) {
-    const a = span.attributes;
-    return (
-      a['gen_ai.operation.name'] !== undefined ||
-      isGenAiToolSpan(a) ||
-      a['gen_ai.tool.definitions'] !== undefined ||
-      a['gen_ai.input.messages'] !== undefined ||
-      a['gen_ai.output.messages'] !== undefined ||
-      a['gen_ai.provider.name'] !== undefined ||
-      a['gen_ai.system'] !== undefined ||
-      a['gen_ai.request.model'] !== undefined
-    );
+    return hasAnyKey(span.attributes, MARKS);
   },
   read(span) {
     return readGenAi(span, 'genai', genAiRole(span.attributes));

@@ -16,9 +16,9 @@
  */
 import type { AttrObject, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './dialect.js';
-import { baseFacts, execution, lazyFact } from './facts.js';
+import { baseFacts, execution, lazyHistory } from './facts.js';
 import { genAiRole, readGenAiCommon } from './genai.js';
-import { assistantText, firstUserText, proposalsOf, readMessages, replaysOf } from './messages.js';
+import { assistantText, proposalsOf, readMessages } from './messages.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, jsonValue, str } from '../util/values.js';
 
@@ -65,15 +65,13 @@ function readModel(f: SpanFacts, request: Payload, response: Payload): void {
   }
   const contents = request?.['contents'];
   if (Array.isArray(contents)) {
-    let msgs: ReturnType<typeof readMessages> | undefined;
-    const history = () => (msgs ??= readMessages(contents));
-    lazyFact(f, 'replays', () => replaysOf(history()));
-    lazyFact(f, 'userMessage', () => firstUserText(history()));
+    lazyHistory(f, contents, readMessages);
   }
 }
 
 export const googleAdkReader: DialectReader = {
   name: 'google-adk',
+  marks: { keys: [REQUEST, 'gen_ai.system'] },
   matches(span) {
     const a = span.attributes;
     // ADK writes llm_request on its model and tool spans alike ('{}' on tool spans).

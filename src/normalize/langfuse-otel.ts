@@ -56,6 +56,7 @@ const iso = (ms: number): string => new Date(Number.isFinite(ms) ? ms : 0).toISO
 
 export const langfuseOtelReader: DialectReader = {
   name: 'langfuse-otel',
+  marks: { keys: [TYPE] },
   matches(span) {
     const a = span.attributes;
     // Other SDKs set langfuse.observation.type as a hint on their own spans (Strands: "span" on the

@@ -19,12 +19,12 @@
 import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.js';
 import type { DialectReader } from './dialect.js';
 import { textStatus } from './exec-status.js';
-import { baseFacts, execution, lazyFact } from './facts.js';
+import { baseFacts, execution, lazyHistory } from './facts.js';
 import { genaiReader } from './genai.js';
 import { genaiLegacyReader } from './genai-legacy.js';
 import { systemMessageVersion } from './system-message.js';
-import { firstUserText, proposalsOf, readMessages, replaysOf, type Msg, type MsgCall } from './messages.js';
-import { field, isRecord, jsonValue, str } from '../util/values.js';
+import { proposalsOf, readMessages, type Msg, type MsgCall } from './messages.js';
+import { field, hasAnyKey, isRecord, jsonValue, str } from '../util/values.js';
 
 const either = (a: AttrObject, key: string): AttrValue | undefined => a[`lk.pii.${key}`] ?? a[`lk.${key}`];
 
@@ -107,16 +107,14 @@ function readRequest(span: Span): SpanFacts {
   return f;
 }
 
+/** Each span kind has one key LiveKit always writes. */
+const MARKS = ['lk.function_tools', 'lk.function_tool.name', 'lk.llm_metrics'];
+
 export const livekitReader: DialectReader = {
   name: 'livekit',
+  marks: { keys: MARKS },
   matches(span) {
-    // Each span kind has one key LiveKit always writes (few lookups: this runs for every span).
-    const a = span.attributes;
-    return (
-      a['lk.function_tools'] !== undefined ||
-      a['lk.function_tool.name'] !== undefined ||
-      a['lk.llm_metrics'] !== undefined
-    );
+    return hasAnyKey(span.attributes, MARKS);
   },
   read(span) {
     const a = span.attributes;
@@ -137,10 +135,7 @@ export const livekitReader: DialectReader = {
     const prompt = instructionsVersion(ctx);
     if (prompt !== undefined) f.promptVersion = prompt;
     if (ctx !== undefined) {
-      let msgs: Msg[] | undefined;
-      const history = () => (msgs ??= chatItems(ctx));
-      lazyFact(f, 'replays', () => replaysOf(history()));
-      lazyFact(f, 'userMessage', () => firstUserText(history()));
+      lazyHistory(f, ctx, chatItems);
     }
     return f;
   },

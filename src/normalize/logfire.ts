@@ -17,15 +17,19 @@
  */
 import type { AttrObject, SpanFacts } from '../model.js';
 import type { DialectReader } from './dialect.js';
-import { lazyFact } from './facts.js';
+import { lazyHistory } from './facts.js';
 import { genAiRole, readGenAi } from './genai.js';
-import { assistantText, firstUserText, proposalsOf, readMessage, readMessages, replaysOf } from './messages.js';
+import { assistantText, proposalsOf, readMessage, readMessages, type Msg } from './messages.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, jsonValue } from '../util/values.js';
 
 function requestMessages(a: AttrObject): unknown {
   const req = jsonValue(a['request_data']);
   return isRecord(req) ? req['messages'] : undefined;
+}
+
+function readRequestMessages(a: unknown): Msg[] {
+  return readMessages(requestMessages(a as AttrObject));
 }
 
 function requestTools(a: AttrObject): SpanFacts['offered'] {
@@ -42,6 +46,7 @@ function responseMessage(a: AttrObject) {
 
 export const logfireReader: DialectReader = {
   name: 'logfire',
+  marks: { keys: ['request_data'] },
   matches(span) {
     const a = span.attributes;
     return a['request_data'] !== undefined && a['logfire.msg_template'] !== undefined;
@@ -62,10 +67,7 @@ export const logfireReader: DialectReader = {
       }
     }
     if (a['gen_ai.input.messages'] === undefined && a['request_data'] !== undefined) {
-      let msgs: ReturnType<typeof readMessages> | undefined;
-      const history = () => (msgs ??= readMessages(requestMessages(a)));
-      lazyFact(f, 'replays', () => replaysOf(history()));
-      lazyFact(f, 'userMessage', () => firstUserText(history()));
+      lazyHistory(f, a, readRequestMessages);
     }
     return f;
   },

@@ -211,12 +211,15 @@ export function readMessages(v: unknown): Msg[] {
     const messages = v['messages'];
     list = Array.isArray(choices) ? choices : Array.isArray(messages) ? messages : [v];
   } else return [];
-  const out: Msg[] = [];
+  // Started by a literal, not a push: the first push into [] reserves 16 slots, and one message is usual.
+  let out: Msg[] | undefined;
   for (const item of list) {
     const m = readMessage(item);
-    if (m) out.push(m);
+    if (m === undefined) continue;
+    if (out === undefined) out = [m];
+    else out.push(m);
   }
-  return out;
+  return out ?? [];
 }
 
 function sighting(c: MsgCall, index: number): CallSighting {
@@ -227,9 +230,15 @@ function sighting(c: MsgCall, index: number): CallSighting {
 
 /** Every call in model output, in order. */
 export function proposalsOf(msgs: readonly Msg[]): CallSighting[] {
-  const out: CallSighting[] = [];
-  for (const m of msgs) for (const c of m.calls) out.push(sighting(c, out.length));
-  return out;
+  // As readMessages: a single call (the usual response) gets a one-slot array.
+  let out: CallSighting[] | undefined;
+  for (const m of msgs) {
+    for (const c of m.calls) {
+      if (out === undefined) out = [sighting(c, 0)];
+      else out.push(sighting(c, out.length));
+    }
+  }
+  return out ?? [];
 }
 
 /** Every call in input history, with its result attached when the history carries one with the same id. */

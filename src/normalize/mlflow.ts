@@ -14,9 +14,9 @@
  */
 import type { AttrObject, AttrValue, Span, SpanFacts } from '../model.js';
 import type { DialectReader } from './dialect.js';
-import { baseFacts, execution, lazyFact } from './facts.js';
+import { baseFacts, execution, lazyHistory } from './facts.js';
 import { messagesIn, offeredIn } from './langfuse.js';
-import { assistantText, firstUserText, proposalsOf, replaysOf } from './messages.js';
+import { assistantText, proposalsOf } from './messages.js';
 import { requestPromptVersion } from './system-message.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
 import { isRecord, parseJson } from '../util/values.js';
@@ -69,15 +69,13 @@ function readModel(a: AttrObject, f: SpanFacts): void {
   const answer = assistantText(out);
   if (answer !== undefined) f.outputText = answer;
   if (inputs !== undefined) {
-    let msgs: ReturnType<typeof messagesIn> | undefined;
-    const history = () => (msgs ??= messagesIn(inputs));
-    lazyFact(f, 'replays', () => replaysOf(history()));
-    lazyFact(f, 'userMessage', () => firstUserText(history()));
+    lazyHistory(f, inputs, messagesIn);
   }
 }
 
 export const mlflowReader: DialectReader = {
   name: 'mlflow',
+  marks: { keys: ['mlflow.spanType'] },
   matches(span) {
     return typeof span.attributes['mlflow.spanType'] === 'string';
   },

@@ -103,6 +103,7 @@ function readTool(span: Span, f: SpanFacts): void {
 
 export const openinferenceReader: DialectReader = {
   name: 'openinference',
+  marks: { keys: [KIND] },
   matches(span) {
     return typeof span.attributes[KIND] === 'string';
   },

@@ -19,7 +19,7 @@ import { baseFacts, lazyFact } from './facts.js';
 import { genAiRole, readGenAi, readGenAiCommon } from './genai.js';
 import { firstUserText, proposalsOf, readMessages, type Msg } from './messages.js';
 import { parseToolDefs } from '../tools/tooldefs.js';
-import { isRecord, jsonValue, num, str } from '../util/values.js';
+import { hasAnyKey, isRecord, jsonValue, num, str } from '../util/values.js';
 
 function requestDefinitions(a: AttrObject): ToolDef[] | undefined {
   const p = jsonValue(a['model_request_parameters']);
@@ -58,15 +58,13 @@ function readRun(span: Span): SpanFacts {
   return f;
 }
 
+const MARKS = ['pydantic_ai.all_messages', 'all_messages_events', 'model_request_parameters'];
+
 export const pydanticAiReader: DialectReader = {
   name: 'pydantic-ai',
+  marks: { keys: MARKS },
   matches(span) {
-    const a = span.attributes;
-    return (
-      a['pydantic_ai.all_messages'] !== undefined ||
-      a['all_messages_events'] !== undefined ||
-      a['model_request_parameters'] !== undefined
-    );
+    return hasAnyKey(span.attributes, MARKS);
   },
   read(span) {
     const a = span.attributes;

@@ -96,6 +96,7 @@ function toolCallOf(a: AttrObject): { name: string; id?: string; args: unknown }
 
 export const vercelAiReader: DialectReader = {
   name: 'vercel-ai',
+  marks: { keys: ['ai.operationId', 'operation.name'], also: (span) => span.name.startsWith('ai.') },
   matches(span) {
     const a = span.attributes;
     if (typeof a['ai.operationId'] === 'string') return true;

@@ -110,6 +110,12 @@ export function num(a: AttrObject, key: string): number | undefined {
   return undefined;
 }
 
+/** Whether any of these attributes is there at all (null included: a key sent without a value). */
+export function hasAnyKey(a: AttrObject, keys: readonly string[]): boolean {
+  for (const k of keys) if (a[k] !== undefined) return true;
+  return false;
+}
+
 /** First of several attribute names that is present (not undefined/null). */
 export function firstAttr(a: AttrObject, keys: readonly string[]): AttrValue | undefined {
   for (const k of keys) {

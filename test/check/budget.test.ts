@@ -110,10 +110,11 @@ describe('deeperThan', () => {
     expect(deeperThan(value, max)).toBe(deeper);
   });
 
-  it('walks a value nested far deeper than the call stack allows', () => {
+  it('walks a value nested far deeper than the call stack allows, up to the largest bound the config allows', () => {
     const deep = JSON.parse(`${'{"c":'.repeat(200_000)}1${'}'.repeat(200_000)}`);
-    expect(deeperThan(deep, 199_999)).toBe(true);
-    expect(deeperThan(deep, 200_000)).toBe(false);
+    expect(deeperThan(deep, 1000)).toBe(true);
+    expect(deeperThan(nest(1000), 1000)).toBe(false);
+    expect(deeperThan(nest(1001), 1000)).toBe(true);
   });
 });
 

@@ -7,7 +7,8 @@ import { setFlagsFromString } from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SpanFacts } from '../../src/model.js';
 import { builtinDialects } from '../../src/normalize/dialects.js';
-import { baseFacts, lazyFact } from '../../src/normalize/facts.js';
+import { baseFacts, lazyFact, lazyHistory } from '../../src/normalize/facts.js';
+import { readMessages } from '../../src/normalize/messages.js';
 import { makeSpan } from '../helpers/spans.js';
 
 const history = JSON.stringify([
@@ -107,6 +108,33 @@ describe('lazy facts', () => {
     expect(parsesOf(text)).toBe(1);
     builtinDialects().normalizeSpan(modelSpan());
     expect(parsesOf(output)).toBe(1);
+  });
+
+  it('a second history for one fact leaves the other to the first, read once each', () => {
+    const f = builtinDialects().normalizeSpan(modelSpan())!;
+    const other = [
+      { role: 'user', content: 'Other question' },
+      { role: 'assistant', tool_calls: [{ id: 'call_9', function: { name: 'other_tool', arguments: '{}' } }] },
+    ];
+    let reads = 0;
+    lazyHistory(
+      f,
+      other,
+      (v) => {
+        reads++;
+        return readMessages(v);
+      },
+      true,
+      false,
+    );
+    expect(f.replays.map((r) => r.callId)).toEqual(['call_9']);
+    expect(f.userMessage).toBe('Weather in Paris?');
+    expect(f.replays).toBe(f.replays);
+    expect(reads).toBe(1);
+    const plain = baseFacts(makeSpan(), 'test', 'agent');
+    lazyHistory(plain, other, readMessages, false);
+    expect(plain.replays).toEqual([]);
+    expect(plain.userMessage).toBe('Other question');
   });
 
   it('keeps the facts of a model span with a history in fast mode', () => {

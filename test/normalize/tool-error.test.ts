@@ -111,7 +111,16 @@ describe('the text pre-filter', () => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
     return toolErrorOf(JSON.stringify(v), rs);
   };
-  const configured = rules([...DEFAULT_TOOL_ERROR_RULES, 'code=500', 'state=null', 'result.done=false', 'msg="a\\"b"']);
+  // Keys with `$` and `-` too: the pre-filter scans for every probe at once with one regular expression.
+  const configured = rules([
+    ...DEFAULT_TOOL_ERROR_RULES,
+    'code=500',
+    'state=null',
+    'result.done=false',
+    'msg="a\\"b"',
+    'p$q=true',
+    '$x-y.z=1',
+  ]);
   it.each([
     '{"status":"shipped","items":2}',
     '{"status":"error"}',
@@ -129,6 +138,10 @@ describe('the text pre-filter', () => {
     '{"result":{"done":false}}',
     '{"msg":"a\\"b"}',
     '{"msg":"ab","status":"error"',
+    '{"p$q":true}',
+    '{"pq":true,"p$":true}',
+    '{"$x-y":{"z":1}}',
+    '{"x-y":{"z":1}}',
   ])('%s: the same answer as parsing it', (result) => {
     expect(toolErrorOf(result, configured)).toEqual(reference(result, configured));
     expect(toolErrorOf(result, defaults)).toEqual(reference(result, defaults));
@@ -137,6 +150,8 @@ describe('the text pre-filter', () => {
     expect(toolErrorOf('{"status":"\\u0065rror"}', defaults)?.rule).toBe('status="error"');
     expect(toolErrorOf('{"code":5e2}', configured)?.rule).toBe('code=500');
     expect(toolErrorOf('{"msg":"a\\"b"}', configured)?.rule).toBe('msg="a\\"b"');
+    expect(toolErrorOf('{"p$q":true}', configured)?.rule).toBe('p$q=true');
+    expect(toolErrorOf('{"$x-y":{"z":1}}', configured)?.rule).toBe('$x-y.z=1');
   });
 });
 
