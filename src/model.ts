@@ -167,7 +167,7 @@ export interface SpanFacts {
    * Tools offered in this request. undefined = the request carried no definitions (fall back to the
    * registry); [] = it explicitly offered none.
    */
-  offered?: ToolDef[];
+  offered?: readonly ToolDef[];
   /** The version (hash) of the request's system instructions (src/tools/definition-hash.ts); never the text. */
   promptVersion?: string;
   /** Calls the model proposed in this span's output. */

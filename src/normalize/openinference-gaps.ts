@@ -98,7 +98,7 @@ export function readToolSpan(span: Span): ToolSpanReading {
 }
 
 /** Definitions carried only in `llm.invocation_parameters` (`tools`, or the pre-tools `functions`). */
-export function invocationDefinitions(a: AttrObject): ToolDef[] | undefined {
+export function invocationDefinitions(a: AttrObject): readonly ToolDef[] | undefined {
   const params = jsonValue(a['llm.invocation_parameters']);
   if (!isRecord(params)) return undefined;
   const list = params['tools'] ?? params['functions'];

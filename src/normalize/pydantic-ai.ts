@@ -21,7 +21,7 @@ import { firstUserText, proposalsOf, readMessages, type Msg } from './messages.j
 import { parseToolDefs } from '../tools/tooldefs.js';
 import { hasAnyKey, isRecord, jsonValue, num, str } from '../util/values.js';
 
-function requestDefinitions(a: AttrObject): ToolDef[] | undefined {
+function requestDefinitions(a: AttrObject): readonly ToolDef[] | undefined {
   const p = jsonValue(a['model_request_parameters']);
   if (!isRecord(p)) return undefined;
   const tools = [p['function_tools'], p['output_tools']].flatMap((l) => (Array.isArray(l) ? l : []));

@@ -40,14 +40,14 @@ export class LogJoin {
   /** slot + 1; 0 = empty. Linear probing, backward-shift deletion. */
   private readonly index: Int32Array;
   private readonly models: (string | undefined)[];
-  private readonly offered: (ToolDef[] | undefined)[];
+  private readonly offered: (readonly ToolDef[] | undefined)[];
   private used = 0;
   private oldest = NONE;
   private newest = NONE;
   private count = 0;
   private readonly modelOf = new Map<string, string>();
   /** Definition lists by their first definition (the readers share definition objects by their text: tooldefs.ts). */
-  private readonly listsOf = new Map<ToolDef | undefined, ToolDef[][]>();
+  private readonly listsOf = new Map<ToolDef | undefined, (readonly ToolDef[])[]>();
 
   constructor(private readonly max = MAX_REMEMBERED_SPANS) {
     this.hi = new Int32Array(max);
@@ -58,7 +58,7 @@ export class LogJoin {
     while (n < max + (max >> 2)) n *= 2;
     this.index = new Int32Array(n);
     this.models = new Array<string | undefined>(max).fill(undefined);
-    this.offered = new Array<ToolDef[] | undefined>(max).fill(undefined);
+    this.offered = new Array<readonly ToolDef[] | undefined>(max).fill(undefined);
   }
 
   /** Called for every batch of span facts: remembers its model spans that carry no calls themselves. */
@@ -151,13 +151,13 @@ export class LogJoin {
 
   /**
    * One array for every span whose offered tools are the same definition objects in the same order
-   * (a definitions string is read once: tooldefs.ts). Lists read from objects are each their own and
-   * are kept as they came.
+   * (a definitions string is read once, into one shared list: tooldefs.ts). Lists read from objects
+   * are each their own and are kept as they came.
    */
-  private sharedList(list: ToolDef[]): ToolDef[] {
+  private sharedList(list: readonly ToolDef[]): readonly ToolDef[] {
     const bucket = this.listsOf.get(list[0]);
     if (bucket !== undefined) {
-      for (const l of bucket) if (sameItems(l, list)) return l;
+      for (const l of bucket) if (l === list || sameItems(l, list)) return l;
       if (bucket.length >= LISTS_PER_FIRST) return list;
       bucket.push(list);
     } else {

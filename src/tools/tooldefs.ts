@@ -163,15 +163,12 @@ function parseToolDefsString(s: string): readonly ToolDef[] | undefined {
 /**
  * A definitions attribute in any encoding: a JSON string of a list (memoised by the string), a list
  * of definition objects, a list of JSON strings (Vercel `ai.prompt.tools`), or one object.
- * undefined = nothing readable; [] = an explicit empty list. The returned array is the caller's own.
+ * undefined = nothing readable; [] = an explicit empty list. A string's list is the memoised one
+ * (frozen), shared by every span that sent the same text: nothing changes a span's offered tools.
  */
-export function parseToolDefs(v: unknown): ToolDef[] | undefined {
+export function parseToolDefs(v: unknown): readonly ToolDef[] | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'string') {
-    const defs = parseToolDefsString(v);
-    // A spread, not slice(): slice of a frozen array takes V8's slow path (about 25 times the cost).
-    return defs === undefined ? undefined : [...defs];
-  }
+  if (typeof v === 'string') return parseToolDefsString(v);
   return fromParsed(v);
 }
 

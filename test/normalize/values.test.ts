@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { groupIndexed } from '../../src/normalize/indexed.js';
 import { Lru } from '../../src/util/lru.js';
+import type { ToolDef } from '../../src/model.js';
 import { clearToolDefCache, parseToolDefs, toToolDef } from '../../src/tools/tooldefs.js';
 import { jsonValue, parseJson, parseJsonText, resultText, toToolArgs } from '../../src/util/values.js';
 import { attrs, kv } from '../helpers/spans.js';
@@ -111,15 +112,15 @@ describe('parseToolDefs', () => {
     expect(parseToolDefs(undefined)).toBeUndefined();
   });
 
-  it('memoises by the raw string, handing out a fresh array each time', () => {
+  it('memoises by the raw string, handing out the same frozen list each time', () => {
     clearToolDefCache();
     const s = JSON.stringify([{ name: 'a', parameters: schema }]);
     const first = parseToolDefs(s)!;
     const second = parseToolDefs(s)!;
-    expect(second).not.toBe(first);
-    expect(second[0]).toBe(first[0]);
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
     expect(Object.isFrozen(first[0])).toBe(true);
-    first.push({ name: 'mutated' });
+    expect(() => (first as ToolDef[]).push({ name: 'mutated' })).toThrow(TypeError);
     expect(parseToolDefs(s)!.map((d) => d.name)).toEqual(['a']);
   });
 });
