@@ -8,11 +8,12 @@
 import type { Logger } from 'pino';
 import { labelBudget, type LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { SpanTap } from '../pipeline/pipeline.js';
+import type { Span, SourceName } from '../model.js';
+import type { BatchWriter, SpanTap } from '../pipeline/pipeline.js';
 import type { ServiceView } from '../util/service-view.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { Sql } from '../store/sql.js';
-import { feedbackFromSpans } from './spans.js';
+import { addSpanFeedback, feedbackFromSpans, type SpanFeedback } from './spans.js';
 import { FeedbackStore, type RecordResult } from './store.js';
 import { bucketOf, type FeedbackItem } from './value.js';
 
@@ -26,22 +27,34 @@ export interface FeedbackWiring {
   log?: Pick<Logger, 'warn'>;
 }
 
+/**
+ * A span tap in two halves: `read` a span while its batch is read (what it finds is all that is kept,
+ * not the span), `record` what was found once the batch committed — what `take` does in one go.
+ */
+export interface ReadingTap<T> {
+  read(span: Span, found: T | undefined): T | undefined;
+  record(found: T | undefined, source: SourceName, writer?: BatchWriter): Promise<void> | undefined;
+}
+
 export class Feedback {
   readonly store: FeedbackStore;
-  /** The pipeline's span tap: feedback attributes on any span of a trace. */
-  readonly tap: SpanTap;
+  /** The pipeline's span tap: feedback attributes on any span of a trace (whole, or in two halves). */
+  readonly tap: SpanTap & ReadingTap<SpanFeedback>;
 
   constructor(private readonly w: FeedbackWiring) {
     this.store = new FeedbackStore(w.sql);
     this.tap = {
-      take: (spans, _source, writer) => {
-        const found = feedbackFromSpans(spans);
-        if (!found) return undefined;
-        if (found.unreadable) this.ignored('span', 'bad_value', found.unreadable);
-        if (!found.items.length) return undefined;
-        return writer?.globs ? this.recordAllowed(found.items, writer) : this.record(found.items).then(() => undefined);
-      },
+      take: (spans, _source, writer) => this.recordFound(feedbackFromSpans(spans), writer),
+      read: addSpanFeedback,
+      record: (found, _source, writer) => this.recordFound(found, writer),
     };
+  }
+
+  private recordFound(found: SpanFeedback | undefined, writer: BatchWriter | undefined): Promise<void> | undefined {
+    if (!found) return undefined;
+    if (found.unreadable) this.ignored('span', 'bad_value', found.unreadable);
+    if (!found.items.length) return undefined;
+    return writer?.globs ? this.recordAllowed(found.items, writer) : this.record(found.items).then(() => undefined);
   }
 
   /**

@@ -15,7 +15,8 @@
  * look at its keys, and keys are scanned only for LLM-looking spans no call was read from.
  */
 import type { Outcome, Span, SpanFacts, UnvalidatedReason } from '../model.js';
-import { isLlmKey, looksLikeLlmSpan } from './llm-looking.js';
+import { type BatchCoverage, countSpan, type SpanCoverage } from './batch-coverage.js';
+import { isLlmKey } from './llm-looking.js';
 import { TopKeys } from './top-keys.js';
 
 export interface CoverageOptions {
@@ -67,10 +68,24 @@ export interface CoverageRow {
 
 interface Entry extends Omit<CoverageRow, 'topKeys'> {
   keys: TopKeys;
+  /** The key lists last counted into `keys` (at most SEEN_LISTS, the oldest replaced). */
+  seen: SeenKeys[];
+  seenNext: number;
 }
 
-/** What observeSpan made of a span. */
-export type SpanCoverage = 'other' | 'llm' | 'unrecognized';
+/**
+ * A list of attribute keys counted into a row's top keys, and the counters its patterns went to:
+ * the spans of one instrumentation carry the same keys over and over, so a repeat bumps the counters
+ * without working out or looking up a pattern — while `evictions` says none of them was pushed out.
+ */
+interface SeenKeys {
+  keys: readonly string[];
+  counters: { n: number }[];
+  evictions: number;
+}
+
+/** Key lists remembered per row (an instrumentation's model spans, agent spans …). */
+const SEEN_LISTS = 4;
 
 export const OTHER = '_other';
 
@@ -87,10 +102,6 @@ function hasNumberedSegment(key: string): boolean {
     if (c >= 48 && c <= 57) return true;
   }
   return false;
-}
-
-function hasCalls(f: SpanFacts): boolean {
-  return f.proposals.length > 0 || f.execution !== undefined || (f.summaryCalls?.length ?? 0) > 0;
 }
 
 /** Attribute keys whose pattern is kept (CoverageTracker.patternOf), and the longest such key. */
@@ -119,17 +130,45 @@ export class CoverageTracker {
    */
   observeSpan(span: Span, facts: SpanFacts | undefined, budget?: string): SpanCoverage {
     const e = this.entry(span.scope, span.scopeVersion, span.service, budget);
-    e.spans++;
-    if (facts === undefined && !looksLikeLlmSpan(span)) return 'other';
-    e.llmSpans++;
-    if (facts === undefined) e.unrecognizedSpans++;
-    else if (hasCalls(facts)) return 'llm';
-    e.llmSpansWithoutCalls++;
-    for (const k of Object.keys(span.attributes)) {
-      const p = this.patternOf(k);
-      if (p !== null) e.keys.add(p);
-    }
+    const read = countSpan(e, span, facts);
+    if (typeof read === 'string') return read;
+    this.countKeys(e, read);
     return facts === undefined ? 'unrecognized' : 'llm';
+  }
+
+  /**
+   * A committed batch's spans, read before the commit (batch-coverage.ts): counted as observeSpan
+   * counts them one by one, in the same order. `budget`: its sender's.
+   */
+  observeBatch(batch: BatchCoverage, budget?: string): void {
+    for (const r of batch.runs) {
+      const e = this.entry(r.scope, r.scopeVersion, r.service, budget);
+      e.spans += r.spans;
+      e.llmSpans += r.llmSpans;
+      e.unrecognizedSpans += r.unrecognizedSpans;
+      e.llmSpansWithoutCalls += r.llmSpansWithoutCalls;
+      for (const keys of r.keyLists) this.countKeys(e, keys);
+    }
+  }
+
+  /** A span's keys into the row's top keys (by their patterns; a key list seen before: its counters bumped). */
+  private countKeys(e: Entry, keys: readonly string[]): void {
+    const top = e.keys;
+    for (const s of e.seen) {
+      if (s.evictions !== top.evictions || !sameList(s.keys, keys)) continue;
+      for (const c of s.counters) c.n++;
+      return;
+    }
+    const before = top.evictions;
+    const counters: { n: number }[] = [];
+    for (const k of keys) {
+      const p = this.patternOf(k);
+      if (p !== null) counters.push(top.add(p));
+    }
+    // A key pushed out while these were counted may be one of them: nothing to remember then.
+    if (top.evictions !== before) return;
+    e.seen[e.seenNext] = { keys, counters, evictions: before };
+    e.seenNext = (e.seenNext + 1) % SEEN_LISTS;
   }
 
   /**
@@ -159,7 +198,7 @@ export class CoverageTracker {
   report(q: { service?: string; sees?: (service: string) => boolean } = {}): CoverageRow[] {
     const rows: CoverageRow[] = [];
     const filtered = q.service !== undefined || q.sees !== undefined;
-    for (const { keys, unvalidated, ...counts } of this.entries.values()) {
+    for (const { keys, unvalidated, seen: _seen, seenNext: _next, ...counts } of this.entries.values()) {
       // The folded row mixes services: it belongs to no one service's report.
       if (filtered && counts.scope === OTHER) continue;
       if (q.service !== undefined && counts.service !== q.service) continue;
@@ -235,6 +274,14 @@ export class CoverageTracker {
       calls: 0,
       unvalidated: {},
       keys: new TopKeys(this.options.keysPerEntry),
+      seen: [],
+      seenNext: 0,
     };
   }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

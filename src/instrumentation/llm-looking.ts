@@ -84,10 +84,13 @@ function isLiveKitLlmKey(key: string): boolean {
   return false;
 }
 
-export function looksLikeLlmSpan(span: Span): boolean {
-  // Object.keys, not for…in: span attributes have a null prototype (dictionary mode), whose for…in
-  // costs about twice as much.
-  for (const k of Object.keys(span.attributes)) if (isLlmKey(k)) return true;
-  for (const e of span.events) if (e.name.startsWith('gen_ai.')) return true;
+/**
+ * Whether a span looks like an LLM or tool span, from its attribute keys (listed once by the caller,
+ * who counts them too: Object.keys, not for…in — span attributes have a null prototype, dictionary
+ * mode, whose for…in costs about twice as much) and its events.
+ */
+export function looksLikeLlm(keys: readonly string[], events: Span['events']): boolean {
+  for (const k of keys) if (isLlmKey(k)) return true;
+  for (const e of events) if (e.name.startsWith('gen_ai.')) return true;
   return false;
 }
