@@ -16,6 +16,20 @@ const MAX_REPAIR_EVENTS = 256;
 const EXEC = 1;
 const FAILED = 2;
 
+/** Buckets of the filter of traces holding events (a count per bucket). */
+const BUCKET_BITS = 15;
+
+/**
+ * A trace id's bucket in that filter, from its last four characters (random hex in an OTLP id): an
+ * execution that succeeded looks its trace up only when its bucket holds a trace with events.
+ */
+export function traceBucket(traceId: string): number {
+  const n = traceId.length;
+  let h = 0;
+  for (let i = Math.max(0, n - 4); i < n; i++) h = Math.imul(h, 31) + traceId.charCodeAt(i);
+  return (h ^ (h >>> BUCKET_BITS)) & ((1 << BUCKET_BITS) - 1);
+}
+
 export class RepairEvents {
   /** Per slot: its first and last event + 1 (0: none), and how many it holds. */
   private first = new Int32Array(0);
@@ -33,10 +47,18 @@ export class RepairEvents {
   private free = 0;
   /** Traces with repair events: executions that succeed are looked up only while there are any. */
   private holding = 0;
+  /** Per slot holding events, its trace's bucket; per bucket, how many such slots it has. */
+  private bucket = new Int32Array(0);
+  private readonly inBucket = new Int32Array(1 << BUCKET_BITS);
 
   /** Whether any trace holds repair events. */
   get any(): boolean {
     return this.holding !== 0;
+  }
+
+  /** Whether a trace of that bucket (traceBucket) may hold repair events. */
+  mayHold(bucket: number): boolean {
+    return this.inBucket[bucket] !== 0;
   }
 
   /** Whether the slot holds repair events. */
@@ -63,8 +85,10 @@ export class RepairEvents {
     return out;
   }
 
+  /** `bucket`: traceBucket of the slot's trace id. */
   add(
     slot: number,
+    bucket: number,
     kind: RepairEvent['kind'],
     failed: boolean,
     timeMs: number,
@@ -77,7 +101,11 @@ export class RepairEvents {
     const n = this.count[slot]!;
     // Bounded: a trace that fails without end keeps its first failures and what came after them.
     if (n >= MAX_REPAIR_EVENTS) return;
-    if (n === 0) this.holding++;
+    if (n === 0) {
+      this.holding++;
+      this.bucket[slot] = bucket;
+      this.inBucket[bucket]!++;
+    }
     const e = this.take();
     this.next[e] = 0;
     this.timeMs[e] = timeMs;
@@ -107,6 +135,7 @@ export class RepairEvents {
     this.free = this.first[slot]!;
     this.first[slot] = this.last[slot] = this.count[slot] = 0;
     this.holding--;
+    this.inBucket[this.bucket[slot]!]!--;
   }
 
   /** An event from the free list, else a new one (the pool doubled when full). */
@@ -133,7 +162,7 @@ export class RepairEvents {
 
   private growSlots(n: number): void {
     const size = Math.max(n, this.first.length * 2, 1024);
-    for (const k of ['first', 'last', 'count'] as const) {
+    for (const k of ['first', 'last', 'count', 'bucket'] as const) {
       const a = new Int32Array(size);
       a.set(this[k]);
       this[k] = a;

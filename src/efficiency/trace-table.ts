@@ -42,6 +42,9 @@ export class TraceTable {
   private count = 0;
   /** Per process, so which ids share a cell cannot be chosen by a sender. */
   private readonly seed = randomInt(0x7fffffff);
+  /** The last id found and its slot (-1: none), until the next add or remove: a trace's items come side by side. */
+  private foundId: string | undefined;
+  private foundSlot = -1;
   /** The last id parsed and its words (add follows a find of the same id). */
   private parsed: string | undefined;
   private parsedHex = false;
@@ -74,6 +77,12 @@ export class TraceTable {
 
   /** The slot of the id, or -1. */
   find(id: string): number {
+    if (id === this.foundId) return this.foundSlot;
+    this.foundId = id;
+    return (this.foundSlot = this.lookup(id));
+  }
+
+  private lookup(id: string): number {
     if (!this.parse(id)) return this.odd.get(id) ?? -1;
     const w = this.w;
     const h = this.hash();
@@ -96,6 +105,7 @@ export class TraceTable {
 
   /** Adds an id that find did not find, under `slot` (a slot not in use), last in order. */
   add(id: string, slot: number): void {
+    this.foundId = undefined;
     if (!this.parse(id)) {
       this.odd.set(id, slot);
       this.oddIds[slot] = id;
@@ -115,6 +125,7 @@ export class TraceTable {
 
   /** Takes a slot's id out (its id stays readable with idOf until the slot is added again). */
   remove(slot: number): void {
+    this.foundId = undefined;
     const odd = this.oddIds[slot];
     if (odd !== undefined) this.odd.delete(odd);
     else this.unplace(slot);

@@ -31,7 +31,7 @@ import { SlotRing } from './slot-ring.js';
 import { repairsOf } from './repairs.js';
 import { idHash, NESTED, SEEN, StepSpans, TOKENS_NEARBY } from './step-spans.js';
 import type { CompletedTrajectory, TrajectoryOptions } from './trajectory.js';
-import { RepairEvents } from './repair-events.js';
+import { RepairEvents, traceBucket } from './repair-events.js';
 import { TraceTable } from './trace-table.js';
 
 export type { CompletedTrajectory, TrajectoryOptions } from './trajectory.js';
@@ -150,7 +150,17 @@ export class TrajectoryTracker {
       const failed = isFailure(c.outcome.outcome);
       if (failed) this.failed[slot]!++;
       if (failed ? c.problemId !== undefined : this.repairs.has(slot))
-        this.repairs.add(slot, 'call', failed, c.timeMs, l.tool ?? c.name, l.service, l.model, c.problemId);
+        this.repairs.add(
+          slot,
+          traceBucket(c.traceId),
+          'call',
+          failed,
+          c.timeMs,
+          l.tool ?? c.name,
+          l.service,
+          l.model,
+          c.problemId,
+        );
     }
   }
 
@@ -160,14 +170,16 @@ export class TrajectoryTracker {
       if (e.status === 'ok') {
         // A success ends the repair of the same tool's failed executions.
         if (!this.repairs.any) continue;
+        const bucket = traceBucket(e.traceId);
+        if (!this.repairs.mayHold(bucket)) continue;
         const slot = this.table.find(e.traceId);
         if (slot >= 0 && this.repairs.has(slot))
-          this.repairs.add(slot, 'exec', false, e.timeMs, e.tool, e.service, e.model, undefined);
+          this.repairs.add(slot, bucket, 'exec', false, e.timeMs, e.tool, e.service, e.model, undefined);
         continue;
       }
       const slot = this.trace(e.traceId, nowMs);
       if (e.problemId !== undefined)
-        this.repairs.add(slot, 'exec', true, e.timeMs, e.tool, e.service, e.model, e.problemId);
+        this.repairs.add(slot, traceBucket(e.traceId), 'exec', true, e.timeMs, e.tool, e.service, e.model, e.problemId);
       const o = e.callOutcome;
       if (o === 'InvalidJson' || o === 'UnknownName' || o === 'SchemaMismatch') continue;
       this.failed[slot]!++;
