@@ -28,7 +28,13 @@ export function bucketOf(value: number): number {
     m /= 10;
     scale *= 10;
   }
-  const step = GRID.find((s) => s >= m - 1e-9) ?? 100;
+  let step = 100;
+  for (const s of GRID) {
+    if (s >= m - 1e-9) {
+      step = s;
+      break;
+    }
+  }
   return Math.round(step * scale);
 }
 

@@ -57,53 +57,81 @@ export interface StepCost {
 const UNKNOWN_TOOL = '_unknown';
 
 export function repairsOf(events: readonly RepairEvent[], steps: readonly StepCost[], traceEndMs: number): Repair[] {
-  const ordered = [...events].sort((a, b) => a.timeMs - b.timeMs || Number(a.failed) - Number(b.failed));
-  const open = new Map<string, { e: RepairEvent; retries: number }>();
-  const done: { e: RepairEvent; retries: number; endMs: number; repaired: boolean }[] = [];
+  const ordered = inOrder(events) ? events : [...events].sort(byTime);
+  // The open repairs, one per kind and tool, in the order a map keyed by them would hold them.
+  const open: Open[] = [];
+  const out: Repair[] = [];
   for (const e of ordered) {
-    const key = `${e.kind}\u0000${e.tool}`;
     if (e.failed) {
       if (e.problemId === undefined) continue;
-      const o = open.get(key);
+      const o = open[openOf(open, e.kind, e.tool)];
       if (o) o.retries++;
-      else open.set(key, { e, retries: 0 });
+      else open.push({ e, retries: 0 });
       continue;
     }
-    const closes = [key];
+    close(open, e, e.kind, e.tool, steps, out);
     // A valid call of any tool repairs an invented name.
-    if (e.kind === 'call') closes.push(`call\u0000${UNKNOWN_TOOL}`);
-    for (const k of closes) {
-      const o = open.get(k);
-      if (!o || o.e.timeMs > e.timeMs) continue;
-      open.delete(k);
-      done.push({ e: o.e, retries: o.retries, endMs: e.timeMs, repaired: true });
-    }
+    if (e.kind === 'call') close(open, e, 'call', UNKNOWN_TOOL, steps, out);
   }
-  // Fields named, not spread: this runs for every trace that failed.
-  for (const o of open.values())
-    done.push({ e: o.e, retries: o.retries, endMs: Math.max(o.e.timeMs, traceEndMs), repaired: false });
-  return done.map(({ e, retries, endMs, repaired }) => {
-    let n = 0;
-    let inputTokens = 0;
-    let outputTokens = 0;
-    for (const s of steps) {
-      if (s.startMs < e.timeMs) continue;
-      if (repaired && s.startMs >= endMs) continue;
-      n++;
-      inputTokens += s.inputTokens;
-      outputTokens += s.outputTokens;
-    }
-    return {
-      service: e.service,
-      problemId: e.problemId!,
-      model: e.model,
-      repaired,
-      retries,
-      steps: n,
-      inputTokens,
-      outputTokens,
-      durationMs: Math.max(0, endMs - e.timeMs),
-      endMs,
-    };
-  });
+  for (const o of open) out.push(repair(o, Math.max(o.e.timeMs, traceEndMs), false, steps));
+  return out;
+}
+
+interface Open {
+  e: RepairEvent;
+  retries: number;
+}
+
+const byTime = (a: RepairEvent, b: RepairEvent) => a.timeMs - b.timeMs || Number(a.failed) - Number(b.failed);
+
+/** Whether the events are sorted as repairsOf takes them already (they mostly are: no copy then). */
+function inOrder(events: readonly RepairEvent[]): boolean {
+  for (let i = 1; i < events.length; i++) if (byTime(events[i - 1]!, events[i]!) > 0) return false;
+  return true;
+}
+
+function openOf(open: readonly Open[], kind: RepairEvent['kind'], tool: string): number {
+  for (let i = 0; i < open.length; i++) if (open[i]!.e.kind === kind && open[i]!.e.tool === tool) return i;
+  return -1;
+}
+
+/** Ends the open repair of that kind and tool, if any, with the valid event `by`. */
+function close(
+  open: Open[],
+  by: RepairEvent,
+  kind: RepairEvent['kind'],
+  tool: string,
+  steps: readonly StepCost[],
+  out: Repair[],
+): void {
+  const i = openOf(open, kind, tool);
+  if (i < 0 || open[i]!.e.timeMs > by.timeMs) return;
+  out.push(repair(open[i]!, by.timeMs, true, steps));
+  open.splice(i, 1);
+}
+
+/** Fields named, not spread: this runs for every trace that failed. */
+function repair({ e, retries }: Open, endMs: number, repaired: boolean, steps: readonly StepCost[]): Repair {
+  let n = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const s of steps) {
+    if (s.startMs < e.timeMs) continue;
+    if (repaired && s.startMs >= endMs) continue;
+    n++;
+    inputTokens += s.inputTokens;
+    outputTokens += s.outputTokens;
+  }
+  return {
+    service: e.service,
+    problemId: e.problemId!,
+    model: e.model,
+    repaired,
+    retries,
+    steps: n,
+    inputTokens,
+    outputTokens,
+    durationMs: Math.max(0, endMs - e.timeMs),
+    endMs,
+  };
 }

@@ -54,17 +54,21 @@ export function trajectoryExtension(items: readonly CompletedTrajectory[]): Batc
   if (items.length === 0) return undefined;
   // Per (minute, service, model): the sums, and per measure a map of bucket → count (numeric keys).
   const groups = new Map<string, { sums: Sums; counts: Map<number, number>[] }>();
-  let last: { k: string; g: { sums: Sums; counts: Map<number, number>[] } } | undefined;
+  // Trajectories handed out together mostly share a minute, service and model: the last group is tried first.
+  let last: { sums: Sums; counts: Map<number, number>[] } | undefined;
   for (const t of items) {
     const minute = minuteOf(t.endMs);
-    const k = `${minute}\u0000${t.service}\u0000${t.model}`;
-    let g = last?.k === k ? last.g : groups.get(k);
-    if (!g) {
-      const sums: Sums = { minute, service: t.service, model: t.model, ...emptySums() };
-      g = { sums, counts: MEASURES.map(() => new Map<number, number>()) };
-      groups.set(k, g);
+    let g = last;
+    if (!g || g.sums.minute !== minute || g.sums.service !== t.service || g.sums.model !== t.model) {
+      const k = `${minute}\u0000${t.service}\u0000${t.model}`;
+      g = groups.get(k);
+      if (!g) {
+        const sums: Sums = { minute, service: t.service, model: t.model, ...emptySums() };
+        g = { sums, counts: MEASURES.map(() => new Map<number, number>()) };
+        groups.set(k, g);
+      }
+      last = g;
     }
-    last = { k, g };
     const s = g.sums;
     s.trajectories++;
     s.steps += t.steps;

@@ -28,57 +28,55 @@
 import { isFailure, type CheckedCall, type ReleasedExecution, type SpanFacts } from '../model.js';
 import { bumpOther, most, type Others } from './model-tally.js';
 import { SlotRing } from './slot-ring.js';
-import { repairsOf, type StepCost } from './repairs.js';
+import { repairsOf } from './repairs.js';
+import { idHash, NESTED, SEEN, StepSpans, TOKENS_NEARBY } from './step-spans.js';
 import {
   trajectorySpans,
   type CompletedTrajectory,
   type TrajectoryOptions,
   type TrajectorySpan,
 } from './trajectory.js';
-import { RepairEvents } from './repair-events.js';
+import { RepairEvents, traceBucket } from './repair-events.js';
+import { TraceTable } from './trace-table.js';
 
 export type { CompletedTrajectory, TrajectoryOptions, TrajectorySpan } from './trajectory.js';
 export { trajectorySpans } from './trajectory.js';
 
-/** 28 bits of a hex span id: a small integer, so the ids of a trace cost no object each. */
-function idHash(spanId: string): number {
-  const h = Number.parseInt(spanId.slice(-7), 16);
-  return Number.isFinite(h) ? h : -2;
-}
-
-/** Model spans of a trace whose ids fit the fixed area of its slot; more go to an overflow array. */
-const IDS_PER_SLOT = 4;
-/** An overflow step: span id hash, parent hash, tokens counted, start ms, input and output tokens. */
-const OVERFLOW_STRIDE = 6;
 const FIRST_CAPACITY = 1024;
 
 /**
  * The traces in flight, one slot each, as columns (typed arrays for the numbers, plain arrays for the
  * strings) rather than an object per trace: tens of thousands of traces add no object to the heap the
- * garbage collector has to walk, only the map from trace id to slot.
+ * garbage collector has to walk — not even their ids (trace-table.ts keeps them as numbers).
  *
- * Touching a trace costs one map lookup and no reordering. Finding idle traces walks the whole map (a
- * few milliseconds at the bound, once a settle round). Making room evicts the trace queued longest ago
- * — its own ring of slots in queue order, since taking the first key of a map that had many keys
- * deleted from its front costs time in proportion to those deletions —, with a second chance at the
+ * Touching a trace costs one lookup and no reordering. Finding idle traces walks every trace (a
+ * few milliseconds at the bound, once a settle round), in the order they came. Making room evicts the
+ * trace queued longest ago — its own ring of slots in queue order —, with a second chance at the
  * back for a trace touched since it was queued (the CLOCK approximation of least-recently-used).
+ *
+ * A trace pushed out with a call keeps its slot, out of the index, until the next takeIdle hands it
+ * out (while spare slots last: past maxSlots the ones waiting are made records at once). Made a record
+ * when pushed out, it lived until that settle round, long enough to reach the old generation.
  */
 export class TrajectoryTracker {
-  private readonly slots = new Map<string, number>();
+  private readonly table = new TraceTable();
   private readonly free: number[] = [];
   private capacity = 0;
   private used = 0;
-  private readonly traceId: (string | undefined)[] = [];
+  /** Slots: at most maxTraces in flight, the rest pushed out and not handed out yet (or free). */
+  private readonly maxSlots: number;
+  /** Slots pushed out with a trajectory, in the order they went, until handed out. */
+  private pending = new Int32Array(0);
+  private pendingCount = 0;
   private readonly service: (string | undefined)[] = [];
   private readonly stepModel: (string | undefined)[] = [];
   private readonly callModel: (string | undefined)[] = [];
   private readonly stepOthers: (Others | undefined)[] = [];
   private readonly callOthers: (Others | undefined)[] = [];
-  private readonly idOverflow: (number[] | undefined)[] = [];
   /** Failures and what came after them, for the repair turns (repair-events.ts). */
   private readonly repairs = new RepairEvents();
-  /** IDS_PER_SLOT × [start ms, input tokens, output tokens] per slot: the steps' cost, for the repair turns. */
-  private stepCost = new Float64Array(0);
+  /** Each trace's model spans (step-spans.ts). */
+  private readonly stepSpans = new StepSpans();
   private firstMs = new Float64Array(0);
   private lastMs = new Float64Array(0);
   private touchedMs = new Float64Array(0);
@@ -89,18 +87,12 @@ export class TrajectoryTracker {
   private failed = new Int32Array(0);
   private stepModelN = new Int32Array(0);
   private callModelN = new Int32Array(0);
-  private idCount = new Int32Array(0);
-  /** Bumped when a slot is freed: a ring entry of an older generation is stale. */
+  /** Bumped when a slot leaves the index (freed or pushed out): a ring entry of an older generation is stale. */
   private gen = new Int32Array(0);
   /** Slots in queue order, for eviction (src/efficiency/slot-ring.ts). */
-  private readonly ring = new SlotRing(
-    FIRST_CAPACITY,
-    (slot, gen) => gen === this.gen[slot] && this.traceId[slot] !== undefined,
-  );
+  private readonly ring = new SlotRing(FIRST_CAPACITY, (slot, gen) => gen === this.gen[slot]);
   private hasTokens = new Uint8Array(0);
-  /** IDS_PER_SLOT × [span id hash, parent id hash (-1 for none), 1 if its tokens were counted] per slot. */
-  private ids = new Int32Array(0);
-  /** Pushed out by the bound before going idle: handed out with the next idle ones. */
+  /** Pushed out by the bound before going idle and made records (restored, or past the spare slots): handed out first. */
   private evicted: CompletedTrajectory[] = [];
 
   constructor(
@@ -108,10 +100,13 @@ export class TrajectoryTracker {
     /** The model label a step's model is counted under (the calls' label cap). */
     /** A step model as stored (clipped: pipeline/write-batch.ts storedName). */
     private readonly modelName: (model: string) => string,
-  ) {}
+  ) {
+    // A quarter more slots than traces followed: a settle round's pushed-out traces at the bench's max.
+    this.maxSlots = opts.maxTraces + Math.max(FIRST_CAPACITY, opts.maxTraces >> 2);
+  }
 
   get size(): number {
-    return this.slots.size;
+    return this.table.size;
   }
 
   /** A committed batch's spans: model steps, tokens, the trace's time range. */
@@ -125,13 +120,16 @@ export class TrajectoryTracker {
     let id: string | undefined;
     let slot = -1;
     for (const f of items) {
-      if (id !== f.traceId) {
-        slot = this.trace(f.traceId, nowMs);
-        id = f.traceId;
+      const traceId = f.traceId;
+      if (id !== traceId) {
+        slot = this.trace(traceId, nowMs);
+        id = traceId;
       }
-      if (f.startTimeMs && f.startTimeMs < this.firstMs[slot]!) this.firstMs[slot] = f.startTimeMs;
-      if (f.endTimeMs > this.lastMs[slot]!) this.lastMs[slot] = f.endTimeMs;
-      if (f.role === 'model') this.step(slot, f);
+      const start = f.startTimeMs;
+      const end = f.endTimeMs;
+      if (start && start < this.firstMs[slot]!) this.firstMs[slot] = start;
+      if (end > this.lastMs[slot]!) this.lastMs[slot] = end;
+      if (f.role === 'model') this.step(slot, f, start);
     }
   }
 
@@ -159,8 +157,18 @@ export class TrajectoryTracker {
       } else bumpOther((this.callOthers[slot] ??= []), l.model);
       const failed = isFailure(c.outcome.outcome);
       if (failed) this.failed[slot]!++;
-      if (failed ? c.problemId !== undefined : this.repairs.of(slot) !== undefined)
-        this.repairs.add(slot, 'call', failed, c.timeMs, l.tool ?? c.name, l.service, l.model, c.problemId);
+      if (failed ? c.problemId !== undefined : this.repairs.has(slot))
+        this.repairs.add(
+          slot,
+          traceBucket(c.traceId),
+          'call',
+          failed,
+          c.timeMs,
+          l.tool ?? c.name,
+          l.service,
+          l.model,
+          c.problemId,
+        );
     }
   }
 
@@ -170,34 +178,20 @@ export class TrajectoryTracker {
       if (e.status === 'ok') {
         // A success ends the repair of the same tool's failed executions.
         if (!this.repairs.any) continue;
-        const slot = this.slots.get(e.traceId);
-        if (slot !== undefined && this.repairs.of(slot))
-          this.repairs.add(slot, 'exec', false, e.timeMs, e.tool, e.service, e.model, undefined);
+        const bucket = traceBucket(e.traceId);
+        if (!this.repairs.mayHold(bucket)) continue;
+        const slot = this.table.find(e.traceId);
+        if (slot >= 0 && this.repairs.has(slot))
+          this.repairs.add(slot, bucket, 'exec', false, e.timeMs, e.tool, e.service, e.model, undefined);
         continue;
       }
       const slot = this.trace(e.traceId, nowMs);
       if (e.problemId !== undefined)
-        this.repairs.add(slot, 'exec', true, e.timeMs, e.tool, e.service, e.model, e.problemId);
+        this.repairs.add(slot, traceBucket(e.traceId), 'exec', true, e.timeMs, e.tool, e.service, e.model, e.problemId);
       const o = e.callOutcome;
       if (o === 'InvalidJson' || o === 'UnknownName' || o === 'SchemaMismatch') continue;
       this.failed[slot]!++;
     }
-  }
-
-  /** The steps of a slot with their start and counted tokens (for its repair turns). */
-  private stepCosts(slot: number): StepCost[] {
-    const out: StepCost[] = [];
-    const n = Math.min(this.idCount[slot]!, IDS_PER_SLOT);
-    for (let i = 0; i < n; i++) {
-      const at = (slot * IDS_PER_SLOT + i) * 3;
-      const c = this.stepCost;
-      out.push({ startMs: c[at]!, inputTokens: c[at + 1]!, outputTokens: c[at + 2]! });
-    }
-    const more = this.idOverflow[slot];
-    if (more)
-      for (let i = 0; i < more.length; i += OVERFLOW_STRIDE)
-        out.push({ startMs: more[i + 3]!, inputTokens: more[i + 4]!, outputTokens: more[i + 5]! });
-    return out;
   }
 
   /**
@@ -208,67 +202,49 @@ export class TrajectoryTracker {
   takeIdle(nowMs: number, all = false): CompletedTrajectory[] {
     const out = this.evicted;
     this.evicted = [];
+    this.handOutPending(out);
     const idle = this.opts.idleMs;
-    for (const [id, slot] of this.slots) {
-      if (!all && nowMs - this.touchedMs[slot]! < idle) continue;
-      this.slots.delete(id);
-      const done = this.release(slot);
-      if (done) out.push(done);
+    for (let slot = this.table.first(); slot >= 0; ) {
+      const next = this.table.after(slot);
+      if (all || nowMs - this.touchedMs[slot]! >= idle) {
+        this.table.remove(slot);
+        const done = this.release(slot);
+        if (done) out.push(done);
+      }
+      slot = next;
     }
     return out;
   }
 
   /** Puts completed trajectories back after their write failed (at most maxTraces wait; older ones are dropped). */
   restore(items: readonly CompletedTrajectory[]): void {
+    this.handOutPending(this.evicted);
     this.evicted = [...items, ...this.evicted].slice(-this.opts.maxTraces);
   }
 
-  private step(slot: number, f: TrajectorySpan): void {
+  /** The pushed-out slots' trajectories onto `out`, in the order they were pushed out; their slots freed. */
+  private handOutPending(out: CompletedTrajectory[]): void {
+    for (let i = 0; i < this.pendingCount; i++) out.push(this.release(this.pending[i]!)!);
+    this.pendingCount = 0;
+  }
+
+  private step(slot: number, f: TrajectorySpan, startMs: number): void {
     const id = idHash(f.spanId);
-    const parent = f.parentSpanId ? idHash(f.parentSpanId) : -1;
-    let nested = false;
-    let tokensNearby = false;
-    const n = this.idCount[slot]!;
-    const base = slot * IDS_PER_SLOT * 3;
-    const ids = this.ids;
-    for (let i = 0, fixed = Math.min(n, IDS_PER_SLOT); i < fixed; i++) {
-      const at = base + i * 3;
-      if (ids[at] === id) return; // seen before (a resent batch)
-      if (ids[at] === parent || ids[at + 1] === id) {
-        nested = true;
-        if (ids[at + 2] === 1) tokensNearby = true;
-      }
-    }
-    const more = this.idOverflow[slot];
-    if (more) {
-      for (let i = 0; i < more.length; i += OVERFLOW_STRIDE) {
-        if (more[i] === id) return;
-        if (more[i] === parent || more[i + 1] === id) {
-          nested = true;
-          if (more[i + 2] === 1) tokensNearby = true;
-        }
-      }
-    }
-    const reported = f.inputTokens !== undefined || f.outputTokens !== undefined;
-    const countTokens = reported && !tokensNearby;
-    const inTokens = countTokens ? (f.inputTokens ?? 0) : 0;
-    const outTokens = countTokens ? (f.outputTokens ?? 0) : 0;
-    if (n < IDS_PER_SLOT) {
-      const at = base + n * 3;
-      ids[at] = id;
-      ids[at + 1] = parent;
-      ids[at + 2] = countTokens ? 1 : 0;
-      const cost = this.stepCost;
-      cost[at] = f.startTimeMs;
-      cost[at + 1] = inTokens;
-      cost[at + 2] = outTokens;
-    } else (this.idOverflow[slot] ??= []).push(id, parent, countTokens ? 1 : 0, f.startTimeMs, inTokens, outTokens);
-    this.idCount[slot] = n + 1;
+    const parentId = f.parentSpanId;
+    const parent = parentId ? idHash(parentId) : -1;
+    const found = this.stepSpans.look(slot, id, parent);
+    if (found === SEEN) return; // a resent batch
+    const input = f.inputTokens;
+    const output = f.outputTokens;
+    const countTokens = (input !== undefined || output !== undefined) && (found & TOKENS_NEARBY) === 0;
+    const inTokens = countTokens ? (input ?? 0) : 0;
+    const outTokens = countTokens ? (output ?? 0) : 0;
+    this.stepSpans.add(slot, id, parent, countTokens, startMs, inTokens, outTokens);
     if (countTokens) {
-      this.tokens[slot]! += (f.inputTokens ?? 0) + (f.outputTokens ?? 0);
+      this.tokens[slot]! += inTokens + outTokens;
       this.hasTokens[slot] = 1;
     }
-    if (nested) return;
+    if (found & NESTED) return;
     this.steps[slot]!++;
     const model = f.model ?? '';
     const first = this.stepModel[slot];
@@ -292,7 +268,7 @@ export class TrajectoryTracker {
       const first = this.firstMs[slot]!;
       const last = this.lastMs[slot]!;
       done = {
-        traceId: this.traceId[slot]!,
+        traceId: this.table.idOf(slot),
         service,
         model,
         endMs: last || this.touchedMs[slot]!,
@@ -303,19 +279,19 @@ export class TrajectoryTracker {
         durationMs: last > 0 && first < Number.POSITIVE_INFINITY ? Math.max(0, last - first) : 0,
       };
       const events = this.repairs.of(slot);
-      if (events) {
-        const repairs = repairsOf(events, this.stepCosts(slot), done.endMs);
+      if (events !== undefined) {
+        const repairs = repairsOf(events, this.stepSpans.costs(slot), done.endMs);
         if (repairs.length > 0) done.repairs = repairs;
       }
     }
     this.repairs.clear(slot);
-    this.traceId[slot] = undefined;
+    this.table.forget(slot);
     this.service[slot] = undefined;
     this.stepModel[slot] = undefined;
     this.callModel[slot] = undefined;
     this.stepOthers[slot] = undefined;
     this.callOthers[slot] = undefined;
-    this.idOverflow[slot] = undefined;
+    this.stepSpans.clear(slot);
     this.gen[slot]!++;
     this.free.push(slot);
     return done;
@@ -323,13 +299,13 @@ export class TrajectoryTracker {
 
   /** The trace's slot (taken if new), touched at nowMs. */
   private trace(traceId: string, nowMs: number): number {
-    const known = this.slots.get(traceId);
-    if (known !== undefined) {
+    const known = this.table.find(traceId);
+    if (known >= 0) {
       // Calls and executions counted after their grace period touch the trace as of when they were due.
       if (nowMs > this.touchedMs[known]!) this.touchedMs[known] = nowMs;
       return known;
     }
-    while (this.slots.size >= this.opts.maxTraces) {
+    while (this.table.size >= this.opts.maxTraces) {
       const old = this.ring.shift();
       if (old < 0) break;
       if (this.touchedMs[old]! > this.queuedMs[old]!) {
@@ -338,12 +314,9 @@ export class TrajectoryTracker {
         this.ring.push(old, this.gen[old]!);
         continue;
       }
-      this.slots.delete(this.traceId[old]!);
-      const done = this.release(old);
-      if (done) this.evicted.push(done);
+      this.evict(old);
     }
-    const slot = this.free.pop() ?? this.grow();
-    this.traceId[slot] = traceId;
+    const slot = this.free.pop() ?? this.newSlot();
     this.firstMs[slot] = Number.POSITIVE_INFINITY;
     this.lastMs[slot] = 0;
     this.touchedMs[slot] = nowMs;
@@ -354,24 +327,48 @@ export class TrajectoryTracker {
     this.failed[slot] = 0;
     this.stepModelN[slot] = 0;
     this.callModelN[slot] = 0;
-    this.idCount[slot] = 0;
+    this.stepSpans.reset(slot);
     this.hasTokens[slot] = 0;
-    this.slots.set(traceId, slot);
+    this.table.add(traceId, slot);
     this.ring.push(slot, this.gen[slot]!);
     return slot;
   }
 
-  /** A slot never used before; the numeric columns doubled when full (up to maxTraces). */
+  /** Takes a slot out of the index: kept until the next takeIdle if it holds a trajectory, else freed. */
+  private evict(slot: number): void {
+    this.table.remove(slot);
+    if (this.callCount[slot]! === 0 || this.service[slot] === undefined) {
+      this.release(slot);
+      return;
+    }
+    // Out of the ring's reach (its entries of this generation are stale now); freed when handed out.
+    this.gen[slot]!++;
+    if (this.pendingCount === this.pending.length) {
+      const p = new Int32Array(Math.max(64, this.pendingCount * 2));
+      p.set(this.pending);
+      this.pending = p;
+    }
+    this.pending[this.pendingCount++] = slot;
+  }
+
+  /** A slot never used before, else (all spare slots held by pushed-out traces) theirs, made records. */
+  private newSlot(): number {
+    if (this.used < this.maxSlots || this.pendingCount === 0) return this.grow();
+    this.handOutPending(this.evicted);
+    return this.free.pop()!;
+  }
+
+  /** A slot never used before; the numeric columns doubled when full (up to maxSlots). */
   private grow(): number {
     if (this.used === this.capacity) {
-      const cap = Math.min(Math.max(FIRST_CAPACITY, this.capacity * 2), this.opts.maxTraces);
+      const cap = Math.max(this.used + 1, Math.min(Math.max(FIRST_CAPACITY, this.capacity * 2), this.maxSlots));
       const f64 = (a: Float64Array) => {
         const b = new Float64Array(cap);
         b.set(a);
         return b;
       };
-      const i32 = (a: Int32Array, per = 1) => {
-        const b = new Int32Array(cap * per);
+      const i32 = (a: Int32Array) => {
+        const b = new Int32Array(cap);
         b.set(a);
         return b;
       };
@@ -385,15 +382,12 @@ export class TrajectoryTracker {
       this.failed = i32(this.failed);
       this.stepModelN = i32(this.stepModelN);
       this.callModelN = i32(this.callModelN);
-      this.idCount = i32(this.idCount);
       this.gen = i32(this.gen);
-      this.ids = i32(this.ids, IDS_PER_SLOT * 3);
-      const cost = new Float64Array(cap * IDS_PER_SLOT * 3);
-      cost.set(this.stepCost);
-      this.stepCost = cost;
+      this.stepSpans.grow(cap);
       const u8 = new Uint8Array(cap);
       u8.set(this.hasTokens);
       this.hasTokens = u8;
+      this.table.reserve(cap);
       this.capacity = cap;
     }
     return this.used++;

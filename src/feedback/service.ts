@@ -8,11 +8,11 @@
 import type { Logger } from 'pino';
 import { labelBudget, type LabelCap } from '../metrics/label-cap.js';
 import type { Metrics } from '../metrics/registry.js';
-import type { SpanTap } from '../pipeline/pipeline.js';
+import type { BatchWriter, SpanTap } from '../pipeline/pipeline.js';
 import type { ServiceView } from '../util/service-view.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { Sql } from '../store/sql.js';
-import { feedbackFromSpans } from './spans.js';
+import { addSpanFeedback, type SpanFeedback } from './spans.js';
 import { FeedbackStore, type RecordResult } from './store.js';
 import { bucketOf, type FeedbackItem } from './value.js';
 
@@ -28,25 +28,22 @@ export interface FeedbackWiring {
 
 export class Feedback {
   readonly store: FeedbackStore;
-  /** The pipeline's span tap: feedback attributes on any span of a trace. */
-  readonly tap: SpanTap;
+  /** The pipeline's span tap: feedback attributes on any span of a trace, read with the batch, recorded after it. */
+  readonly tap: SpanTap<SpanFeedback>;
 
   constructor(private readonly w: FeedbackWiring) {
     this.store = new FeedbackStore(w.sql);
     this.tap = {
-      read: (spans, _source, writer) => {
-        const found = feedbackFromSpans(spans);
-        if (!found) return undefined;
-        // Counted and stored once the batch committed.
-        return () => {
-          if (found.unreadable) this.ignored('span', 'bad_value', found.unreadable);
-          if (!found.items.length) return undefined;
-          return writer?.globs
-            ? this.recordAllowed(found.items, writer)
-            : this.record(found.items).then(() => undefined);
-        };
-      },
+      read: addSpanFeedback,
+      record: (found, _source, writer) => this.recordFound(found, writer),
     };
+  }
+
+  private recordFound(found: SpanFeedback | undefined, writer: BatchWriter | undefined): Promise<void> | undefined {
+    if (!found) return undefined;
+    if (found.unreadable) this.ignored('span', 'bad_value', found.unreadable);
+    if (!found.items.length) return undefined;
+    return writer?.globs ? this.recordAllowed(found.items, writer) : this.record(found.items).then(() => undefined);
   }
 
   /**

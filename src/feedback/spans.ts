@@ -16,31 +16,33 @@ export interface SpanFeedback {
   unreadable: number;
 }
 
-export function feedbackFromSpans(spans: readonly Span[]): SpanFeedback | undefined {
-  let out: SpanFeedback | undefined;
-  for (const s of spans) {
-    const a = s.attributes;
-    let name: string = FEEDBACK_ATTRIBUTES[0];
-    let raw = a[name];
-    if (raw === undefined) raw = a[(name = FEEDBACK_ATTRIBUTES[1])];
-    if (raw === undefined) continue;
-    out ??= { items: [], unreadable: 0 };
-    const value = parseFeedbackValue(raw);
-    if (value === undefined) {
-      out.unreadable++;
-      continue;
-    }
-    const comment = a[`${name}.comment`];
-    const source = a[`${name}.source`];
-    out.items.push({
-      traceId: s.traceId,
-      value,
-      ...(typeof comment === 'string' && comment ? { comment: comment.slice(0, 2000) } : {}),
-      source: typeof source === 'string' && source ? source.slice(0, 100) : 'span',
-      service: s.service,
-      timeMs: s.endTimeMs || s.startTimeMs,
-      origin: 'span',
-    });
+/**
+ * One span's feedback into `out` (made at the first span that carries any); returns `out`. Span by
+ * span, so a batch can be read while it is read anyway (its spans fresh in the CPU's caches) and
+ * recorded after its commit without keeping its spans.
+ */
+export function addSpanFeedback(s: Span, out: SpanFeedback | undefined): SpanFeedback | undefined {
+  const a = s.attributes;
+  let name: string = FEEDBACK_ATTRIBUTES[0];
+  let raw = a[name];
+  if (raw === undefined) raw = a[(name = FEEDBACK_ATTRIBUTES[1])];
+  if (raw === undefined) return out;
+  out ??= { items: [], unreadable: 0 };
+  const value = parseFeedbackValue(raw);
+  if (value === undefined) {
+    out.unreadable++;
+    return out;
   }
+  const comment = a[`${name}.comment`];
+  const source = a[`${name}.source`];
+  out.items.push({
+    traceId: s.traceId,
+    value,
+    ...(typeof comment === 'string' && comment ? { comment: comment.slice(0, 2000) } : {}),
+    source: typeof source === 'string' && source ? source.slice(0, 100) : 'span',
+    service: s.service,
+    timeMs: s.endTimeMs || s.startTimeMs,
+    origin: 'span',
+  });
   return out;
 }

@@ -15,7 +15,8 @@
  * look at its keys, and keys are scanned only for LLM-looking spans no call was read from.
  */
 import type { Outcome, Span, SpanFacts, UnvalidatedReason } from '../model.js';
-import { isLlmKey, looksLikeLlmSpan } from './llm-looking.js';
+import { type BatchCoverage, countSpan, type SpanCoverage } from './batch-coverage.js';
+import { isLlmKey } from './llm-looking.js';
 import { TopKeys } from './top-keys.js';
 
 export interface CoverageOptions {
@@ -67,43 +68,24 @@ export interface CoverageRow {
 
 interface Entry extends Omit<CoverageRow, 'topKeys'> {
   keys: TopKeys;
+  /** The key lists last counted into `keys` (at most SEEN_LISTS, the oldest replaced). */
+  seen: SeenKeys[];
+  seenNext: number;
 }
 
-/** What observeSpan made of a span. */
-export type SpanCoverage = 'other' | 'llm' | 'unrecognized';
-
-/** A batch's spans of one scope × service as CoverageTracker.see read them. */
-export interface SeenGroup {
-  scope: string;
-  scopeVersion: string;
-  service: string;
-  spans: number;
-  llmSpans: number;
-  unrecognizedSpans: number;
-  llmSpansWithoutCalls: number;
-  /** Key patterns of its LLM-looking spans without calls, one per key per span, in span order. */
-  keys?: string[];
+/**
+ * A list of attribute keys counted into a row's top keys, and the counters its patterns went to:
+ * the spans of one instrumentation carry the same keys over and over, so a repeat bumps the counters
+ * without working out or looking up a pattern — while `evictions` says none of them was pushed out.
+ */
+interface SeenKeys {
+  keys: readonly string[];
+  counters: { n: number }[];
+  evictions: number;
 }
 
-/** What CoverageTracker.see read of a batch, for CoverageTracker.count once it committed. */
-export type SpansSeen = SeenGroup[];
-
-/** The group of the span's scope × service (a batch holds a few: found by comparing), made if new. */
-function groupOf(groups: SpansSeen, span: Span): SeenGroup {
-  for (const g of groups)
-    if (g.scope === span.scope && g.scopeVersion === span.scopeVersion && g.service === span.service) return g;
-  const g: SeenGroup = {
-    scope: span.scope,
-    scopeVersion: span.scopeVersion,
-    service: span.service,
-    spans: 0,
-    llmSpans: 0,
-    unrecognizedSpans: 0,
-    llmSpansWithoutCalls: 0,
-  };
-  groups.push(g);
-  return g;
-}
+/** Key lists remembered per row (an instrumentation's model spans, agent spans …). */
+const SEEN_LISTS = 4;
 
 export const OTHER = '_other';
 
@@ -120,10 +102,6 @@ function hasNumberedSegment(key: string): boolean {
     if (c >= 48 && c <= 57) return true;
   }
   return false;
-}
-
-function hasCalls(f: SpanFacts): boolean {
-  return f.proposals.length > 0 || f.execution !== undefined || (f.summaryCalls?.length ?? 0) > 0;
 }
 
 /** Attribute keys whose pattern is kept (CoverageTracker.patternOf), and the longest such key. */
@@ -151,63 +129,46 @@ export class CoverageTracker {
    * 'unrecognized' for an LLM-looking span no reader recognised (the caller counts those in a metric).
    */
   observeSpan(span: Span, facts: SpanFacts | undefined, budget?: string): SpanCoverage {
-    const seen = this.see([span], [facts]);
-    this.count(seen, budget);
-    return seen[0]!.unrecognizedSpans > 0 ? 'unrecognized' : seen[0]!.llmSpans > 0 ? 'llm' : 'other';
+    const e = this.entry(span.scope, span.scopeVersion, span.service, budget);
+    const read = countSpan(e, span, facts);
+    if (typeof read === 'string') return read;
+    this.countKeys(e, read);
+    return facts === undefined ? 'unrecognized' : 'llm';
   }
 
   /**
-   * What a batch's spans add to the report, read now and counted later (`count`, once the batch
-   * committed), so the spans need not be kept until then: per scope × service in order of first
-   * appearance, the span counts and the key patterns of its LLM-looking spans without calls (in
-   * span order). Reads the spans only; the report is unchanged.
+   * A committed batch's spans, read before the commit (batch-coverage.ts): counted as observeSpan
+   * counts them one by one, in the same order. `budget`: its sender's.
    */
-  see(spans: readonly Span[], facts: readonly (SpanFacts | undefined)[]): SpansSeen {
-    const out: SpansSeen = [];
-    let g: SeenGroup | undefined;
-    for (let i = 0; i < spans.length; i++) {
-      const span = spans[i]!;
-      const f = facts[i];
-      if (
-        g === undefined ||
-        g.scope !== span.scope ||
-        g.scopeVersion !== span.scopeVersion ||
-        g.service !== span.service
-      )
-        g = groupOf(out, span);
-      g.spans++;
-      if (f === undefined && !looksLikeLlmSpan(span)) continue;
-      g.llmSpans++;
-      if (f === undefined) g.unrecognizedSpans++;
-      else if (hasCalls(f)) continue;
-      g.llmSpansWithoutCalls++;
-      for (const k in span.attributes) {
-        const p = this.patternOf(k);
-        if (p !== null) (g.keys ??= []).push(p);
-      }
+  observeBatch(batch: BatchCoverage, budget?: string): void {
+    for (const r of batch.runs) {
+      const e = this.entry(r.scope, r.scopeVersion, r.service, budget);
+      e.spans += r.spans;
+      e.llmSpans += r.llmSpans;
+      e.unrecognizedSpans += r.unrecognizedSpans;
+      e.llmSpansWithoutCalls += r.llmSpansWithoutCalls;
+      for (const keys of r.keyLists) this.countKeys(e, keys);
     }
-    return out;
   }
 
-  /**
-   * Counts what `see` read of a committed batch (`budget`: its sender's); returns the LLM-looking
-   * spans no reader recognised, per scope (the caller's metric), or undefined when there were none.
-   */
-  count(seen: SpansSeen, budget?: string): Map<string, number> | undefined {
-    let unrecognized: Map<string, number> | undefined;
-    for (const g of seen) {
-      const e = this.entry(g.scope, g.scopeVersion, g.service, budget);
-      e.spans += g.spans;
-      e.llmSpans += g.llmSpans;
-      e.unrecognizedSpans += g.unrecognizedSpans;
-      e.llmSpansWithoutCalls += g.llmSpansWithoutCalls;
-      if (g.keys) for (const k of g.keys) e.keys.add(k);
-      if (g.unrecognizedSpans > 0) {
-        unrecognized ??= new Map();
-        unrecognized.set(g.scope, (unrecognized.get(g.scope) ?? 0) + g.unrecognizedSpans);
-      }
+  /** A span's keys into the row's top keys (by their patterns; a key list seen before: its counters bumped). */
+  private countKeys(e: Entry, keys: readonly string[]): void {
+    const top = e.keys;
+    for (const s of e.seen) {
+      if (s.evictions !== top.evictions || !sameList(s.keys, keys)) continue;
+      for (const c of s.counters) c.n++;
+      return;
     }
-    return unrecognized;
+    const before = top.evictions;
+    const counters: { n: number }[] = [];
+    for (const k of keys) {
+      const p = this.patternOf(k);
+      if (p !== null) counters.push(top.add(p));
+    }
+    // A key pushed out while these were counted may be one of them: nothing to remember then.
+    if (top.evictions !== before) return;
+    e.seen[e.seenNext] = { keys, counters, evictions: before };
+    e.seenNext = (e.seenNext + 1) % SEEN_LISTS;
   }
 
   /**
@@ -237,7 +198,7 @@ export class CoverageTracker {
   report(q: { service?: string; sees?: (service: string) => boolean } = {}): CoverageRow[] {
     const rows: CoverageRow[] = [];
     const filtered = q.service !== undefined || q.sees !== undefined;
-    for (const { keys, unvalidated, ...counts } of this.entries.values()) {
+    for (const { keys, unvalidated, seen: _seen, seenNext: _next, ...counts } of this.entries.values()) {
       // The folded row mixes services: it belongs to no one service's report.
       if (filtered && counts.scope === OTHER) continue;
       if (q.service !== undefined && counts.service !== q.service) continue;
@@ -313,6 +274,14 @@ export class CoverageTracker {
       calls: 0,
       unvalidated: {},
       keys: new TopKeys(this.options.keysPerEntry),
+      seen: [],
+      seenNext: 0,
     };
   }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -84,9 +84,12 @@ function isLiveKitLlmKey(key: string): boolean {
   return false;
 }
 
+/**
+ * Whether a span looks like an LLM or tool span, from its attribute keys and its events. for…in:
+ * attribute objects are fast objects (model.ts newAttrObject) whose keys V8 walks from a cache, where
+ * Object.keys would allocate an array per span (this runs for every span no reader recognised).
+ */
 export function looksLikeLlmSpan(span: Span): boolean {
-  // for…in: attribute objects are fast objects (model.ts newAttrObject) whose keys V8 walks from a
-  // cache, where Object.keys would allocate an array per span.
   for (const k in span.attributes) if (isLlmKey(k)) return true;
   for (const e of span.events) if (e.name.startsWith('gen_ai.')) return true;
   return false;

@@ -7,19 +7,31 @@
 export class TopKeys {
   /** One mutable counter per key: a repeat sighting, the common case, is one lookup and an increment. */
   private readonly counts = new Map<string, { n: number }>();
+  private evicted = 0;
 
   constructor(private readonly capacity: number) {}
 
-  add(key: string): void {
+  /**
+   * How many keys were pushed out so far: while it stays the same, every counter `add` returned is
+   * still its key's, and bumping it (n++) is what `add` of its key does.
+   */
+  get evictions(): number {
+    return this.evicted;
+  }
+
+  /** Counts a sighting of the key; its counter. */
+  add(key: string): { n: number } {
     const c = this.counts.get(key);
     if (c !== undefined) {
       c.n++;
-      return;
+      return c;
     }
     if (this.counts.size < this.capacity) {
-      this.counts.set(key, { n: 1 });
-      return;
+      const fresh = { n: 1 };
+      this.counts.set(key, fresh);
+      return fresh;
     }
+    this.evicted++;
     let minKey = '';
     let min = Infinity;
     for (const [k, { n }] of this.counts) {
@@ -29,7 +41,9 @@ export class TopKeys {
       }
     }
     this.counts.delete(minKey);
-    this.counts.set(key, { n: min + 1 });
+    const taken = { n: min + 1 };
+    this.counts.set(key, taken);
+    return taken;
   }
 
   /** The n most frequent keys, most frequent first (ties by key). */

@@ -8,7 +8,8 @@ import type { CheckedCall, SourceName } from '../model.js';
 import { isFailure, OUTCOMES, type OutcomeName } from '../model.js';
 import type { Metrics } from '../metrics/registry.js';
 import { OTHER } from '../metrics/label-cap.js';
-import type { CoverageTracker, SpansSeen } from '../instrumentation/coverage.js';
+import type { CoverageTracker } from '../instrumentation/coverage.js';
+import type { BatchCoverage } from '../instrumentation/batch-coverage.js';
 import type { CallEntry } from './ledger.js';
 import type { CountedAs } from './ledger-journal.js';
 import { peekLabel, scopeLabel, type CallLabels, type WritePlan } from './write-batch.js';
@@ -27,19 +28,20 @@ export class BatchMetrics {
   constructor(private readonly deps: PipelineDeps) {}
 
   /**
-   * A committed batch's spans (as CoverageTracker.see read them) into the coverage report; LLM-looking
-   * spans no reader knew, per scope, into the metric.
+   * A committed batch's spans (as BatchCoverage read them) into the coverage report; LLM-looking spans
+   * no reader knew, per scope, into the metric.
    */
-  observeSpans(coverage: CoverageTracker, seen: SpansSeen, budget: string | undefined): void {
-    const unrecognized = coverage.count(seen, budget);
+  observeSpans(coverage: CoverageTracker, seen: BatchCoverage, budget: string | undefined): void {
+    coverage.observeBatch(seen, budget);
+    const unrecognized = seen.unrecognizedByScope();
     if (!unrecognized) return;
     const { metrics, labels } = this.deps;
     for (const [scope, n] of unrecognized)
       metrics.spansUnrecognized.inc({ scope: scopeLabel(scope, labels, budget) }, n);
   }
 
-  /** observeSpans for a batch once it committed (a closure holding what `see` read, not the spans). */
-  spansSeen(coverage: CoverageTracker, seen: SpansSeen, budget: string | undefined): () => void {
+  /** observeSpans for a batch once it committed (a closure holding what BatchCoverage read, not the spans). */
+  spansSeen(coverage: CoverageTracker, seen: BatchCoverage, budget: string | undefined): () => void {
     return () => this.observeSpans(coverage, seen, budget);
   }
 

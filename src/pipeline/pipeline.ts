@@ -22,6 +22,7 @@ import { BatchMetrics } from './batch-metrics.js';
 import { CallChecker } from './call-check.js';
 import { Settler } from './settle.js';
 import { BatchRecorder, unprocessable, type BatchHooks } from './batch-record.js';
+import { BatchCoverage } from '../instrumentation/batch-coverage.js';
 
 import {
   BatchUnprocessable,
@@ -131,26 +132,34 @@ export class Pipeline implements SpanConsumer {
     }
     // A batch of toolwatch's own spans is not traced: tracing it would export the next one.
     const span = tracer && !isOwnTelemetry(spans) ? startChild(tracer, 'ingest batch', undefined) : undefined;
-    const after = taps?.length ? readTaps(taps, spans, source, writer) : undefined;
-    const { children, facts, seen } = read;
-    const committed = coverage && seen ? this.metrics.spansSeen(coverage, seen, labelBudget(writer?.globs)) : undefined;
+    const { children, facts, seen, found } = read;
+    const budget = labelBudget(writer?.globs);
+    const committed = coverage && seen ? this.metrics.spansSeen(coverage, seen, budget) : undefined;
+    const after = taps && found ? recordTaps(taps, found, source, writer) : undefined;
     return this.record(span, facts, source, spans.length, { committed, after, cancelled, children, writer, token });
   }
 
-  /** A batch's facts, its failing client spans, and (coverage on) what the coverage report takes of its spans. */
+  /**
+   * A batch's facts and failing client spans, and what the coverage report (BatchCoverage) and the taps
+   * take of its spans, in one pass: span by span, right after its reader, while it is fresh in the
+   * CPU's caches.
+   */
   private read(spans: readonly OtlpSpan[]) {
-    const { dialects, coverage } = this.deps;
+    const { dialects, coverage, taps } = this.deps;
     const children = childStatuses(spans);
-    if (!coverage) return { children, facts: dialects.normalizeSpans(spans), seen: undefined };
-    // The coverage report needs what each span was read as (undefined: no reader recognised it).
-    const perSpan: (SpanFacts | undefined)[] = new Array<SpanFacts | undefined>(spans.length);
+    const seen = coverage ? new BatchCoverage() : undefined;
+    const tapList = taps?.length ? taps : undefined;
+    let found: unknown[] | undefined;
+    if (tapList) found = new Array<unknown>(tapList.length).fill(undefined);
     const facts: SpanFacts[] = [];
     for (let i = 0; i < spans.length; i++) {
-      const f = dialects.normalizeSpan(spans[i]!);
-      perSpan[i] = f;
+      const s = spans[i]!;
+      const f = dialects.normalizeSpan(s);
       if (f) facts.push(f);
+      seen?.add(s, f);
+      if (tapList) for (let t = 0; t < tapList.length; t++) found![t] = tapList[t]!.read(s, found![t]);
     }
-    return { children, facts, seen: coverage.see(spans, perSpan) };
+    return { children, facts, seen, found };
   }
 
   /**
@@ -267,25 +276,22 @@ export class Pipeline implements SpanConsumer {
 }
 
 /**
- * Every tap reads the batch's raw spans now; what they found runs once the batch committed, one
- * after another; undefined when no tap found anything to do.
+ * What the taps found in a batch, recorded once it committed, one tap after another; undefined when
+ * none found anything.
  */
-function readTaps(
+function recordTaps(
   taps: readonly SpanTap[],
-  spans: readonly OtlpSpan[],
+  found: readonly unknown[],
   source: SourceName,
   writer: BatchWriter | undefined,
 ): (() => Promise<void> | undefined) | undefined {
-  let work: (() => Promise<void> | undefined)[] | undefined;
-  for (const tap of taps) {
-    const w = tap.read(spans, source, writer);
-    if (w) (work ??= []).push(w);
-  }
-  if (!work) return undefined;
-  const found = work;
+  if (found.every((x) => x === undefined)) return undefined;
   return () => {
     let chain: Promise<void> | undefined;
-    for (const w of found) chain = chain ? chain.then(w) : w();
+    for (let t = 0; t < taps.length; t++) {
+      const record = () => taps[t]!.record(found[t], source, writer);
+      chain = chain ? chain.then(record) : record();
+    }
     return chain;
   };
 }

@@ -76,17 +76,14 @@ export interface BatchSink {
 }
 
 /**
- * Reads raw spans for what no dialect reads (user feedback attributes): a key lookup or two per span
- * on the hot path, while the batch is read (its spans are not kept past that); what it returns runs
- * after the batch committed (nothing to do: undefined). Work that fails fails the request; the
- * client's retry counts no call twice (the ledger remembers the batch's spans).
+ * Reads raw spans for what no dialect reads (user feedback attributes), in two halves: `read` takes
+ * each span while its batch is read (a key lookup or two: what it found is kept, not the span), and
+ * `record` what was found once the batch committed (undefined: nothing to do). A record that fails
+ * fails the request; the client's retry counts no call twice (the ledger remembers the batch's spans).
  */
-export interface SpanTap {
-  read(
-    spans: readonly OtlpSpan[],
-    source: SourceName,
-    writer?: BatchWriter,
-  ): (() => Promise<void> | undefined) | undefined;
+export interface SpanTap<T = unknown> {
+  read(span: OtlpSpan, found: T | undefined): T | undefined;
+  record(found: T | undefined, source: SourceName, writer?: BatchWriter): Promise<void> | undefined;
 }
 
 /**

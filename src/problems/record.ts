@@ -11,38 +11,14 @@ import type { CallLabels } from '../pipeline/write-batch.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';
-import { type Signature, type SignatureInput, signatureOf } from './signature.js';
+import { type SignatureInput, signatureOf } from './signature.js';
 import { SignatureCache } from './signature-cache.js';
 import { repairExtension } from './cost.js';
 import { CommittedProblems, ownRowExists, problemExtension } from './write.js';
+import { Grouper, type ProblemDelta, type ProblemExample } from './delta.js';
 
-const HOUR = 3_600_000;
 const MAX_ARGS = 16 * 1024;
 const MAX_MESSAGE = 2_000;
-
-export interface ProblemExample {
-  slot: string;
-  timeMs: number;
-  model: string;
-  traceId: string;
-  spanId: string;
-  name: string;
-  arguments?: string;
-  message: string;
-}
-
-/** What one batch adds to one problem. */
-export interface ProblemDelta {
-  signature: Signature;
-  service: string;
-  occurrences: number;
-  firstMs: number;
-  lastMs: number;
-  hours: Map<number, number>;
-  models: Map<string, { count: number; firstMs: number; lastMs: number }>;
-  /** `first` (earliest in the batch), `latest`, and the first of each model. */
-  examples: Map<string, ProblemExample>;
-}
 
 export interface ProblemRecorderDeps {
   /** `all`: asked once per problem, after its first committed write, whether its own row exists (write.ts). */
@@ -107,90 +83,6 @@ export class ProblemRecorder implements CountedCallSink {
           this.committed,
         )
       : undefined;
-  }
-}
-
-/** Groups failures by (service, signature); each slot's example is built once, after grouping. */
-interface Chosen<T> {
-  item: T;
-  t: number;
-}
-
-/** Which failure fills each example slot: the batch's earliest, its latest, and each model's first. */
-interface Picks<T> {
-  first: Chosen<T>;
-  latest: Chosen<T>;
-  models: Map<string, Chosen<T>>;
-}
-
-class Grouper<T> {
-  readonly out = new Map<string, ProblemDelta>();
-  private readonly picks = new Map<ProblemDelta, Picks<T>>();
-
-  add(signature: Signature, service: string, model: string, timeMs: number, item: T): void {
-    const key = `${service}\u0000${signature.hash}`;
-    const t = Math.floor(timeMs);
-    let d = this.out.get(key);
-    if (!d) {
-      d = {
-        signature,
-        service,
-        occurrences: 0,
-        firstMs: t,
-        lastMs: t,
-        hours: new Map(),
-        models: new Map(),
-        examples: new Map(),
-      };
-      this.out.set(key, d);
-    }
-    d.occurrences++;
-    d.firstMs = Math.min(d.firstMs, t);
-    d.lastMs = Math.max(d.lastMs, t);
-    const hour = t - (t % HOUR);
-    d.hours.set(hour, (d.hours.get(hour) ?? 0) + 1);
-    const m = d.models.get(model);
-    if (m) {
-      m.count++;
-      m.firstMs = Math.min(m.firstMs, t);
-      m.lastMs = Math.max(m.lastMs, t);
-    } else d.models.set(model, { count: 1, firstMs: t, lastMs: t });
-    const p = this.picks.get(d);
-    if (!p) {
-      const pick = { item, t };
-      this.picks.set(d, { first: pick, latest: pick, models: new Map([[model, pick]]) });
-      return;
-    }
-    if (t < p.first.t) p.first = { item, t };
-    if (t >= p.latest.t) p.latest = { item, t };
-    if (!p.models.has(model)) p.models.set(model, { item, t });
-  }
-
-  /**
-   * `kept`: what committed writes already hold. A slot filled for good is left out (its insert would do
-   * nothing), and so is a `latest` less than `latestEveryMs` newer than the one written (older than
-   * it, the upsert would keep the stored one; newer by less, it is not worth its redaction and write).
-   */
-  deltas(
-    example: (item: T) => Omit<ProblemExample, 'slot'>,
-    kept?: CommittedProblems,
-    latestEveryMs = 0,
-  ): ProblemDelta[] {
-    for (const [d, p] of this.picks) {
-      const { service } = d;
-      const id = d.signature.hash;
-      let built: Map<T, Omit<ProblemExample, 'slot'>> | undefined;
-      const fill = (slot: string, { item }: Chosen<T>) => {
-        built ??= new Map();
-        let ex = built.get(item);
-        if (!ex) built.set(item, (ex = example(item)));
-        d.examples.set(slot, { ...ex, slot });
-      };
-      if (!kept?.hasFirst(service, id)) fill('first', p.first);
-      if (!kept || p.latest.t >= kept.latestMs(service, id) + latestEveryMs) fill('latest', p.latest);
-      for (const [model, pick] of p.models) if (!kept?.hasModel(service, id, model)) fill(`model:${model}`, pick);
-    }
-    return [...this.out.values()];
   }
 }
 

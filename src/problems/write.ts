@@ -18,7 +18,7 @@
  * every statement takes its rows in key order, so concurrent writers lock them in one order.
  */
 import type { BatchExtension, BatchTx, Sql } from '../store/sql.js';
-import type { ProblemDelta } from './record.js';
+import type { ProblemDelta } from './delta.js';
 import { type ColumnType, MultiRow } from './rows.js';
 import { OTHER_PROBLEM } from './store.js';
 
@@ -46,10 +46,10 @@ export function problemExtension(
     extension.committed = () => {
       for (const d of deltas) {
         committed.wrote(d.service, d.signature.hash);
-        for (const [slot, ex] of d.examples)
-          if (slot === 'latest') committed.wroteLatest(d.service, d.signature.hash, ex.timeMs);
-          else if (slot === 'first') committed.keptFirst(d.service, d.signature.hash);
-          else committed.keptModel(d.service, d.signature.hash, slot.slice('model:'.length));
+        for (const ex of d.examples)
+          if (ex.slot === 'latest') committed.wroteLatest(d.service, d.signature.hash, ex.timeMs);
+          else if (ex.slot === 'first') committed.keptFirst(d.service, d.signature.hash);
+          else committed.keptModel(d.service, d.signature.hash, ex.slot.slice('model:'.length));
       }
     };
   return extension;
@@ -335,8 +335,8 @@ function writeDeltas(
         statusMs,
         recordedMs,
       );
-      for (const [hour, count] of d.hours) ownHours.push(service, id, hour, count);
-      for (const [model, m] of d.models) ownModels.push(service, id, model, m.count, m.firstMs, m.lastMs);
+      for (let h = 0; h < d.hours.length; h += 2) ownHours.push(service, id, d.hours[h], d.hours[h + 1]);
+      for (const m of d.models) ownModels.push(service, id, m.model, m.count, m.firstMs, m.lastMs);
       continue;
     }
     const row = [
@@ -356,8 +356,8 @@ function writeDeltas(
     ];
     if (committed?.knows(service, id)) settled.push(...row);
     else sql.problem.run(tx, row);
-    for (const [hour, count] of d.hours) hours.push(service, id, hour, count);
-    for (const [model, m] of d.models) models.push(service, id, model, m.count, m.firstMs, m.lastMs);
+    for (let h = 0; h < d.hours.length; h += 2) hours.push(service, id, d.hours[h], d.hours[h + 1]);
+    for (const m of d.models) models.push(service, id, m.model, m.count, m.firstMs, m.lastMs);
   }
   sql.problem.run(tx, settled);
   sql.ownProblem.run(tx, owned);
@@ -368,7 +368,7 @@ function writeDeltas(
   for (const d of deltas) {
     const id = d.signature.hash;
     const { service } = d;
-    for (const ex of d.examples.values())
+    for (const ex of d.examples)
       tx.run(ex.slot === 'latest' ? sql.latest : sql.kept, [
         service,
         service,

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/check/registry.js';
 import { SchemaCache } from '../../src/check/schema-cache.js';
+import { BatchCoverage } from '../../src/instrumentation/batch-coverage.js';
 import { CoverageTracker, keyPattern, OTHER, type CoverageRow } from '../../src/instrumentation/coverage.js';
 import { isLlmKey, looksLikeLlmSpan } from '../../src/instrumentation/llm-looking.js';
 import { TopKeys } from '../../src/instrumentation/top-keys.js';
@@ -102,6 +103,20 @@ describe('top keys in bounded memory', () => {
 });
 
 describe('coverage tracker bounds', () => {
+  it('a key list seen before counts as it did the first time, also after keys were pushed out', () => {
+    const t = new CoverageTracker({ keysPerEntry: 3, topKeys: 10 });
+    const a = { 'llm.a': 1, 'llm.b.0.x': 1, 'llm.b.1.x': 1, 'http.x': 1 };
+    const b = { 'llm.c': 1, 'llm.d': 1 };
+    // Each list twice (the second time from what the first remembered), then b pushes a's keys out.
+    for (const attrs of [a, a, b, b, a, b, a, a]) t.observeSpan(makeSpan(attrs), undefined);
+    const top = new TopKeys(3);
+    for (const k of ['llm.a', 'llm.b.{i}.x', 'llm.b.{i}.x', 'llm.a', 'llm.b.{i}.x', 'llm.b.{i}.x']) top.add(k);
+    for (const k of ['llm.c', 'llm.d', 'llm.c', 'llm.d']) top.add(k);
+    for (const attrs of [a, b, a, a])
+      for (const k of Object.keys(attrs)) if (k.startsWith('llm.')) top.add(keyPattern(k, 200));
+    expect(t.report()[0]!.topKeys).toEqual(top.top(10));
+  });
+
   it('folds scope × service rows past maxEntries into _other', () => {
     const t = new CoverageTracker({ maxEntries: 3 });
     for (let i = 0; i < 10; i++)
@@ -313,6 +328,32 @@ describe('the coverage report over a mixed stream', () => {
       ['1.0.0-beta.1', 2],
       ['2.0.3', 1],
     ]);
+  });
+
+  it('a batch read before its commit (BatchCoverage) counts as its spans one by one do, in the same order', () => {
+    // Small bounds, so rows fold into _other and top keys push one another out as the batches go.
+    const options = { maxEntries: 12, maxEntriesPerBudget: 5, keysPerEntry: 3, topKeys: 20 };
+    const bySpan = new CoverageTracker(options);
+    const byBatch = new CoverageTracker(options);
+    const batches = [...fixtures.map((f) => f.spans), acme, ...fixtures.map((f) => f.spans)];
+    batches.forEach((batch, i) => {
+      const budget = i % 3 === 0 ? 'team' : undefined;
+      const b = new BatchCoverage();
+      const unrecognized = new Map<string, number>();
+      for (const span of batch) {
+        const facts = dialects.normalizeSpan(span);
+        const got = b.add(span, facts);
+        expect(bySpan.observeSpan(span, facts, budget)).toBe(got);
+        if (got === 'unrecognized') unrecognized.set(span.scope, (unrecognized.get(span.scope) ?? 0) + 1);
+      }
+      byBatch.observeBatch(b, budget);
+      expect([...(b.unrecognizedByScope() ?? [])]).toEqual([...unrecognized]);
+      // Calls in between, as the pipeline counts them after a batch's spans.
+      for (const t of [bySpan, byBatch])
+        t.observeCall({ scope: batch[0]!.scope, scopeVersion: '', service: 'x' }, { outcome: 'valid' }, budget);
+    });
+    expect(byBatch.report()).toEqual(bySpan.report());
+    expect(byBatch.report().some((r) => r.scope === OTHER)).toBe(true);
   });
 
   it('LLM-looking spans without calls list their keys; spans with calls do not', () => {

@@ -310,6 +310,28 @@ describe('the trajectory memory (unit)', () => {
     expect(t.size).toBe(0);
   });
 
+  it('hands out the traces it pushed out in the order they went, trace ids spelled as they came', () => {
+    const t = new TrajectoryTracker({ idleMs: 60_000, maxTraces: 2 }, (m) => m);
+    // Past the spare slots too (1,024 beyond maxTraces): the ones waiting are made records on the way.
+    const ids = Array.from({ length: 3_000 }, (_, i) => (i % 3 ? i.toString(16).padStart(32, '0') : `trace-${i}`));
+    for (let i = 0; i < ids.length; i++) t.calls([call(ids[i]!)], [label], i);
+    expect(t.size).toBe(2);
+    expect(t.takeIdle(ids.length).map((d) => d.traceId)).toEqual(ids.slice(0, -2));
+    expect(t.takeIdle(ids.length + 60_000).map((d) => d.traceId)).toEqual(ids.slice(-2));
+    expect(t.size).toBe(0);
+  });
+
+  it('hands a failed write back first, before what was pushed out since, at most maxTraces of them', () => {
+    const t = new TrajectoryTracker({ idleMs: 60_000, maxTraces: 2 }, (m) => m);
+    for (const id of ['a', 'b', 'c', 'd']) t.calls([call(id)], [label], 1_000);
+    const failed = t.takeIdle(1_000);
+    expect(failed.map((x) => x.traceId)).toEqual(['a', 'b']);
+    t.calls([call('e')], [label], 2_000); // c goes
+    t.restore(failed); // [a, b, c]: the last two wait
+    t.calls([call('f')], [label], 3_000); // d goes
+    expect(t.takeIdle(3_000).map((x) => x.traceId)).toEqual(['b', 'c', 'd']);
+  });
+
   it('remembers the model spans of a long trajectory past the fixed area of its slot', () => {
     const t = new TrajectoryTracker({ idleMs: 1_000, maxTraces: 10 }, (m) => m);
     const model = (spanId: string, parent = '', tokens = 10) =>

@@ -748,21 +748,22 @@ describe('pipeline: labels of a call are derived once', () => {
 });
 
 describe('span taps (user feedback attributes)', () => {
-  it('read every raw span with the batch and work once it committed; work that fails fails the batch, and its retry counts nothing twice', async () => {
+  it('read every raw span with the batch and record once it committed; a record that fails fails the batch, and its retry counts nothing twice', async () => {
     const store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
     const clock = { now: 1_000_000 };
     const seen: { spans: number; committed: number }[] = [];
     let fail = true;
-    const tap: SpanTap = {
-      // Reads the spans with the batch; its work runs once the batch committed.
-      read: (spans) => () =>
-        // What the store holds when the tap's work runs: the batch is committed before it.
+    // Reads each span with the batch; records what it found once the batch committed.
+    const tap: SpanTap<number> = {
+      read: (_span, found) => (found ?? 0) + 1,
+      record: (found) =>
+        // What the store holds when the tap records: the batch is committed before it.
         store.callCounts({ sinceMs: 0 }).then((rows) => {
-          seen.push({ spans: spans.length, committed: rows.reduce((a, r) => a + Number(r.count), 0) });
+          seen.push({ spans: found ?? 0, committed: rows.reduce((a, r) => a + Number(r.count), 0) });
           if (fail) throw new Error('feedback store unavailable');
         }),
     };
-    const quiet: SpanTap = { read: () => undefined };
+    const quiet: SpanTap = { read: () => undefined, record: () => undefined };
     const { metrics, pipeline } = makePipeline(store, clock, 100, new CoverageTracker(), [quiet, tap]);
     const batch = [
       chat('a1', [{ id: 'c1', name: 'weather', args: '{"city":"Lima"}' }]),
