@@ -23,12 +23,24 @@ const isRec = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 export function servedBy(a: AttrObject, named: string | undefined): string | undefined {
   const server = str(a, 'server.address') ?? liteLlmHost(a);
   const upstream = routerUpstream(a, named, server);
+  // A model span repeats the last one's provider and host: the same string again, not a new one made
+  // per span (the changes' per-value caches then compare it by identity).
+  if (named === lastNamed && upstream === lastUpstream && server === lastServer) return lastValue;
   let value = named ?? '';
   if (upstream !== undefined && upstream.toLowerCase() !== value.toLowerCase())
     value = value === '' ? upstream : `${value}/${upstream}`;
   if (server !== undefined) value = value === '' ? server : `${value}@${server}`;
-  return value === '' ? undefined : value;
+  lastNamed = named;
+  lastUpstream = upstream;
+  lastServer = server;
+  lastValue = value === '' ? undefined : value;
+  return lastValue;
 }
+
+let lastNamed: string | undefined;
+let lastUpstream: string | undefined;
+let lastServer: string | undefined;
+let lastValue: string | undefined;
 
 function routerUpstream(a: AttrObject, named: string | undefined, server: string | undefined): string | undefined {
   const meta = a['ai.response.providerMetadata'];
