@@ -5,6 +5,7 @@
  * (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and every table's rows are sorted by
  * key, so two replicas writing the same minutes lock rows in one order and never deadlock.
  */
+import { runExtensions, writeMergedRows } from './group-extensions.js';
 import type { Statement } from './pg-statements.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, PendingRow, WriteBatch } from './store.js';
 
@@ -133,9 +134,16 @@ export function groupStatements(batches: WriteBatch[]): Statement[] {
       ledger.map((r) => r.body),
     ]);
   }
-  // Extensions only write: their statements follow, in order, on the same transaction.
+  // Extensions only write: their statements follow, in order, on the same transaction. Of a group,
+  // the rows they mark mergeable go once, summed and sorted by key (group-extensions.ts), then each
+  // batch's rest: a group of 16 batches sent and upserted its definition-version and minute rows 16
+  // times, most of them the same keys.
   const tx = { run };
-  for (const b of batches) for (const x of b.extensions) x(tx);
+  if (batches.length === 1) runExtensions(tx, batches[0]!.extensions, false);
+  else {
+    writeMergedRows(tx, batches);
+    for (const b of batches) runExtensions(tx, b.extensions, true);
+  }
   return statements;
 }
 
