@@ -5,9 +5,9 @@
  * (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and every table's rows are sorted by
  * key, so two replicas writing the same minutes lock rows in one order and never deadlock.
  */
+import { groupCounts } from './group-counts.js';
 import { runExtensions, writeMergedRows } from './group-extensions.js';
 import type { Statement } from './pg-statements.js';
-import { groupCounts } from './group-counts.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, PendingRow, WriteBatch } from './store.js';
 
 /** The statements that apply many batches (to run in order in one transaction): one per core table, then the features'. */
