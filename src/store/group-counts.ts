@@ -66,29 +66,39 @@ const DROP_ROWS: RowKind<FailureDrop> = {
   add: (into, r) => void (into.dropped += r.dropped),
 };
 
-/** Rows compared one by one up to this many (a group's usual few), then found through a map by key. */
-const SCAN_LIMIT = 32;
+/**
+ * Rows compared one by one among those of the same tool (a group's usual few), found through the
+ * tool's own list: a lookup by a string the rows already hold, no key built per row. Past this many
+ * rows in all, found through a map by key instead, so a group of many rows per tool stays linear.
+ */
+const SCAN_LIMIT = 256;
 
 /** Rows summed per key in the order first seen; each a copy (the batches' own rows stay as they are). */
-class Summed<T extends object> {
+class Summed<T extends { tool: string }> {
   readonly rows: T[] = [];
+  private readonly byTool = new Map<string, T[]>();
   private byKey: Map<string, T> | undefined;
 
   constructor(private readonly kind: RowKind<T>) {}
 
   add(r: T): void {
-    const { rows, kind } = this;
+    const { kind } = this;
     if (this.byKey === undefined) {
-      for (let i = 0; i < rows.length; i++) {
-        if (kind.same(rows[i]!, r)) {
-          kind.add(rows[i]!, r);
-          return;
+      let same = this.byTool.get(r.tool);
+      if (same === undefined) this.byTool.set(r.tool, (same = []));
+      else
+        for (let i = 0; i < same.length; i++) {
+          if (kind.same(same[i]!, r)) {
+            kind.add(same[i]!, r);
+            return;
+          }
         }
-      }
-      rows.push({ ...r });
-      if (rows.length >= SCAN_LIMIT) {
+      const copy = { ...r };
+      same.push(copy);
+      this.rows.push(copy);
+      if (this.rows.length >= SCAN_LIMIT) {
         this.byKey = new Map();
-        for (const x of rows) this.byKey.set(kind.key(x), x);
+        for (const x of this.rows) this.byKey.set(kind.key(x), x);
       }
       return;
     }
@@ -97,7 +107,7 @@ class Summed<T extends object> {
     if (had) kind.add(had, r);
     else {
       const copy = { ...r };
-      rows.push(copy);
+      this.rows.push(copy);
       this.byKey.set(k, copy);
     }
   }

@@ -98,6 +98,7 @@ export class WireWriter {
       return false;
     }
     if (typeof v === 'string') return (this.sized(v, false), false);
+    if (typeof v === 'number' && Number.isSafeInteger(v)) return (this.integer(v), false);
     if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
       return (this.sized(String(v), false), false);
     if (Array.isArray(v) && this.plainArray(v)) {
@@ -117,6 +118,35 @@ export class WireWriter {
     }
     this.sized(String(prepared), false);
     return false;
+  }
+
+  /** A safe integer with its length before it (see digits). */
+  private integer(v: number): void {
+    const at = this.off;
+    this.int32(0);
+    this.digits(v);
+    this.setInt32(this.off - at - 4, at);
+  }
+
+  /**
+   * A safe integer's decimal digits, what String(v) gives (no exponent below 1e21, `-` before a
+   * negative, -0 as `0`), without making the string first: most values bound are times in ms and counts.
+   */
+  private digits(v: number): void {
+    const negative = v < 0;
+    let n = negative ? -v : v;
+    let len = negative ? 2 : 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) len++;
+    this.reserve(len);
+    const buf = this.buf;
+    if (negative) buf[this.off] = 0x2d;
+    let at = this.off + len;
+    do {
+      const q = Math.floor(n / 10);
+      buf[--at] = 0x30 + (n - 10 * q);
+      n = q;
+    } while (n > 0);
+    this.off += len;
   }
 
   /** Elements this writes itself (strings, numbers, booleans, nulls); any other goes through prepareValue. */
@@ -141,7 +171,8 @@ export class WireWriter {
         continue;
       }
       this.byte(QUOTE);
-      this.text(typeof x === 'string' ? x : String(x), true);
+      if (typeof x === 'number' && Number.isSafeInteger(x)) this.digits(x);
+      else this.text(typeof x === 'string' ? x : String(x), true);
       this.byte(QUOTE);
     }
     this.byte(0x7d);

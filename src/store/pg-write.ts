@@ -5,26 +5,18 @@
  * (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and every table's rows are sorted by
  * key, so two replicas writing the same minutes lock rows in one order and never deadlock.
  */
+import { groupCounts } from './group-counts.js';
+import { runExtensions, writeMergedRows } from './group-extensions.js';
 import type { Statement } from './pg-statements.js';
 import type { CallAggregate, ExecutionAggregate, FailureDrop, PendingRow, WriteBatch } from './store.js';
 
 /** The statements that apply many batches (to run in order in one transaction): one per core table, then the features'. */
 export function groupStatements(batches: WriteBatch[]): Statement[] {
-  const calls = mergeSorted(
-    batches.flatMap((b) => b.callAggregates),
-    (r: CallAggregate) => [r.minute, r.source, r.service, r.model, r.tool, r.outcome, r.reason],
-    'count',
-  );
-  const execs = mergeSorted(
-    batches.flatMap((b) => b.executionAggregates),
-    (r: ExecutionAggregate) => [r.minute, r.source, r.service, r.model, r.tool, r.status, r.callOutcome],
-    'count',
-  );
-  const drops = mergeSorted(
-    batches.flatMap((b) => b.failureDrops),
-    (r: FailureDrop) => [r.minute, r.service, r.tool],
-    'dropped',
-  );
+  // Summed per key as SQLite's group commit sums them (group-counts.ts), then sorted by key.
+  const summed = groupCounts(batches);
+  const calls = summed.callAggregates.sort(byCallKey);
+  const execs = summed.executionAggregates.sort(byExecutionKey);
+  const drops = summed.failureDrops.sort(byDropKey);
   const failures = batches.flatMap((b) => b.failures);
   const pending = netPending(batches);
   const statements: Statement[] = [];
@@ -133,9 +125,16 @@ export function groupStatements(batches: WriteBatch[]): Statement[] {
       ledger.map((r) => r.body),
     ]);
   }
-  // Extensions only write: their statements follow, in order, on the same transaction.
+  // Extensions only write: their statements follow, in order, on the same transaction. Of a group,
+  // the rows they mark mergeable go once, summed and sorted by key (group-extensions.ts), then each
+  // batch's rest: a group of 16 batches sent and upserted its definition-version and minute rows 16
+  // times, most of them the same keys.
   const tx = { run };
-  for (const b of batches) for (const x of b.extensions) x(tx);
+  if (batches.length === 1) runExtensions(tx, batches[0]!.extensions, false);
+  else {
+    writeMergedRows(tx, batches);
+    for (const b of batches) runExtensions(tx, b.extensions, true);
+  }
   return statements;
 }
 
@@ -157,23 +156,6 @@ function netPending(batches: WriteBatch[]): { add: PendingRow[]; remove: { trace
     add: sorted.flatMap((e) => (e.row ? [e.row] : [])),
     remove: sorted.filter((e) => !e.row).map(({ traceId, callKey }) => ({ traceId, callKey })),
   };
-}
-
-/**
- * Sums rows with the same key (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and
- * sorts by key, so concurrent transactions lock rows in one order.
- */
-function mergeSorted<R, K extends keyof R>(rows: R[], key: (r: R) => (string | number)[], sum: K): R[] {
-  if (rows.length === 0) return rows;
-  const byKey = new Map<string, { k: (string | number)[]; row: R }>();
-  for (const r of rows) {
-    const k = key(r);
-    const id = keyId(k);
-    const prev = byKey.get(id);
-    if (prev) (prev.row[sum] as unknown as number) += r[sum] as unknown as number;
-    else byKey.set(id, { k, row: { ...r } });
-  }
-  return [...byKey.values()].sort((a, b) => compareKeys(a.k, b.k)).map((e) => e.row);
 }
 
 /**
@@ -199,3 +181,23 @@ export function compareKeys(a: (string | number)[], b: (string | number)[]): num
   }
   return 0;
 }
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byCallKey = (a: CallAggregate, b: CallAggregate) =>
+  a.minute - b.minute ||
+  cmp(a.source, b.source) ||
+  cmp(a.service, b.service) ||
+  cmp(a.model, b.model) ||
+  cmp(a.tool, b.tool) ||
+  cmp(a.outcome, b.outcome) ||
+  cmp(a.reason, b.reason);
+const byExecutionKey = (a: ExecutionAggregate, b: ExecutionAggregate) =>
+  a.minute - b.minute ||
+  cmp(a.source, b.source) ||
+  cmp(a.service, b.service) ||
+  cmp(a.model, b.model) ||
+  cmp(a.tool, b.tool) ||
+  cmp(a.status, b.status) ||
+  cmp(a.callOutcome, b.callOutcome);
+const byDropKey = (a: FailureDrop, b: FailureDrop) =>
+  a.minute - b.minute || cmp(a.service, b.service) || cmp(a.tool, b.tool);

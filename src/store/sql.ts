@@ -40,7 +40,7 @@ export type BatchExtension = ((tx: BatchTx) => void) & { committed?: () => void;
 
 /**
  * The part of an extension's rows that a store committing a group of batches may write once for the
- * group, summed with the other batches' rows of the same `merger` (SQLite's group commit,
+ * group, summed with the other batches' rows of the same `merger` (both engines' group commit,
  * group-extensions.ts): upserts that only add counts or widen a range commute with everything else
  * the group writes, so one summed statement stores exactly what each batch's own would, for a
  * fraction of the rows. A store that does not merge runs the extension itself, which writes them all.

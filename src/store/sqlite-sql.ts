@@ -14,8 +14,18 @@ export class SqliteSql implements Sql {
     run: (s, p) => this.run(s, p),
     tx: (fn) => fn(this.inTx),
   };
-  /** Synchronous, for batch extensions inside the store's own (synchronous) transaction. */
-  readonly batchTx: BatchTx = { run: (s, p = []) => void this.changes(s, p) };
+  /**
+   * Synchronous, for batch extensions inside the store's own (synchronous) transaction. Their values
+   * go to the driver as the array they come in (bound as positional parameters), not spread into
+   * arguments: a multi-row statement carries hundreds.
+   */
+  readonly batchTx: BatchTx = {
+    run: (sql, params = []) => {
+      const s = this.stmt(sql);
+      if (s.reader) s.all(params);
+      else s.run(params);
+    },
+  };
 
   constructor(private readonly db: Database.Database) {}
 

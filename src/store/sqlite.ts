@@ -25,6 +25,8 @@ import type {
   CallSeriesRow,
   ExecutionCountRow,
   FailureQuery,
+  FailureRecord,
+  LedgerRecord,
   PendingKey,
   PendingRow,
   Store,
@@ -48,8 +50,10 @@ export class SqliteStore implements Store {
   private closed = false;
   private readonly writes: GroupCommit;
   private readonly stmts: ReturnType<SqliteStore['prepare']>;
-  /** The count rows (call and execution minutes, failure drops), as multi-row upserts. */
+  /** The count rows (call and execution minutes, failure drops), failure records and journal rows, as multi-row statements. */
   private readonly counts: SqliteCounts;
+  /** The group's transaction: better-sqlite3's wrapper, made once rather than per group. */
+  private readonly commitGroup: (batches: WriteBatch[]) => void;
   /** Until when (performance.now()) group writes fail at once: another process held the lock. */
   private lockedUntil = 0;
   private readonly lockBackoffMs: number;
@@ -63,6 +67,7 @@ export class SqliteStore implements Store {
     this.port = new SqliteSql(this.db);
     this.stmts = this.prepare();
     this.counts = new SqliteCounts(this.db);
+    this.commitGroup = this.db.transaction((batches: WriteBatch[]) => this.writeGroup(batches));
     // Of every half second at least ~four fifths stay free for other work while a lock is held.
     this.lockBackoffMs = Math.max(250, 5 * (opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
     this.writes = new GroupCommit({
@@ -112,17 +117,11 @@ export class SqliteStore implements Store {
 
   private prepare() {
     return {
-      failure: this.db.prepare(
-        `INSERT INTO failures (time_ms, source, service, model, tool, name, outcome, trace_id, span_id, call_id, arguments, errors, message,
-           arguments_omitted, reason)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
       pendingAdd: this.db.prepare(
         'INSERT OR REPLACE INTO pending_calls (trace_id, call_key, due_ms, payload, owner) VALUES (?, ?, ?, ?, ?)',
       ),
       pendingRemove: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ?'),
       pendingSettle: this.db.prepare('DELETE FROM pending_calls WHERE trace_id = ? AND call_key = ? AND owner = ?'),
-      ledger: this.db.prepare('INSERT INTO ledger_batches (time_ms, traces, body) VALUES (?, ?, ?)'),
     };
   }
 
@@ -141,51 +140,51 @@ export class SqliteStore implements Store {
   /** One transaction for the group; a lock another process held past busy_timeout starts the back-off. */
   private commit(batches: WriteBatch[]): void {
     try {
-      this.db.transaction(() => {
-        if (batches.length === 1) this.apply(batches[0]!);
-        else {
-          // The group's count rows and the extensions' mergeable rows summed first (group-counts.ts,
-          // group-extensions.ts), then each batch's other rows in order.
-          this.counts.write(groupCounts(batches));
-          writeMergedRows(this.port.batchTx, batches);
-          for (const b of batches) this.apply(b, false);
-        }
-      })();
+      this.commitGroup(batches);
     } catch (err) {
       if (isBusy(err)) this.lockedUntil = performance.now() + this.lockBackoffMs;
       throw err;
     }
   }
 
-  /**
-   * `counts` false: the batch's count rows and its extensions' mergeable rows were written with its
-   * group's (summed, group-counts.ts and group-extensions.ts).
-   */
-  private apply(b: WriteBatch, counts = true): void {
-    if (counts) this.counts.write(b);
-    for (const f of b.failures) {
-      this.stmts.failure.run(
-        f.timeMs,
-        f.source,
-        f.service,
-        f.model,
-        f.tool,
-        f.name,
-        f.outcome,
-        f.traceId,
-        f.spanId,
-        f.callId ?? null,
-        f.arguments ?? null,
-        JSON.stringify(f.errors),
-        f.message,
-        f.argumentsOmitted ?? null,
-        f.reason ?? null,
-      );
+  /** The group's rows, in the transaction better-sqlite3 wraps them in (built once, in the constructor). */
+  private writeGroup(batches: WriteBatch[]): void {
+    if (batches.length === 1) {
+      this.apply(batches[0]!);
+      return;
     }
+    // The group's count rows and the extensions' mergeable rows summed first (group-counts.ts,
+    // group-extensions.ts), its failure records and journal rows in batch order, a statement per
+    // table, then each batch's other rows in order.
+    this.counts.write(groupCounts(batches));
+    const failures: FailureRecord[] = [];
+    const ledger: LedgerRecord[] = [];
+    for (const b of batches) {
+      for (const f of b.failures) failures.push(f);
+      if (b.ledger) ledger.push(b.ledger);
+    }
+    this.counts.failures(failures);
+    this.counts.ledger(ledger);
+    writeMergedRows(this.port.batchTx, batches);
+    for (const b of batches) {
+      this.pending(b);
+      runExtensions(this.port.batchTx, b.extensions, true);
+    }
+  }
+
+  /** One batch alone: its count rows, records and extensions whole. */
+  private apply(b: WriteBatch): void {
+    this.counts.write(b);
+    this.counts.failures(b.failures);
+    if (b.ledger) this.counts.ledger([b.ledger]);
+    this.pending(b);
+    runExtensions(this.port.batchTx, b.extensions, false);
+  }
+
+  /** In order: a call deferred again in a later batch of the group replaces its row, a removal deletes it. */
+  private pending(b: WriteBatch): void {
     for (const p of b.pendingAdd) this.stmts.pendingAdd.run(p.traceId, p.callKey, p.dueMs, p.payload, p.owner ?? null);
     for (const p of b.pendingRemove) this.stmts.pendingRemove.run(p.traceId, p.callKey);
-    if (b.ledger) this.stmts.ledger.run(b.ledger.timeMs, b.ledger.traces, b.ledger.body);
-    runExtensions(this.port.batchTx, b.extensions, !counts);
   }
 
   async loadPending(): Promise<PendingRow[]> {

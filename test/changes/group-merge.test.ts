@@ -1,6 +1,6 @@
 /**
  * Definition versions and per-version minute counts written by a group commit of several batches
- * (SQLite sums them for the group, src/store/group-extensions.ts) store exactly what the same
+ * (both engines sum them for the group, src/store/group-extensions.ts) store exactly what the same
  * batches store one transaction each: calls and counts added, first and last seen widened, and the
  * change events unchanged.
  */

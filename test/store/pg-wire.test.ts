@@ -91,6 +91,13 @@ describe('WireWriter', () => {
     expect(viaWire(statements).equals(viaConnection(statements))).toBe(true);
   });
 
+  it('writes integers digit by digit as node-postgres writes their String(), alone and in arrays: signs, -0, every length, past safe', () => {
+    const values: number[] = [-0, 9, 10, -10, 1_796_514_473_621, -Number.MAX_SAFE_INTEGER, 2 ** 53, -(2 ** 60)];
+    for (let p = 1; p < 2 ** 53; p *= 7) values.push(p, p - 1, -p, -(p + 1));
+    const statements = [{ name: '', text: 'SELECT $1', values: [...values, values] }];
+    expect(viaWire(statements).equals(viaConnection(statements))).toBe(true);
+  });
+
   it('writes array literals as node-postgres does: every element quoted, quotes and backslashes escaped, NULLs', () => {
     const values = [AWKWARD, [1, 2.5, -3, null, 0], [null, undefined, 'NULL', true], [], ['a\u0000b']];
     const statements = [{ name: 'tw_1', text: 'SELECT unnest($1::text[])', values }];
