@@ -7,7 +7,6 @@
  * tool, not once per call.
  */
 import { countedTool, OUTCOMES, type CheckedCall, type OutcomeName, type SpanFacts, type ToolDef } from '../model.js';
-import type { VersionSeen } from './observe.js';
 import { clipTo, type Offer } from './offers.js';
 import type { Segment } from './sightings.js';
 
@@ -33,6 +32,21 @@ export interface VersionCount {
   provider: string;
   outcome: OutcomeName;
   count: number;
+}
+
+export interface VersionSeen {
+  /** service \0 tool \0 version (the offer's, shared by every batch's row of it). */
+  key: string;
+  service: string;
+  tool: string;
+  version: string;
+  /** The canonical definition's JSON text (what the diff is computed from). */
+  definition: string;
+  firstMs: number;
+  lastMs: number;
+  calls: number;
+  /** This batch's calls of it, one group per provider (observeBatch's own bookkeeping). */
+  groups: CountGroup[];
 }
 
 /** A service's run of requests offering one definitions list, and this batch's version of each. */

@@ -12,27 +12,12 @@
  */
 import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
 import { toolSetVersion } from '../tools/definition-hash.js';
-import { countCalls, SpanIndex, type CountGroup, type DefinitionsRun, type VersionCount } from './count-calls.js';
+import { countCalls, SpanIndex, type DefinitionsRun, type VersionCount, type VersionSeen } from './count-calls.js';
 import { clipTo, offerOf, sameDefs, type Offer } from './offers.js';
 import { rawSightings, transitions, type Segment, type Sighting } from './sightings.js';
 
 export { CHANGE_KINDS, type ChangeKind, type Sighting } from './sightings.js';
-export type { VersionCount } from './count-calls.js';
-
-export interface VersionSeen {
-  /** service \0 tool \0 version (the offer's, shared by every batch's row of it). */
-  key: string;
-  service: string;
-  tool: string;
-  version: string;
-  /** The canonical definition's JSON text (what the diff is computed from). */
-  definition: string;
-  firstMs: number;
-  lastMs: number;
-  calls: number;
-  /** This batch's calls of it, one group per provider (observeBatch's own bookkeeping). */
-  groups: CountGroup[];
-}
+export type { VersionCount, VersionSeen } from './count-calls.js';
 
 export interface ToolSetSeen {
   service: string;

@@ -16,11 +16,11 @@
  * that moment; a clean shutdown counts them. Children are remembered for at most `maxChildren` parent
  * spans, oldest forgotten first, and for at most `childTtlMs`.
  */
-import type { ExecutionStatus, ReleasedExecution, SourceName, Span } from '../model.js';
+import type { ExecutionStatus, ReleasedExecution, Span } from '../model.js';
 import { downstreamStatus, worse } from '../normalize/exec-status.js';
 import { num } from '../util/values.js';
-import { callEntry, type CallEntry } from './ledger.js';
-import { type ChildReading, HeldRing } from './held-ring.js';
+import { callEntry } from './ledger.js';
+import { type ChildReading, type HeldExecution, HeldRing } from './held-ring.js';
 
 export interface HoldOptions {
   /** How long an execution waits for child spans after its tool span arrived. */
@@ -29,26 +29,6 @@ export interface HoldOptions {
   callWaitMs: number;
   maxChildren: number;
   childTtlMs: number;
-}
-
-/** An execution as it waits: labels already capped, status still open to its children. */
-export interface HeldExecution {
-  source: SourceName;
-  traceId: string;
-  spanId: string;
-  service: string;
-  tool: string;
-  status: ExecutionStatus;
-  durationMs: number;
-  timeMs: number;
-  /** The ledger entry of its call (its outcome and model are set once the call is counted). */
-  entry?: CallEntry | undefined;
-  dueMs: number;
-  /** What the tool span said about a failure, and its arguments and result (a problem's signature and example). */
-  httpStatus?: number | undefined;
-  errorType?: string | undefined;
-  args?: string | undefined;
-  result?: string | undefined;
 }
 
 /** What a failed tool span said, kept for its problem (none for the many that succeed). */

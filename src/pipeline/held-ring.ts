@@ -6,7 +6,26 @@
 import { OUTCOMES, type ExecutionStatus, type ReleasedExecution, type SourceName } from '../model.js';
 import { worse } from '../normalize/exec-status.js';
 import type { CallEntry } from './ledger.js';
-import type { HeldExecution } from './executions.js';
+
+/** An execution as it waits: labels already capped, status still open to its children. */
+export interface HeldExecution {
+  source: SourceName;
+  traceId: string;
+  spanId: string;
+  service: string;
+  tool: string;
+  status: ExecutionStatus;
+  durationMs: number;
+  timeMs: number;
+  /** The ledger entry of its call (its outcome and model are set once the call is counted). */
+  entry?: CallEntry | undefined;
+  dueMs: number;
+  /** What the tool span said about a failure, and its arguments and result (a problem's signature and example). */
+  httpStatus?: number | undefined;
+  errorType?: string | undefined;
+  args?: string | undefined;
+  result?: string | undefined;
+}
 
 /** A failing child's reading, as remembered for its parent. */
 export interface ChildReading {

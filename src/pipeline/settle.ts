@@ -38,7 +38,11 @@ export class Settler {
     if (due.length === 0) return 0;
     const wall = this.stamp(nowMs);
     const bySource = new Map<SourceName, PendingCall[]>();
-    for (const p of due) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
+    for (const p of due) {
+      const of = bySource.get(p.source);
+      if (of) of.push(p);
+      else bySource.set(p.source, [p]);
+    }
     let counted = 0;
     for (const [source, items] of bySource) {
       const keys = items.map((p) => storedPendingKey(p.traceId, p.key));

@@ -15,9 +15,12 @@ import {
   type ProblemRow,
   type ProblemStatus,
 } from '../problems/store.js';
+import type { ProblemExample } from '../problems/delta.js';
 import type { Row } from '../store/sql.js';
 import { storeFilter } from '../util/service-view.js';
 import type { Reader } from './reader.js';
+
+export type { ProblemExample } from '../problems/delta.js';
 
 /** How far before a problem's first occurrence its service's changes are listed with it. */
 export const CHANGES_BEFORE_MS = 6 * 3_600_000;
@@ -51,17 +54,6 @@ export async function problemsOverview(
       return { ...p, models: models.slice(0, MODELS_LISTED), hours };
     }),
   );
-}
-
-export interface ProblemExample {
-  slot: string;
-  timeMs: number;
-  model: string;
-  traceId: string;
-  spanId: string;
-  name: string;
-  arguments?: string;
-  message: string;
 }
 
 export interface ProblemDetail {

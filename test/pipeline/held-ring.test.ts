@@ -4,7 +4,7 @@
  * still to be counted read from its entry when released — through growth and wrap-around.
  */
 import { describe, expect, it } from 'vitest';
-import type { HeldExecution } from '../../src/pipeline/executions.js';
+import type { HeldExecution } from '../../src/pipeline/held-ring.js';
 import { HeldRing } from '../../src/pipeline/held-ring.js';
 import { callEntry } from '../../src/pipeline/ledger.js';
 
