@@ -25,12 +25,28 @@ export function groupCounts(batches: readonly WriteBatch[]): GroupCounts {
   return { callAggregates: calls.rows, executionAggregates: execs.rows, failureDrops: drops.rows };
 }
 
-/** How rows of one table are told apart and summed. */
+/**
+ * groupCounts with each table's rows sorted by key (PostgreSQL: concurrent writers then lock the
+ * rows of one table in one order and never deadlock).
+ */
+export function sortedGroupCounts(batches: readonly WriteBatch[]): GroupCounts {
+  const g = groupCounts(batches);
+  g.callAggregates.sort(CALL_ROWS.compare);
+  g.executionAggregates.sort(EXECUTION_ROWS.compare);
+  g.failureDrops.sort(DROP_ROWS.compare);
+  return g;
+}
+
+/** How rows of one table are told apart, ordered by key and summed. */
 interface RowKind<T> {
   same(a: T, b: T): boolean;
   key(r: T): string;
+  /** The key order: its columns in the order `key` joins them. */
+  compare(a: T, b: T): number;
   add(into: T, r: T): void;
 }
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const CALL_ROWS: RowKind<CallAggregate> = {
   same: (a, b) =>
@@ -43,6 +59,14 @@ const CALL_ROWS: RowKind<CallAggregate> = {
     a.reason === b.reason,
   key: (r) =>
     `${r.minute}\u0000${r.source}\u0000${r.service}\u0000${r.model}\u0000${r.tool}\u0000${r.outcome}\u0000${r.reason}`,
+  compare: (a, b) =>
+    a.minute - b.minute ||
+    cmp(a.source, b.source) ||
+    cmp(a.service, b.service) ||
+    cmp(a.model, b.model) ||
+    cmp(a.tool, b.tool) ||
+    cmp(a.outcome, b.outcome) ||
+    cmp(a.reason, b.reason),
   add: (into, r) => void (into.count += r.count),
 };
 
@@ -57,12 +81,21 @@ const EXECUTION_ROWS: RowKind<ExecutionAggregate> = {
     a.source === b.source,
   key: (r) =>
     `${r.minute}\u0000${r.source}\u0000${r.service}\u0000${r.model}\u0000${r.tool}\u0000${r.status}\u0000${r.callOutcome}`,
+  compare: (a, b) =>
+    a.minute - b.minute ||
+    cmp(a.source, b.source) ||
+    cmp(a.service, b.service) ||
+    cmp(a.model, b.model) ||
+    cmp(a.tool, b.tool) ||
+    cmp(a.status, b.status) ||
+    cmp(a.callOutcome, b.callOutcome),
   add: (into, r) => void (into.count += r.count),
 };
 
 const DROP_ROWS: RowKind<FailureDrop> = {
   same: (a, b) => a.minute === b.minute && a.tool === b.tool && a.service === b.service,
   key: (r) => `${r.minute}\u0000${r.service}\u0000${r.tool}`,
+  compare: (a, b) => a.minute - b.minute || cmp(a.service, b.service) || cmp(a.tool, b.tool),
   add: (into, r) => void (into.dropped += r.dropped),
 };
 

@@ -5,18 +5,15 @@
  * (one INSERT … ON CONFLICT DO UPDATE cannot touch a row twice) and every table's rows are sorted by
  * key, so two replicas writing the same minutes lock rows in one order and never deadlock.
  */
-import { groupCounts } from './group-counts.js';
+import { sortedGroupCounts } from './group-counts.js';
 import { runExtensions, writeMergedRows } from './group-extensions.js';
 import type { Statement } from './pg-statements.js';
-import type { CallAggregate, ExecutionAggregate, FailureDrop, PendingRow, WriteBatch } from './store.js';
+import type { PendingRow, WriteBatch } from './store.js';
 
 /** The statements that apply many batches (to run in order in one transaction): one per core table, then the features'. */
 export function groupStatements(batches: WriteBatch[]): Statement[] {
-  // Summed per key as SQLite's group commit sums them (group-counts.ts), then sorted by key.
-  const summed = groupCounts(batches);
-  const calls = summed.callAggregates.sort(byCallKey);
-  const execs = summed.executionAggregates.sort(byExecutionKey);
-  const drops = summed.failureDrops.sort(byDropKey);
+  // Summed per key as SQLite's group commit sums them, then sorted by key (group-counts.ts).
+  const { callAggregates: calls, executionAggregates: execs, failureDrops: drops } = sortedGroupCounts(batches);
   const failures = batches.flatMap((b) => b.failures);
   const pending = netPending(batches);
   const statements: Statement[] = [];
@@ -181,23 +178,3 @@ export function compareKeys(a: (string | number)[], b: (string | number)[]): num
   }
   return 0;
 }
-
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const byCallKey = (a: CallAggregate, b: CallAggregate) =>
-  a.minute - b.minute ||
-  cmp(a.source, b.source) ||
-  cmp(a.service, b.service) ||
-  cmp(a.model, b.model) ||
-  cmp(a.tool, b.tool) ||
-  cmp(a.outcome, b.outcome) ||
-  cmp(a.reason, b.reason);
-const byExecutionKey = (a: ExecutionAggregate, b: ExecutionAggregate) =>
-  a.minute - b.minute ||
-  cmp(a.source, b.source) ||
-  cmp(a.service, b.service) ||
-  cmp(a.model, b.model) ||
-  cmp(a.tool, b.tool) ||
-  cmp(a.status, b.status) ||
-  cmp(a.callOutcome, b.callOutcome);
-const byDropKey = (a: FailureDrop, b: FailureDrop) =>
-  a.minute - b.minute || cmp(a.service, b.service) || cmp(a.tool, b.tool);
