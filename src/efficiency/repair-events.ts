@@ -8,6 +8,7 @@
  * while the strings they point to (labels, problem ids) are shared. The events are made objects
  * again only when the trace's repair turns are worked out.
  */
+import { grown } from '../util/typed-arrays.js';
 import type { RepairEvent } from './repairs.js';
 
 /** At most this many failures and recoveries are kept per trace for its repair turns. */
@@ -147,25 +148,15 @@ export class RepairEvents {
     }
     if (this.used === this.next.length) {
       const size = Math.max(256, this.used * 2);
-      const next = new Int32Array(size);
-      next.set(this.next);
-      this.next = next;
-      const time = new Float64Array(size);
-      time.set(this.timeMs);
-      this.timeMs = time;
-      const flags = new Uint8Array(size);
-      flags.set(this.flags);
-      this.flags = flags;
+      this.next = grown(this.next, size);
+      this.timeMs = grown(this.timeMs, size);
+      this.flags = grown(this.flags, size);
     }
     return this.used++;
   }
 
   private growSlots(n: number): void {
     const size = Math.max(n, this.first.length * 2, 1024);
-    for (const k of ['first', 'last', 'count', 'bucket'] as const) {
-      const a = new Int32Array(size);
-      a.set(this[k]);
-      this[k] = a;
-    }
+    for (const k of ['first', 'last', 'count', 'bucket'] as const) this[k] = grown(this[k], size);
   }
 }

@@ -5,6 +5,7 @@
  * spans of a trace sit in a fixed area of its slot; a longer trajectory's go to an overflow array.
  * Apart from tracker.ts, which counts what this decides.
  */
+import { grown } from '../util/typed-arrays.js';
 import type { StepCost } from './repairs.js';
 
 /** Model spans of a trace whose ids fit the fixed area of its slot; more go to an overflow array. */
@@ -58,15 +59,9 @@ export class StepSpans {
 
   /** Columns for `capacity` slots (what was held kept). */
   grow(capacity: number): void {
-    const ids = new Int32Array(capacity * IDS_PER_SLOT * 3);
-    ids.set(this.ids);
-    this.ids = ids;
-    const cost = new Float64Array(capacity * IDS_PER_SLOT * 3);
-    cost.set(this.cost);
-    this.cost = cost;
-    const count = new Int32Array(capacity);
-    count.set(this.count);
-    this.count = count;
+    this.ids = grown(this.ids, capacity * IDS_PER_SLOT * 3);
+    this.cost = grown(this.cost, capacity * IDS_PER_SLOT * 3);
+    this.count = grown(this.count, capacity);
   }
 
   /** A slot taken for a new trace. */

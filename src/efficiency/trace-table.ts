@@ -10,6 +10,7 @@
  * so every id is told apart exactly as a Map would. The slots in use are also linked in the order
  * they were added, so walking them visits the traces in a Map's insertion order.
  */
+import { grown } from '../util/typed-arrays.js';
 import { randomInt } from 'node:crypto';
 
 /** Hex digit values of '0'–'9' and 'a'–'f'; -1 for every other character code below 128. */
@@ -58,15 +59,10 @@ export class TraceTable {
   /** Makes room for slots 0 … n-1 (the tracker's capacity). */
   reserve(n: number): void {
     if (n <= this.hashes.length) return;
-    const i32 = (a: Int32Array, size: number) => {
-      const b = new Int32Array(size);
-      b.set(a);
-      return b;
-    };
-    this.words = i32(this.words, n * 4);
-    this.hashes = i32(this.hashes, n);
-    this.prev = i32(this.prev, n);
-    this.next = i32(this.next, n);
+    this.words = grown(this.words, n * 4);
+    this.hashes = grown(this.hashes, n);
+    this.prev = grown(this.prev, n);
+    this.next = grown(this.next, n);
     let cells = 16;
     while (cells < n * 2) cells *= 2;
     if (cells === this.cells.length) return;

@@ -26,6 +26,7 @@
  * model most of its calls came from.
  */
 import { isFailure, type CheckedCall, type ReleasedExecution, type SpanFacts } from '../model.js';
+import { grown } from '../util/typed-arrays.js';
 import { bumpOther, most, type Others } from './model-tally.js';
 import { SlotRing } from './slot-ring.js';
 import { repairsOf } from './repairs.js';
@@ -344,9 +345,7 @@ export class TrajectoryTracker {
     // Out of the ring's reach (its entries of this generation are stale now); freed when handed out.
     this.gen[slot]!++;
     if (this.pendingCount === this.pending.length) {
-      const p = new Int32Array(Math.max(64, this.pendingCount * 2));
-      p.set(this.pending);
-      this.pending = p;
+      this.pending = grown(this.pending, Math.max(64, this.pendingCount * 2));
     }
     this.pending[this.pendingCount++] = slot;
   }
@@ -362,31 +361,19 @@ export class TrajectoryTracker {
   private grow(): number {
     if (this.used === this.capacity) {
       const cap = Math.max(this.used + 1, Math.min(Math.max(FIRST_CAPACITY, this.capacity * 2), this.maxSlots));
-      const f64 = (a: Float64Array) => {
-        const b = new Float64Array(cap);
-        b.set(a);
-        return b;
-      };
-      const i32 = (a: Int32Array) => {
-        const b = new Int32Array(cap);
-        b.set(a);
-        return b;
-      };
-      this.firstMs = f64(this.firstMs);
-      this.lastMs = f64(this.lastMs);
-      this.touchedMs = f64(this.touchedMs);
-      this.queuedMs = f64(this.queuedMs);
-      this.tokens = f64(this.tokens);
-      this.steps = i32(this.steps);
-      this.callCount = i32(this.callCount);
-      this.failed = i32(this.failed);
-      this.stepModelN = i32(this.stepModelN);
-      this.callModelN = i32(this.callModelN);
-      this.gen = i32(this.gen);
+      this.firstMs = grown(this.firstMs, cap);
+      this.lastMs = grown(this.lastMs, cap);
+      this.touchedMs = grown(this.touchedMs, cap);
+      this.queuedMs = grown(this.queuedMs, cap);
+      this.tokens = grown(this.tokens, cap);
+      this.steps = grown(this.steps, cap);
+      this.callCount = grown(this.callCount, cap);
+      this.failed = grown(this.failed, cap);
+      this.stepModelN = grown(this.stepModelN, cap);
+      this.callModelN = grown(this.callModelN, cap);
+      this.gen = grown(this.gen, cap);
       this.stepSpans.grow(cap);
-      const u8 = new Uint8Array(cap);
-      u8.set(this.hasTokens);
-      this.hasTokens = u8;
+      this.hasTokens = grown(this.hasTokens, cap);
       this.table.reserve(cap);
       this.capacity = cap;
     }

@@ -16,6 +16,7 @@
  * checks the hash it expects before writing (see Ledger).
  */
 
+import { grown } from '../util/typed-arrays.js';
 import { insertSlot, removeSlot } from './slot-index.js';
 
 export const NONE = -1;
@@ -29,12 +30,6 @@ const TRACE_BYTES = 7 * 4 + 8 + 1;
 export const OVERFLOWED = 1;
 /** Holds spans restored from a record that named no service (any service's resend is a duplicate). */
 export const ANY_SERVICE_SPANS = 2;
-
-const grow = <T extends Int32Array | Float64Array | Uint8Array>(a: T, n: number): T => {
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a);
-  return b;
-};
 
 export class DedupeTables {
   // traces
@@ -293,31 +288,31 @@ export class DedupeTables {
 
   private growPool(spans: boolean, n: number): void {
     if (spans) {
-      this.sHi = grow(this.sHi, n);
-      this.sLo = grow(this.sLo, n);
-      this.sNext = grow(this.sNext, n);
+      this.sHi = grown(this.sHi, n);
+      this.sLo = grown(this.sLo, n);
+      this.sNext = grown(this.sNext, n);
       this.sCap = n;
     } else {
-      this.cHi = grow(this.cHi, n);
-      this.cLo = grow(this.cLo, n);
-      this.cNext = grow(this.cNext, n);
-      this.cVal = grow(this.cVal, n);
-      this.cPair = grow(this.cPair, n);
+      this.cHi = grown(this.cHi, n);
+      this.cLo = grown(this.cLo, n);
+      this.cNext = grown(this.cNext, n);
+      this.cVal = grown(this.cVal, n);
+      this.cPair = grown(this.cPair, n);
       this.cCap = n;
     }
   }
 
   private growTraces(): void {
     const n = Math.min(this.maxTraces, this.tCap * 2);
-    this.tHi = grow(this.tHi, n);
-    this.tLo = grow(this.tLo, n);
-    this.tTouched = grow(this.tTouched, n);
-    this.tOlder = grow(this.tOlder, n);
-    this.tNewer = grow(this.tNewer, n);
-    this.tSpans = grow(this.tSpans, n);
-    this.tCalls = grow(this.tCalls, n);
-    this.tCount = grow(this.tCount, n);
-    this.tFlags = grow(this.tFlags, n);
+    this.tHi = grown(this.tHi, n);
+    this.tLo = grown(this.tLo, n);
+    this.tTouched = grown(this.tTouched, n);
+    this.tOlder = grown(this.tOlder, n);
+    this.tNewer = grown(this.tNewer, n);
+    this.tSpans = grown(this.tSpans, n);
+    this.tCalls = grown(this.tCalls, n);
+    this.tCount = grown(this.tCount, n);
+    this.tFlags = grown(this.tFlags, n);
     this.tCap = n;
     this.index = new Int32Array(indexSize(n));
     for (let s = this.oldest; s !== NONE; s = this.tNewer[s]!) insertSlot(this.index, this.tLo, s);

@@ -5,6 +5,7 @@
  */
 import { OUTCOMES, type ExecutionStatus, type ReleasedExecution, type SourceName } from '../model.js';
 import { worse } from '../normalize/exec-status.js';
+import { type Column, sameType } from '../util/typed-arrays.js';
 import type { CallEntry } from './ledger.js';
 
 /** An execution as it waits: labels already capped, status still open to its children. */
@@ -213,41 +214,28 @@ export class HeldRing {
     const cap = Math.max(FIRST_CAPACITY, this.cap * 2);
     const order = (n: number) => Array.from({ length: this.length }, (_, k) => (this.start + k) % n);
     const idx = this.cap ? order(this.cap) : [];
-    const u8 = (a: Uint8Array) => {
-      const b = new Uint8Array(cap);
-      for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
-      return b;
-    };
-    const f64 = (a: Float64Array) => {
-      const b = new Float64Array(cap);
+    // Each column unrolled: the ring's entries from its start to slots 0 … length-1.
+    const col = <T extends Column>(a: T): T => {
+      const b = sameType(a, cap);
       for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
       return b;
     };
     const arr = <T>(a: T[]): T[] => idx.map((from) => a[from]!);
-    this.source = u8(this.source);
-    this.status = u8(this.status);
-    this.outcome = u8(this.outcome);
+    this.source = col(this.source);
+    this.status = col(this.status);
+    this.outcome = col(this.outcome);
     this.model = arr(this.model);
-    this.httpStatus = (() => {
-      const b = new Uint16Array(cap);
-      for (let k = 0; k < idx.length; k++) b[k] = this.httpStatus[idx[k]!]!;
-      return b;
-    })();
+    this.httpStatus = col(this.httpStatus);
     this.errorType = arr(this.errorType);
     this.args = arr(this.args);
     this.result = arr(this.result);
-    this.durationMs = f64(this.durationMs);
-    this.timeMs = f64(this.timeMs);
-    this.dueMs = f64(this.dueMs);
+    this.durationMs = col(this.durationMs);
+    this.timeMs = col(this.timeMs);
+    this.dueMs = col(this.dueMs);
     this.traceId = arr(this.traceId);
     this.spanText = arr(this.spanText);
-    const u32 = (a: Uint32Array) => {
-      const b = new Uint32Array(cap);
-      for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
-      return b;
-    };
-    this.spanHi = u32(this.spanHi);
-    this.spanLo = u32(this.spanLo);
+    this.spanHi = col(this.spanHi);
+    this.spanLo = col(this.spanLo);
     this.service = arr(this.service);
     this.tool = arr(this.tool);
     this.entry = arr(this.entry);
