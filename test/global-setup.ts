@@ -64,7 +64,7 @@ export function freePort(): Promise<number> {
  * initdb + pg_ctl start in a fresh dir under /tmp. `durable: false` (the tests) turns fsync off;
  * nothing in a throwaway cluster needs to survive a power cut.
  */
-export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cluster> {
+export async function startCluster(opts: { durable?: boolean; settings?: string[] } = {}): Promise<Cluster> {
   const dir = mkdtempSync('/tmp/toolwatch-pg-');
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
@@ -81,6 +81,7 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
       const port = await freePort();
       const serverOpts = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c max_connections=200'];
       if (!opts.durable) serverOpts.push('-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off');
+      for (const setting of opts.settings ?? []) serverOpts.push(`-c ${setting}`);
       try {
         pgRun('pg_ctl', ['-D', data, '-l', log, '-o', serverOpts.join(' '), '-w', '-t', '60', 'start']);
         return {

@@ -2,10 +2,18 @@
  * A COMMIT whose answer is lost with its connection — the server stopped or killed, the network cut
  * between the commit and its acknowledgement — may have committed. Refusing the batch then makes
  * the client resend what is already counted, and it is counted twice. So a batch group's
- * transaction learns its id at BEGIN (in the same round trip, with its statements), and such a COMMIT is settled by
- * asking the server, once it answers again, whether that transaction committed (`pg_xact_status`,
- * PostgreSQL 13+). Only if it cannot tell within the wait is the batch refused as before.
+ * transaction learns its id at BEGIN and writes a commit mark under a random token (in the same
+ * round trip, with its statements), and such a COMMIT is settled by asking the server, once it
+ * answers again, first whether that transaction is still in progress (`pg_xact_status`, PostgreSQL
+ * 13+), then whether its mark is there. Only if it cannot tell within the wait is the batch refused
+ * as before.
+ *
+ * The id alone does not settle it: after a crash, a transaction whose WAL never reached disk leaves
+ * its id unused, and recovery hands that id to the next transaction (seen with `pg_ctl stop -m
+ * immediate`: our transaction and the first one after restart both had id 725), whose commit
+ * `pg_xact_status` then reports as ours — a batch acknowledged and never counted.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { runStatements, type Statement } from './pg-statements.js';
 
@@ -30,28 +38,38 @@ export function commitOutcomeUnknown(err: unknown): boolean {
  */
 export type Begin = (statements: readonly Statement[]) => Promise<pg.QueryResult[]>;
 
-const BEGIN: readonly Statement[] = [
+/** BEGIN, the transaction's id, its commit mark (migration 016), ahead of the caller's statements. */
+const begun = (token: string): Statement[] => [
   ['BEGIN', []],
   ['SELECT pg_current_xact_id()::text AS xid', []],
+  ['INSERT INTO commit_marks (token) VALUES (?)', [token]],
 ];
+const BEGUN = 3;
+
+/** What settles a COMMIT in doubt: the transaction's id and the token of its commit mark. */
+export interface InDoubt {
+  xid: string;
+  token: string;
+}
 
 /**
  * BEGIN … fn … COMMIT on one checked-out connection, like withTransaction; a COMMIT whose outcome
- * is unknown is settled by `committed(xid)`: true counts as committed, false rethrows its error.
+ * is unknown is settled by `committed({xid, token})`: true counts as committed, false rethrows its error.
  * COMMIT goes alone, once every statement has answered, so the id is known before the outcome can
  * be in doubt.
  */
 export async function withResolvedCommit(
   client: pg.PoolClient,
   fn: (begin: Begin, c: pg.PoolClient) => Promise<void>,
-  committed: (xid: string) => Promise<boolean>,
+  committed: (doubt: InDoubt) => Promise<boolean>,
 ): Promise<void> {
   let xid: string | undefined;
+  const token = randomUUID();
   const begin: Begin = async (statements) => {
     if (xid !== undefined) throw new Error('the transaction has begun already');
-    const results = await runStatements(client, [...BEGIN, ...statements]);
+    const results = await runStatements(client, [...begun(token), ...statements]);
     xid = String(results[1]!.rows[0].xid);
-    return results.slice(BEGIN.length);
+    return results.slice(BEGUN);
   };
   try {
     await fn(begin, client);
@@ -67,26 +85,40 @@ export async function withResolvedCommit(
   } catch (err) {
     // The connection is not reused whatever happened to it.
     client.release(err as Error);
-    if (commitOutcomeUnknown(err) && (await committed(xid))) return;
+    if (commitOutcomeUnknown(err) && (await committed({ xid, token }))) return;
     throw err;
   }
   client.release();
 }
 
 /**
- * Asks the server what became of transaction `xid`, retrying while it is away (restarting, in
- * crash recovery) or still reports the transaction in progress, for up to `waitMs`. True only when
- * it answers `committed`.
+ * Asks the server what became of the transaction, retrying while it is away (restarting, in crash
+ * recovery) or still reports the id in progress, for up to `waitMs`. True only when the
+ * transaction's mark is there. The mark is read in a statement after the one that found the id no
+ * longer in progress, so its snapshot sees the outcome; an id the server does not know yet (its
+ * WAL was lost: "transaction ID … is in the future") goes to the mark as well.
  */
-export async function xactCommitted(pool: pg.Pool, xid: string, waitMs = IN_DOUBT_WAIT_MS): Promise<boolean> {
+export async function xactCommitted(pool: pg.Pool, doubt: InDoubt, waitMs = IN_DOUBT_WAIT_MS): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
-      const res = await pool.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [xid]);
-      const status = res.rows[0]?.status;
-      if (status === 'committed') return true;
-      // 'aborted', or null (too old to know: never the case for a transaction this recent).
-      if (status !== 'in progress') return false;
+      let inProgress = false;
+      try {
+        const res = await pool.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [
+          doubt.xid,
+        ]);
+        // 'in progress' may be another transaction given the same id after a crash: it ends soon.
+        inProgress = res.rows[0]?.status === 'in progress';
+      } catch (err) {
+        if (!(err instanceof pg.DatabaseError && err.code === INVALID_PARAMETER_VALUE)) throw err;
+      }
+      if (!inProgress) {
+        const res = await pool.query<{ marked: boolean }>(
+          'SELECT EXISTS (SELECT 1 FROM commit_marks WHERE token = $1) AS marked',
+          [doubt.token],
+        );
+        return res.rows[0]?.marked === true;
+      }
     } catch {
       // Not answering yet.
     }
@@ -94,3 +126,6 @@ export async function xactCommitted(pool: pg.Pool, xid: string, waitMs = IN_DOUB
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
+
+/** SQLSTATE of pg_xact_status for an id past the server's next one. */
+const INVALID_PARAMETER_VALUE = '22023';

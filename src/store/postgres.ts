@@ -104,7 +104,7 @@ export class PostgresStore implements Store {
     await withResolvedCommit(
       await this.connect(),
       async (begin) => void (await begin(groupStatements(batches))),
-      (xid) => xactCommitted(this.pool, xid),
+      (doubt) => xactCommitted(this.pool, doubt),
     );
   }
 
@@ -157,7 +157,7 @@ export class PostgresStore implements Store {
         held = keys.filter((k) => gone.has(JSON.stringify([k.traceId, k.callKey])));
         if (held.length > 0) await runStatements(c, groupStatements([build(held)]));
       },
-      (xid) => xactCommitted(this.pool, xid),
+      (doubt) => xactCommitted(this.pool, doubt),
     );
     return held;
   }
@@ -219,6 +219,9 @@ export class PostgresStore implements Store {
       removed += (await c.query('DELETE FROM execution_minutes WHERE minute < $1', [beforeMs])).rowCount ?? 0;
       removed += (await c.query('DELETE FROM failures WHERE time_ms < $1', [beforeMs])).rowCount ?? 0;
       removed += (await c.query('DELETE FROM failure_drops WHERE minute < $1', [beforeMs])).rowCount ?? 0;
+      // Commit marks settle a lost COMMIT within seconds (pg-in-doubt.ts); an hour is ample. The
+      // server's clock, as it stamped them: replicas' clocks may differ.
+      await c.query("DELETE FROM commit_marks WHERE at < now() - interval '1 hour'");
       return removed;
     });
   }

@@ -17,6 +17,7 @@ import { changes } from './012-changes.js';
 import { changeCounts } from './013-change-counts.js';
 import { problemCosts } from './014-problem-costs.js';
 import { problemRecorded } from './015-problem-recorded.js';
+import { commitMarks } from './016-commit-marks.js';
 
 export interface Migration {
   version: number;
@@ -41,4 +42,5 @@ export const migrations: readonly Migration[] = [
   changeCounts,
   problemCosts,
   problemRecorded,
+  commitMarks,
 ];
