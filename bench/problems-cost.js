@@ -12,8 +12,8 @@
  * decode, normalize, check, count and the transaction itself are the pipeline's with or without them.
  *
  * Settle rounds (failed executions, completed trajectories) run every `--settle-every` bodies: the
- * server settles every 500 ms at the default graces, so `npm run bench` passes the max phase's batches
- * per 500 ms; the default, 1, settles after every body (an upper bound: fewer executions per statement).
+ * server settles every 100 ms at the default graces, so `npm run bench` passes the max phase's batches
+ * per 100 ms; the default, 1, settles after every body (an upper bound: fewer executions per statement).
  *
  * Usage: node bench/problems-cost.js [--dist DIR] [--rounds N] [--bodies N] [--settle-every N] [--only KIND] [--json]
  * (--only extension|executions|trajectories: replay one kind of hand-off, to see where the time goes)

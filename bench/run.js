@@ -692,11 +692,11 @@ async function extraPhases({ cpus, load, fillRequests, rate }) {
 
 /**
  * bench/problems-cost.js in its own process on toolwatch's core (idle between phases), settling as
- * often as the server does at the max phase's rate (a round every 500 ms with the default graces);
+ * often as the server does at the max phase's rate (a round every 100 ms with the default graces);
  * its CPU ms per batch ÷ toolwatch's of the max phase is the share. Undefined (and said) when it failed.
  */
 function measureProblemsCost(cpus, max) {
-  const settleEvery = Math.max(1, Math.round(max.requestsPerS * 0.5));
+  const settleEvery = Math.max(1, Math.round(max.requestsPerS * 0.1));
   const argv = [path.join(ROOT, 'bench', 'problems-cost.js'), '--dist', DIST, '--bodies', String(BODIES)];
   argv.push('--settle-every', String(settleEvery), '--json');
   const pinned = cpus.server === undefined ? [] : ['-c', String(cpus.server), process.execPath];
