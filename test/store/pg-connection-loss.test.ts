@@ -5,45 +5,26 @@
  * and the process crashes. Here: the batch is refused (the client gets 503 and retries), the process
  * lives, and the next batch commits on a fresh connection.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres.js';
-import { emptyBatch, type WriteBatch } from '../../src/store/store.js';
-import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
+import type { PostgresStore } from '../../src/store/postgres.js';
+import { pgServer } from '../helpers/pg.js';
+import { callsBatch, type StoreBeside, storeBeside } from '../helpers/pg-store.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function batch(count: number): WriteBatch {
-  const b = emptyBatch();
-  b.callAggregates.push({
-    minute: 60_000,
-    source: 'otlp',
-    service: 's',
-    model: 'm',
-    tool: 't',
-    outcome: 'valid',
-    reason: '',
-    count,
-  });
-  return b;
-}
-
 describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out', () => {
-  let url: string;
+  let db: StoreBeside;
   let store: PostgresStore;
   let admin: pg.Client;
   const clientErrors: Error[] = [];
 
   beforeAll(async () => {
-    url = await freshDatabase();
-    store = await PostgresStore.open(url, { onClientError: (err) => clientErrors.push(err) });
-    admin = new pg.Client({ connectionString: url });
-    await admin.connect();
+    db = await storeBeside({ onClientError: (err) => clientErrors.push(err) });
+    ({ store, client: admin } = db);
   });
   afterAll(async () => {
-    await store?.close();
-    await admin?.end();
-    if (url) await dropDatabase(url);
+    await db?.close();
   });
 
   const terminate = async (query: (sql: string) => Promise<pg.QueryResult<{ pid: number }>>) => {
@@ -82,8 +63,8 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
       if (n === 1) await terminate(q as never);
       return run();
     });
-    await expect(store.write(batch(5))).rejects.toThrow();
-    await store.write(batch(7));
+    await expect(store.write(callsBatch(5))).rejects.toThrow();
+    await store.write(callsBatch(7));
     expect(await counted()).toBe(7);
     expect(clientErrors.length).toBeGreaterThan(0);
   });
@@ -97,7 +78,7 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
       throw new Error('Connection terminated unexpectedly');
     });
     // Refused, the client would resend it and it would count twice; the server says it committed.
-    await store.write(batch(3));
+    await store.write(callsBatch(3));
     expect(await counted()).toBe(before + 3);
   });
 
@@ -107,7 +88,7 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
       if (sql === 'COMMIT') await terminate(q as never);
       return run();
     });
-    await expect(store.write(batch(4))).rejects.toThrow();
+    await expect(store.write(callsBatch(4))).rejects.toThrow();
     expect(await counted()).toBe(before);
   });
 
@@ -130,6 +111,6 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
     expect(ran).toBeDefined();
     const again = await store.runExclusive('job', async () => 1);
     expect(again).toEqual({ ran: true, value: 1 });
-    await store.write(batch(1));
+    await store.write(callsBatch(1));
   });
 });

@@ -10,24 +10,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xactCommitted } from '../../src/store/pg-in-doubt.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { emptyBatch, type WriteBatch } from '../../src/store/store.js';
 import { type Cluster, startCluster } from '../global-setup.js';
-import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
-
-function batch(tool: string, count: number): WriteBatch {
-  const b = emptyBatch();
-  b.callAggregates.push({
-    minute: 60_000,
-    source: 'otlp',
-    service: 's',
-    model: 'm',
-    tool,
-    outcome: 'valid',
-    reason: '',
-    count,
-  });
-  return b;
-}
+import { pgServer } from '../helpers/pg.js';
+import { callsBatch, type StoreBeside, storeBeside } from '../helpers/pg-store.js';
 
 const countedOf = async (store: PostgresStore, tool: string) =>
   (await store.callCounts({ sinceMs: 0 })).filter((r) => r.tool === tool).reduce((n, r) => n + r.count, 0);
@@ -41,19 +26,15 @@ async function transaction(c: pg.Client, token = randomUUID()): Promise<string> 
 }
 
 describe.skipIf(pgServer().skip)('a COMMIT in doubt is settled by its mark, not by its id alone', () => {
-  let url: string;
+  let db: StoreBeside;
   let store: PostgresStore;
   let other: pg.Client;
   beforeAll(async () => {
-    url = await freshDatabase();
-    store = await PostgresStore.open(url); // applies the migrations (commit_marks)
-    other = new pg.Client({ connectionString: url });
-    await other.connect();
+    db = await storeBeside(); // migrated: commit_marks is there
+    ({ store, client: other } = db);
   });
   afterAll(async () => {
-    await other?.end();
-    await store?.close();
-    if (url) await dropDatabase(url);
+    await db?.close();
   });
 
   // One row per case: how the transaction ended, whether it wrote the mark we ask about.
@@ -156,11 +137,11 @@ describe.skipIf(pgServer().skip)('a server killed before our COMMIT, its id reus
       return client;
     }) as typeof pool.connect;
 
-    await expect(store.write(batch('lost-in-crash', 5))).rejects.toThrow();
+    await expect(store.write(callsBatch(5, 'lost-in-crash'))).rejects.toThrow();
     expect(reused).toBe(ours); // the case this test is for did happen
     expect(await countedOf(store, 'lost-in-crash')).toBe(0);
     // The client's resend is then counted, once.
-    await store.write(batch('lost-in-crash', 5));
+    await store.write(callsBatch(5, 'lost-in-crash'));
     expect(await countedOf(store, 'lost-in-crash')).toBe(5);
   }, 60_000);
 });

@@ -8,8 +8,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { emptyBatch, type BatchExtension, type WriteBatch } from '../../src/store/store.js';
+import type { BatchExtension, WriteBatch } from '../../src/store/store.js';
 import { dropDatabase, freshDatabase, pgServer } from '../helpers/pg.js';
+import { callsBatch, type StoreBeside, storeBeside } from '../helpers/pg-store.js';
 
 /** Values of every kind the features bind, the awkward ones included. */
 const VALUES: { name: string; t: string; i: number | null; f: number | null; b: boolean | null }[] = [
@@ -26,17 +27,7 @@ const VALUES: { name: string; t: string; i: number | null; f: number | null; b: 
 const INSERT = 'INSERT INTO rows (name, t, i, f, b) VALUES (?, ?, ?, ?, ?)';
 
 function batchWith(statements: [string, unknown[]][]): WriteBatch {
-  const b = emptyBatch();
-  b.callAggregates.push({
-    minute: 60_000,
-    source: 'otlp',
-    service: 's',
-    model: 'm',
-    tool: 't',
-    outcome: 'valid',
-    reason: '',
-    count: 1,
-  });
+  const b = callsBatch(1);
   const ext: BatchExtension = (tx) => {
     for (const [sql, params] of statements) tx.run(sql, params);
   };
@@ -45,15 +36,13 @@ function batchWith(statements: [string, unknown[]][]): WriteBatch {
 }
 
 describe.skipIf(pgServer().skip)('PostgreSQL: the features statements of a group commit', () => {
-  let url: string;
+  let db: StoreBeside;
   let store: PostgresStore;
   let admin: pg.Client;
 
   beforeAll(async () => {
-    url = await freshDatabase();
-    store = await PostgresStore.open(url);
-    admin = new pg.Client({ connectionString: url });
-    await admin.connect();
+    db = await storeBeside();
+    ({ store, client: admin } = db);
     await admin.query(
       'CREATE TABLE rows (id SERIAL PRIMARY KEY, name TEXT, t TEXT, i BIGINT, f DOUBLE PRECISION, b BOOLEAN)',
     );
@@ -65,9 +54,7 @@ describe.skipIf(pgServer().skip)('PostgreSQL: the features statements of a group
   });
 
   afterAll(async () => {
-    await admin?.end();
-    await store?.close();
-    if (url) await dropDatabase(url);
+    await db?.close();
   });
 
   it('store every value exactly as a parametrised statement does, in one round trip', async () => {
