@@ -31,8 +31,6 @@ import {
 } from './decode-json.js';
 import {
   checkEnd,
-  decodeAnyValue,
-  decodeKeyValueInto,
   decodeResourceService,
   decodeScope,
   idHex,
@@ -43,6 +41,7 @@ import {
   type FastBuffer,
   type ProtobufCtx,
 } from './decode-protobuf.js';
+import { decodeAnyValue, decodeKeyValueInto } from './decode-any-value.js';
 
 export type LogsDecodeResult =
   | {
