@@ -38,7 +38,7 @@ import { Feedback } from './feedback/service.js';
 import { failureContextExtension, pruneFailureContexts } from './replay/context.js';
 import { TrajectoryTracker } from './efficiency/tracker.js';
 import { pruneTrajectories } from './efficiency/store.js';
-import { storedName } from './pipeline/write-batch.js';
+import { storedName } from './pipeline/call-labels.js';
 import { changesSink } from './changes/sink.js';
 import { alertAttributor } from './queries/alert-attribution.js';
 import { definitionChangeCounts, pruneChanges, valueCounts } from './changes/store.js';

@@ -12,7 +12,8 @@ import type { CoverageTracker } from '../instrumentation/coverage.js';
 import type { BatchCoverage } from '../instrumentation/batch-coverage.js';
 import type { CallEntry } from './ledger.js';
 import type { CountedAs } from './ledger-journal.js';
-import { peekLabel, scopeLabel, type CallLabels, type WritePlan } from './write-batch.js';
+import { type CallLabels, peekLabel, scopeLabel } from './call-labels.js';
+import type { WritePlan } from './write-batch.js';
 import type { IngestSummary, PipelineDeps } from './ports.js';
 
 type Observer = { observe(v: number): void };

@@ -23,15 +23,8 @@ import type { LogJoin } from './log-join.js';
 import { trajectorySpans, type TrajectorySpan } from '../efficiency/tracker.js';
 import { encodePending, storedPendingKey } from './pending-payload.js';
 import { journalRecord } from './ledger-journal.js';
-import {
-  batchExtensions,
-  batchCallLabels,
-  buildWrite,
-  executionLabels,
-  type CallLabels,
-  type ExecutionLabels,
-  type WritePlan,
-} from './write-batch.js';
+import { batchCallLabels, type CallLabels, executionLabels, type ExecutionLabels } from './call-labels.js';
+import { batchExtensions, buildWrite, type WritePlan } from './write-batch.js';
 import { batchAttributes, countedAs, failuresIn } from './batch-metrics.js';
 import { BatchCancelled, BatchUnprocessable, type BatchWriter, type IngestSummary } from './ports.js';
 import type { SettleParts } from './settle.js';

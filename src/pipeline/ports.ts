@@ -18,7 +18,7 @@ import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, PendingKey, Store, WriteBatch } from '../store/store.js';
 import type { WriteHealth } from '../store/write-health.js';
 import type { Span, Tracer } from '../telemetry/tracing.js';
-import type { CallLabels } from './write-batch.js';
+import type { CallLabels } from './call-labels.js';
 import type { Ledger } from './ledger.js';
 
 /**

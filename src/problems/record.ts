@@ -7,7 +7,7 @@
 import type { CompletedTrajectory } from '../efficiency/tracker.js';
 import type { CheckedCall, ReleasedExecution, SpanFacts } from '../model.js';
 import type { CountedCallSink } from '../pipeline/pipeline.js';
-import type { CallLabels } from '../pipeline/write-batch.js';
+import type { CallLabels } from '../pipeline/call-labels.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension, Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { SpanFacts, ToolDef } from '../model.js';
 import type { FailureContextRows } from '../pipeline/pipeline.js';
-import { storedId } from '../pipeline/write-batch.js';
+import { storedId } from '../pipeline/call-labels.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import { optStr } from '../store/rows.js';
 import { storableText } from '../store/storable-text.js';

@@ -4,7 +4,7 @@ import { LabelCap } from '../../src/metrics/label-cap.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import { BatchMetrics } from '../../src/pipeline/batch-metrics.js';
 import type { PipelineDeps } from '../../src/pipeline/ports.js';
-import type { CallLabels } from '../../src/pipeline/write-batch.js';
+import type { CallLabels } from '../../src/pipeline/call-labels.js';
 import { seeded } from '../../src/util/seeded.js';
 
 /** A deterministic stream (mulberry32). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckedCall, Outcome } from '../../src/model.js';
 import { LabelCap } from '../../src/metrics/label-cap.js';
-import { batchCallLabels, callLabels } from '../../src/pipeline/write-batch.js';
+import { batchCallLabels, callLabels } from '../../src/pipeline/call-labels.js';
 import { seeded } from '../../src/util/seeded.js';
 
 function call(service: string, model: string, name: string, outcome: Outcome): CheckedCall {
