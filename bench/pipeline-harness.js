@@ -40,8 +40,9 @@ export async function loadBuild(dist) {
       'metrics/registry.js',
       'redact/stored.js',
       'efficiency/tracker.js',
-      'pipeline/write-batch.js',
-    ].map(load),
+      // Where a build keeps storedName: call-labels.js since the labels left write-batch.js.
+      'pipeline/call-labels.js',
+    ].map((p, i, all) => (i === all.length - 1 ? load(p).catch(() => load('pipeline/write-batch.js')) : load(p))),
   );
   const config = loadConfig({ cwd: path.dirname(fileURLToPath(import.meta.url)), env: {} });
   const modules = {
