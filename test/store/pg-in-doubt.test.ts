@@ -90,8 +90,9 @@ describe.skipIf(pgServer().skip)('a server killed before our COMMIT, its id reus
   let cluster: Cluster;
   let store: PostgresStore;
   beforeAll(async () => {
-    // Durable, and the WAL writer held back: our transaction's WAL stays in memory until the kill.
-    cluster = await startCluster({ durable: true, settings: ['wal_writer_delay=10000'] });
+    // Durable, with the WAL writer held back and the background writer off (writing a dirty page
+    // flushes the WAL before it): our transaction's WAL stays in memory until the kill.
+    cluster = await startCluster({ durable: true, settings: ['wal_writer_delay=10000', 'bgwriter_lru_maxpages=0'] });
     store = await PostgresStore.open(cluster.url);
   }, 120_000);
   afterAll(async () => {
