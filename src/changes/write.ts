@@ -16,6 +16,7 @@ import { rowsStatement, type BatchExtension, type BatchTx, type RowMerger, type 
 import type { CommittedState } from './committed.js';
 import type { BatchObservation, Sighting, ToolSetSeen, VersionCount, VersionSeen } from './observe.js';
 import { firstSightings } from './sightings.js';
+import { compareText } from '../util/compare-text.js';
 
 /** Rows per multi-row statement (7 values each at most: far below either engine's parameter limit). */
 const ROWS_PER_STATEMENT = 64;
@@ -204,18 +205,17 @@ function statements(least: string, greatest: string) {
   };
 }
 
-// Equal first: most fields compared are equal, often the very same string.
-const cmp = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
 const byVersionKey = (a: VersionRow, b: VersionRow) =>
-  cmp(a.service, b.service) || cmp(a.tool, b.tool) || cmp(a.version, b.version);
-const byToolSetKey = (a: ToolSetSeen, b: ToolSetSeen) => cmp(a.service, b.service) || cmp(a.version, b.version);
+  compareText(a.service, b.service) || compareText(a.tool, b.tool) || compareText(a.version, b.version);
+const byToolSetKey = (a: ToolSetSeen, b: ToolSetSeen) =>
+  compareText(a.service, b.service) || compareText(a.version, b.version);
 const byCountKey = (a: VersionCount, b: VersionCount) =>
   a.minute - b.minute ||
-  cmp(a.service, b.service) ||
-  cmp(a.tool, b.tool) ||
-  cmp(a.version, b.version) ||
-  cmp(a.provider, b.provider) ||
-  cmp(a.outcome, b.outcome);
+  compareText(a.service, b.service) ||
+  compareText(a.tool, b.tool) ||
+  compareText(a.version, b.version) ||
+  compareText(a.provider, b.provider) ||
+  compareText(a.outcome, b.outcome);
 
 /**
  * A batch's own counts sorted in place by key, a key's rows summed into one new row: two long tool

@@ -10,6 +10,7 @@ import type { CompletedTrajectory } from '../efficiency/tracker.js';
 import type { BatchExtension, Sql } from '../store/sql.js';
 import { MultiRow } from './rows.js';
 import { OTHER_PROBLEM } from './store.js';
+import { compareText } from '../util/compare-text.js';
 
 const DAY = 86_400_000;
 
@@ -99,7 +100,7 @@ export function repairExtension(
   }
   if (sums.size === 0) return undefined;
   // Sorted keys: concurrent writers lock rows in one order.
-  const rows = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
+  const rows = [...sums.entries()].sort(([a], [b]) => compareText(a, b)).map(([, s]) => s);
   const params: unknown[] = [];
   for (const s of rows)
     params.push(

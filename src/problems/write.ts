@@ -21,6 +21,7 @@ import type { BatchExtension, BatchTx, Sql } from '../store/sql.js';
 import type { ProblemDelta } from './delta.js';
 import { type ColumnType, MultiRow } from './rows.js';
 import { OTHER_PROBLEM } from './store.js';
+import { compareText } from '../util/compare-text.js';
 
 interface WriteOptions {
   dialect: Sql['dialect'];
@@ -37,7 +38,7 @@ export function problemExtension(
   const sql = STATEMENTS[opts.dialect];
   const recordedMs = opts.nowMs ?? Date.now();
   const sorted = [...deltas].sort(
-    (a, b) => compare(a.service, b.service) || compare(a.signature.hash, b.signature.hash),
+    (a, b) => compareText(a.service, b.service) || compareText(a.signature.hash, b.signature.hash),
   );
   const extension: BatchExtension = (tx) => writeDeltas(tx, sql, sorted, opts, recordedMs, committed);
   // Once committed, what it wrote is known: a later batch's deltas leave out what would change
@@ -163,8 +164,6 @@ interface Entry {
 export async function ownRowExists(sql: Pick<Sql, 'all'>, service: string, id: string): Promise<boolean> {
   return (await sql.all('SELECT 1 AS x FROM problems WHERE service = ? AND id = ?', [service, id])).length > 0;
 }
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const big = 'CAST(? AS BIGINT)';
 const txt = 'CAST(? AS TEXT)';

@@ -6,6 +6,7 @@
  * services, tools and outcomes (issue 22: each upsert is tens of microseconds of SQLite work).
  */
 import type { CallAggregate, ExecutionAggregate, FailureDrop, WriteBatch } from './store.js';
+import { compareText } from '../util/compare-text.js';
 
 export interface GroupCounts {
   callAggregates: CallAggregate[];
@@ -46,7 +47,14 @@ interface RowKind<T> {
   add(into: T, r: T): void;
 }
 
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** The columns both minute tables' keys begin with, in their order. */
+type CountHead = Pick<CallAggregate & ExecutionAggregate, 'minute' | 'source' | 'service' | 'model' | 'tool'>;
+const compareHead = (a: CountHead, b: CountHead) =>
+  a.minute - b.minute ||
+  compareText(a.source, b.source) ||
+  compareText(a.service, b.service) ||
+  compareText(a.model, b.model) ||
+  compareText(a.tool, b.tool);
 
 const CALL_ROWS: RowKind<CallAggregate> = {
   same: (a, b) =>
@@ -59,14 +67,7 @@ const CALL_ROWS: RowKind<CallAggregate> = {
     a.reason === b.reason,
   key: (r) =>
     `${r.minute}\u0000${r.source}\u0000${r.service}\u0000${r.model}\u0000${r.tool}\u0000${r.outcome}\u0000${r.reason}`,
-  compare: (a, b) =>
-    a.minute - b.minute ||
-    cmp(a.source, b.source) ||
-    cmp(a.service, b.service) ||
-    cmp(a.model, b.model) ||
-    cmp(a.tool, b.tool) ||
-    cmp(a.outcome, b.outcome) ||
-    cmp(a.reason, b.reason),
+  compare: (a, b) => compareHead(a, b) || compareText(a.outcome, b.outcome) || compareText(a.reason, b.reason),
   add: (into, r) => void (into.count += r.count),
 };
 
@@ -81,21 +82,14 @@ const EXECUTION_ROWS: RowKind<ExecutionAggregate> = {
     a.source === b.source,
   key: (r) =>
     `${r.minute}\u0000${r.source}\u0000${r.service}\u0000${r.model}\u0000${r.tool}\u0000${r.status}\u0000${r.callOutcome}`,
-  compare: (a, b) =>
-    a.minute - b.minute ||
-    cmp(a.source, b.source) ||
-    cmp(a.service, b.service) ||
-    cmp(a.model, b.model) ||
-    cmp(a.tool, b.tool) ||
-    cmp(a.status, b.status) ||
-    cmp(a.callOutcome, b.callOutcome),
+  compare: (a, b) => compareHead(a, b) || compareText(a.status, b.status) || compareText(a.callOutcome, b.callOutcome),
   add: (into, r) => void (into.count += r.count),
 };
 
 const DROP_ROWS: RowKind<FailureDrop> = {
   same: (a, b) => a.minute === b.minute && a.tool === b.tool && a.service === b.service,
   key: (r) => `${r.minute}\u0000${r.service}\u0000${r.tool}`,
-  compare: (a, b) => a.minute - b.minute || cmp(a.service, b.service) || cmp(a.tool, b.tool),
+  compare: (a, b) => a.minute - b.minute || compareText(a.service, b.service) || compareText(a.tool, b.tool),
   add: (into, r) => void (into.dropped += r.dropped),
 };
 
