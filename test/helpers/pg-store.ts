@@ -55,3 +55,28 @@ export function callsBatch(count: number, tool = 't'): WriteBatch {
   });
   return b;
 }
+
+/** A statement call on a pool connection (pg.PoolClient.query, untyped). */
+export type Query = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * The next connection `store` checks out runs each statement through `around` (its text, its
+ * number on the connection, the real call, the connection's own query), so a test can end the
+ * connection, or the server, at an exact point of a batch's transaction.
+ */
+export function interceptNextConnection(
+  store: PostgresStore,
+  around: (sql: string, n: number, run: () => Promise<unknown>, q: Query) => unknown,
+): void {
+  const pool = store.pool as pg.Pool & { connect(): Promise<pg.PoolClient> };
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  pool.connect = (async () => {
+    pool.connect = connect as typeof pool.connect;
+    const client = await connect();
+    const query = client.query.bind(client) as Query;
+    let statements = 0;
+    client.query = ((...args: unknown[]) =>
+      around(String(args[0]), statements++, () => query(...args), query)) as typeof client.query;
+    return client;
+  }) as typeof pool.connect;
+}

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresStore } from '../../src/store/postgres.js';
 import { pgServer } from '../helpers/pg.js';
-import { callsBatch, type StoreBeside, storeBeside } from '../helpers/pg-store.js';
+import { callsBatch, interceptNextConnection, type StoreBeside, storeBeside } from '../helpers/pg-store.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,32 +34,10 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
     await sleep(300);
   };
 
-  type Query = (...args: unknown[]) => Promise<unknown>;
-
-  /**
-   * The next connection the store checks out runs each statement through `around` (its text, its
-   * number on the connection, the real call, the connection's own query), so a test can end the
-   * connection at an exact point of a batch's transaction (batch extensions only write).
-   */
-  const interceptNextConnection = (
-    around: (sql: string, n: number, run: () => Promise<unknown>, q: Query) => unknown,
-  ) => {
-    const pool = store.pool as pg.Pool & { connect(): Promise<pg.PoolClient> };
-    const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-    pool.connect = (async () => {
-      pool.connect = connect as typeof pool.connect;
-      const client = await connect();
-      const query = client.query.bind(client) as Query;
-      let statements = 0;
-      client.query = ((...args: unknown[]) =>
-        around(String(args[0]), statements++, () => query(...args), query)) as typeof client.query;
-      return client;
-    }) as typeof pool.connect;
-  };
   const counted = async () => (await store.callCounts({ sinceMs: 0 })).reduce((n, r) => n + r.count, 0);
 
   it('mid-transaction: the batch is refused, the process lives, the next batch commits', async () => {
-    interceptNextConnection(async (_sql, n, run, q) => {
+    interceptNextConnection(store, async (_sql, n, run, q) => {
       if (n === 1) await terminate(q as never);
       return run();
     });
@@ -71,7 +49,7 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
 
   it('COMMIT reached the server, its answer was lost with the connection: the batch is written, once', async () => {
     const before = await counted();
-    interceptNextConnection(async (sql, _n, run, q) => {
+    interceptNextConnection(store, async (sql, _n, run, q) => {
       if (sql !== 'COMMIT') return run();
       await run();
       await terminate(q as never);
@@ -84,7 +62,7 @@ describe.skipIf(pgServer().skip)('PostgreSQL connection lost while checked out',
 
   it('the connection lost before COMMIT reached the server: the batch is refused, nothing written', async () => {
     const before = await counted();
-    interceptNextConnection(async (sql, _n, run, q) => {
+    interceptNextConnection(store, async (sql, _n, run, q) => {
       if (sql === 'COMMIT') await terminate(q as never);
       return run();
     });

@@ -12,7 +12,7 @@ import { xactCommitted } from '../../src/store/pg-in-doubt.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { type Cluster, startCluster } from '../global-setup.js';
 import { pgServer } from '../helpers/pg.js';
-import { callsBatch, type StoreBeside, storeBeside } from '../helpers/pg-store.js';
+import { callsBatch, interceptNextConnection, type StoreBeside, storeBeside } from '../helpers/pg-store.js';
 
 const countedOf = async (store: PostgresStore, tool: string) =>
   (await store.callCounts({ sinceMs: 0 })).filter((r) => r.tool === tool).reduce((n, r) => n + r.count, 0);
@@ -117,26 +117,18 @@ describe.skipIf(pgServer().skip)('a server killed before our COMMIT, its id reus
         (await c.query<{ x: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS x')).rows[0]!.x,
     );
     let reused = '';
-    const pool = store.pool as pg.Pool & { connect(): Promise<pg.PoolClient> };
-    const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-    pool.connect = (async () => {
-      pool.connect = connect as typeof pool.connect;
-      const client = await connect();
-      const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-      client.query = (async (...args: unknown[]) => {
-        if (args[0] !== 'COMMIT') return query(...args);
-        // Killed before COMMIT reached it; after recovery the next transaction commits under our id.
-        cluster.halt('immediate');
-        cluster.resume();
-        reused = await admin(async (c) => {
-          const xid = await transaction(c);
-          await c.query('COMMIT');
-          return xid;
-        });
-        return query(...args);
-      }) as typeof client.query;
-      return client;
-    }) as typeof pool.connect;
+    interceptNextConnection(store, async (sql, _n, run) => {
+      if (sql !== 'COMMIT') return run();
+      // Killed before COMMIT reached it; after recovery the next transaction commits under our id.
+      cluster.halt('immediate');
+      cluster.resume();
+      reused = await admin(async (c) => {
+        const xid = await transaction(c);
+        await c.query('COMMIT');
+        return xid;
+      });
+      return run();
+    });
 
     await expect(store.write(callsBatch(5, 'lost-in-crash'))).rejects.toThrow();
     expect(reused).toBe(ours); // the case this test is for did happen
