@@ -44,7 +44,6 @@ const begun = (token: string): Statement[] => [
   ['SELECT pg_current_xact_id()::text AS xid', []],
   ['INSERT INTO commit_marks (token) VALUES (?)', [token]],
 ];
-const BEGUN = 3;
 
 /** What settles a COMMIT in doubt: the transaction's id and the token of its commit mark. */
 export interface InDoubt {
@@ -67,9 +66,10 @@ export async function withResolvedCommit(
   const token = randomUUID();
   const begin: Begin = async (statements) => {
     if (xid !== undefined) throw new Error('the transaction has begun already');
-    const results = await runStatements(client, [...begun(token), ...statements]);
+    const head = begun(token);
+    const results = await runStatements(client, [...head, ...statements]);
     xid = String(results[1]!.rows[0].xid);
-    return results.slice(BEGUN);
+    return results.slice(head.length);
   };
   try {
     await fn(begin, client);
