@@ -13,13 +13,26 @@
  * 400/422 is remembered and asked for JSON in text from then on. An answer that is not a valid
  * verdict is asked for once more, then reported as invalid.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { BackoffPolicy } from '../delivery/backoff.js';
 import { classifyStatus } from '../delivery/http-status.js';
 import { withRetries } from '../delivery/retry.js';
 import type { ChatMessage } from './prompt.js';
 import type { Verdict } from './types.js';
 import { parseVerdict, VERDICT_RESPONSE_SCHEMA } from './verdict.js';
+
+type Sdk = typeof import('openai').default;
+/** Set once the SDK has loaded; the error mapping below recognises its error classes through it. */
+let sdk: Sdk | undefined;
+let loading: Promise<Sdk> | undefined;
+/**
+ * The SDK loads with the first request, not with this module: an instance whose judge is off never
+ * pays for it (≈ 6 MB of resident memory and its share of start-up).
+ */
+function loadSdk(): Promise<Sdk> {
+  loading ??= import('openai').then((m) => (sdk = m.default));
+  return loading;
+}
 
 export type TransportKind = 'rate_limited' | 'server' | 'timeout' | 'connection' | 'rejected';
 
@@ -99,7 +112,8 @@ const TEXT_MODE_INSTRUCTION =
 
 export class OpenAIJudgeClient implements JudgeClient {
   readonly model: string;
-  private readonly api: OpenAI;
+  /** Made with the first request (loadSdk). */
+  private api: Promise<OpenAI> | undefined;
   /** undefined until the server has answered a json_schema request either way. */
   private jsonSchema: boolean | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -109,18 +123,26 @@ export class OpenAIJudgeClient implements JudgeClient {
 
   constructor(private readonly opts: OpenAIJudgeOptions) {
     this.model = opts.model;
-    this.api = new OpenAI({
-      baseURL: opts.baseUrl,
-      // Local servers (vLLM, Ollama) take any key; the SDK insists on one.
-      apiKey: opts.apiKey ?? 'no-key',
-      maxRetries: 0,
-      timeout: opts.timeoutMs,
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    });
     this.sleep = opts.sleep ?? ((ms) => abortableSleep(ms, opts.signal));
     this.random = opts.random ?? Math.random;
     const base = opts.backoffBaseMs ?? 1000;
     this.backoff = { baseMs: base, maxMs: base * 30, jitter: 0.25 };
+  }
+
+  private client(): Promise<OpenAI> {
+    const opts = this.opts;
+    this.api ??= loadSdk().then(
+      (OpenAI) =>
+        new OpenAI({
+          baseURL: opts.baseUrl,
+          // Local servers (vLLM, Ollama) take any key; the SDK insists on one.
+          apiKey: opts.apiKey ?? 'no-key',
+          maxRetries: 0,
+          timeout: opts.timeoutMs,
+          ...(opts.fetch ? { fetch: opts.fetch } : {}),
+        }),
+    );
+    return this.api;
   }
 
   async judge(messages: readonly ChatMessage[]): Promise<JudgeAnswer> {
@@ -192,7 +214,8 @@ export class OpenAIJudgeClient implements JudgeClient {
         : {}),
     };
     const once = async (): Promise<string> => {
-      const res = await withStop(this.opts.signal, (signal) => this.api.chat.completions.create(body, { signal }));
+      const api = await this.client();
+      const res = await withStop(this.opts.signal, (signal) => api.chat.completions.create(body, { signal }));
       usage.inputTokens += res.usage?.prompt_tokens ?? estimateTokens(messages.map((m) => m.content).join('\n'));
       const msg = res.choices[0]?.message;
       const text = msg?.content ?? '';
@@ -261,6 +284,10 @@ export function estimateTokens(text: string): number {
 /** An SDK failure as the judge's transport error: 429 rate_limited; 5xx, 408 and 409 server; other statuses rejected. */
 function toTransportError(err: unknown): JudgeTransportError {
   if (err instanceof JudgeTransportError) return err;
+  // Not loaded: the SDK's import itself failed, so none of its errors can be here.
+  const OpenAI = sdk;
+  if (!OpenAI)
+    return new JudgeTransportError('rejected', `judge client unavailable: ${(err as Error)?.message ?? String(err)}`);
   // Aborted by the stop signal (the SDK's user-abort error): not the judge's fault, and never retried.
   if (err instanceof OpenAI.APIUserAbortError) return stopping();
   if (err instanceof OpenAI.APIConnectionTimeoutError)
