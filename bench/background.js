@@ -2,7 +2,10 @@
  * --background: ingest p99 at a fixed rate while toolwatch evaluates alert rules over 24 h of minute
  * aggregates and runs the judge over 100 trajectories, against the same rate without them.
  *
- * One SQLite database, three starts of toolwatch (each a fresh process on the same file, so both
+ * First the rate: an instance configured as the measured ones (judge on at its default rates), on a
+ * database of its own, at its max; the runs below go at half of that, as every p99 row of the
+ * benchmark is taken at half the max of what it measures.
+ * Then one SQLite database, three starts of toolwatch (each a fresh process on the same file, so both
  * measured runs start alike — the dedupe journal and every table as the previous one left them):
  *   1. learn: the judge enabled against the local stand-in (bench/judge-stand-in.js) with
  *      `sample_rate: 1` and `idle: 1s`, no rules, no judge run; a few seconds at the fixed rate:
@@ -10,9 +13,9 @@
  *      bench/preload-minutes.js repeats over the 24 h (+1 h) before now;
  *   2. without: the judge at its default rates (only `idle: 1s` and the stand-in set), no rules,
  *      no judge run; the fixed rate for the phase's duration. Not `sample_rate: 1`: that makes
- *      every trace a candidate written at ingest, which the instance cannot sustain at half the
- *      judge-off max (it measured 17,400 spans/s at most, against 26,600 asked), so both runs
- *      queued for seconds and the row compared two overloads;
+ *      every trace a candidate written at ingest, which the instance could not sustain at half the
+ *      judge-off max (the rate before the probe above; it measured 17,400 spans/s at most, against
+ *      26,600 asked), so both runs queued for seconds and the row compared two overloads;
  *   3. with: the same, plus alert rules whose evaluation reads those 24 h (error_rate over 24h,
  *      drift and error_rate_drift against a 24h baseline, an error_budget_burn with a 24h long
  *      window) evaluated every 5 s, and `judge.schedule` every 10 s (each run judges up to
@@ -77,9 +80,9 @@ const ALERTS_YAML = `alerts:
 /**
  * @param h helpers from run.js: startToolwatch(opts), stopChild(child, ms), load(server, mode, extra),
  *   checkLoad(name, r), metrics(port) → text, sumMetric(text, name, label), log(msg), dist
- * @param {{ rate: number, duration: number }} opts requests per second, measured seconds per run
+ * @param {{ duration: number }} opts measured seconds per run (the rate is half the instance's own max)
  */
-export async function runBackground(h, { rate, duration }) {
+export async function runBackground(h, { duration }) {
   const standIn = await startJudgeStandIn({ latencyMs: 50 });
   const name = 'background';
   const base = judgeYaml(standIn.url, NEVER);
@@ -93,6 +96,20 @@ export async function runBackground(h, { rate, duration }) {
     });
   };
   try {
+    // The rate: half the max of the instance measured — judge on at its default rates — as every p99
+    // row is taken at half its own max. Half the judge-off max, as before, ran this instance at 84 % of
+    // its core before any background work, so the row compared a queue about to form with one formed.
+    // Its own database, so the three starts below begin as they did.
+    const probe = await h.startToolwatch({ name: 'background-max', config: base });
+    const ownMax = await h.load(probe, 'max', { runId: 19 });
+    h.checkLoad('background, the instance at its max', ownMax);
+    await check(probe, ownMax);
+    await h.stopChild(probe.child, 15_000);
+    const rate = ownMax.requestsPerS / 2;
+    h.log(
+      `background: the instance (judge on at its default rates) at its max: ${Math.round(ownMax.spansPerS).toLocaleString('en-US')} spans/s; ` +
+        `the runs below at half of it`,
+    );
     h.log(`background: learn the mix (${LEARN_S} s at ${Math.round(rate * 100)} spans/s, judge on, sample_rate 1)`);
     const tw = await h.startToolwatch({ name, config: judgeYaml(standIn.url, NEVER, { learn: true }) });
     const learnStart = Date.now();
@@ -131,6 +148,7 @@ export async function runBackground(h, { rate, duration }) {
     const inWindow = (n) => withRun.atEnd[n] - withRun.atWindowStart[n];
     const result = {
       rate,
+      ownMaxSpansPerS: ownMax.spansPerS,
       duration,
       warmup: WARMUP_S,
       preload: pre,

@@ -39,7 +39,7 @@
  *   --ready-timeout S   seconds toolwatch may take to become ready (default 120; start-up on a loaded machine is slow)
  *   --judge             a second toolwatch with the judge enabled at its defaults (bench/judge-cost.js): fill, max
  *                       and the ½-max rate as above; CPU per batch at that rate and peak RSS against this run's
- *   --background        ingest p99 at the ½-max rate while alert rules evaluate 24 h of minute aggregates and the
+ *   --background        ingest p99 at half its own max (judge on) while alert rules evaluate 24 h of minute aggregates and the
  *                       judge runs over 100 trajectories, against the same rate without them (bench/background.js);
  *                       --background-duration S: measured seconds of each of its two runs (default 30)
  *   --soak DURATION     after the phases, a fixed rate of 35 % of its max for DURATION (20m, 90s): RSS growth
@@ -683,8 +683,7 @@ async function extraPhases({ cpus, load, fillRequests, rate }) {
     return out;
   }
   if (args.judge) out.judge = await runJudgeCost(h, { fillRequests, rate, rateDuration: RATE_DURATION });
-  if (args.background)
-    out.background = await runBackground(h, { rate, duration: num(args['background-duration'], 30) });
+  if (args.background) out.background = await runBackground(h, { duration: num(args['background-duration'], 30) });
   return out;
 }
 
