@@ -58,7 +58,8 @@ export function layerOf(room: string): number | undefined {
   return layerIndex.get(room);
 }
 
-function listTs(dir: string, base = dir): string[] {
+/** The .ts files under `dir` (declarations aside), relative to it with forward slashes, sorted. */
+export function listTs(dir: string, base = dir): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
@@ -93,8 +94,37 @@ export function specifiersOf(fileName: string, text: string): string[] {
   return found;
 }
 
+/**
+ * The specifiers of a file's imports and re-exports that stay in the JavaScript — what loading the
+ * module loads: not `import type` or an import of types only (erased), not `import()` (it loads
+ * when it runs), not `declare module` or `import('…')` types.
+ */
+export function valueSpecifiersOf(fileName: string, text: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const out: string[] = [];
+  for (const node of source.statements) {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      if (clause?.isTypeOnly) continue;
+      // `import { type A, type B } from` is erased too; `import {} from` and `import 'x'` are not.
+      const named = clause?.namedBindings;
+      const onlyTypes =
+        clause !== undefined &&
+        clause.name === undefined &&
+        named !== undefined &&
+        ts.isNamedImports(named) &&
+        named.elements.length > 0 &&
+        named.elements.every((e) => e.isTypeOnly);
+      if (!onlyTypes) out.push(node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.isTypeOnly) out.push(node.moduleSpecifier.text);
+    }
+  }
+  return out;
+}
+
 /** A relative specifier resolved to the src-relative .ts file it names (NodeNext: `./x.js` is `./x.ts`). */
-function resolve(fromFile: string, specifier: string, known: Set<string>): string | undefined {
+export function resolveImport(fromFile: string, specifier: string, known: Set<string>): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
   const joined = path.posix.normalize(path.posix.join(path.posix.dirname(fromFile), specifier));
   const candidates = [joined.replace(/\.js$/, '.ts'), joined, `${joined}.ts`, `${joined}/index.ts`];
@@ -109,7 +139,7 @@ export function readImportGraph(srcDir: string): ImportGraph {
   for (const from of files) {
     const specifiers = specifiersOf(from, readFileSync(path.join(srcDir, from), 'utf8'));
     // A file that names a module twice (an import and a `declare module`) is one arrow.
-    const targets = new Set(specifiers.map((s) => resolve(from, s, known)));
+    const targets = new Set(specifiers.map((s) => resolveImport(from, s, known)));
     for (const to of targets) if (to !== undefined) arrows.push({ from, to });
     packages.set(from, new Set(specifiers.filter((s) => !s.startsWith('.'))));
   }

@@ -8,35 +8,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { listTs, resolveImport, valueSpecifiersOf } from './import-graph.js';
 
 const SRC = path.join(import.meta.dirname, '..', '..', 'src');
-
-/** The specifiers of a file's imports and re-exports that survive compilation. */
-function staticValueImports(text: string): string[] {
-  const source = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
-  const out: string[] = [];
-  for (const node of source.statements) {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
-      const clause = node.importClause;
-      if (clause?.isTypeOnly) continue;
-      // `import { type A, type B } from` is erased too; `import {} from` and `import 'x'` are not.
-      const named = clause?.namedBindings;
-      const onlyTypes =
-        clause !== undefined &&
-        clause.name === undefined &&
-        named !== undefined &&
-        ts.isNamedImports(named) &&
-        named.elements.length > 0 &&
-        named.elements.every((e) => e.isTypeOnly);
-      if (!onlyTypes) out.push(node.moduleSpecifier.text);
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      if (!node.isTypeOnly) out.push(node.moduleSpecifier.text);
-    }
-  }
-  return out;
-}
+const known = new Set(listTs(SRC));
 
 /** Every package main.ts loads at start, each with the chain of files that imports it. */
 function packagesAtStart(entry: string): Map<string, string[]> {
@@ -46,12 +22,12 @@ function packagesAtStart(entry: string): Map<string, string[]> {
   while (queue.length > 0) {
     const chain = queue.shift()!;
     const file = chain[chain.length - 1]!;
-    for (const spec of staticValueImports(readFileSync(path.join(SRC, file), 'utf8'))) {
-      if (!spec.startsWith('.')) {
+    for (const spec of valueSpecifiersOf(file, readFileSync(path.join(SRC, file), 'utf8'))) {
+      const next = resolveImport(file, spec, known);
+      if (next === undefined) {
         if (!found.has(spec)) found.set(spec, chain);
         continue;
       }
-      const next = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts');
       if (!seen.has(next)) {
         seen.add(next);
         queue.push([...chain, next]);
@@ -74,7 +50,7 @@ describe('what the service loads at start', () => {
       "export type { H } from 'h';",
       "const i = await import('i');",
     ].join('\n');
-    expect(staticValueImports(text)).toEqual(['a', 'b', 'e', 'f', 'g']);
+    expect(valueSpecifiersOf('x.ts', text)).toEqual(['a', 'b', 'e', 'f', 'g']);
   });
 
   const atStart = packagesAtStart('main.ts');
