@@ -20,6 +20,13 @@
  *      drift and error_rate_drift against a 24h baseline, an error_budget_burn with a 24h long
  *      window) evaluated every 5 s, and `judge.schedule` every 10 s (each run judges up to
  *      `judge.max_trajectories_per_run`, 100 by default, of the pending ones); the fixed rate again.
+ * In both measured runs the instance completes idle candidates itself every 10 s (its
+ * `judge-complete` job, part of having the judge on, not of a judge run), so the "with" run starts
+ * with the "without" run's last seconds of candidates to complete, not its whole 40 s: with the job
+ * every minute, neither the learn run nor the "without" run lived long enough to complete theirs,
+ * and the "with" run's first judge run completed about 28,000 at once (3.6–5.4 s of back-to-back
+ * transactions) — in the window or in the warm-up, depending on where the cron's 10 s fell, which
+ * made the row 1.5× in one run and 9× in the next.
  * Each measured run has WARMUP_S s at the rate before its window (a fresh process is cold), and
  * /metrics is read every 250 ms in both alike (the reads cost the instance CPU): the judge runs and
  * verdicts inside the window, and nodejs_eventloop_lag_max_seconds (reset at each read) the longest stall.

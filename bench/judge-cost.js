@@ -139,7 +139,8 @@ export function judgeCostRows(r, off, verdict) {
  * a recording sink, untimed, then hands what the pipeline gave the sink to a TrajectorySink at the
  * judge's defaults (or `feedbackRate`), timed. `grow` rounds first fill the database untimed, as a
  * busy instance's is. Returns CPU ms per 100-span batch: median collect and SQL over the rounds
- * after the first, the candidate share, and step rows and bytes per batch; beside them the
+ * after the first, the candidate share, and step rows and bytes per batch (the steps and the
+ * offered tool lists they refer to); beside them the
  * pipeline's own CPU per batch in the same rounds (decode, normalize, check, count, its in-memory
  * store; no HTTP), so the judge's share is measured under the same load.
  */
@@ -202,7 +203,14 @@ export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6,
       db.exec('COMMIT');
     };
     for (let r = 0; r < grow; r++) for (const input of await capture(1_000_000 + r)) write(sink.collect(input));
-    const before = db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(payload)), 0) AS b FROM judge_steps').get();
+    // The steps' bytes, and the offered tool lists they refer to (stored once each since judge_offered; absent before).
+    const hasOffered = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'judge_offered'").get() !== undefined;
+    const stored = () => {
+      const s = db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(payload)), 0) AS b FROM judge_steps').get();
+      const o = hasOffered ? db.prepare('SELECT COALESCE(SUM(LENGTH(tools)), 0) AS b FROM judge_offered').get().b : 0;
+      return { n: s.n, b: s.b + o };
+    };
+    const before = stored();
     const per = [];
     for (let r = 0; r < rounds; r++) {
       const tc = cpu();
@@ -221,7 +229,7 @@ export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6,
         sql: (t2 - t1 - (t3 - t2)) / inputs.length,
       });
     }
-    const after = db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(payload)), 0) AS b FROM judge_steps').get();
+    const after = stored();
     const candidates = db.prepare('SELECT COUNT(*) AS n FROM judge_trajectories').get().n;
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const timed = per.length > 1 ? per.slice(1) : per; // the first round warms the JIT and the statement cache

@@ -90,7 +90,7 @@ export interface ServiceOverrides {
   langfuse?: LangfuseOverrides;
   /** The registries (default: the built-in kinds); pass the ones the config was loaded with. */
   kinds?: Kinds;
-  /** How often idle judge candidates are completed between runs (default 60 s; 0 = only when a run starts). */
+  /** How often idle judge candidates are completed between runs (default 10 s; 0 = only when a run starts). */
   judgeCompleteEveryMs?: number;
   /** The tracer of the running self-telemetry (src/telemetry/sdk.ts, started by main.ts); none = off. */
   tracer?: Tracer;
@@ -271,7 +271,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
   await lifecycle.start(
     judgeComponent(judge, {
       schedule: config.judge.schedule,
-      completeEveryMs: overrides.judgeCompleteEveryMs ?? 60_000,
+      completeEveryMs: overrides.judgeCompleteEveryMs ?? 10_000,
       retentionMs,
       now,
       interrupt: () => stopping.abort(),

@@ -20,9 +20,10 @@ export function judgeComponent(judge: Judge, s: JudgeSchedule): Component {
       const job = judge.job;
       if (!job) return;
       scheduler.every('judge', s.schedule, () => job.run());
-      // Idle candidates complete every minute, not only when a run starts: a candidate's steps (a fifth of
+      // Idle candidates complete every 10 s, not only when a run starts: a candidate's steps (a fifth of
       // all traces' at the default feedback_rate 0.2, every trace's at 1) are kept for about judge.idle +
-      // 1 minute, not up to an hour more.
+      // 10 s, not up to an hour more. Not every minute: a minute's candidates completed in one pass kept a
+      // busy instance's core full for seconds (docs/performance.md), a tenth of them is a short pass.
       if (s.completeEveryMs > 0) scheduler.interval('judge-complete', s.completeEveryMs, () => job.complete());
       scheduler.every('judge-retention', '23 * * * *', () => judge.store.trajectories.prune(s.now() - s.retentionMs));
     },

@@ -76,8 +76,8 @@ export class JudgeJob {
   }
 
   /**
-   * Completes idle candidates now, between runs (services.ts runs this every minute): their steps
-   * are dropped or queued within a minute of `judge.idle`, not at the next hourly run. One replica
+   * Completes idle candidates now, between runs (services.ts runs this every 10 s): their steps
+   * are dropped or queued within 10 s of `judge.idle`, not at the next hourly run. One replica
    * at a time; a run finalizing at the same moment is harmless (each row changes state once).
    */
   async complete(): Promise<{ pending: number; dropped: number } | undefined> {

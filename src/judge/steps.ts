@@ -2,8 +2,12 @@
  * One span's facts as the step a candidate trace stores (judge_steps.payload): built, clipped, masked
  * by the store's redactor and serialised — at ingest, for every candidate, so what repeats is done
  * once: each distinct value of a batch is redacted once (memoRedactor), and each offered tool list
- * is put in its stored form and serialised once per shared definitions list (offeredJson).
+ * is put in its stored form, serialised and hashed once per shared definitions list (offeredTools).
+ * The offered tools are stored once per distinct list (judge_offered), not in every model step:
+ * they were two thirds of the steps' bytes, written at ingest for every candidate and deleted again
+ * for the 90 % that are dropped.
  */
+import crypto from 'node:crypto';
 import type { CheckedCall, SpanFacts, ToolDef } from '../model.js';
 import type { Redacted, StoreRedactor } from '../redact/stored.js';
 import type { ModelStep, Step, StepCall, ToolStep } from './types.js';
@@ -22,20 +26,26 @@ const clip = (s: string, n: number): string => {
 export const callKey = (spanId: string, callId: string | undefined, name: string): string =>
   `${spanId}\u0000${callId ?? `name:${name}`}`;
 
-/** A step's payload as stored, and why some of its fields were left out (they could not be redacted). */
+/** A model step's offered tools as stored once (judge_offered): their JSON, and its hash as the key steps refer to. */
+export interface OfferedTools {
+  ref: string;
+  json: string;
+}
+
+/** A step's payload as stored, its offered tools (a model step that had some) and why some of its fields were left out. */
 export interface StoredStep {
   kind: Step['kind'];
   payload: string;
+  offered?: OfferedTools;
   omitted?: string;
 }
 
 /**
- * The JSON of the step — the same text as JSON.stringify of the step object with its `offered`
- * tools, `omitted` and `seq` (`seq` last: arrival order, see types.ts) — or undefined for an
- * agent/other span, which only widens the trajectory's time range. The offered tools are the
- * largest part of a model step and the same on every model span of a service, so their text is
- * spliced in from offeredJson instead of serialised again for every step. `seq` is asked for only
- * when the span is a step (the arrival counter counts steps).
+ * The JSON of the step without its offered tools — the same text as JSON.stringify of the step
+ * object with `omitted` and `seq` (`seq` last: arrival order, see types.ts) — and the offered tools
+ * apart (withOffered puts them back on reading), or undefined for an agent/other span, which only
+ * widens the trajectory's time range. `seq` is asked for only when the span is a step (the arrival
+ * counter counts steps).
  */
 export function storedStep(
   f: SpanFacts,
@@ -46,11 +56,29 @@ export function storedStep(
   const raw = toStep(f, outcomes);
   if (!raw) return undefined;
   const { step, omitted } = redactFields(raw, r);
-  const offered = raw.kind === 'model' && f.offered ? `,"offered":${offeredJson(f.offered)}` : '';
   const why = omitted !== undefined ? `,"omitted":${JSON.stringify(omitted)}` : '';
   // A step always has `kind`, so its JSON ends in `}` after at least one member.
-  const payload = `${JSON.stringify(step).slice(0, -1)}${offered}${why},"seq":${JSON.stringify(seq())}}`;
-  return omitted !== undefined ? { kind: raw.kind, payload, omitted } : { kind: raw.kind, payload };
+  const payload = `${JSON.stringify(step).slice(0, -1)}${why},"seq":${JSON.stringify(seq())}}`;
+  const out: StoredStep = { kind: raw.kind, payload };
+  if (raw.kind === 'model' && f.offered) out.offered = offeredTools(f.offered);
+  if (omitted !== undefined) out.omitted = omitted;
+  return out;
+}
+
+/**
+ * A stored step read back: its payload with the offered tools (judge_offered.tools, when the step
+ * refers to a list) in the place they had before they were stored apart — after the step's own
+ * fields, before `omitted` and `seq` — so the step is the object it was at ingest. Steps stored
+ * with their tools inside the payload (before judge_offered) come back as they are.
+ */
+export function withOffered(payload: string, tools: string | undefined): Step {
+  const step = JSON.parse(payload) as Step & Record<string, unknown>;
+  if (tools === undefined || step.kind !== 'model') return step;
+  const { omitted, seq, ...own } = step;
+  const out: Record<string, unknown> = { ...own, offered: JSON.parse(tools) };
+  if (omitted !== undefined) out.omitted = omitted;
+  if (seq !== undefined) out.seq = seq;
+  return out as unknown as Step;
 }
 
 /** One span's facts as a step without its offered tools (storedStep adds them); agent/other spans: undefined. */
@@ -111,27 +139,38 @@ export function offeredAsStored(offered: readonly ToolDef[]): ToolDef[] {
 }
 
 /**
- * The stored form's JSON, kept per list of shared definitions: every span of one definitions string
- * gets its own copy of the list, but of the same frozen definition objects (src/tools/tooldefs.ts),
- * so a list is found by its first definition and matched item by item. A few lists per first
- * definition are kept (definition objects may be shared between definitions strings).
+ * The stored form's JSON and hash, kept per list of shared definitions: every span of one
+ * definitions string gets its own copy of the list, but of the same frozen definition objects
+ * (src/tools/tooldefs.ts), so a list is found by its first definition and matched item by item. A
+ * few lists per first definition are kept (definition objects may be shared between definitions strings).
  */
-const offeredTexts = new WeakMap<ToolDef, { defs: readonly ToolDef[]; json: string }[]>();
+const offeredTexts = new WeakMap<ToolDef, { defs: readonly ToolDef[]; tools: OfferedTools }[]>();
 
 const sameDefs = (a: readonly ToolDef[], b: readonly ToolDef[]): boolean =>
   a.length === b.length && a.every((t, i) => t === b[i]);
 
-export function offeredJson(offered: readonly ToolDef[]): string {
+/**
+ * The key of a stored list: 128 bits of the SHA-256 of its JSON, so equal lists share one row
+ * whichever service or sender offered them, and two different lists colliding is as likely as a
+ * 128-bit collision.
+ */
+const refOf = (json: string): string => crypto.createHash('sha256').update(json).digest('hex').slice(0, 32);
+
+export function offeredTools(offered: readonly ToolDef[]): OfferedTools {
   const head = offered[0];
-  if (head === undefined || !offered.every((t) => Object.isFrozen(t))) return JSON.stringify(offeredAsStored(offered));
+  if (head === undefined || !offered.every((t) => Object.isFrozen(t))) {
+    const json = JSON.stringify(offeredAsStored(offered));
+    return { ref: refOf(json), json };
+  }
   let known = offeredTexts.get(head);
   const hit = known?.find((k) => sameDefs(k.defs, offered));
-  if (hit) return hit.json;
+  if (hit) return hit.tools;
   const json = JSON.stringify(offeredAsStored(offered));
+  const tools = { ref: refOf(json), json };
   if (!known) offeredTexts.set(head, (known = []));
   if (known.length >= 4) known.shift();
-  known.push({ defs: [...offered], json });
-  return json;
+  known.push({ defs: [...offered], tools });
+  return tools;
 }
 
 /**

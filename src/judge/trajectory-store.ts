@@ -8,6 +8,7 @@ import { servicesMatch, type BatchExtension, type Row, type Sql } from '../store
 import { storableText } from '../store/storable-text.js';
 import { yieldToLoop } from '../util/yield.js';
 import { assemble, type TrajectoryHeader } from './assemble.js';
+import { type OfferedTools, withOffered } from './steps.js';
 import type { Step, Trajectory, TrajectoryStatus } from './types.js';
 
 /** What one batch adds for one candidate trace. */
@@ -20,7 +21,8 @@ export interface TrajectoryWrite {
   seenMs: number;
   hasFailure: boolean;
   position: number;
-  steps: { spanId: string; startMs: number; endMs: number; kind: Step['kind']; payload: string }[];
+  /** `offered`: the judge_offered row holding the step's offered tools (storedStep keeps them out of the payload). */
+  steps: { spanId: string; startMs: number; endMs: number; kind: Step['kind']; payload: string; offered?: string }[];
   /**
    * The service globs the batch's sender may write (undefined: any). Its spans join a stored
    * trajectory only when the sender may write the trajectory's service: trace ids are no secret.
@@ -28,9 +30,10 @@ export interface TrajectoryWrite {
   writer?: readonly string[] | undefined;
 }
 
-// Rows per statement: 8 and 6 parameters each, far below either database's limit.
+// Rows per statement: 8, 7 and 3 parameters each, far below either database's limit.
 const MAX_HEADER_ROWS_PER_STATEMENT = 200;
 const MAX_STEP_ROWS_PER_STATEMENT = 200;
+const MAX_OFFERED_ROWS_PER_STATEMENT = 200;
 
 /**
  * A trajectory's service is the one it was first stored under and never changes (an earlier span of
@@ -53,25 +56,40 @@ const upsertHeaders = (rows: number, writable: string) => `
  * per row against the row's own trace, for all traces of a batch in one statement, cost more).
  */
 const insertSteps = (rows: number, writable: string) => `
-  INSERT INTO judge_steps (trace_id, span_id, start_ms, end_ms, kind, payload)
-  SELECT * FROM (VALUES ${Array.from({ length: rows }, () => '(?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?)').join(', ')}) AS v
+  INSERT INTO judge_steps (trace_id, span_id, start_ms, end_ms, kind, payload, offered)
+  SELECT * FROM (VALUES ${Array.from({ length: rows }, () => '(?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?, CAST(? AS TEXT))').join(', ')}) AS v
   WHERE EXISTS (SELECT 1 FROM judge_trajectories WHERE trace_id = ? AND status = 'open'${writable})
   ON CONFLICT (trace_id, span_id) DO NOTHING`;
+
+/**
+ * Offered tool lists are stored once each, by their hash: a batch inserts those it refers to that are
+ * not stored yet (no write, no row lock for the others). `last_used_ms` keeps a list in use from
+ * retention; it is moved forward by a separate UPDATE at most once a minute per list and instance
+ * (see offeredStatements), not by every batch.
+ */
+const insertOffered = (rows: number) => `
+  INSERT INTO judge_offered (ref, tools, last_used_ms)
+  VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}
+  ON CONFLICT (ref) DO NOTHING`;
 
 /**
  * Statement texts by row count and writer clause, built once: the SQL port prepares a statement per
  * distinct text, so one string per shape finds it again instead of building and hashing a new one.
  */
 const texts = new Map<string, string>();
-function text(kind: 'headers' | 'steps', rows: number, writable: string): string {
+function text(kind: 'headers' | 'steps' | 'offered', rows: number, writable: string): string {
   const key = `${kind}:${rows}:${writable}`;
   let t = texts.get(key);
   if (t === undefined) {
     if (texts.size >= 2000) texts.clear();
-    texts.set(key, (t = kind === 'headers' ? upsertHeaders(rows, writable) : insertSteps(rows, writable)));
+    const build = kind === 'headers' ? upsertHeaders : kind === 'steps' ? insertSteps : insertOffered;
+    texts.set(key, (t = build(rows, writable)));
   }
   return t;
 }
+
+/** How often an instance moves a list's `last_used_ms` forward while its steps keep referring to it. */
+const OFFERED_REFRESH_MS = 60_000;
 
 /**
  * One batch's writes: per run of writes with the same sender's globs, the headers of its traces in
@@ -118,7 +136,8 @@ function statementsFor(writes: readonly TrajectoryWrite[], dialect: Sql['dialect
           w.steps.length <= MAX_STEP_ROWS_PER_STATEMENT ? w.steps : w.steps.slice(i, i + MAX_STEP_ROWS_PER_STATEMENT);
         const stepParams: unknown[] = [];
         // Span ids are hex (OTLP) or Langfuse ids; the payload is JSON, whose escapes are storable.
-        for (const s of chunk) stepParams.push(traceId, storableText(s.spanId), s.startMs, s.endMs, s.kind, s.payload);
+        for (const s of chunk)
+          stepParams.push(traceId, storableText(s.spanId), s.startMs, s.endMs, s.kind, s.payload, s.offered ?? null);
         stepParams.push(traceId, ...globArgs);
         out.push([text('steps', chunk.length, writable), stepParams]);
       }
@@ -132,15 +151,101 @@ const FINALIZE_BATCH = 5000;
 /** Candidates completed per transaction (between two of them the event loop runs). */
 const FINALIZE_TX_ROWS = 100;
 
+/** A list of FINALIZE_TX_ROWS placeholders: every chunk's statements have one text (padded, see completeChunk). */
+const ID_LIST = `(${Array.from({ length: FINALIZE_TX_ROWS }, () => '?').join(', ')})`;
+
+/**
+ * The statements of a chunk. Their conditions on `status` and `last_seen_ms` are written so that the
+ * (status, last_seen_ms) index cannot serve them (`status || ''`, `last_seen_ms + 0`, the same on
+ * both databases), and the rows are looked up by trace id, the primary key: SQLite otherwise picks
+ * that index and scans every open, or every dropped (kept for the retention period), trajectory,
+ * three times slower than a statement per row.
+ */
+export const COMPLETE_ROWS = `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ?
+  WHERE trace_id IN ${ID_LIST} AND status || '' = 'open' AND last_seen_ms + 0 <= ?`;
+export const DELETE_DROPPED_STEPS = `DELETE FROM judge_steps WHERE trace_id IN (
+  SELECT trace_id FROM judge_trajectories WHERE trace_id IN ${ID_LIST} AND status || '' = 'dropped')`;
+
+/**
+ * One transaction of completing idle candidates: a statement per outcome and probability (sampled →
+ * pending, the rest → dropped), not per candidate, then one DELETE of the steps of those it dropped.
+ * Each UPDATE re-checks that the row is still open and idle (a span may have arrived, on another
+ * replica, since the SELECT); the DELETE takes the steps of the rows that are now dropped, so a row a
+ * span reopened keeps its steps. Id lists are padded to FINALIZE_TX_ROWS with their last id (a
+ * repeated id matches the same row once), so the statements' texts do not vary with the chunk's size.
+ */
+async function completeChunk(
+  tx: Sql,
+  rows: readonly Row[],
+  at: { nowMs: number; cutoff: number },
+  probability: (r: Row) => number,
+): Promise<{ pending: number; dropped: number }> {
+  const groups = new Map<string, { status: 'pending' | 'dropped'; p: number; ids: unknown[] }>();
+  for (const r of rows) {
+    const p = probability(r);
+    const status = num(r.position) < p ? 'pending' : 'dropped';
+    const key = `${status}:${p}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { status, p, ids: [] }));
+    g.ids.push(r.trace_id);
+  }
+  const n = { pending: 0, dropped: 0 };
+  const droppedIds: unknown[] = [];
+  for (const g of groups.values()) {
+    n[g.status] += await tx.run(COMPLETE_ROWS, [g.status, g.p, at.nowMs, ...padded(g.ids), at.cutoff]);
+    if (g.status === 'dropped') droppedIds.push(...g.ids);
+  }
+  if (n.dropped > 0) await tx.run(DELETE_DROPPED_STEPS, padded(droppedIds));
+  return n;
+}
+
+const padded = (ids: readonly unknown[]): unknown[] => {
+  const out = [...ids];
+  while (out.length < FINALIZE_TX_ROWS) out.push(ids[ids.length - 1]);
+  return out;
+};
+
 export class TrajectoryStore {
+  /** When this instance last moved each offered list's `last_used_ms` forward (bounded: cleared when large). */
+  private readonly refreshed = new Map<string, number>();
+
   constructor(readonly sql: Sql) {}
 
-  /** The rows one batch adds for its candidate traces, inside the batch's own transaction. */
-  ingestExtension(writes: readonly TrajectoryWrite[]): BatchExtension {
-    const statements = statementsFor(writes, this.sql.dialect);
+  /**
+   * The rows one batch adds for its candidate traces, inside the batch's own transaction: the offered
+   * lists its steps refer to (`offered`, one each), then the trajectories and their steps.
+   */
+  ingestExtension(writes: readonly TrajectoryWrite[], offered: readonly OfferedTools[] = []): BatchExtension {
+    const nowMs = writes[0]?.seenMs ?? 0;
+    const statements = [...this.offeredStatements(offered, nowMs), ...statementsFor(writes, this.sql.dialect)];
     return (tx) => {
       for (const [text, params] of statements) tx.run(text, params);
     };
+  }
+
+  /**
+   * The refresh comes before the insert: on PostgreSQL its row lock orders it against a concurrent
+   * prune (which deletes only lists unused for the retention period and referred to by no step), so
+   * a list is either kept by the refresh or deleted first and inserted again. A list this instance
+   * has not refreshed yet is refreshed with its first batch.
+   */
+  private offeredStatements(offered: readonly OfferedTools[], nowMs: number): [string, unknown[]][] {
+    const out: [string, unknown[]][] = [];
+    for (const o of offered) {
+      const last = this.refreshed.get(o.ref);
+      if (last !== undefined && nowMs - last < OFFERED_REFRESH_MS) continue;
+      if (this.refreshed.size >= 10_000) this.refreshed.clear();
+      this.refreshed.set(o.ref, nowMs);
+      out.push([
+        'UPDATE judge_offered SET last_used_ms = ? WHERE ref = ? AND last_used_ms < ?',
+        [nowMs, o.ref, nowMs - OFFERED_REFRESH_MS],
+      ]);
+    }
+    for (let i = 0; i < offered.length; i += MAX_OFFERED_ROWS_PER_STATEMENT) {
+      const chunk = offered.slice(i, i + MAX_OFFERED_ROWS_PER_STATEMENT);
+      out.push([text('offered', chunk.length, ''), chunk.flatMap((o) => [o.ref, o.json, nowMs])]);
+    }
+    return out;
   }
 
   /**
@@ -171,26 +276,11 @@ export class TrajectoryStore {
       // SQLite every statement is synchronous, and a backlog of thousands held ingest to its end.
       for (let at = 0; at < rows.length; at += FINALIZE_TX_ROWS) {
         if (at > 0) await yieldToLoop();
-        const done = await this.sql.tx(async (tx) => {
-          const n = { pending: 0, dropped: 0 };
-          for (const r of rows.slice(at, at + FINALIZE_TX_ROWS)) {
-            const p = probabilityOf(String(r.service), num(r.has_failure) === 1, negative.has(String(r.trace_id)));
-            const sampled = num(r.position) < p;
-            // Re-checked in the UPDATE: a span may have arrived (on another replica) since the SELECT.
-            const changed = await tx.run(
-              `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ?
-               WHERE trace_id = ? AND status = 'open' AND last_seen_ms <= ?`,
-              [sampled ? 'pending' : 'dropped', p, nowMs, r.trace_id, cutoff],
-            );
-            if (changed === 0) continue;
-            if (sampled) n.pending++;
-            else {
-              n.dropped++;
-              await tx.run('DELETE FROM judge_steps WHERE trace_id = ?', [r.trace_id]);
-            }
-          }
-          return n;
-        });
+        const done = await this.sql.tx((tx) =>
+          completeChunk(tx, rows.slice(at, at + FINALIZE_TX_ROWS), { nowMs, cutoff }, (r) =>
+            probabilityOf(String(r.service), num(r.has_failure) === 1, negative.has(String(r.trace_id))),
+          ),
+        );
         pending += done.pending;
         dropped += done.dropped;
       }
@@ -225,11 +315,15 @@ export class TrajectoryStore {
   async trajectory(traceId: string): Promise<Trajectory | undefined> {
     const [h] = await this.sql.all<Row>('SELECT * FROM judge_trajectories WHERE trace_id = ?', [traceId]);
     if (!h || h.status === 'dropped') return undefined;
-    const rows = await this.sql.all<Row>('SELECT payload FROM judge_steps WHERE trace_id = ?', [traceId]);
+    const rows = await this.sql.all<Row>(
+      `SELECT s.payload, o.tools FROM judge_steps s LEFT JOIN judge_offered o ON o.ref = s.offered
+       WHERE s.trace_id = ?`,
+      [traceId],
+    );
     const steps: Step[] = [];
     for (const r of rows) {
       try {
-        steps.push(JSON.parse(String(r.payload)) as Step);
+        steps.push(withOffered(String(r.payload), optStr(r.tools)));
       } catch {
         // An unreadable step is left out rather than failing the whole trajectory.
       }
@@ -273,6 +367,12 @@ export class TrajectoryStore {
       let removed = await tx.run(`DELETE FROM judge_steps WHERE trace_id IN (${old})`, [beforeMs]);
       removed += await tx.run(
         `DELETE FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`,
+        [beforeMs],
+      );
+      // Offered lists no step refers to any more and no batch used for as long (see offeredStatements).
+      removed += await tx.run(
+        `DELETE FROM judge_offered WHERE last_used_ms < ?
+         AND ref NOT IN (SELECT offered FROM judge_steps WHERE offered IS NOT NULL)`,
         [beforeMs],
       );
       return removed;

@@ -21,7 +21,7 @@ import { isFailure } from '../model.js';
 import type { StoreRedactor } from '../redact/stored.js';
 import type { BatchExtension } from '../store/store.js';
 import { maxProbability, samplePosition, type SamplingPolicy } from './sampler.js';
-import { callKey, memoRedactor, storedStep } from './steps.js';
+import { callKey, memoRedactor, storedStep, type OfferedTools } from './steps.js';
 import type { JudgeStore, TrajectoryWrite } from './store.js';
 
 export interface TrajectorySinkDeps {
@@ -68,6 +68,8 @@ export class TrajectorySink implements BatchSink {
     const seenMs = this.deps.now();
     const redactor = memoRedactor(this.deps.redactor);
     const writes: TrajectoryWrite[] = [];
+    // The batch's distinct offered lists, stored once each beside the steps that refer to them.
+    const offered = new Map<string, OfferedTools>();
     for (const [traceId, facts] of byTrace) {
       let first = facts[0]!;
       let endMs = first.endTimeMs;
@@ -78,6 +80,7 @@ export class TrajectorySink implements BatchSink {
         const step = storedStep(f, outcomes, redactor, () => seenMs * 1000 + (this.counter++ % 1000));
         if (!step) continue;
         if (step.omitted !== undefined) this.deps.onRedactionFailure?.();
+        if (step.offered) offered.set(step.offered.ref, step.offered);
         // Columns hold whole ms (BIGINT); the payload keeps the exact, sub-ms times that order the steps.
         steps.push({
           spanId: f.spanId,
@@ -85,6 +88,7 @@ export class TrajectorySink implements BatchSink {
           endMs: Math.ceil(f.endTimeMs),
           kind: step.kind,
           payload: step.payload,
+          ...(step.offered ? { offered: step.offered.ref } : {}),
         });
       }
       writes.push({
@@ -99,7 +103,7 @@ export class TrajectorySink implements BatchSink {
         ...(input.writer?.globs ? { writer: input.writer.globs } : {}),
       });
     }
-    return [this.deps.store.trajectories.ingestExtension(writes)];
+    return [this.deps.store.trajectories.ingestExtension(writes, [...offered.values()])];
   }
 
   /** Memoised for the traces of recent batches (a trace's spans come in several). */

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { JudgeStore, type TrajectoryWrite } from '../../src/judge/store.js';
+import { COMPLETE_ROWS, DELETE_DROPPED_STEPS } from '../../src/judge/trajectory-store.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { emptyBatch } from '../../src/store/store.js';
 
@@ -95,5 +96,67 @@ describe('JudgeStore.finalize', () => {
     expect(await count(store, 'SELECT COUNT(*) AS n FROM judge_steps')).toBe(100);
     // A turn between every 100 candidates: ingest is never held for the whole backlog.
     expect(turns).toBeGreaterThanOrEqual(9);
+  });
+
+  it('one chunk mixes outcomes and probabilities: each row gets its own, only the dropped lose their steps', async () => {
+    store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    const judge = new JudgeStore(store.sql);
+    // Positions 0.5; services a (p 0.9: pending), b (p 0.6: pending), c (p 0.1: dropped).
+    const writes = Array.from({ length: 30 }, (_, i) => ({ ...candidate(i), service: 'abc'[i % 3]! }));
+    await store.write({ ...emptyBatch(), extensions: [judge.trajectories.ingestExtension(writes)] });
+    const p: Record<string, number> = { a: 0.9, b: 0.6, c: 0.1 };
+    expect(await judge.trajectories.finalize(10_000, 1000, (s) => p[s]!)).toEqual({ pending: 20, dropped: 10 });
+    const rows = await store.sql.all<{ service: string; status: string; probability: number; steps: number }>(
+      `SELECT t.service, t.status, t.probability, (SELECT COUNT(*) FROM judge_steps s WHERE s.trace_id = t.trace_id) AS steps
+       FROM judge_trajectories t GROUP BY t.service, t.status, t.probability ORDER BY t.service`,
+    );
+    expect(rows.map((r) => [r.service, r.status, r.probability, Number(r.steps)])).toEqual([
+      ['a', 'pending', 0.9, 1],
+      ['b', 'pending', 0.6, 1],
+      ['c', 'dropped', 0.1, 0],
+    ]);
+  });
+
+  it('a candidate a span reached after the SELECT stays open and keeps its steps', async () => {
+    store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    const judge = new JudgeStore(store.sql);
+    await store.write({
+      ...emptyBatch(),
+      extensions: [judge.trajectories.ingestExtension([0, 1, 2].map(candidate))],
+    });
+    const db = store.db;
+    let touched = false;
+    // Asked inside the chunk's transaction, before its UPDATEs: as if a span of trace 1 had just arrived.
+    const res = await judge.trajectories.finalize(10_000, 1000, () => {
+      if (!touched) {
+        touched = true;
+        db.prepare('UPDATE judge_trajectories SET last_seen_ms = ? WHERE trace_id = ?').run(
+          9_500,
+          candidate(1).traceId,
+        );
+      }
+      return 0;
+    });
+    expect(res).toEqual({ pending: 0, dropped: 2 });
+    const left = await store.sql.all<{ trace_id: string; status: string }>(
+      'SELECT t.trace_id, t.status FROM judge_trajectories t JOIN judge_steps s ON s.trace_id = t.trace_id',
+    );
+    expect(left).toEqual([{ trace_id: candidate(1).traceId, status: 'open' }]);
+  });
+
+  it('looks its rows up by trace id, not by scanning the open or the dropped through the status index', async () => {
+    store = new SqliteStore({ path: ':memory:', synchronous: 'NORMAL' });
+    for (const text of [COMPLETE_ROWS, DELETE_DROPPED_STEPS]) {
+      const params = Array.from(text.matchAll(/\?/g), () => 'x');
+      const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map(
+        (r) => r.detail,
+      );
+      expect(plan.join(' | ')).not.toMatch(/judge_trajectories_status/);
+      expect(
+        plan.some((d) =>
+          /SEARCH judge_trajectories USING .*INDEX sqlite_autoindex_judge_trajectories_1 \(trace_id=\?\)/.test(d),
+        ),
+      ).toBe(true);
+    }
   });
 });

@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import type { SpanFacts, ToolDef } from '../../src/model.js';
 import { storeRedactor, type StoreRedactor } from '../../src/redact/stored.js';
 import type { JudgeStore, TrajectoryWrite } from '../../src/judge/store.js';
+import { type OfferedTools, withOffered } from '../../src/judge/steps.js';
 import { TrajectorySink } from '../../src/judge/trajectory.js';
 import { maxProbability, samplePosition } from '../../src/judge/sampler.js';
 import { policyOf } from '../../src/judge/service.js';
@@ -84,8 +85,13 @@ describe('TrajectorySink', () => {
   it('redacts each distinct value of a batch once and stores the redactor’s answers', () => {
     const { r, asked } = counting();
     let writes: readonly TrajectoryWrite[] = [];
+    let offered: readonly OfferedTools[] = [];
     const store = {
-      trajectories: { ingestExtension: (w: readonly TrajectoryWrite[]) => ((writes = w), () => {}) },
+      trajectories: {
+        ingestExtension: (w: readonly TrajectoryWrite[], o: readonly OfferedTools[]) => (
+          (writes = w), (offered = o), () => {}
+        ),
+      },
     } as unknown as JudgeStore;
     const sink = new TrajectorySink({
       project: 'default',
@@ -99,6 +105,12 @@ describe('TrajectorySink', () => {
 
     expect(asked.filter((v) => v === ARGS)).toHaveLength(1);
     expect(asked.filter((v) => v === USER)).toHaveLength(1);
+    // The offered list once for the batch, both model steps naming it.
+    expect(offered).toHaveLength(1);
+    expect(JSON.parse(offered[0]!.json)).toEqual([
+      { name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object' } },
+    ]);
+    expect(writes[0]!.steps.map((s) => s.offered)).toEqual([offered[0]!.ref, undefined, offered[0]!.ref, undefined]);
     const steps = writes[0]!.steps.map((s) => JSON.parse(s.payload));
     expect(steps).toHaveLength(4);
     const masked = storeRedactor('pii').json(ARGS);
@@ -107,20 +119,27 @@ describe('TrajectorySink', () => {
       if (s.kind === 'model') {
         expect(s.calls[0].arguments).toBe(masked.ok ? masked.value : undefined);
         expect(s.userMessage).toBe((storeRedactor('pii').text(USER) as { value: string }).value);
-        expect(s.offered).toEqual([
-          { name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object' } },
-        ]);
+        expect(s.offered).toBeUndefined();
       } else expect(s.arguments).toBe(masked.ok ? masked.value : undefined);
     }
   });
 });
 
 describe('a stored step’s payload', () => {
-  /** The step as one object, in the order its fields are set (toStep, then omitted, then seq): its JSON is the payload. */
+  /**
+   * The step as one object, in the order its fields are set (toStep, then omitted, then seq): its
+   * JSON is the payload, and with its offered tools put back (withOffered, as a trajectory is read)
+   * the JSON of the whole step, the tools before `omitted` and `seq`.
+   */
   function sinkPayloads(facts: SpanFacts[], r: StoreRedactor): string[] {
     let writes: readonly TrajectoryWrite[] = [];
+    let offered: readonly OfferedTools[] = [];
     const store = {
-      trajectories: { ingestExtension: (w: readonly TrajectoryWrite[]) => ((writes = w), () => {}) },
+      trajectories: {
+        ingestExtension: (w: readonly TrajectoryWrite[], o: readonly OfferedTools[]) => (
+          (writes = w), (offered = o), () => {}
+        ),
+      },
     } as unknown as JudgeStore;
     const sink = new TrajectorySink({
       project: 'default',
@@ -130,7 +149,12 @@ describe('a stored step’s payload', () => {
       redactor: r,
     });
     sink.collect({ source: 'otlp', facts, calls: [] });
-    return writes[0]!.steps.map((s) => s.payload);
+    const lists = new Map(offered.map((o) => [o.ref, o.json]));
+    return writes[0]!.steps.map((s) => {
+      if (s.offered === undefined) return s.payload;
+      expect(s.payload).not.toContain('"offered"');
+      return JSON.stringify(withOffered(s.payload, lists.get(s.offered)));
+    });
   }
 
   const rich = (): SpanFacts[] => {

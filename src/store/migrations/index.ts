@@ -18,6 +18,7 @@ import { changeCounts } from './013-change-counts.js';
 import { problemCosts } from './014-problem-costs.js';
 import { problemRecorded } from './015-problem-recorded.js';
 import { commitMarks } from './016-commit-marks.js';
+import { judgeOffered } from './017-judge-offered.js';
 
 export interface Migration {
   version: number;
@@ -43,4 +44,5 @@ export const migrations: readonly Migration[] = [
   problemCosts,
   problemRecorded,
   commitMarks,
+  judgeOffered,
 ];
