@@ -3,14 +3,16 @@
  * is below the highest configured rate is a candidate whose steps are redacted and written at ingest
  * (see "What candidates cost" in docs/judge.md); at the defaults that rate is `judge.feedback_rate:
  * 0.2`, so about a fifth of the traces (`feedback_rate: 1` made every trace one). A second toolwatch —
- * every setting at its default but `judge.enabled: true`, a model and the local stand-in
- * (bench/judge-stand-in.js) as its endpoint — goes through the main run's own steps: fill the dedupe
+ * every setting at its default but `judge.enabled: true`, a model, the local stand-in
+ * (bench/judge-stand-in.js) as its endpoint and `idle: 1s` (its candidates completed while it runs,
+ * see below) — goes through the main run's own steps: fill the dedupe
  * memory at max, max with it full, then the main run's fixed rate (½ its max). CPU per batch at that
  * rate (no batch shed there, so the figure is not skewed by 503s on a busy machine) and peak RSS are
  * compared with the main (judge off) run's; the rates are read back from the instance's /api/judge,
  * so the rows name the share they measured.
  * Exported: runJudgeCost(h, opts) → the figures; judgeCostRows(r, off, verdict) → the table rows;
- * judgeIngestCost(opts) → the in-process figures of `node bench/judge-cost.js` (below).
+ * judgeIngestCost(opts) → the in-process figures of `node bench/judge-cost.js` (below), completing
+ * the candidates included.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -35,10 +37,13 @@ export async function runJudgeCost(h, { fillRequests, rate, rateDuration }) {
   try {
     const tw = await h.startToolwatch({
       name: 'judge-on',
-      config: `judge:\n  enabled: true\n  model: bench-stand-in\n  base_url: ${standIn.url}\n`,
+      // `idle: 1s`: the candidates it writes are also completed within the phase (the judge-complete job,
+      // every 10 s), as they are at steady state; at the default 5m they would complete after it ended
+      // and the row would leave that work out. How many candidates, and so how much work, is the same.
+      config: `judge:\n  enabled: true\n  model: bench-stand-in\n  base_url: ${standIn.url}\n  idle: 1s\n`,
     });
     const sampling = (await (await fetch(`http://127.0.0.1:${tw.port}/api/judge`)).json()).sampling;
-    h.log(`judge on at its defaults (${candidatesText(sampling)}), pid ${tw.child.pid}`);
+    h.log(`judge on at its defaults but idle 1s (${candidatesText(sampling)}), pid ${tw.child.pid}`);
     let fill;
     if (fillRequests > 0) {
       fill = await h.load(tw, 'max', { runId: 30, warmup: 0, duration: 900, requests: fillRequests });
@@ -111,7 +116,7 @@ export function judgeCostRows(r, off, verdict) {
     const base = cpuPerBatch(off.fixed);
     const f = on / base;
     rows.push([
-      `judge enabled at its defaults (${candidatesText(r.sampling)}): CPU ms per batch at ${Math.round(r.fixed.spansPerS).toLocaleString('en-US')} spans/s ÷ judge off`,
+      `judge enabled at its defaults, idle 1s (${candidatesText(r.sampling)}): CPU ms per batch at ${Math.round(r.fixed.spansPerS).toLocaleString('en-US')} spans/s ÷ judge off`,
       `${f.toFixed(2)}× (${on.toFixed(2)} / ${base.toFixed(2)})`,
       `≤ ${TARGET_JUDGE_FACTOR}×`,
       verdict(f <= TARGET_JUDGE_FACTOR),
@@ -120,7 +125,7 @@ export function judgeCostRows(r, off, verdict) {
   if (r.rss && off.rss) {
     const f = r.rss.hwmMb / off.rss.hwmMb;
     rows.push([
-      `judge enabled at its defaults (${candidatesText(r.sampling)}): peak RSS ÷ judge off`,
+      `judge enabled at its defaults, idle 1s (${candidatesText(r.sampling)}): peak RSS ÷ judge off`,
       `${f.toFixed(2)}× (${r.rss.hwmMb.toFixed(0)} / ${off.rss.hwmMb.toFixed(0)} MB)`,
       `≤ ${TARGET_JUDGE_FACTOR}×`,
       verdict(f <= TARGET_JUDGE_FACTOR),
@@ -147,9 +152,10 @@ export function judgeCostRows(r, off, verdict) {
 export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6, grow = 0, feedbackRate } = {}) {
   const build = await loadBuild(dist);
   const { decodeProtobuf, SqliteStore, migrateSqlite, SqliteSql, config, redactor } = build;
-  const [{ TrajectorySink }, { JudgeStore }, { policyOf }, { maxProbability }] = await Promise.all(
-    ['judge/trajectory.js', 'judge/store.js', 'judge/service.js', 'judge/sampler.js'].map(build.load),
-  );
+  const [{ TrajectorySink }, { JudgeStore }, { policyOf }, { maxProbability, inclusionProbability }] =
+    await Promise.all(
+      ['judge/trajectory.js', 'judge/store.js', 'judge/service.js', 'judge/sampler.js'].map(build.load),
+    );
   const cpu = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
@@ -190,10 +196,12 @@ export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6,
     db.pragma('cache_size = -4000');
     migrateSqlite(db);
     const port = new SqliteSql(db);
+    const judgeStore = new JudgeStore(port);
+    const policy = policyOf(judge);
     const sink = new TrajectorySink({
       project: judge.project,
-      policy: policyOf(judge),
-      store: new JudgeStore(port),
+      policy,
+      store: judgeStore,
       now: Date.now,
       redactor,
     });
@@ -210,12 +218,13 @@ export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6,
       const o = hasOffered ? db.prepare('SELECT COALESCE(SUM(LENGTH(tools)), 0) AS b FROM judge_offered').get().b : 0;
       return { n: s.n, b: s.b + o };
     };
-    const before = stored();
+    const written = { n: 0, b: 0 };
     const per = [];
     for (let r = 0; r < rounds; r++) {
       const tc = cpu();
       const inputs = await capture(r + 1);
       const pipelineMs = cpu() - tc;
+      const w0 = stored();
       const t0 = cpu();
       const extensions = inputs.map((input) => sink.collect(input));
       const t1 = cpu();
@@ -223,13 +232,23 @@ export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6,
       const t2 = cpu();
       for (const _ of extensions) write([]);
       const t3 = cpu();
+      const w1 = stored();
+      written.n += w1.n - w0.n;
+      written.b += w1.b - w0.b;
+      const t3c = cpu();
+      // Completing the round's candidates as the judge-complete job does once they are idle (an hour
+      // on here): sampled ones queued, the rest dropped and their steps deleted.
+      await judgeStore.trajectories.finalize(Date.now() + 3_600_000, 1000, (service, failed, negative) =>
+        inclusionProbability(policy, service, failed, negative),
+      );
+      const t4 = cpu();
       per.push({
         pipeline: pipelineMs / inputs.length,
         collect: (t1 - t0) / inputs.length,
         sql: (t2 - t1 - (t3 - t2)) / inputs.length,
+        complete: (t4 - t3c) / inputs.length,
       });
     }
-    const after = stored();
     const candidates = db.prepare('SELECT COUNT(*) AS n FROM judge_trajectories').get().n;
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const timed = per.length > 1 ? per.slice(1) : per; // the first round warms the JIT and the statement cache
@@ -242,10 +261,11 @@ export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6,
         pipeline: median(timed.map((x) => x.pipeline)),
         collect: median(timed.map((x) => x.collect)),
         sql: median(timed.map((x) => x.sql)),
+        complete: median(timed.map((x) => x.complete)),
         rounds: timed,
       },
-      stepRowsPerBatch: (after.n - before.n) / batches,
-      payloadBytesPerBatch: (after.b - before.b) / batches,
+      stepRowsPerBatch: written.n / batches,
+      payloadBytesPerBatch: written.b / batches,
     };
   } finally {
     db.close();
@@ -281,7 +301,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         `${r.stepRowsPerBatch.toFixed(1)} step rows, ${(r.payloadBytesPerBatch / 1024).toFixed(1)} KiB per batch\n` +
         `  CPU ms per batch: collect ${f(c.collect)} [${c.rounds.map((x) => f(x.collect)).join(' ')}], ` +
         `SQL ${f(c.sql)} [${c.rounds.map((x) => f(x.sql)).join(' ')}], total ${f(c.collect + c.sql)}; ` +
-        `the pipeline itself (judge off, no HTTP, in-memory store) ${f(c.pipeline)}: ×${((c.pipeline + c.collect + c.sql) / c.pipeline).toFixed(2)}\n`,
+        `the pipeline itself (judge off, no HTTP, in-memory store) ${f(c.pipeline)}: ×${((c.pipeline + c.collect + c.sql) / c.pipeline).toFixed(2)}\n` +
+        `  and later, completing the candidates (queued or dropped, their steps deleted): ${f(c.complete)} [${c.rounds.map((x) => f(x.complete)).join(' ')}]; ` +
+        `with it ×${((c.pipeline + c.collect + c.sql + c.complete) / c.pipeline).toFixed(2)}\n`,
     );
   }
 }

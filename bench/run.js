@@ -37,7 +37,7 @@
  *   --store postgres    toolwatch on PostgreSQL: a throwaway cluster (initdb + pg_ctl in a temp dir, run as
  *                       the postgres user when this is root); skipped with a message when they are missing
  *   --ready-timeout S   seconds toolwatch may take to become ready (default 120; start-up on a loaded machine is slow)
- *   --judge             a second toolwatch with the judge enabled at its defaults (bench/judge-cost.js): fill, max
+ *   --judge             a second toolwatch with the judge enabled at its defaults but idle 1s (bench/judge-cost.js): fill, max
  *                       and the ½-max rate as above; CPU per batch at that rate and peak RSS against this run's
  *   --background        ingest p99 at half its own max (judge on) while alert rules evaluate 24 h of minute aggregates and the
  *                       judge runs over 100 trajectories, against the same rate without them (bench/background.js);
