@@ -210,4 +210,17 @@ describe.each(kinds)('offered tools stored once: %s', (_name, kind) => {
       expect(await lastUsed()).toBe(1_070_000);
     },
   );
+
+  it.skipIf(kind.skip)('a stored list is never overwritten: a batch naming the same key adds nothing', async () => {
+    const now = { v: 5000 };
+    const { judge, store, ingest } = await setUp(now);
+    await ingest([model(traceOf(1), '01', SUPPORT)]);
+    const [row] = await judge.sql.all<{ ref: string; tools: string }>('SELECT ref, tools FROM judge_offered');
+    // Another sender's batch claiming that key for other content (it would need a 128-bit hash match).
+    await store.write({
+      ...emptyBatch(),
+      extensions: [judge.trajectories.ingestExtension([], [{ ref: row!.ref, json: '[{"name":"evil"}]' }])],
+    });
+    expect(await judge.sql.all('SELECT ref, tools FROM judge_offered')).toEqual([row]);
+  });
 });
