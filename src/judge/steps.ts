@@ -66,16 +66,16 @@ export function storedStep(
 }
 
 /**
- * A stored step read back: its payload with the offered tools (judge_offered.tools, when the step
- * refers to a list) in the place they had before they were stored apart — after the step's own
- * fields, before `omitted` and `seq` — so the step is the object it was at ingest. Steps stored
- * with their tools inside the payload (before judge_offered) come back as they are.
+ * A stored step read back: its payload with the offered tools (the judge_offered list it refers to,
+ * parsed) in the place they had before they were stored apart — after the step's own fields, before
+ * `omitted` and `seq` — so the step is the object it was at ingest. Steps stored with their tools
+ * inside the payload (before judge_offered) come back as they are.
  */
-export function withOffered(payload: string, tools: string | undefined): Step {
+export function withOffered(payload: string, offered: readonly ToolDef[] | undefined): Step {
   const step = JSON.parse(payload) as Step & Record<string, unknown>;
-  if (tools === undefined || step.kind !== 'model') return step;
+  if (offered === undefined || step.kind !== 'model') return step;
   const { omitted, seq, ...own } = step;
-  const out: Record<string, unknown> = { ...own, offered: JSON.parse(tools) };
+  const out: Record<string, unknown> = { ...own, offered };
   if (omitted !== undefined) out.omitted = omitted;
   if (seq !== undefined) out.seq = seq;
   return out as unknown as Step;

@@ -7,7 +7,9 @@ import { num, optStr } from '../store/rows.js';
 import { servicesMatch, type BatchExtension, type Row, type Sql } from '../store/sql.js';
 import { storableText } from '../store/storable-text.js';
 import { yieldToLoop } from '../util/yield.js';
+import type { ToolDef } from '../model.js';
 import { assemble, type TrajectoryHeader } from './assemble.js';
+import { completeChunk, FINALIZE_TX_ROWS } from './complete-chunk.js';
 import { type OfferedTools, withOffered } from './steps.js';
 import type { Step, Trajectory, TrajectoryStatus } from './types.js';
 
@@ -148,62 +150,6 @@ function statementsFor(writes: readonly TrajectoryWrite[], dialect: Sql['dialect
 
 /** Idle candidates read per SELECT when completing them. */
 const FINALIZE_BATCH = 5000;
-/** Candidates completed per transaction (between two of them the event loop runs). */
-const FINALIZE_TX_ROWS = 100;
-
-/** A list of FINALIZE_TX_ROWS placeholders: every chunk's statements have one text (padded, see completeChunk). */
-const ID_LIST = `(${Array.from({ length: FINALIZE_TX_ROWS }, () => '?').join(', ')})`;
-
-/**
- * The statements of a chunk. Their conditions on `status` and `last_seen_ms` are written so that the
- * (status, last_seen_ms) index cannot serve them (`status || ''`, `last_seen_ms + 0`, the same on
- * both databases), and the rows are looked up by trace id, the primary key: SQLite otherwise picks
- * that index and scans every open, or every dropped (kept for the retention period), trajectory,
- * three times slower than a statement per row.
- */
-export const COMPLETE_ROWS = `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ?
-  WHERE trace_id IN ${ID_LIST} AND status || '' = 'open' AND last_seen_ms + 0 <= ?`;
-export const DELETE_DROPPED_STEPS = `DELETE FROM judge_steps WHERE trace_id IN (
-  SELECT trace_id FROM judge_trajectories WHERE trace_id IN ${ID_LIST} AND status || '' = 'dropped')`;
-
-/**
- * One transaction of completing idle candidates: a statement per outcome and probability (sampled →
- * pending, the rest → dropped), not per candidate, then one DELETE of the steps of those it dropped.
- * Each UPDATE re-checks that the row is still open and idle (a span may have arrived, on another
- * replica, since the SELECT); the DELETE takes the steps of the rows that are now dropped, so a row a
- * span reopened keeps its steps. Id lists are padded to FINALIZE_TX_ROWS with their last id (a
- * repeated id matches the same row once), so the statements' texts do not vary with the chunk's size.
- */
-async function completeChunk(
-  tx: Sql,
-  rows: readonly Row[],
-  at: { nowMs: number; cutoff: number },
-  probability: (r: Row) => number,
-): Promise<{ pending: number; dropped: number }> {
-  const groups = new Map<string, { status: 'pending' | 'dropped'; p: number; ids: unknown[] }>();
-  for (const r of rows) {
-    const p = probability(r);
-    const status = num(r.position) < p ? 'pending' : 'dropped';
-    const key = `${status}:${p}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { status, p, ids: [] }));
-    g.ids.push(r.trace_id);
-  }
-  const n = { pending: 0, dropped: 0 };
-  const droppedIds: unknown[] = [];
-  for (const g of groups.values()) {
-    n[g.status] += await tx.run(COMPLETE_ROWS, [g.status, g.p, at.nowMs, ...padded(g.ids), at.cutoff]);
-    if (g.status === 'dropped') droppedIds.push(...g.ids);
-  }
-  if (n.dropped > 0) await tx.run(DELETE_DROPPED_STEPS, padded(droppedIds));
-  return n;
-}
-
-const padded = (ids: readonly unknown[]): unknown[] => {
-  const out = [...ids];
-  while (out.length < FINALIZE_TX_ROWS) out.push(ids[ids.length - 1]);
-  return out;
-};
 
 export class TrajectoryStore {
   /** When this instance last moved each offered list's `last_used_ms` forward (bounded: cleared when large). */
@@ -315,15 +261,15 @@ export class TrajectoryStore {
   async trajectory(traceId: string): Promise<Trajectory | undefined> {
     const [h] = await this.sql.all<Row>('SELECT * FROM judge_trajectories WHERE trace_id = ?', [traceId]);
     if (!h || h.status === 'dropped') return undefined;
-    const rows = await this.sql.all<Row>(
-      `SELECT s.payload, o.tools FROM judge_steps s LEFT JOIN judge_offered o ON o.ref = s.offered
-       WHERE s.trace_id = ?`,
-      [traceId],
-    );
+    const rows = await this.sql.all<Row>('SELECT payload, offered FROM judge_steps WHERE trace_id = ?', [traceId]);
+    const lists = await this.offeredLists(rows.map((r) => optStr(r.offered)));
     const steps: Step[] = [];
     for (const r of rows) {
       try {
-        steps.push(withOffered(String(r.payload), optStr(r.tools)));
+        const ref = optStr(r.offered);
+        const offered = ref === undefined ? undefined : lists.get(ref);
+        if (offered instanceof Error) throw offered;
+        steps.push(withOffered(String(r.payload), offered));
       } catch {
         // An unreadable step is left out rather than failing the whole trajectory.
       }
@@ -340,6 +286,29 @@ export class TrajectoryStore {
       ...(optStr(h.last_error) ? { lastError: optStr(h.last_error)! } : {}),
     };
     return assemble(header, steps);
+  }
+
+  /**
+   * The offered lists these steps name, each read and parsed once (a trajectory's model steps mostly
+   * name the same one); an unreadable list as its error, so the steps naming it are left out as an
+   * unreadable step is. A list that is gone is absent: its steps come back without tools.
+   */
+  private async offeredLists(refs: readonly (string | undefined)[]): Promise<Map<string, ToolDef[] | Error>> {
+    const wanted = [...new Set(refs.filter((r): r is string => r !== undefined))];
+    const out = new Map<string, ToolDef[] | Error>();
+    if (wanted.length === 0) return out;
+    const rows = await this.sql.all<Row>(
+      `SELECT ref, tools FROM judge_offered WHERE ref IN (${wanted.map(() => '?').join(', ')})`,
+      wanted,
+    );
+    for (const r of rows) {
+      try {
+        out.set(String(r.ref), JSON.parse(String(r.tools)) as ToolDef[]);
+      } catch (err) {
+        out.set(String(r.ref), err as Error);
+      }
+    }
+    return out;
   }
 
   /** Which of these traces have a trajectory that GET /api/trajectories/:traceId would return (not dropped). */

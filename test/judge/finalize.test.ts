@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { JudgeStore, type TrajectoryWrite } from '../../src/judge/store.js';
-import { COMPLETE_ROWS, DELETE_DROPPED_STEPS } from '../../src/judge/trajectory-store.js';
+import { COMPLETE_ROWS, DELETE_DROPPED_STEPS } from '../../src/judge/complete-chunk.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { emptyBatch } from '../../src/store/store.js';
 

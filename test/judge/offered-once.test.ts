@@ -223,4 +223,27 @@ describe.each(kinds)('offered tools stored once: %s', (_name, kind) => {
     });
     expect(await judge.sql.all('SELECT ref, tools FROM judge_offered')).toEqual([row]);
   });
+
+  it.skipIf(kind.skip)(
+    'a list that is gone leaves its steps without tools; an unreadable one leaves them out',
+    async () => {
+      const now = { v: 5000 };
+      const { judge, ingest } = await setUp(now);
+      await ingest([
+        model(traceOf(1), '01', SUPPORT),
+        model(traceOf(1), '02', TRAVEL),
+        model(traceOf(1), '03', undefined),
+      ]);
+      const refs = await judge.sql.all<{ ref: string; tools: string }>('SELECT ref, tools FROM judge_offered');
+      const support = refs.find((r) => r.tools.includes('refund_order'))!.ref;
+      const travel = refs.find((r) => r.tools.includes('get_weather'))!.ref;
+      await judge.sql.run('DELETE FROM judge_offered WHERE ref = ?', [support]);
+      await judge.sql.run("UPDATE judge_offered SET tools = '[{' WHERE ref = ?", [travel]);
+      const t = await judge.trajectories.trajectory(traceOf(1));
+      expect(t!.steps.map((s) => [s.spanId, s.kind === 'model' ? s.offered : 'tool'])).toEqual([
+        ['01', undefined],
+        ['03', undefined],
+      ]);
+    },
+  );
 });

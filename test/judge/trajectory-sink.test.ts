@@ -153,7 +153,7 @@ describe('a stored step’s payload', () => {
     return writes[0]!.steps.map((s) => {
       if (s.offered === undefined) return s.payload;
       expect(s.payload).not.toContain('"offered"');
-      return JSON.stringify(withOffered(s.payload, lists.get(s.offered)));
+      return JSON.stringify(withOffered(s.payload, JSON.parse(lists.get(s.offered)!)));
     });
   }
 
