@@ -229,13 +229,6 @@ export class DedupeTables {
     return NONE;
   }
 
-  /** A trace's calls, oldest first (the order an id-less sighting pairs in). */
-  callsOf(s: number): number[] {
-    const out: number[] = [];
-    for (let k = this.tCalls[s]!; k !== NONE; k = this.cNext[k]!) out.push(k);
-    return out.reverse();
-  }
-
   addCall(s: number, hi: number, lo: number, val: number, pair: number): number {
     if (this.cFree === NONE && this.cUsed === this.cCap) this.makeRoom(s, false);
     let k = this.cFree;

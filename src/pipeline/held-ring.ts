@@ -7,6 +7,7 @@ import { OUTCOMES, type ExecutionStatus, type ReleasedExecution, type SourceName
 import { worse } from '../normalize/exec-status.js';
 import { type Column, sameType } from '../util/typed-arrays.js';
 import type { CallEntry } from './ledger.js';
+import { TextRing } from './text-ring.js';
 
 /** An execution as it waits: labels already capped, status still open to its children. */
 export interface HeldExecution {
@@ -53,7 +54,13 @@ export class HeldRing {
   private durationMs = new Float64Array(0);
   private timeMs = new Float64Array(0);
   private dueMs = new Float64Array(0);
-  private traceId: string[] = [];
+  /**
+   * A trace id of 32 lower-case hex digits (every OTLP id) as four numbers, spelled again when
+   * released (a short-lived string), so the decoded id is not kept for the status grace and
+   * promoted; any other id kept as it is (traceText).
+   */
+  private traceWords = new Uint32Array(0);
+  private traceText: (string | undefined)[] = [];
   /**
    * A span id of 16 lower-case hex digits (every OTLP id) as two numbers: the string is made again
    * only for what needs it (a failing execution, a child's lookup), so the id a batch decoded can
@@ -75,8 +82,10 @@ export class HeldRing {
   private entry: (CallEntry | undefined)[] = [];
   private httpStatus = new Uint16Array(0);
   private errorType: (string | undefined)[] = [];
-  private args: (string | undefined)[] = [];
+  /** Arguments as UTF-8 bytes (text-ring.ts), in the ring's order; a string only for a failed execution. */
+  private readonly args = new TextRing();
   private result: (string | undefined)[] = [];
+  private readonly hexOut = Buffer.alloc(16) as Buffer & { hexSlice(start: number, end: number): string };
 
   push(h: HeldExecution): void {
     if (this.length === this.cap) this.grow();
@@ -86,9 +95,14 @@ export class HeldRing {
     this.durationMs[i] = h.durationMs;
     this.timeMs[i] = h.timeMs;
     this.dueMs[i] = h.dueMs;
-    this.traceId[i] = h.traceId;
+    const trace = h.traceId;
+    if (isHex(trace, 32)) {
+      const w = this.traceWords;
+      for (let k = 0; k < 4; k++) w[i * 4 + k] = hexWord(trace, k * 8);
+      this.traceText[i] = undefined;
+    } else this.traceText[i] = trace;
     const id = h.spanId;
-    if (isHex16(id)) {
+    if (isHex(id, 16)) {
       this.spanHi[i] = hexWord(id, 0);
       this.spanLo[i] = hexWord(id, 8);
       this.spanText[i] = undefined;
@@ -107,7 +121,7 @@ export class HeldRing {
     }
     this.httpStatus[i] = h.httpStatus ?? 0;
     this.errorType[i] = h.errorType;
-    this.args[i] = h.args;
+    this.args.push(h.args);
     this.result[i] = h.result;
     this.length++;
   }
@@ -132,7 +146,7 @@ export class HeldRing {
     const i = this.start;
     const entry = this.entry[i];
     const code = this.outcome[i]!;
-    const traceId = this.traceId[i]!;
+    const traceId = this.traceIdAt(i);
 
     const own = STATUS_CODES[this.status[i]!]!;
     const late = child?.(traceId, this.spanIdAt(i));
@@ -156,15 +170,24 @@ export class HeldRing {
       if (http !== undefined) r.httpStatus = http;
       const type = fromChild ? undefined : this.errorType[i];
       if (type !== undefined) r.errorType = type;
-      const args = this.args[i];
+      const args = this.args.shift(true);
       if (args !== undefined) r.args = args;
       const result = this.result[i];
       if (result !== undefined) r.result = result;
-    }
+    } else this.args.shift(false);
     this.clear(i);
     this.start = (this.start + 1) % this.cap;
     this.length--;
     return r;
+  }
+
+  /** The trace id of slot i, as it was held. */
+  private traceIdAt(i: number): string {
+    const text = this.traceText[i];
+    if (text !== undefined) return text;
+    const out = this.hexOut;
+    for (let k = 0; k < 4; k++) out.writeUInt32BE(this.traceWords[i * 4 + k]!, k * 4);
+    return out.hexSlice(0, 16);
   }
 
   /** The span id of slot i, as it was held. */
@@ -175,10 +198,10 @@ export class HeldRing {
   /** Lets go of what the slot references. */
   private clear(i: number): void {
     this.spanText[i] = undefined;
+    this.traceText[i] = undefined;
     this.entry[i] = undefined;
     this.model[i] = undefined;
     this.errorType[i] = undefined;
-    this.args[i] = undefined;
     this.result[i] = undefined;
   }
 
@@ -190,7 +213,7 @@ export class HeldRing {
     const i = this.start;
     const h: HeldExecution = {
       source: SOURCE_CODES[this.source[i]!]!,
-      traceId: this.traceId[i]!,
+      traceId: this.traceIdAt(i),
       spanId: this.spanIdAt(i),
       service: this.service[i]!,
       tool: this.tool[i]!,
@@ -201,7 +224,7 @@ export class HeldRing {
       dueMs: this.dueMs[i]!,
       httpStatus: this.httpStatus[i] || undefined,
       errorType: this.errorType[i],
-      args: this.args[i],
+      args: this.args.shift(true),
       result: this.result[i],
     };
     this.clear(i);
@@ -227,12 +250,14 @@ export class HeldRing {
     this.model = arr(this.model);
     this.httpStatus = col(this.httpStatus);
     this.errorType = arr(this.errorType);
-    this.args = arr(this.args);
     this.result = arr(this.result);
     this.durationMs = col(this.durationMs);
     this.timeMs = col(this.timeMs);
     this.dueMs = col(this.dueMs);
-    this.traceId = arr(this.traceId);
+    const words = new Uint32Array(cap * 4);
+    for (let k = 0; k < idx.length; k++) words.set(this.traceWords.subarray(idx[k]! * 4, idx[k]! * 4 + 4), k * 4);
+    this.traceWords = words;
+    this.traceText = arr(this.traceText);
     this.spanText = arr(this.spanText);
     this.spanHi = col(this.spanHi);
     this.spanLo = col(this.spanLo);
@@ -244,17 +269,17 @@ export class HeldRing {
   }
 }
 
-/** 16 lower-case hex digits (how the OTLP decoders write a span id). */
-function isHex16(id: string): boolean {
-  if (id.length !== 16) return false;
-  for (let k = 0; k < 16; k++) {
+/** `n` lower-case hex digits (how the OTLP decoders write span and trace ids). */
+function isHex(id: string, n: number): boolean {
+  if (id.length !== n) return false;
+  for (let k = 0; k < n; k++) {
     const c = id.charCodeAt(k);
     if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
   }
   return true;
 }
 
-/** The number of 8 hex digits of `id` from `at` (checked by isHex16). */
+/** The number of 8 hex digits of `id` from `at` (checked by isHex). */
 function hexWord(id: string, at: number): number {
   let n = 0;
   for (let k = at; k < at + 8; k++) {

@@ -16,6 +16,9 @@ import {
   type TakenInTrace,
 } from './ledger.js';
 
+/** findUnpaired's list of a trace's calls of one name (oldest last), reused: the merge never re-enters it. */
+const NAMED: number[] = [];
+
 /** Batches begun so far (LedgerTxn.serial). */
 let serials = 0;
 
@@ -273,9 +276,14 @@ export class LedgerTxn {
     const wanted = pairOf(name, argsRaw);
     const nh = wanted >>> 10;
     const ah = wanted & 0x3ff;
+    // The trace's calls of this name, from its chain (newest first) into a reused list: most
+    // sightings (a new call with an id) find none, and pay neither a list nor an entry object.
+    const named = NAMED;
+    named.length = 0;
+    for (let k = t.tCalls[s]!; k !== NONE; k = t.cNext[k]!) if (t.cPair[k]! >>> 10 === nh) named.push(k);
     let byName: CallEntry | undefined;
-    for (const k of t.callsOf(s)) {
-      if (t.cPair[k]! >>> 10 !== nh) continue;
+    for (let j = named.length - 1; j >= 0; j--) {
+      const k = named[j]!;
       const e = this.keep(k);
       if (!want(e)) continue;
       if (ah !== 0 && (t.cPair[k]! & 0x3ff) === ah) {

@@ -41,6 +41,36 @@ describe('HeldRing', () => {
     expect(got).toEqual(sent);
   });
 
+  it('hands back each trace id and argument text as given: 32 hex digits packed, any other form kept as is', () => {
+    const ring = new HeldRing();
+    const traces = [
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      'ffffffffffffffffffffffffffffffff',
+      'lf-trace-7',
+      '4BF92F3577B34DA6A3CE929D0E0E4736',
+      '',
+    ];
+    const args = ['{"city":"Oslo"}', undefined, '{"q":"Zürich – 東京"}', ''];
+    const n = 2_600;
+    const sent: [string, string | undefined][] = [];
+    const got: [string, string | undefined][] = [];
+    // Every other execution failed (its arguments are handed back) or succeeded (they are not).
+    const take = () => {
+      const r = ring.release();
+      got.push([r.traceId, r.args]);
+    };
+    for (let i = 0; i < n; i++) {
+      const traceId = traces[i % traces.length]!;
+      const a = args[i % args.length];
+      const status = i % 2 === 0 ? 'server_error' : 'ok';
+      sent.push([traceId, status === 'ok' ? undefined : a]);
+      ring.push(held(i, '00f067aa0ba902b7', { traceId, args: a, status }));
+      if (i % 3 === 2) take(), take();
+    }
+    while (ring.length > 0) take();
+    expect(got).toEqual(sent);
+  });
+
   it('keeps a counted call’s outcome and model without its entry, and reads a waiting one’s entry when released', () => {
     const ring = new HeldRing();
     const counted = callEntry('weather', '{"city":"Oslo"}', true, true, false);
