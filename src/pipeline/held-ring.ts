@@ -41,9 +41,10 @@ const FIRST_CAPACITY = 1024;
 
 /**
  * The executions in their status grace, in arrival order (which is due order: the grace is constant),
- * as a ring of columns — typed arrays for numbers and codes, plain arrays for the strings and entries —
- * rather than an object each: at tens of thousands of executions a second, each held for seconds, that
- * keeps them out of the garbage collector's work.
+ * as a ring of columns — typed arrays for numbers, codes and the ids, the arguments as bytes
+ * (text-ring.ts), plain arrays for the shared label strings, a failure's details and entries — rather
+ * than an object each: at tens of thousands of executions a second, each held for seconds, that keeps
+ * them out of the garbage collector's work.
  */
 export class HeldRing {
   private cap = 0;
