@@ -110,7 +110,7 @@ function post(buf) {
 // ---------------------------------------------------------------- bookkeeping
 
 const total = { requests: 0, ok: 0, spans: 0, calls: 0, outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) };
-const window = { completed: 0, spans: 0, calls: 0, latencies: [] };
+const window = { completed: 0, spans: 0, calls: 0, latencies: [], ends: [] };
 const statusCounts = {};
 let errors = 0;
 /** Sequence numbers of the sends not answered 200. */
@@ -142,6 +142,7 @@ function record(b, res, latencyMs, endedAt) {
       window.calls += b.calls;
     }
     window.latencies.push(latencyMs);
+    if (opts.tail) window.ends.push(endedAt);
   }
 }
 
@@ -263,6 +264,22 @@ const out = {
   refused,
   /** CPU this generator used, as a fraction of one core: near 1.0 means the generator, not the server, may be the limit. */
   generatorCpu: round((cpu.user + cpu.system) / 1000 / wallMs, 2),
+  ...(opts.tail ? tailOf(lat) : {}),
   ...extra,
 };
 process.stdout.write(JSON.stringify(out) + '\n');
+
+/**
+ * `tail: true` (run.js --gc-tail): the window's requests at or over its p99 as [start, end, latency],
+ * start and end in wall-clock ms (a fixed-rate request starts when it was due), and the window itself.
+ */
+function tailOf(sorted) {
+  const p99 = percentile(sorted, 99);
+  const wall = (t) => Math.round((performance.timeOrigin + t) * 10) / 10;
+  const tail = [];
+  for (let i = 0; i < window.latencies.length; i++) {
+    const l = window.latencies[i];
+    if (p99 !== null && l >= p99) tail.push([wall(window.ends[i] - l), wall(window.ends[i]), round(l)]);
+  }
+  return { tail, tailWindow: [wall(measureStart), wall(Math.min(measureEnd, nowMs()))] };
+}

@@ -37,6 +37,8 @@
  *   --store postgres    toolwatch on PostgreSQL: a throwaway cluster (initdb + pg_ctl in a temp dir, run as
  *                       the postgres user when this is root); skipped with a message when they are missing
  *   --ready-timeout S   seconds toolwatch may take to become ready (default 120; start-up on a loaded machine is slow)
+ *   --gc-tail           after each fixed-rate phase, how many of its requests at or over the p99 waited on one of
+ *                       toolwatch's GC pauses (bench/gc-pauses.js logs them, bench/gc-tail.js reads them)
  *   --judge             a second toolwatch with the judge enabled at its defaults but idle 1s (bench/judge-cost.js): fill, max
  *                       and the ½-max rate as above; CPU per batch at that rate and peak RSS against this run's
  *   --background        ingest p99 at half its own max (judge on) while alert rules evaluate 24 h of minute aggregates and the
@@ -50,11 +52,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { backgroundProblems, backgroundRow, runBackground } from './background.js';
 import { generateFixtures, OUTCOMES } from './fixtures.js';
 import { judgeCostProblems, judgeCostRows, runJudgeCost } from './judge-cost.js';
 import { measureChangesCost } from './changes-cost.js';
+import { describeTail, explainTail, readPauses } from './gc-tail.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = parseArgs(process.argv.slice(2));
@@ -87,6 +90,8 @@ const TARGET_SOAK_RSS_PER_HEAP = 2;
 const TARGET_PG_RATIO = 0.4;
 /** Seconds toolwatch may take to answer /readyz 200 (wall time: a loaded machine stretches start-up). */
 const READY_S = num(args['ready-timeout'], 120);
+/** --gc-tail: which of the fixed-rate phases' slowest requests toolwatch's GC pauses explain (bench/gc-tail.js). */
+const GC_TAIL = Boolean(args['gc-tail']);
 /**
  * The changes work (definition hashing, versions, events), in-process, as a share of toolwatch's CPU
  * per batch; the definition hashing alone (cached per distinct definitions value) is held to it too.
@@ -252,9 +257,17 @@ async function main() {
   log(`  max: ${fmtInt(twMax.spansPerS)} spans/s${cpuNote(twMax)}`);
   const problemsCost = measureProblemsCost(cpus, twMax);
   const halfRate = twMax.requestsPerS / 2;
-  const twHalf = await load(tw, 'rate', { runId: 4, rate: halfRate, warmup: 1, duration: RATE_DURATION });
+  const twHalf = await load(tw, 'rate', {
+    runId: 4,
+    rate: halfRate,
+    warmup: 1,
+    duration: RATE_DURATION,
+    tail: GC_TAIL,
+  });
   twCheck('toolwatch at half its max', twHalf);
   log(`  half of its max (${fmtInt(halfRate * spansPerBody)} spans/s): p99 ${twHalf.latencyMs.p99} ms`);
+  const gcTail = {};
+  if (GC_TAIL) gcTail.half = await tailNote(tw, twHalf, 'the tail at half its max');
   // Control: the decode-only receiver at the same fixed rate (toolwatch sits idle meanwhile), so the
   // p99 above can be read against what the machine, the loopback and the generator add by themselves.
   const control = await startBaseline(cpus);
@@ -265,9 +278,10 @@ async function main() {
   const aimRate = AIM_SPANS / 2 / spansPerBody;
   let twAim;
   if (aimRate < 0.9 * twMax.requestsPerS) {
-    twAim = await load(tw, 'rate', { runId: 5, rate: aimRate, warmup: 1, duration: RATE_DURATION });
+    twAim = await load(tw, 'rate', { runId: 5, rate: aimRate, warmup: 1, duration: RATE_DURATION, tail: GC_TAIL });
     twCheck('toolwatch at 42.5k spans/s', twAim);
     log(`  at ${fmtInt(AIM_SPANS / 2)} spans/s: p99 ${twAim.latencyMs.p99} ms`);
+    if (GC_TAIL) gcTail.aim = await tailNote(tw, twAim, `the tail at ${fmtInt(AIM_SPANS / 2)} spans/s`);
   } else {
     log(`  skipped the fixed ${fmtInt(AIM_SPANS / 2)} spans/s phase: it is above 90% of toolwatch's measured max here`);
   }
@@ -649,6 +663,7 @@ async function main() {
           sent,
           ratio,
           problemsCost,
+          gcTail: GC_TAIL ? gcTail : undefined,
         },
         null,
         2,
@@ -999,12 +1014,14 @@ async function startToolwatch(cpus, pgUrl, { name = 'toolwatch', config = '' } =
     ...start.flags,
     ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
     ...(args['node-flags'] ? String(args['node-flags']).split(' ').filter(Boolean) : []),
+    ...(GC_TAIL ? [`--import=${pathToFileURL(path.join(ROOT, 'bench/gc-pauses.js')).href}`] : []),
   ];
   const child = spawnPinned(cpus.server, [process.execPath, ...nodeArgs, path.join(DIST, 'main.js')], {
     cwd: ROOT,
     env: {
       ...start.env,
       ...process.env,
+      ...(GC_TAIL ? { BENCH_GC_LOG: path.join(dir, 'gc.log') } : {}),
       TOOLWATCH_CONFIG: configFile,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -1041,6 +1058,14 @@ async function startToolwatch(cpus, pgUrl, { name = 'toolwatch', config = '' } =
     `  toolwatch ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (${((startCpu.proc * 1000) / CLK_TCK / 1000).toFixed(1)} CPU s)`,
   );
   return { child, port, dir, stderr, stdout };
+}
+
+/** --gc-tail: the phase's slow requests against toolwatch's GC pauses, logged (its preload writes them four times a second). */
+async function tailNote(tw, phase, name) {
+  await sleep(400);
+  const t = explainTail(phase.tail, phase.tailWindow, readPauses(path.join(tw.dir, 'gc.log')));
+  log(describeTail(name, phase.latencyMs.p99, t));
+  return t;
 }
 
 async function runLoad(cpus, opts) {
