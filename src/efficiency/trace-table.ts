@@ -11,12 +11,8 @@
  * they were added, so walking them visits the traces in a Map's insertion order.
  */
 import { grown } from '../util/typed-arrays.js';
+import { hexToWords, wordsToHex } from '../util/hex-id.js';
 import { randomInt } from 'node:crypto';
-
-/** Hex digit values of '0'–'9' and 'a'–'f'; -1 for every other character code below 128. */
-const HEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i;
-for (let i = 0; i < 6; i++) HEX[97 + i] = 10 + i;
 
 function fmix(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
@@ -143,9 +139,7 @@ export class TraceTable {
   idOf(slot: number): string {
     const odd = this.oddIds[slot];
     if (odd !== undefined) return odd;
-    const out = this.hexOut;
-    for (let i = 0; i < 4; i++) out.writeInt32BE(this.words[slot * 4 + i]!, i * 4);
-    return out.toString('hex');
+    return wordsToHex(this.words, slot * 4, 4, this.hexOut);
   }
 
   /** The first slot in order, -1 when none. */
@@ -162,20 +156,8 @@ export class TraceTable {
   private parse(id: string): boolean {
     if (id === this.parsed) return this.parsedHex;
     this.parsed = id;
-    this.parsedHex = false;
-    if (id.length !== 32) return false;
-    for (let i = 0, at = 0; i < 4; i++) {
-      let v = 0;
-      for (const end = at + 8; at < end; at++) {
-        const c = id.charCodeAt(at);
-        const d = c < 128 ? HEX[c]! : -1;
-        if (d < 0) return false;
-        v = (v << 4) | d;
-      }
-      this.w[i] = v;
-    }
-    this.parsedHex = true;
-    return true;
+    this.parsedHex = hexToWords(id, 32, this.w, 0);
+    return this.parsedHex;
   }
 
   private hash(): number {

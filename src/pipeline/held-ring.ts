@@ -5,6 +5,7 @@
  */
 import { OUTCOMES, type ExecutionStatus, type ReleasedExecution, type SourceName } from '../model.js';
 import { worse } from '../normalize/exec-status.js';
+import { hexToWords, wordsToHex } from '../util/hex-id.js';
 import { type Column, sameType } from '../util/typed-arrays.js';
 import type { CallEntry } from './ledger.js';
 import { TextRing } from './text-ring.js';
@@ -56,7 +57,7 @@ export class HeldRing {
   private timeMs = new Float64Array(0);
   private dueMs = new Float64Array(0);
   /**
-   * A trace id of 32 lower-case hex digits (every OTLP id) as four numbers, spelled again when
+   * A trace id of 32 lower-case hex digits (every OTLP id) as four numbers (util/hex-id.ts), spelled again when
    * released (a short-lived string), so the decoded id is not kept for the status grace and
    * promoted; any other id kept as it is (traceText).
    */
@@ -67,8 +68,7 @@ export class HeldRing {
    * only for what needs it (a failing execution, a child's lookup), so the id a batch decoded can
    * die young instead of being kept for the status grace. Any other id is kept as it is (spanText).
    */
-  private spanHi = new Uint32Array(0);
-  private spanLo = new Uint32Array(0);
+  private spanWords = new Uint32Array(0);
   private spanText: (string | undefined)[] = [];
   private service: string[] = [];
   private tool: string[] = [];
@@ -86,7 +86,7 @@ export class HeldRing {
   /** Arguments as UTF-8 bytes (text-ring.ts), in the ring's order; a string only for a failed execution. */
   private readonly args = new TextRing();
   private result: (string | undefined)[] = [];
-  private readonly hexOut = Buffer.alloc(16) as Buffer & { hexSlice(start: number, end: number): string };
+  private readonly hexOut = Buffer.alloc(16);
 
   push(h: HeldExecution): void {
     if (this.length === this.cap) this.grow();
@@ -97,17 +97,9 @@ export class HeldRing {
     this.timeMs[i] = h.timeMs;
     this.dueMs[i] = h.dueMs;
     const trace = h.traceId;
-    if (isHex(trace, 32)) {
-      const w = this.traceWords;
-      for (let k = 0; k < 4; k++) w[i * 4 + k] = hexWord(trace, k * 8);
-      this.traceText[i] = undefined;
-    } else this.traceText[i] = trace;
+    this.traceText[i] = hexToWords(trace, 32, this.traceWords, i * 4) ? undefined : trace;
     const id = h.spanId;
-    if (isHex(id, 16)) {
-      this.spanHi[i] = hexWord(id, 0);
-      this.spanLo[i] = hexWord(id, 8);
-      this.spanText[i] = undefined;
-    } else this.spanText[i] = id;
+    this.spanText[i] = hexToWords(id, 16, this.spanWords, i * 2) ? undefined : id;
     this.service[i] = h.service;
     this.tool[i] = h.tool;
     const e = h.entry;
@@ -184,16 +176,12 @@ export class HeldRing {
 
   /** The trace id of slot i, as it was held. */
   private traceIdAt(i: number): string {
-    const text = this.traceText[i];
-    if (text !== undefined) return text;
-    const out = this.hexOut;
-    for (let k = 0; k < 4; k++) out.writeUInt32BE(this.traceWords[i * 4 + k]!, k * 4);
-    return out.hexSlice(0, 16);
+    return this.traceText[i] ?? wordsToHex(this.traceWords, i * 4, 4, this.hexOut);
   }
 
   /** The span id of slot i, as it was held. */
   private spanIdAt(i: number): string {
-    return this.spanText[i] ?? hex8(this.spanHi[i]!) + hex8(this.spanLo[i]!);
+    return this.spanText[i] ?? wordsToHex(this.spanWords, i * 2, 2, this.hexOut);
   }
 
   /** Lets go of what the slot references. */
@@ -245,6 +233,12 @@ export class HeldRing {
       return b;
     };
     const arr = <T>(a: T[]): T[] => idx.map((from) => a[from]!);
+    // An id's words, `n` per slot, unrolled the same way.
+    const words = (a: Uint32Array, n: number) => {
+      const b = new Uint32Array(cap * n);
+      for (let k = 0; k < idx.length; k++) b.set(a.subarray(idx[k]! * n, idx[k]! * n + n), k * n);
+      return b;
+    };
     this.source = col(this.source);
     this.status = col(this.status);
     this.outcome = col(this.outcome);
@@ -255,41 +249,14 @@ export class HeldRing {
     this.durationMs = col(this.durationMs);
     this.timeMs = col(this.timeMs);
     this.dueMs = col(this.dueMs);
-    const words = new Uint32Array(cap * 4);
-    for (let k = 0; k < idx.length; k++) words.set(this.traceWords.subarray(idx[k]! * 4, idx[k]! * 4 + 4), k * 4);
-    this.traceWords = words;
+    this.traceWords = words(this.traceWords, 4);
     this.traceText = arr(this.traceText);
+    this.spanWords = words(this.spanWords, 2);
     this.spanText = arr(this.spanText);
-    this.spanHi = col(this.spanHi);
-    this.spanLo = col(this.spanLo);
     this.service = arr(this.service);
     this.tool = arr(this.tool);
     this.entry = arr(this.entry);
     this.start = 0;
     this.cap = cap;
   }
-}
-
-/** `n` lower-case hex digits (how the OTLP decoders write span and trace ids). */
-function isHex(id: string, n: number): boolean {
-  if (id.length !== n) return false;
-  for (let k = 0; k < n; k++) {
-    const c = id.charCodeAt(k);
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
-  }
-  return true;
-}
-
-/** The number of 8 hex digits of `id` from `at` (checked by isHex). */
-function hexWord(id: string, at: number): number {
-  let n = 0;
-  for (let k = at; k < at + 8; k++) {
-    const c = id.charCodeAt(k);
-    n = n * 16 + (c <= 57 ? c - 48 : c - 87);
-  }
-  return n;
-}
-
-function hex8(n: number): string {
-  return n.toString(16).padStart(8, '0');
 }

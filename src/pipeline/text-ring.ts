@@ -10,12 +10,6 @@
  * copy would cost more than it saves).
  */
 
-/** Node's Buffer has these native UTF-8 methods (Buffer.write and toString go through them). */
-interface Utf8Buffer extends Buffer {
-  utf8Write(text: string, offset: number, length: number): number;
-  utf8Slice(start: number, end: number): string;
-}
-
 /** Longest text (in UTF-16 code units) kept as bytes. */
 export const MAX_BYTES_TEXT = 4096;
 const FIRST_ENTRIES = 1024;
@@ -25,7 +19,7 @@ const NONE = -1;
 const AS_STRING = -2;
 
 export class TextRing {
-  private bytes = Buffer.allocUnsafeSlow(0) as Utf8Buffer;
+  private bytes = Buffer.allocUnsafeSlow(0);
   /** Per entry (ring of `cap`): where its bytes start, and how many (or NONE / AS_STRING). */
   private off = new Int32Array(0);
   private len = new Int32Array(0);
@@ -54,7 +48,7 @@ export class TextRing {
     }
     // A UTF-16 code unit is at most 3 UTF-8 bytes: room for that, then the bytes written counted.
     const at = this.room(text.length * 3);
-    const n = this.bytes.utf8Write(text, at, text.length * 3);
+    const n = this.bytes.write(text, at, text.length * 3, 'utf8');
     this.off[i] = at;
     this.len[i] = n;
     this.byteEnd = at + n;
@@ -67,7 +61,7 @@ export class TextRing {
     const n = this.len[i]!;
     let text: string | undefined;
     if (n === AS_STRING) text = this.texts[i];
-    else if (n >= 0 && read) text = this.bytes.utf8Slice(this.off[i]!, this.off[i]! + n);
+    else if (n >= 0 && read) text = this.bytes.toString('utf8', this.off[i]!, this.off[i]! + n);
     this.texts[i] = undefined;
     this.first = (i + 1) % this.cap;
     this.length--;
@@ -95,7 +89,7 @@ export class TextRing {
   private growBytes(need: number): void {
     let size = Math.max(FIRST_BYTES, this.bytes.length * 2);
     while (size < this.bytes.length + need) size *= 2;
-    const next = Buffer.allocUnsafeSlow(size) as Utf8Buffer;
+    const next = Buffer.allocUnsafeSlow(size);
     let at = 0;
     for (let k = 0; k < this.length; k++) {
       const i = (this.first + k) % this.cap;
