@@ -160,7 +160,7 @@ export class LedgerTxn {
     this.kept.push(entry);
     this.undoLog.push(() => {
       if (!ledger.valid(entry)) return;
-      if (ledger.live.get(k) === entry) ledger.live.delete(k);
+      ledger.live.release(k, entry);
       t.removeCall(s, k);
       entry.at = NONE;
     });

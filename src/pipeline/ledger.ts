@@ -18,7 +18,7 @@
 import { OUTCOMES } from '../model.js';
 import { CALL, h64, hashJoined, hashKey, pairOf, SPAN, TRACE } from './dedupe-hash.js';
 import { DedupeTables, NONE, OVERFLOWED, ANY_SERVICE_SPANS } from './dedupe-tables.js';
-import { HoldTable } from './hold-table.js';
+import { IntTable } from './int-table.js';
 import { LedgerTxn } from './ledger-txn.js';
 import {
   type CallEntry,
@@ -56,14 +56,17 @@ export class Ledger {
     string,
     { entry: CallEntry; p: PendingCall }
   >();
-  /** @internal The objects of calls something works on, by call slot: waiting calls and unsettled batches' calls. */
-  readonly live = new Map<number, CallEntry>();
+  /**
+   * @internal The objects of calls something works on, by call slot: waiting calls and unsettled
+   * batches' calls. An IntTable, not a Map: each batch fills and empties it (int-table.ts).
+   */
+  readonly live = new IntTable<CallEntry>();
   /**
    * @internal Spans (by id) and call keys of a trace held by an unsettled batch, by holdKey: a small
    * number, no string built per claim. Two holds under one number only make a batch wait for an
    * unrelated one to settle, never decide a duplicate.
    */
-  readonly holds = new HoldTable<LedgerTxn>();
+  readonly holds = new IntTable<LedgerTxn>();
   private readonly models: string[] = [];
   private readonly modelIndex = new Map<string, number>();
   private readonly names = new Map<number, string>();
@@ -265,7 +268,7 @@ export class Ledger {
   /** @internal Lets go of an entry's object unless it still waits. */
   release(e: CallEntry): void {
     const k = e.at ?? NONE;
-    if (k !== NONE && e.pending === undefined && this.live.get(k) === e) this.live.delete(k);
+    if (k !== NONE && e.pending === undefined) this.live.release(k, e);
   }
 
   packState(e: CallEntry): number {
@@ -351,7 +354,7 @@ export class Ledger {
     for (let k = t.tCalls[s]!; k !== NONE; k = t.cNext[k]!) {
       const e = this.live.get(k);
       if (!e) continue;
-      this.live.delete(k);
+      this.live.release(k, e);
       e.at = NONE;
     }
   }
