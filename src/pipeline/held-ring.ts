@@ -226,19 +226,14 @@ export class HeldRing {
     const cap = Math.max(FIRST_CAPACITY, this.cap * 2);
     const order = (n: number) => Array.from({ length: this.length }, (_, k) => (this.start + k) % n);
     const idx = this.cap ? order(this.cap) : [];
-    // Each column unrolled: the ring's entries from its start to slots 0 … length-1.
-    const col = <T extends Column>(a: T): T => {
-      const b = sameType(a, cap);
-      for (let k = 0; k < idx.length; k++) b[k] = a[idx[k]!]!;
+    // Each column unrolled: the ring's entries from its start to slots 0 … length-1 (`n` values a
+    // slot: an id's words).
+    const col = <T extends Column>(a: T, n = 1): T => {
+      const b = sameType(a, cap * n);
+      for (let k = 0; k < idx.length; k++) for (let j = 0; j < n; j++) b[k * n + j] = a[idx[k]! * n + j]!;
       return b;
     };
     const arr = <T>(a: T[]): T[] => idx.map((from) => a[from]!);
-    // An id's words, `n` per slot, unrolled the same way.
-    const words = (a: Uint32Array, n: number) => {
-      const b = new Uint32Array(cap * n);
-      for (let k = 0; k < idx.length; k++) b.set(a.subarray(idx[k]! * n, idx[k]! * n + n), k * n);
-      return b;
-    };
     this.source = col(this.source);
     this.status = col(this.status);
     this.outcome = col(this.outcome);
@@ -249,9 +244,9 @@ export class HeldRing {
     this.durationMs = col(this.durationMs);
     this.timeMs = col(this.timeMs);
     this.dueMs = col(this.dueMs);
-    this.traceWords = words(this.traceWords, 4);
+    this.traceWords = col(this.traceWords, 4);
     this.traceText = arr(this.traceText);
-    this.spanWords = words(this.spanWords, 2);
+    this.spanWords = col(this.spanWords, 2);
     this.spanText = arr(this.spanText);
     this.service = arr(this.service);
     this.tool = arr(this.tool);
