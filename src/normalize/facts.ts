@@ -4,19 +4,12 @@ import { spanStatus } from './exec-status.js';
 import { assistantText, firstUserText, replaysOf, type Msg } from './messages.js';
 import { str, toToolArgs, resultText } from '../util/values.js';
 
+/**
+ * A span's facts as every reader starts them: one class (SpanFactsObject) for every span of every
+ * dialect, so the loops over a batch's facts (observers, the pipeline) read them at one hidden class.
+ */
 export function baseFacts(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
-  const f: SpanFacts = {
-    dialect,
-    traceId: span.traceId,
-    spanId: span.spanId,
-    parentSpanId: span.parentSpanId,
-    service: span.service,
-    startTimeMs: span.startTimeMs,
-    endTimeMs: span.endTimeMs,
-    role,
-    proposals: [],
-    replays: [],
-  };
+  const f = new SpanFactsObject(span, dialect, role) as unknown as SpanFacts;
   if (span.statusCode === 2) f.error = str(span.attributes, 'error.type') ?? (span.statusMessage || 'error');
   return f;
 }
@@ -33,18 +26,18 @@ export function execution(
   result: unknown,
 ): ToolExecution {
   const s = spanStatus(span);
-  const e: ToolExecution = {
+  // Every field set, the optional ones undefined: one hidden class for every tool span's execution
+  // (as baseFacts does for the facts; with the fields each span has, the bench's alone had four).
+  return {
     name,
     args: toToolArgs(args),
     status: s.status,
     durationMs: Math.max(0, span.endTimeMs - span.startTimeMs),
+    callId,
+    errorType: s.errorType,
+    httpStatus: s.httpStatus,
+    result: resultText(result),
   };
-  if (callId !== undefined) e.callId = callId;
-  if (s.errorType !== undefined) e.errorType = s.errorType;
-  if (s.httpStatus !== undefined) e.httpStatus = s.httpStatus;
-  const r = resultText(result);
-  if (r !== undefined) e.result = r;
-  return e;
 }
 
 type LazyKey = 'replays' | 'userMessage' | 'outputText';
@@ -52,7 +45,7 @@ type LazyKey = 'replays' | 'userMessage' | 'outputText';
 type Slot<K extends LazyKey> = SpanFacts[K] | (() => SpanFacts[K]);
 /** Turns a span's history or output attribute into messages: a module-level function, made once. */
 export type MessagesReader = (source: unknown) => Msg[];
-/** A LazyFacts slot computed from the span's history or output its fields hold (lazyHistory, lazyOutputText). */
+/** A SpanFactsObject slot computed from the span's history or output its fields hold (lazyHistory, lazyOutputText). */
 const FROM_SPAN = Symbol('from the span');
 type LazySlot<K extends LazyKey> = Slot<K> | typeof FROM_SPAN;
 interface LazySlots {
@@ -103,15 +96,23 @@ const ACCESSORS: Record<LazyKey, PropertyDescriptor> = {
 };
 
 /**
- * The facts of a model span whose history is read lazily (lazyBaseFacts). Its lazy facts are
- * accessors on the prototype and their slots private fields: made with a plain constructor, where
- * an own accessor costs an Object.defineProperty (about 1 µs each on the benchmark host, three per
- * model span). So `replays` and `userMessage` are not own keys: a spread or Object.keys does not
- * carry them (no reader of facts enumerates them; property reads, assignments and JSON do see them).
- * The history and a text-only output are kept in fields with their readers (lazyHistory,
- * lazyOutputText) rather than in closures: a context and three or four functions per model span.
+ * The facts of every span a reader reads (baseFacts). Every fact is declared here, the optional
+ * ones undefined until a reader sets them, so that the facts of a tool span, an agent span and a
+ * model span of any dialect share one hidden class: each loop over a batch's facts (the observers,
+ * the pipeline) then reads them at one shape. As plain objects with the facts each reader added,
+ * the bench's GenAI batches alone had five shapes, past what V8 caches per read (four): every read
+ * went through its megamorphic lookup. The optional facts are own keys with the value undefined
+ * (a spread or Object.keys sees them; JSON leaves them out, as it does any undefined value).
+ *
+ * The lazy facts are accessors on the prototype and their slots private fields: made with a plain
+ * constructor, where an own accessor costs an Object.defineProperty (about 1 µs each on the benchmark
+ * host, three per model span). So `replays`, `userMessage` and `outputText` are not own keys: a
+ * spread or Object.keys does not carry them (no reader of facts enumerates them; property reads,
+ * assignments and JSON do see them). The history and a text-only output are kept in fields with
+ * their readers (lazyHistory, lazyOutputText) rather than in closures: a context and three or four
+ * functions per model span.
  */
-class LazyFacts {
+class SpanFactsObject {
   dialect: string;
   traceId: string;
   spanId: string;
@@ -121,6 +122,21 @@ class LazyFacts {
   endTimeMs: number;
   role: SpanFacts['role'];
   proposals: SpanFacts['proposals'];
+  scope?: SpanFacts['scope'];
+  scopeVersion?: SpanFacts['scopeVersion'];
+  model?: SpanFacts['model'];
+  provider?: SpanFacts['provider'];
+  inputTokens?: SpanFacts['inputTokens'];
+  outputTokens?: SpanFacts['outputTokens'];
+  offered?: SpanFacts['offered'];
+  promptVersion?: SpanFacts['promptVersion'];
+  finishReasons?: SpanFacts['finishReasons'];
+  execution?: SpanFacts['execution'];
+  error?: SpanFacts['error'];
+  summaryCalls?: SpanFacts['summaryCalls'];
+  schemasOnToolSpans?: SpanFacts['schemasOnToolSpans'];
+  claimId?: SpanFacts['claimId'];
+  awaitsSpan?: SpanFacts['awaitsSpan'];
   #replays: LazySlot<'replays'> = [];
   #userMessage: LazySlot<'userMessage'> = undefined;
   #outputText: LazySlot<'outputText'> = undefined;
@@ -245,16 +261,6 @@ class LazyFacts {
 }
 
 /**
- * baseFacts for a reader that will define `replays`, `userMessage` or `outputText` lazily (lazyFact): the same
- * facts, made lazy for the price of a plain object (LazyFacts).
- */
-export function lazyBaseFacts(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {
-  const f = new LazyFacts(span, dialect, role) as unknown as SpanFacts;
-  if (span.statusCode === 2) f.error = str(span.attributes, 'error.type') ?? (span.statusMessage || 'error');
-  return f;
-}
-
-/**
  * Defines a fact that is computed on first read. Input history (the whole conversation, replayed
  * on every model span) is the costliest attribute to parse and is needed only for the few sampled
  * trajectories, never to count calls — so readers define `replays` and `userMessage` lazily, and
@@ -262,7 +268,7 @@ export function lazyBaseFacts(span: Span, dialect: string, role: SpanFacts['role
  * Assigning the property replaces the computation with the plain value.
  */
 export function lazyFact<K extends LazyKey>(f: SpanFacts, key: K, compute: () => SpanFacts[K]): void {
-  if (f instanceof LazyFacts) {
+  if (f instanceof SpanFactsObject) {
     f.defer(key, compute);
     return;
   }
@@ -273,8 +279,8 @@ export function lazyFact<K extends LazyKey>(f: SpanFacts, key: K, compute: () =>
   }
   const bit = BIT[key];
   if ((slots.installed & bit) === 0) {
-    // A fact already set as a plain value (a reader's baseFacts `replays`) is redefined: correct,
-    // though that object leaves fast mode; the hot readers start from lazyBaseFacts instead.
+    // A fact already set as a plain value (a facts object not made by baseFacts: a Langfuse
+    // observation's, a test's) is redefined: correct, though that object leaves fast mode.
     slots.installed |= bit;
     Object.defineProperty(f, key, ACCESSORS[key]);
   }
@@ -284,7 +290,7 @@ export function lazyFact<K extends LazyKey>(f: SpanFacts, key: K, compute: () =>
 /**
  * Defines `replays` and `userMessage` (or only those asked for) lazily from a span's input history:
  * `read(input)` runs on the first read of either, once for both. Pass a module-level `read`: on a
- * model span's facts (lazyBaseFacts) this then makes no function at all.
+ * model span's facts (baseFacts) this then makes no function at all.
  */
 export function lazyHistory(
   f: SpanFacts,
@@ -293,7 +299,7 @@ export function lazyHistory(
   replays = true,
   userMessage = true,
 ): void {
-  if (f instanceof LazyFacts && f.deferHistory(input, read, replays, userMessage)) return;
+  if (f instanceof SpanFactsObject && f.deferHistory(input, read, replays, userMessage)) return;
   let msgs: Msg[] | undefined;
   const history = () => (msgs ??= read(input));
   if (replays) lazyFact(f, 'replays', () => replaysOf(history()));
@@ -302,6 +308,6 @@ export function lazyHistory(
 
 /** Defines `outputText` lazily: the assistant text of `read(output)`, read on first use. */
 export function lazyOutputText(f: SpanFacts, output: unknown, read: MessagesReader): void {
-  if (f instanceof LazyFacts) f.deferOutputText(output, read);
+  if (f instanceof SpanFactsObject) f.deferOutputText(output, read);
   else lazyFact(f, 'outputText', () => assistantText(read(output)));
 }

@@ -6,7 +6,7 @@ import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.j
 import type { DialectReader } from './dialect.js';
 import { servedBy } from './provider.js';
 import { systemMessageVersion } from './system-message.js';
-import { baseFacts, execution, lazyBaseFacts, lazyHistory, lazyOutputText } from './facts.js';
+import { baseFacts, execution, lazyHistory, lazyOutputText } from './facts.js';
 import { assistantText, mayHoldCalls, proposalsOf, readMessages, type Msg } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
@@ -112,7 +112,7 @@ export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']):
   const a = span.attributes;
   const input = role === 'tool' ? undefined : detailAttr(span, 'gen_ai.input.messages');
   // A model span defines its history (and a text-only output's text) lazily below: its facts are made ready for that.
-  const f = role === 'model' ? lazyBaseFacts(span, dialect, role) : baseFacts(span, dialect, role);
+  const f = baseFacts(span, dialect, role);
   readGenAiCommon(a, f);
   if (role === 'tool') {
     const callId = str(a, 'gen_ai.tool.call.id');

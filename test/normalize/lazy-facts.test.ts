@@ -32,6 +32,21 @@ const modelSpan = () =>
 
 setFlagsFromString('--allow-natives-syntax');
 const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+
+/** A facts object made as a plain object (as a Langfuse observation's is), not by baseFacts. */
+const plainFacts = (role: SpanFacts['role']): SpanFacts => ({
+  dialect: 'test',
+  traceId: 'a'.repeat(32),
+  spanId: 'b'.repeat(16),
+  parentSpanId: '',
+  service: 'svc',
+  startTimeMs: 1,
+  endTimeMs: 2,
+  role,
+  proposals: [],
+  replays: [],
+});
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -50,7 +65,7 @@ describe('lazy facts', () => {
 
   it('reads, assignments and JSON see the values; no own key or symbol is hidden in the facts', () => {
     const f = builtinDialects().normalizeSpan(modelSpan())!;
-    // The lazy facts are the prototype's accessors (facts.ts LazyFacts): not own keys, but there to read.
+    // The lazy facts are the prototype's accessors (facts.ts SpanFactsObject): not own keys, but there to read.
     expect('replays' in f && 'userMessage' in f).toBe(true);
     expect(Object.keys(f)).not.toContain('replays');
     expect(Object.getOwnPropertySymbols(f)).toEqual([]);
@@ -62,7 +77,7 @@ describe('lazy facts', () => {
   });
 
   it('a plain facts object made lazy keeps them as enumerable keys that spreads carry', () => {
-    const f = baseFacts(makeSpan(), 'test', 'model');
+    const f = plainFacts('model');
     lazyFact(f, 'userMessage', () => 'hello');
     expect(Object.keys(f)).toContain('userMessage');
     expect({ ...f }.userMessage).toBe('hello');
@@ -81,7 +96,7 @@ describe('lazy facts', () => {
   });
 
   it('a fact first set as a plain value can still be made lazy', () => {
-    const f = baseFacts(makeSpan(), 'test', 'model');
+    const f = plainFacts('model');
     expect(f.replays).toEqual([]);
     let runs = 0;
     lazyFact(f, 'replays', () => {
@@ -131,10 +146,35 @@ describe('lazy facts', () => {
     expect(f.userMessage).toBe('Weather in Paris?');
     expect(f.replays).toBe(f.replays);
     expect(reads).toBe(1);
-    const plain = baseFacts(makeSpan(), 'test', 'agent');
+    const plain = plainFacts('agent');
     lazyHistory(plain, other, readMessages, false);
     expect(plain.replays).toEqual([]);
     expect(plain.userMessage).toBe('Other question');
+  });
+
+  it('gives the facts of every span one hidden class, whatever its role, dialect and facts set', () => {
+    const dialects = builtinDialects();
+    const read = [
+      modelSpan(),
+      makeSpan({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'get_time',
+        'gen_ai.tool.call.id': 'c1',
+      }),
+      makeSpan({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner' }),
+      makeSpan({ 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o' }),
+      makeSpan({ 'openinference.span.kind': 'TOOL', 'tool.name': 'get_time' }),
+      { ...makeSpan({ 'gen_ai.operation.name': 'chat' }), statusCode: 2 as const, statusMessage: 'boom' },
+    ].map((s) => dialects.normalizeSpan(s)!);
+    expect(new Set(read.map((f) => f.role))).toEqual(new Set(['model', 'tool', 'agent']));
+    expect(new Set(read.map((f) => f.dialect))).toEqual(new Set(['genai', 'openinference']));
+    expect(read[5]!.error).toBe('boom');
+    for (const f of read) expect(haveSameMap(f, read[0]!)).toBe(true);
+    // A fact set later (as the pipeline and the log join do) moves no object to another class.
+    read[1]!.claimId = 'x';
+    read[2]!.awaitsSpan = true;
+    expect(haveSameMap(read[1]!, read[0]!) && haveSameMap(read[2]!, read[0]!)).toBe(true);
+    expect(baseFacts(makeSpan(), 'test', 'other').replays).toEqual([]);
   });
 
   it('keeps the facts of a model span with a history in fast mode', () => {
