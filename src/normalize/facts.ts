@@ -279,8 +279,9 @@ export function lazyFact<K extends LazyKey>(f: SpanFacts, key: K, compute: () =>
   }
   const bit = BIT[key];
   if ((slots.installed & bit) === 0) {
-    // A fact already set as a plain value (a facts object not made by baseFacts: a Langfuse
-    // observation's, a test's) is redefined: correct, though that object leaves fast mode.
+    // A fact already set as a plain value (a facts object not made by baseFacts; every reader in
+    // src/ makes its facts there, so today only tests come here) is redefined: correct, though
+    // that object leaves fast mode.
     slots.installed |= bit;
     Object.defineProperty(f, key, ACCESSORS[key]);
   }
