@@ -25,14 +25,8 @@ export class IntTable<T> {
   }
 
   get(k: number): T | undefined {
-    const keys = this.keys;
-    const m = keys.length - 1;
-    const want = k + 1;
-    for (let i = k & m; ; i = (i + 1) & m) {
-      const v = keys[i]!;
-      if (v === 0) return undefined;
-      if (v === want) return this.values[i];
-    }
+    const i = this.indexOf(k);
+    return i < 0 ? undefined : this.values[i];
   }
 
   /** k holds `value` now (in place of any other). */
@@ -55,12 +49,35 @@ export class IntTable<T> {
 
   /** Lets go of k if `value` is what it holds. */
   release(k: number, value: T): void {
+    const i = this.indexOf(k);
+    if (i >= 0 && this.values[i] === value) this.removeAt(i);
+  }
+
+  /** Lets go of k and returns what it held (undefined: nothing): get and release in one probe. */
+  take(k: number): T | undefined {
+    const i = this.indexOf(k);
+    if (i < 0) return undefined;
+    const value = this.values[i];
+    this.removeAt(i);
+    return value;
+  }
+
+  /** The slot holding k, or -1. */
+  private indexOf(k: number): number {
     const keys = this.keys;
     const m = keys.length - 1;
     const want = k + 1;
-    let i = k & m;
-    for (; keys[i] !== want; i = (i + 1) & m) if (keys[i] === 0) return;
-    if (this.values[i] !== value) return;
+    for (let i = k & m; ; i = (i + 1) & m) {
+      const v = keys[i]!;
+      if (v === want) return i;
+      if (v === 0) return -1;
+    }
+  }
+
+  private removeAt(at: number): void {
+    const keys = this.keys;
+    const m = keys.length - 1;
+    let i = at;
     keys[i] = 0;
     this.values[i] = undefined;
     this.count--;

@@ -352,10 +352,8 @@ export class Ledger {
     if (this.live.size === 0) return;
     const t = this.tables;
     for (let k = t.tCalls[s]!; k !== NONE; k = t.cNext[k]!) {
-      const e = this.live.get(k);
-      if (!e) continue;
-      this.live.release(k, e);
-      e.at = NONE;
+      const e = this.live.take(k);
+      if (e) e.at = NONE;
     }
   }
 }

@@ -6,7 +6,7 @@ import { seeded } from '../../src/util/seeded.js';
 const rand = seeded;
 
 describe('IntTable', () => {
-  it('answers as a map with "release only by its owner" would, through growth and backward-shift deletes', () => {
+  it('answers as a map with "release only by its owner" and take would, through growth and backward-shift deletes', () => {
     const r = rand(22);
     const table = new IntTable<string>();
     const model = new Map<number, string>();
@@ -20,9 +20,13 @@ describe('IntTable', () => {
       if (op < 0.45) {
         table.set(k, owner);
         model.set(k, owner);
-      } else if (op < 0.85) {
+      } else if (op < 0.8) {
         table.release(k, owner);
         if (model.get(k) === owner) model.delete(k);
+      } else if (op < 0.9) {
+        // take: whatever k holds, handed back and let go of.
+        expect(table.take(k)).toBe(model.get(k));
+        model.delete(k);
       }
       expect(table.get(k)).toBe(model.get(k));
       expect(table.size).toBe(model.size);
