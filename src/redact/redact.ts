@@ -128,14 +128,22 @@ const KEY_VALUE =
 
 const SECRET_KEY_HINT = /pass|pw|secret|token|key|cred|auth|cookie|otp|cv[vc]/i;
 
-/** Whether the text has a run of at least 40 base64 characters (a plain loop: cheaper than the regex). */
+/** 1 for the characters of AWS_SECRET's run (A–Z, a–z, 0–9, + and /), by char code below 128. */
+const BASE64 = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') BASE64[c.charCodeAt(0)] = 1;
+
+/**
+ * Whether the text has a run of at least 40 base64 characters: a loop over a table, cheaper than the
+ * regex and than comparing ranges (4.5 ns a character with the comparisons, on the benchmark's texts).
+ */
 function hasLongBase64Run(s: string): boolean {
+  if (s.length < 40) return false;
   let run = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    const b64 = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47;
-    run = b64 ? run + 1 : 0;
-    if (run >= 40) return true;
+    if (c < 128 && BASE64[c] === 1) {
+      if (++run >= 40) return true;
+    } else run = 0;
   }
   return false;
 }
@@ -147,8 +155,9 @@ const AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
  * so `url=https://x/?token=…` or `note: a?password=…` still reach the pair inside.
  */
 function maskKeyValues(s: string): string {
-  // Most text names no secret at all: one cheap scan for the words every secret key holds.
-  if (!SECRET_KEY_HINT.test(s)) return s;
+  // Most text names no secret at all: one cheap scan for the words every secret key holds, and a
+  // pair needs its `:` or `=` (prose that mentions a password has neither).
+  if (!SECRET_KEY_HINT.test(s) || (!s.includes(':') && !s.includes('='))) return s;
   const re = KEY_VALUE;
   re.lastIndex = 0;
   let out = '';
@@ -223,6 +232,7 @@ const BUILTIN: Rule[] = [
     re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g,
     replace: mask('EMAIL'),
     pii: true,
+    when: '@',
   },
   // Card numbers: 13–19 digits, optional single spaces/dashes between groups, Luhn-valid — also
   // inside a longer run (`4242 4242 4242 4242 12/27`, `4111111111111111 123`): every window is tried.

@@ -31,6 +31,14 @@ describe('sampler', () => {
     }
   });
 
+  it("rounds the digest's first 64 bits to a double as a BigInt conversion does, trace after trace", () => {
+    // The position is read as two 32-bit halves added as doubles: the same rounding as Number(BigInt).
+    for (const id of traceIds) {
+      const d = createHash('sha256').update(`default\u0000${id}`).digest();
+      expect(samplePosition('default', id)).toBe(Number(d.readBigUInt64BE(0)) / 2 ** 64);
+    }
+  });
+
   it('is nested: every trace sampled at 2% is sampled at 5%, and the rates come out right', () => {
     const at = (p: number) => new Set(traceIds.filter((id) => isSampled(samplePosition('default', id), p)));
     const two = at(0.02);
