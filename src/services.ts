@@ -221,7 +221,7 @@ async function startServices(config: Config, log: Logger, overrides: ServiceOver
     now,
     steady,
     sinks: [
-      ...(config.changes.enabled ? [changesSink(store.sql, config.changes.limits)] : []),
+      ...(config.changes.enabled ? [changesSink(store.sql, config.changes.limits, now)] : []),
       ...(judge.sink ? [judge.sink] : []),
     ],
     coverage: coverage.tracker,

@@ -78,8 +78,9 @@ export async function toolSetNames(
 /** A tool's definition versions, oldest first. */
 export async function toolVersions(sql: Sql, service: string, tool: string): Promise<StoredVersion[]> {
   const rows = await sql.all(
-    `SELECT version, definition, first_seen, last_seen, calls FROM tool_versions
-     WHERE service = ? AND tool = ? ORDER BY first_seen, version`,
+    `SELECT v.version, d.definition, v.first_seen, v.last_seen, v.calls
+     FROM tool_versions v JOIN tool_definitions d ON d.service = v.service AND d.tool = v.tool AND d.version = v.version
+     WHERE v.service = ? AND v.tool = ? ORDER BY v.first_seen, v.version`,
     [service, tool],
   );
   return rows.map((r) => ({
@@ -109,6 +110,14 @@ export async function pruneChanges(sql: Sql, keepPerService: number, beforeMs: n
     );
     let removed = await tx.run(`DELETE FROM change_events WHERE id IN (${ranked})`, [keepPerService]);
     removed += await tx.run('DELETE FROM tool_versions WHERE last_seen < ?', [beforeMs]);
+    // Then the definitions of the versions gone (after them: src/changes/write.ts writes in the same
+    // order), each part of its version: not counted again.
+    await tx.run(
+      `DELETE FROM tool_definitions WHERE NOT EXISTS (
+         SELECT 1 FROM tool_versions v
+         WHERE v.service = tool_definitions.service AND v.tool = tool_definitions.tool AND v.version = tool_definitions.version
+       )`,
+    );
     removed += await tx.run('DELETE FROM version_minutes WHERE minute < ?', [beforeMs]);
     // A tool set no kept event names and that is not current is no longer needed.
     removed += await tx.run(

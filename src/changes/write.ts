@@ -10,10 +10,13 @@
  *   key is (service, kind, tool, from, from's since, to): a replica that raced another through the
  *   same switch finds the state moved already, or at worst hits that key, and writes nothing;
  * - with the process's memo of committed state (committed.ts), a sighting of the value the state
- *   already holds — most of them — is not written (it would move nothing), nor its tool set row.
+ *   already holds — most of them — is not written (it would move nothing), nor its tool set row;
+ * - a version's definition text is its own row (migration 018), written only when the process does
+ *   not know it stored (stored-definitions.ts): the counters' row, rewritten by every batch, stays small.
  */
 import { rowsStatement, type BatchExtension, type BatchTx, type RowMerger, type Sql } from '../store/sql.js';
 import type { CommittedState } from './committed.js';
+import type { StoredDefinitions } from './stored-definitions.js';
 import type { BatchObservation, Sighting, ToolSetSeen, VersionCount, VersionSeen } from './observe.js';
 import { firstSightings } from './sightings.js';
 import { compareText } from '../util/compare-text.js';
@@ -32,6 +35,7 @@ export function changesExtension(
   dialect: Sql['dialect'],
   obs: BatchObservation,
   memo?: CommittedState,
+  stored?: StoredDefinitions,
 ): BatchExtension | undefined {
   if (obs.versions.length === 0 && obs.segments.length === 0 && obs.counts.length === 0) return undefined;
   const sql = STATEMENTS[dialect];
@@ -69,16 +73,28 @@ export function changesExtension(
     writeToolSets(tx, sql, obs.toolSets, unchangedSets);
     writeSightings(tx, sql, written);
   };
-  const rows: CountRows = { versions, counts };
+  const rows: CountRows = { versions, counts, definitions: stored ? stored.toWrite(versions) : versions };
   const ext: BatchExtension = (tx) => {
     writeCountRows(tx, sql, rows);
     rest(tx);
   };
   // Set by one unconditional store: the same closure made under `if (memo)` cost Node 20 some 14 µs
   // per batch (bench/changes-cost.js), more than the rest of the changes work in JavaScript.
-  ext.committed = memo ? () => memo.committed(written, token) : undefined;
+  ext.committed = memo || stored ? () => learn(memo, written, token, stored, versions) : undefined;
   ext.mergeable = { merger: MERGERS[dialect], rows, rest };
   return ext;
+}
+
+/** What a committed batch teaches the memos: the sightings it wrote, the versions it stored. */
+function learn(
+  memo: CommittedState | undefined,
+  written: Sighting[],
+  token: number,
+  stored: StoredDefinitions | undefined,
+  versions: readonly VersionSeen[],
+): void {
+  memo?.committed(written, token);
+  stored?.committed(versions);
 }
 
 /** What a version's row stores (a batch's VersionSeen, or a group's sum of them). */
@@ -90,15 +106,26 @@ interface CountRows {
   versions: readonly VersionRow[];
   /** Sorted by key, one row per key. */
   counts: readonly VersionCount[];
+  /** The versions whose definition text is written (inserted where absent), sorted by key. */
+  definitions: readonly VersionRow[];
 }
 
 function writeCountRows(tx: BatchTx, sql: Statements, rows: CountRows): void {
-  const { versions, counts } = rows;
+  const { versions, counts, definitions } = rows;
   for (let i = 0; i < versions.length; i += ROWS_PER_STATEMENT) {
     const part = versions.slice(i, i + ROWS_PER_STATEMENT);
     const params: unknown[] = [];
-    for (const v of part) params.push(v.service, v.tool, v.version, v.definition, v.firstMs, v.lastMs, v.calls);
+    for (const v of part) params.push(v.service, v.tool, v.version, v.firstMs, v.lastMs, v.calls);
     tx.run(sql.versions(part.length), params);
+  }
+  // After the counters: on PostgreSQL a retention run that removes a version's row (and then its
+  // definition) holds the row's lock until it commits, so this batch's upsert waits for it and its
+  // definition is inserted afresh below, never found about to go.
+  for (let i = 0; i < definitions.length; i += ROWS_PER_STATEMENT) {
+    const part = definitions.slice(i, i + ROWS_PER_STATEMENT);
+    const params: unknown[] = [];
+    for (const v of part) params.push(v.service, v.tool, v.version, v.definition);
+    tx.run(sql.definitions(part.length), params);
   }
   for (let i = 0; i < counts.length; i += ROWS_PER_STATEMENT) {
     const part = counts.slice(i, i + ROWS_PER_STATEMENT);
@@ -119,6 +146,7 @@ function merger(sql: Statements): RowMerger<CountRows> {
       writeCountRows(tx, sql, {
         versions: summedVersions(groups),
         counts: summedCounts(groups),
+        definitions: unionDefinitions(groups),
       });
     },
   };
@@ -177,13 +205,18 @@ const MERGERS = { sqlite: merger(STATEMENTS.sqlite), postgres: merger(STATEMENTS
 function statements(least: string, greatest: string) {
   return {
     versions: rowsStatement(
-      7,
-      (values) => `INSERT INTO tool_versions (service, tool, version, definition, first_seen, last_seen, calls)
+      6,
+      (values) => `INSERT INTO tool_versions (service, tool, version, first_seen, last_seen, calls)
          VALUES ${values}
          ON CONFLICT (service, tool, version) DO UPDATE SET
            first_seen = ${least}(tool_versions.first_seen, excluded.first_seen),
            last_seen = ${greatest}(tool_versions.last_seen, excluded.last_seen),
            calls = tool_versions.calls + excluded.calls`,
+    ),
+    definitions: rowsStatement(
+      4,
+      (values) => `INSERT INTO tool_definitions (service, tool, version, definition) VALUES ${values}
+         ON CONFLICT (service, tool, version) DO NOTHING`,
     ),
     counts: rowsStatement(
       7,
@@ -252,6 +285,13 @@ function summedVersions(groups: readonly CountRows[]): VersionRow[] {
       }
     }
   return [...sums.values()].sort(byVersionKey);
+}
+
+/** A group's definitions to write, each key once (any batch's row of it: one key, one text). */
+function unionDefinitions(groups: readonly CountRows[]): VersionRow[] {
+  const byKey = new Map<string, VersionRow>();
+  for (const g of groups) for (const v of g.definitions) if (!byKey.has(v.key)) byKey.set(v.key, v);
+  return [...byKey.values()].sort(byVersionKey);
 }
 
 /** A group's counts, a key's rows as one: found by their version's row key, minute and outcome, then provider. */

@@ -136,7 +136,8 @@ export class SqliteCounts {
       // Sized once and filled by index: no growing by push.
       const params: unknown[] = new Array(n * table.columns);
       for (let j = 0; j < n; j++) table.params(rows[i + j]!, params, j * table.columns);
-      this.statement(table, n).run(params);
+      // Spread: better-sqlite3 binds an array argument through V8's API element by element (sqlite-sql.ts).
+      this.statement(table, n).run(...params);
     }
   }
 

@@ -16,14 +16,15 @@ export class SqliteSql implements Sql {
   };
   /**
    * Synchronous, for batch extensions inside the store's own (synchronous) transaction. Their values
-   * go to the driver as the array they come in (bound as positional parameters), not spread into
-   * arguments: a multi-row statement carries hundreds.
+   * are spread into arguments: better-sqlite3 reads an array argument element by element through
+   * V8's API, which made binding about 30 % dearer at every size measured (4 to 896 values; a
+   * statement of SQLite's most, 32,766, binds spread as well).
    */
   readonly batchTx: BatchTx = {
     run: (sql, params = []) => {
       const s = this.stmt(sql);
-      if (s.reader) s.all(params);
-      else s.run(params);
+      if (s.reader) s.all(...params);
+      else s.run(...params);
     },
   };
 

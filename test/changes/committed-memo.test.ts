@@ -94,6 +94,7 @@ class Db {
       state: q('SELECT * FROM change_state ORDER BY service, kind, key'),
       sets: q('SELECT * FROM service_tool_sets ORDER BY service, version'),
       versions: q('SELECT * FROM tool_versions ORDER BY service, tool, version'),
+      definitions: q('SELECT * FROM tool_definitions ORDER BY service, tool, version'),
       minutes: q('SELECT * FROM version_minutes ORDER BY minute, service, tool, version, provider, outcome'),
     };
   }
@@ -106,15 +107,19 @@ describe('the committed-state memo leaves out exactly the sightings that move no
     const r = rng(seed);
     const withMemo = new Db();
     const without = new Db();
-    let sink: BatchSink = changesSink(withMemo.port);
+    let t = 1_700_000_000_000;
+    // The clock the stored-definitions memo reads follows the spans (a second a batch).
+    const now = () => t;
+    let sink: BatchSink = changesSink(withMemo.port, DEFAULT_OBSERVE_LIMITS, now);
     await new Promise((res) => setImmediate(res));
     const state = { list: 0, model: 0, provider: 0 };
-    let t = 1_700_000_000_000;
-    /** Sighting statements run with the memo and without it. */
+    /** Sighting and definition statements run with the memos and without them. */
     const sightings = { mine: 0, theirs: 0 };
+    const definitions = { mine: 0, theirs: 0 };
     const counter = (db: Db, k: keyof typeof sightings): BatchTx => ({
       run: (sql, params) => {
         if (sql.includes('INTO change_state')) sightings[k]++;
+        if (sql.includes('INTO tool_definitions')) definitions[k]++;
         db.port.batchTx.run(sql, params);
       },
     });
@@ -123,9 +128,11 @@ describe('the committed-state memo leaves out exactly the sightings that move no
     for (let step = 0; step < 400; step++) {
       if (step === 200) {
         // A restart: a new sink (its memo read from the store).
-        sink = changesSink(withMemo.port);
+        sink = changesSink(withMemo.port, DEFAULT_OBSERVE_LIMITS, now);
         await new Promise((res) => setImmediate(res));
       }
+      // Two hours with no traffic: every definition is written again (stored-definitions.ts).
+      if (step === 300) t += 7_200_000;
       const size = r() < 0.2 ? 2 + Math.floor(r() * 3) : 1;
       const batches = Array.from({ length: size }, () => {
         t += 1_000;
@@ -154,17 +161,20 @@ describe('the committed-state memo leaves out exactly the sightings that move no
         without.tx(theirs, true, plain);
       }
     }
-    // The memo was at work: most batches wrote no sighting.
+    // The memos were at work: most batches wrote no sighting and no definition.
     expect(sightings.mine).toBeLessThan(sightings.theirs / 2);
+    expect(definitions.mine).toBeLessThan(definitions.theirs / 4);
     const a = withMemo.tables();
     const b = without.tables();
     expect(b.events.length).toBeGreaterThan(5);
     expect(a).toEqual(b);
   });
 
-  it('steady state: a batch of unchanged values writes no sighting and no tool set', async () => {
+  it('steady state: a batch of unchanged values writes no sighting, no tool set and no definition', async () => {
     const db = new Db();
-    const sink = changesSink(db.port);
+    // The clock a minute after the spans: their definitions, once committed, are known stored.
+    const now = () => 1_700_000_060_000;
+    const sink = changesSink(db.port, DEFAULT_OBSERVE_LIMITS, now);
     await new Promise((res) => setImmediate(res));
     const statements: string[] = [];
     const recording: BatchTx = {
@@ -190,14 +200,23 @@ describe('the committed-state memo leaves out exactly the sightings that move no
     db.tx([...sink.collect({ source: 'otlp', ...first })], true, recording);
     expect(statements).toContain('INSERT INTO change_state');
     expect(statements).toContain('INSERT INTO service_tool_sets');
+    expect(statements).toContain('INSERT INTO tool_definitions');
     statements.length = 0;
     // The same values a second later: calls and versions only.
     const later = { ...first, facts: first.facts.map((f) => ({ ...f, startTimeMs: f.startTimeMs + 1_000 })) };
     db.tx([...sink.collect({ source: 'otlp', ...later })], true, recording);
     expect(statements).toEqual(['INSERT INTO tool_versions', 'INSERT INTO version_minutes']);
-    // A restarted process knows the state from the store: still nothing to write.
-    const restarted = changesSink(db.port);
+    // A restarted process knows the state from the store: no sighting. Its first batch writes the
+    // definitions once (it has not stored them itself: a no-op on their rows), its next none.
+    const restarted = changesSink(db.port, DEFAULT_OBSERVE_LIMITS, now);
     await new Promise((res) => setImmediate(res));
+    statements.length = 0;
+    db.tx([...restarted.collect({ source: 'otlp', ...later })], true, recording);
+    expect(statements).toEqual([
+      'INSERT INTO tool_versions',
+      'INSERT INTO tool_definitions',
+      'INSERT INTO version_minutes',
+    ]);
     statements.length = 0;
     db.tx([...restarted.collect({ source: 'otlp', ...later })], true, recording);
     expect(statements).toEqual(['INSERT INTO tool_versions', 'INSERT INTO version_minutes']);

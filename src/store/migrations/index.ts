@@ -19,6 +19,7 @@ import { problemCosts } from './014-problem-costs.js';
 import { problemRecorded } from './015-problem-recorded.js';
 import { commitMarks } from './016-commit-marks.js';
 import { judgeOffered } from './017-judge-offered.js';
+import { toolDefinitions } from './018-tool-definitions.js';
 
 export interface Migration {
   version: number;
@@ -45,4 +46,5 @@ export const migrations: readonly Migration[] = [
   problemRecorded,
   commitMarks,
   judgeOffered,
+  toolDefinitions,
 ];
