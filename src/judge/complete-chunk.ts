@@ -21,8 +21,8 @@ const ID_LIST = `(${Array.from({ length: FINALIZE_TX_ROWS }, () => '?').join(', 
  */
 export const COMPLETE_ROWS = `UPDATE judge_trajectories SET status = ?, probability = ?, updated_ms = ?
   WHERE trace_id IN ${ID_LIST} AND status || '' = 'open' AND last_seen_ms + 0 <= ?`;
-export const DELETE_DROPPED_STEPS = `DELETE FROM judge_steps WHERE trace_id IN (
-  SELECT trace_id FROM judge_trajectories WHERE trace_id IN ${ID_LIST} AND status || '' = 'dropped')`;
+export const DELETE_DROPPED_STEPS = `DELETE FROM judge_steps WHERE trajectory IN (
+  SELECT id FROM judge_trajectories WHERE trace_id IN ${ID_LIST} AND status || '' = 'dropped')`;
 
 /**
  * One transaction of completing idle candidates: a statement per outcome and probability (sampled →

@@ -32,7 +32,7 @@ export interface TrajectoryWrite {
   writer?: readonly string[] | undefined;
 }
 
-// Rows per statement: 8, 7 and 3 parameters each, far below either database's limit.
+// Rows per statement: 8, 6 and 3 parameters each, far below either database's limit.
 const MAX_HEADER_ROWS_PER_STATEMENT = 200;
 const MAX_STEP_ROWS_PER_STATEMENT = 200;
 const MAX_OFFERED_ROWS_PER_STATEMENT = 200;
@@ -54,14 +54,17 @@ const upsertHeaders = (rows: number, writable: string) => `
 
 /**
  * Steps only join an open trajectory (spans arriving after it completed are ignored, documented) whose
- * service the sender may write (`writable`). One statement per trace: its check runs once (a check
- * per row against the row's own trace, for all traces of a batch in one statement, cost more).
+ * service the sender may write (`writable`), under its sequential id (migration 019), found by its
+ * trace id in the same statement. One statement per trace: its lookup runs once (a lookup per row
+ * against the row's own trace, for all traces of a batch in one statement, cost more).
  */
 const insertSteps = (rows: number, writable: string) => `
-  INSERT INTO judge_steps (trace_id, span_id, start_ms, end_ms, kind, payload, offered)
-  SELECT * FROM (VALUES ${Array.from({ length: rows }, () => '(?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?, CAST(? AS TEXT))').join(', ')}) AS v
-  WHERE EXISTS (SELECT 1 FROM judge_trajectories WHERE trace_id = ? AND status = 'open'${writable})
-  ON CONFLICT (trace_id, span_id) DO NOTHING`;
+  INSERT INTO judge_steps (trajectory, span_id, start_ms, end_ms, kind, payload, offered)
+  SELECT judge_trajectories.id, v.*
+  FROM (VALUES ${Array.from({ length: rows }, () => '(?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?, CAST(? AS TEXT))').join(', ')}) AS v,
+    judge_trajectories
+  WHERE judge_trajectories.trace_id = ? AND judge_trajectories.status = 'open'${writable}
+  ON CONFLICT (trajectory, span_id) DO NOTHING`;
 
 /**
  * Offered tool lists are stored once each, by their hash: a batch inserts those it refers to that are
@@ -139,7 +142,7 @@ function statementsFor(writes: readonly TrajectoryWrite[], dialect: Sql['dialect
         const stepParams: unknown[] = [];
         // Span ids are hex (OTLP) or Langfuse ids; the payload is JSON, whose escapes are storable.
         for (const s of chunk)
-          stepParams.push(traceId, storableText(s.spanId), s.startMs, s.endMs, s.kind, s.payload, s.offered ?? null);
+          stepParams.push(storableText(s.spanId), s.startMs, s.endMs, s.kind, s.payload, s.offered ?? null);
         stepParams.push(traceId, ...globArgs);
         out.push([text('steps', chunk.length, writable), stepParams]);
       }
@@ -261,7 +264,7 @@ export class TrajectoryStore {
   async trajectory(traceId: string): Promise<Trajectory | undefined> {
     const [h] = await this.sql.all<Row>('SELECT * FROM judge_trajectories WHERE trace_id = ?', [traceId]);
     if (!h || h.status === 'dropped') return undefined;
-    const rows = await this.sql.all<Row>('SELECT payload, offered FROM judge_steps WHERE trace_id = ?', [traceId]);
+    const rows = await this.sql.all<Row>('SELECT payload, offered FROM judge_steps WHERE trajectory = ?', [num(h.id)]);
     const lists = await this.offeredLists(rows.map((r) => optStr(r.offered)));
     const steps: Step[] = [];
     for (const r of rows) {
@@ -332,8 +335,8 @@ export class TrajectoryStore {
 
   async prune(beforeMs: number): Promise<number> {
     return this.sql.tx(async (tx) => {
-      const old = `SELECT trace_id FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`;
-      let removed = await tx.run(`DELETE FROM judge_steps WHERE trace_id IN (${old})`, [beforeMs]);
+      const old = `SELECT id FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`;
+      let removed = await tx.run(`DELETE FROM judge_steps WHERE trajectory IN (${old})`, [beforeMs]);
       removed += await tx.run(
         `DELETE FROM judge_trajectories WHERE status IN ('judged', 'error', 'dropped') AND updated_ms < ?`,
         [beforeMs],

@@ -177,8 +177,16 @@ describe('candidates between runs', () => {
       services: { judgeCompleteEveryMs: 50 },
     });
     const sql = env.tw.services.store.sql;
-    const rows = async (table: string, traceId: string) =>
-      Number((await sql.all<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${table} WHERE trace_id = ?`, [traceId]))[0]!.n);
+    const count = async (query: string, traceId: string) =>
+      Number((await sql.all<{ n: unknown }>(query, [traceId]))[0]!.n);
+    // Steps are keyed by their trajectory's id (migration 019), found here by its trace id.
+    const rows = (table: 'judge_trajectories' | 'judge_steps', traceId: string) =>
+      count(
+        table === 'judge_steps'
+          ? 'SELECT COUNT(*) AS n FROM judge_steps s JOIN judge_trajectories t ON t.id = s.trajectory WHERE t.trace_id = ?'
+          : 'SELECT COUNT(*) AS n FROM judge_trajectories WHERE trace_id = ?',
+        traceId,
+      );
     const ids = await env.send([{ tag: 'plain-a' }, { tag: 'plain-b' }, { tag: 'unhappy' }]);
     // The cost the README states: one header row and one step row per model or tool span, for every trace.
     for (const id of ids) {

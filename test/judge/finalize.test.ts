@@ -107,7 +107,7 @@ describe('JudgeStore.finalize', () => {
     const p: Record<string, number> = { a: 0.9, b: 0.6, c: 0.1 };
     expect(await judge.trajectories.finalize(10_000, 1000, (s) => p[s]!)).toEqual({ pending: 20, dropped: 10 });
     const rows = await store.sql.all<{ service: string; status: string; probability: number; steps: number }>(
-      `SELECT t.service, t.status, t.probability, (SELECT COUNT(*) FROM judge_steps s WHERE s.trace_id = t.trace_id) AS steps
+      `SELECT t.service, t.status, t.probability, (SELECT COUNT(*) FROM judge_steps s WHERE s.trajectory = t.id) AS steps
        FROM judge_trajectories t GROUP BY t.service, t.status, t.probability ORDER BY t.service`,
     );
     expect(rows.map((r) => [r.service, r.status, r.probability, Number(r.steps)])).toEqual([
@@ -139,7 +139,7 @@ describe('JudgeStore.finalize', () => {
     });
     expect(res).toEqual({ pending: 0, dropped: 2 });
     const left = await store.sql.all<{ trace_id: string; status: string }>(
-      'SELECT t.trace_id, t.status FROM judge_trajectories t JOIN judge_steps s ON s.trace_id = t.trace_id',
+      'SELECT t.trace_id, t.status FROM judge_trajectories t JOIN judge_steps s ON s.trajectory = t.id',
     );
     expect(left).toEqual([{ trace_id: candidate(1).traceId, status: 'open' }]);
   });

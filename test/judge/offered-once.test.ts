@@ -149,8 +149,9 @@ describe.each(kinds)('offered tools stored once: %s', (_name, kind) => {
       seq: 9,
     });
     await store.sql.run(
-      'INSERT INTO judge_steps (trace_id, span_id, start_ms, end_ms, kind, payload) VALUES (?, ?, ?, ?, ?, ?)',
-      [traceOf(7), '02', 1002, 1003, 'model', legacy],
+      `INSERT INTO judge_steps (trajectory, span_id, start_ms, end_ms, kind, payload)
+       SELECT id, ?, ?, ?, ?, ? FROM judge_trajectories WHERE trace_id = ?`,
+      ['02', 1002, 1003, 'model', legacy, traceOf(7)],
     );
     const t = await judge.trajectories.trajectory(traceOf(7));
     expect(t!.steps[1]).toEqual(JSON.parse(legacy));
@@ -168,7 +169,10 @@ describe.each(kinds)('offered tools stored once: %s', (_name, kind) => {
       const done = await judge.trajectories.finalize(2_000_000, 1000, (_s, _f) => 1, undefined);
       expect(done).toEqual({ pending: 2, dropped: 0 });
       await judge.sql.run("UPDATE judge_trajectories SET status = 'dropped' WHERE trace_id = ?", [traceOf(1)]);
-      await judge.sql.run('DELETE FROM judge_steps WHERE trace_id = ?', [traceOf(1)]);
+      await judge.sql.run(
+        'DELETE FROM judge_steps WHERE trajectory IN (SELECT id FROM judge_trajectories WHERE trace_id = ?)',
+        [traceOf(1)],
+      );
 
       // A cutoff before the lists were last used keeps both.
       await judge.trajectories.prune(now.v - 1);

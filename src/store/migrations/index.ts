@@ -20,6 +20,7 @@ import { problemRecorded } from './015-problem-recorded.js';
 import { commitMarks } from './016-commit-marks.js';
 import { judgeOffered } from './017-judge-offered.js';
 import { toolDefinitions } from './018-tool-definitions.js';
+import { judgeStepKeys } from './019-judge-step-keys.js';
 
 export interface Migration {
   version: number;
@@ -47,4 +48,5 @@ export const migrations: readonly Migration[] = [
   commitMarks,
   judgeOffered,
   toolDefinitions,
+  judgeStepKeys,
 ];
