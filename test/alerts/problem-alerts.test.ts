@@ -6,7 +6,7 @@
  * recorded. The first Slack message is checked byte for byte.
  */
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createAlerting } from '../../src/alerts/setup.js';
 import { ToolRegistry } from '../../src/check/registry.js';
 import { SchemaCache } from '../../src/check/schema-cache.js';
@@ -26,7 +26,7 @@ import { storeRedactor } from '../../src/redact/stored.js';
 import { fakeSlack, type FakeSlack } from '../fakes/slack.js';
 import { storeEngines } from '../helpers/engines.js';
 import { makeSpan } from '../helpers/spans.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-dir.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-12-01T10:02:00.000Z');
@@ -97,6 +97,7 @@ function invented(timeMs: number): Span {
 }
 
 let cleanup: (() => Promise<void>)[] = [];
+afterAll(removeTempDirs);
 afterEach(async () => {
   for (const fn of cleanup.reverse()) await fn();
   cleanup = [];
