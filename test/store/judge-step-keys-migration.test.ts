@@ -1,7 +1,7 @@
 /**
  * Migration 19 on both engines: trajectories get sequential ids (SQLite in first-seen order) and
  * their steps move under them, every step of a stored trajectory kept; a step whose trajectory is
- * gone is left behind; a trajectory stored afterwards gets a greater id and its steps join it.
+ * gone is not carried over; a trajectory stored afterwards gets a greater id and its steps join it.
  */
 import { describe, expect, it } from 'vitest';
 import { JudgeStore } from '../../src/judge/store.js';

@@ -6,7 +6,7 @@ import type { Migration } from './index.js';
 // took about five times as long. A trajectory now has a sequential id, given when it is first
 // stored, and its steps are keyed by (trajectory, span_id): a batch's new steps land at the end of
 // the index. The trace id stays the trajectory's unique key (ingest and the API find it by that).
-// Steps whose trajectory is gone are left behind (nothing could read them).
+// Steps whose trajectory is gone are not carried over (nothing could read them).
 const STEPS_V19 = (bigint: string) => `
     CREATE TABLE judge_steps_v19 (
       trajectory ${bigint} NOT NULL, span_id TEXT NOT NULL, start_ms ${bigint} NOT NULL, end_ms ${bigint} NOT NULL,
