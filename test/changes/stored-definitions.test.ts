@@ -9,6 +9,7 @@ import { changesSink, DEFAULT_OBSERVE_LIMITS } from '../../src/changes/sink.js';
 import { pruneChanges, toolVersions } from '../../src/changes/store.js';
 import { KNOWN_FOR_MS, StoredDefinitions } from '../../src/changes/stored-definitions.js';
 import type { ToolDef } from '../../src/model.js';
+import { storeFileSchema } from '../../src/store/config.js';
 import { emptyBatch, type Store } from '../../src/store/store.js';
 import { definitionVersion } from '../../src/tools/definition-hash.js';
 import { freshStores, storeEngines } from '../helpers/engines.js';
@@ -46,6 +47,11 @@ describe('StoredDefinitions', () => {
     const old = { key: 'shop\0lookup\0v1', lastMs: now - 2 * HOUR };
     m.committed([old]);
     expect(keys(m.toWrite([old]))).toEqual([old.key]);
+  });
+
+  it('trusts an hour, far inside the shortest retention any replica can be configured with', () => {
+    // The rule's margin for clocks that differ (23 hours) is the shortest retention less that hour.
+    expect(storeFileSchema.properties.retention_days.minimum * DAY - KNOWN_FOR_MS).toBeGreaterThanOrEqual(23 * HOUR);
   });
 
   it('is bounded: past 100,000 versions it starts over', () => {
