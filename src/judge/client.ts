@@ -86,6 +86,11 @@ export interface JudgeAnswer {
 export interface JudgeClient {
   readonly model: string;
   judge(messages: readonly ChatMessage[]): Promise<JudgeAnswer>;
+  /**
+   * Loads what the first request would load, so that it happens at start-up rather than inside the
+   * first judge run on ingest's event loop. Never fails: a request later loads what this could not.
+   */
+  warm?(): Promise<void>;
 }
 
 export interface OpenAIJudgeOptions {
@@ -147,6 +152,22 @@ export class OpenAIJudgeClient implements JudgeClient {
 
   async judge(messages: readonly ChatMessage[]): Promise<JudgeAnswer> {
     return this.judgeAs(messages, TRAJECTORY_CONTRACT);
+  }
+
+  /**
+   * The SDK and its client, and Node's own fetch (its `Headers` and `Request` load Node's bundled
+   * HTTP client the first time they are used): in a fresh instance the first judge run paid for all
+   * three inside one stretch of the event loop, ingest waiting behind it (stalls of 184 and 191 ms in
+   * the benchmark's background phase under a CPU profile, against 56–60 ms in runs without them).
+   */
+  async warm(): Promise<void> {
+    try {
+      await this.client();
+      new Headers({ 'content-type': 'application/json' });
+      new Request(this.opts.baseUrl, { method: 'POST', body: '{}' });
+    } catch {
+      // A bad base URL, an SDK that did not load: the first request reports it, as it did.
+    }
   }
 
   /** The same retries, fallback and one re-ask, for any verdict contract (the eval judge's decision verdict). */

@@ -16,14 +16,16 @@ export interface JudgeSchedule {
 export function judgeComponent(judge: Judge, s: JudgeSchedule): Component {
   return {
     name: 'judge',
-    start(scheduler) {
+    async start(scheduler) {
       const job = judge.job;
       if (!job) return;
+      // Before the instance listens: the first run would load its HTTP client on ingest's event loop.
+      await job.warm();
       scheduler.every('judge', s.schedule, () => job.run());
       // Idle candidates complete every 10 s, not only when a run starts: a candidate's steps (a fifth of
       // all traces' at the default feedback_rate 0.2, every trace's at 1) are kept for about judge.idle +
       // 10 s, not up to an hour more. Not every minute: a minute's candidates completed in one pass kept a
-      // busy instance's core full for seconds (docs/performance.md), a tenth of them is a short pass.
+      // busy instance's core full for seconds (docs/performance-history.md), a tenth of them is a short pass.
       if (s.completeEveryMs > 0) scheduler.interval('judge-complete', s.completeEveryMs, () => job.complete());
       scheduler.every('judge-retention', '23 * * * *', () => judge.store.trajectories.prune(s.now() - s.retentionMs));
     },

@@ -68,6 +68,11 @@ export interface RunSummary {
 export class JudgeJob {
   constructor(private readonly deps: JudgeJobDeps) {}
 
+  /** What the client's first request would load, loaded now (JudgeClient.warm). */
+  async warm(): Promise<void> {
+    await this.deps.client.warm?.();
+  }
+
   async run(): Promise<RunSummary> {
     const res = await this.deps.lock('judge', () => this.runLocked());
     if (res.ran) return res.value;
