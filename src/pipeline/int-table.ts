@@ -5,7 +5,7 @@
  * call slot to its object). Every batch fills both and empties them again when it settles: a Map
  * resized its hash table up and down with that — most of what a hold cost, and for the live entries
  * new backing stores that the old Map kept past young-generation collections: about two thirds of
- * what was promoted at max (issue 22, docs/performance.md). Keys are their own hash: hold keys are
+ * what was promoted at max (issue 22, docs/performance-history.md). Keys are their own hash: hold keys are
  * hashes already, and call slots are distinct small numbers. Never shrinking, a table stays as large
  * as the most keys it held at once (a spike's batches in flight): 12 bytes a slot.
  */

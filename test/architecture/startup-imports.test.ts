@@ -3,7 +3,7 @@
  * stay in the JavaScript (`import type` and type-only names are erased, dynamic `import()` waits
  * until it runs). The SDKs of features that are off by default — the judge's and the eval's model
  * clients, Langfuse, the OpenTelemetry SDK, PostgreSQL's driver — are loaded only when configured:
- * each costs several MB of resident memory and start-up time (docs/performance.md), and one static
+ * each costs several MB of resident memory and start-up time (docs/performance-history.md), and one static
  * import anywhere on the path from main.ts would bring it back for every instance.
  */
 import { readFileSync } from 'node:fs';
