@@ -7,7 +7,7 @@
  *   every due message, so one refused message holds no other (Langfuse upserts scores by id);
  * - every attempt is recorded before it is made, with the time it will be retried should the
  *   process die mid-send: a restart sends it again — at most one duplicate per interrupted attempt;
- * - at most one message per `minIntervalMs` per destination;
+ * - at most one message per `minIntervalMs` per destination, counted from the end of a send;
  * - a transient failure is retried after the receiver's Retry-After, or the backoff; a Retry-After
  *   or a 429 holds the whole destination until then (capped at `maxRetryAfterMs`);
  * - a permanent failure, or a message older than `giveUpAfterMs` or tried `maxAttempts` times, is
@@ -216,6 +216,13 @@ export class Outbox {
         outcome = { kind: 'retry', error: (err as Error).message };
       }
       const t1 = o.now();
+      // The next slot counts from the end of this send, not only from its start: the receiver then
+      // sees at most one message per minIntervalMs whatever each one's way there took (counted from the
+      // starts alone, a slow send followed by a quick one reached a webhook 998 ms apart).
+      if (t1 + policy.minIntervalMs > readyAt && policy.minIntervalMs > 0) {
+        readyAt = t1 + policy.minIntervalMs;
+        await this.holdUntil(this.sql, destination, readyAt);
+      }
       const tried = { ...m, attempts };
       if (outcome.kind === 'ok') {
         await this.finish(tried, 'sent', null, t1, policy);
@@ -255,14 +262,18 @@ export class Outbox {
   ): Promise<void> {
     await this.sql.tx(async (tx) => {
       await tx.run('UPDATE outbox SET next_attempt_ms = ?, last_error = ? WHERE id = ?', [retryAtMs, error, m.id]);
-      if (!holdDestination) return;
-      await tx.run(
-        `INSERT INTO outbox_destinations (destination, ready_at_ms) VALUES (?, ?)
-         ON CONFLICT (destination) DO UPDATE SET ready_at_ms = CASE WHEN excluded.ready_at_ms > outbox_destinations.ready_at_ms
-           THEN excluded.ready_at_ms ELSE outbox_destinations.ready_at_ms END`,
-        [m.destination, retryAtMs],
-      );
+      if (holdDestination) await this.holdUntil(tx, m.destination, retryAtMs);
     });
+  }
+
+  /** The destination's next slot no earlier than `readyAtMs` (a later one stays). */
+  private async holdUntil(sql: Pick<Sql, 'run'>, destination: string, readyAtMs: number): Promise<void> {
+    await sql.run(
+      `INSERT INTO outbox_destinations (destination, ready_at_ms) VALUES (?, ?)
+       ON CONFLICT (destination) DO UPDATE SET ready_at_ms = CASE WHEN excluded.ready_at_ms > outbox_destinations.ready_at_ms
+         THEN excluded.ready_at_ms ELSE outbox_destinations.ready_at_ms END`,
+      [destination, readyAtMs],
+    );
   }
 
   private async finish(
