@@ -216,13 +216,6 @@ export class Outbox {
         outcome = { kind: 'retry', error: (err as Error).message };
       }
       const t1 = o.now();
-      // The next slot counts from the end of this send, not only from its start: the receiver then
-      // sees at most one message per minIntervalMs whatever each one's way there took (counted from the
-      // starts alone, a slow send followed by a quick one reached a webhook 998 ms apart).
-      if (t1 + policy.minIntervalMs > readyAt && policy.minIntervalMs > 0) {
-        readyAt = t1 + policy.minIntervalMs;
-        await this.holdUntil(this.sql, destination, readyAt);
-      }
       const tried = { ...m, attempts };
       if (outcome.kind === 'ok') {
         await this.finish(tried, 'sent', null, t1, policy);
@@ -241,6 +234,14 @@ export class Outbox {
         await this.retryLater(tried, outcome.error, retryAt, hold);
         if (hold) readyAt = Math.max(readyAt, retryAt);
         done(tried, 'retried', outcome.error);
+      }
+      // The next slot counts from the end of this send, not only from its start: the receiver then
+      // sees at most one message per minIntervalMs whatever each one's way there took (counted from the
+      // starts alone, a slow send followed by a quick one reached a webhook 998 ms apart). Written after
+      // the outcome: a store failure here cannot make a sent message be sent again.
+      if (policy.minIntervalMs > 0 && t1 + policy.minIntervalMs > readyAt) {
+        readyAt = t1 + policy.minIntervalMs;
+        await this.holdUntil(this.sql, destination, readyAt);
       }
     }
     return counts;
