@@ -1,7 +1,7 @@
 /**
  * The store's two sections: `database_url` (a SQLite file, the embedded default, or a postgres://
  * URL; DATABASE_URL overrides it) and `store:` (how many failures are kept, for how long, how stored
- * arguments are masked, SQLite's durability and lock wait).
+ * arguments are masked, SQLite's durability, lock wait and checkpoints).
  */
 import path from 'node:path';
 import type { FromSchema } from 'json-schema-to-ts';
@@ -35,6 +35,7 @@ export const storeFileSchema = {
     retention_days: { type: 'integer', minimum: 1, default: 14 },
     sqlite_synchronous: { enum: ['NORMAL', 'FULL'], default: 'NORMAL' },
     sqlite_busy_timeout: { ...duration, default: '100ms' },
+    sqlite_checkpoint: { enum: ['inline', 'background'], default: 'inline' },
     redact_arguments: { enum: ['secrets', 'pii', 'none'], default: 'secrets' },
   },
 } as const;
@@ -47,6 +48,8 @@ export interface StoreSettings {
   sqliteSynchronous: 'NORMAL' | 'FULL';
   /** How long a SQLite statement waits for another process's lock (on the event loop) before 503. */
   sqliteBusyTimeoutMs: number;
+  /** Who copies SQLite's WAL back into the file: a worker thread, or the committing connection (sqlite-checkpointer.ts). */
+  sqliteCheckpoint: 'background' | 'inline';
   /** What stored arguments and trajectories are masked for (src/redact/stored.ts). */
   redactArguments: StoredRedaction;
 }
@@ -59,6 +62,7 @@ export const storeSection: ConfigSection<StoreFileShape, StoreSettings> = {
     retentionDays: f.retention_days,
     sqliteSynchronous: f.sqlite_synchronous,
     sqliteBusyTimeoutMs: durationMs(f.sqlite_busy_timeout),
+    sqliteCheckpoint: f.sqlite_checkpoint,
     redactArguments: f.redact_arguments,
   }),
 };

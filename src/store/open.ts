@@ -5,10 +5,14 @@ import type { Store } from './store.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
-/** What opening a store reads from the config, and nothing else: the database, SQLite's durability and lock wait. */
+/** What opening a store reads from the config, and nothing else: the database, SQLite's durability, lock wait and checkpoints. */
 export interface StoreConfig {
   database: DatabaseConfig;
-  store: { sqliteSynchronous: 'NORMAL' | 'FULL'; sqliteBusyTimeoutMs: number };
+  store: {
+    sqliteSynchronous: 'NORMAL' | 'FULL';
+    sqliteBusyTimeoutMs: number;
+    sqliteCheckpoint: 'background' | 'inline';
+  };
 }
 
 /**
@@ -24,6 +28,9 @@ export async function openStore(config: StoreConfig, log: Logger): Promise<Store
       path: db.path,
       synchronous: config.store.sqliteSynchronous,
       busyTimeoutMs: config.store.sqliteBusyTimeoutMs,
+      checkpoint: config.store.sqliteCheckpoint,
+      onCheckpointProblem: (message) =>
+        log.warn({ problem: message }, 'sqlite: WAL checkpoints are back on the committing connection'),
     });
   }
   const { PostgresStore } = await import('./postgres.js');

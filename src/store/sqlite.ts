@@ -16,6 +16,7 @@ import { fromFailureRow } from './rows.js';
 import { servicesMatch, type Row, type Sql } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
 import { SqliteCounts } from './sqlite-counts.js';
+import { WalCheckpointer } from './sqlite-checkpointer.js';
 import { selectCallSeries } from './call-series.js';
 import { selectExecutionCounts } from './execution-counts.js';
 import type {
@@ -39,6 +40,16 @@ export interface SqliteOptions {
   synchronous: 'NORMAL' | 'FULL';
   /** How long a statement waits for another process's lock before it fails (SQLITE_BUSY). */
   busyTimeoutMs?: number;
+  /**
+   * Who copies the WAL back into the file (store.sqlite_checkpoint): a worker thread (`background`,
+   * sqlite-checkpointer.ts; files only) or the committing connection, as SQLite does (`inline`, the
+   * default).
+   */
+  checkpoint?: 'background' | 'inline';
+  /** The background checkpointer failed and the main connection checkpoints again: why. */
+  onCheckpointProblem?: (message: string) => void;
+  /** Each background checkpoint that copied pages (tests). */
+  onCheckpoint?: (copied: number, walPages: number) => void;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 100;
@@ -57,6 +68,7 @@ export class SqliteStore implements Store {
   /** Until when (performance.now()) group writes fail at once: another process held the lock. */
   private lockedUntil = 0;
   private readonly lockBackoffMs: number;
+  private readonly checkpointer: WalCheckpointer | undefined;
 
   constructor(opts: SqliteOptions) {
     try {
@@ -82,6 +94,16 @@ export class SqliteStore implements Store {
           ? Object.assign(new Error('the database is locked by another process'), { code: 'SQLITE_BUSY' })
           : undefined,
     });
+    if (opts.checkpoint === 'background' && opts.path !== ':memory:') {
+      const db = this.db;
+      this.checkpointer = new WalCheckpointer({
+        path: opts.path,
+        synchronous: opts.synchronous,
+        setAutocheckpoint: (pages) => db.pragma(`wal_autocheckpoint = ${pages}`),
+        onProblem: opts.onCheckpointProblem ?? (() => {}),
+        ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
+      });
+    }
   }
 
   /** Opens, configures and migrates the file: every write a read-only file refuses happens here, at start. */
@@ -299,6 +321,8 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.writes.close();
+    // Its connection first: the last one to close checkpoints what is left and removes the WAL.
+    await this.checkpointer?.stop();
     this.db.close();
   }
 }

@@ -126,6 +126,7 @@ langfuse: {enabled: true}
       retention_days: 14,
       sqlite_synchronous: 'NORMAL',
       sqlite_busy_timeout: '100ms',
+      sqlite_checkpoint: 'inline',
       redact_arguments: 'secrets',
     });
     // The rule with its kind's defaults, as the evaluator runs it.
