@@ -5,7 +5,9 @@
  * what is stored pays for it (a few records per tool and minute, the sampled trajectories).
  *
  * Fails closed: a value the redactor cannot handle (it throws — a structure nested too deeply to walk,
- * a pathological input) is not stored at all, and the reason is recorded in its place.
+ * a pathological input) is not stored at all, and the reason is recorded in its place. A JSON value
+ * in whose text no rule could match anything (src/redact/prescan.ts) is not parsed or walked: it is
+ * stored as sent, however deeply nested, since there is nothing in it to hold back.
  */
 import { createRedactor, type MaskingRedactor } from './redact.js';
 import { parseJson } from '../util/values.js';
@@ -51,6 +53,8 @@ function opensContainer(raw: string): boolean {
 
 function maskJson(r: MaskingRedactor, raw: string): string {
   if (!opensContainer(raw)) return r.text(raw);
+  // Nothing in the text any rule could mask: kept as sent, neither parsed nor walked.
+  if (!r.mayChangeJson(raw)) return raw;
   // parseJson: a failed parse (truncated arguments) captures no stack, which cost ~37 µs each.
   const parsed = parseJson(raw);
   if (!parsed || typeof parsed !== 'object') return r.text(raw);

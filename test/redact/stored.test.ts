@@ -81,10 +81,15 @@ describe('storeRedactor', () => {
   });
 
   it('fails closed on what it cannot walk (nesting too deep): no value, a reason', () => {
-    const deep = `{"a":${'['.repeat(7000)}${']'.repeat(7000)}}`;
+    const deep = `{"a":${'['.repeat(7000)}"${PLANTED.openaiKey}"${']'.repeat(7000)}}`;
     const out = secrets.json(deep);
     expect(out.ok).toBe(false);
     expect((out as { reason: string }).reason).toMatch(/^redaction failed \(RangeError: .*\); not stored$/);
+  });
+
+  it('keeps as sent, unparsed, JSON in whose text no rule could match anything, however deep', () => {
+    const deep = `{"a":${'['.repeat(7000)}"Brno"${']'.repeat(7000)}}`;
+    expect(secrets.json(deep)).toEqual({ ok: true, value: deep });
   });
 });
 
@@ -97,11 +102,11 @@ const schema = {
 const definitions = JSON.stringify([{ type: 'function', name: 'charge', parameters: schema }]);
 const everything = PLANTED_TEXT;
 /**
- * Under the trajectories' 16 KiB argument clip, too deep to serialise. Past `check.max_argument_depth`
- * the checker does not walk it either: counted `unvalidated` (`too_deep`), so no failure record —
- * only the trajectory step, which must fail closed.
+ * Under the trajectories' 16 KiB argument clip, too deep to serialise, with a secret at the bottom.
+ * Past `check.max_argument_depth` the checker does not walk it either: counted `unvalidated`
+ * (`too_deep`), so no failure record — only the trajectory step, which must fail closed.
  */
-const DEEP = `{"id":${'['.repeat(7000)}${']'.repeat(7000)}}`;
+const DEEP = `{"id":${'['.repeat(7000)}"${PLANTED.openaiKey}"${']'.repeat(7000)}}`;
 
 /** One agent turn full of planted values: a model span with four calls, a tool span with a result. */
 function request(service: string, traceId: string) {
