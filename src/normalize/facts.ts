@@ -43,8 +43,12 @@ export function execution(
 type LazyKey = 'replays' | 'userMessage' | 'outputText';
 /** A lazy fact's slot: its compute function until the first read, then its value. */
 type Slot<K extends LazyKey> = SpanFacts[K] | (() => SpanFacts[K]);
-/** Turns a span's history or output attribute into messages: a module-level function, made once. */
-export type MessagesReader = (source: unknown) => Msg[];
+/**
+ * Turns a span's history or output attribute into messages: a module-level function, made once.
+ * `firstUser`, where the reader has one, answers firstUserText of its messages without reading
+ * them all (messages.ts, firstUserTextOfJson): `userMessage` uses it unless the history was read.
+ */
+export type MessagesReader = ((source: unknown) => Msg[]) & { firstUser?: (source: unknown) => string | undefined };
 /** A SpanFactsObject slot computed from the span's history or output its fields hold (lazyHistory, lazyOutputText). */
 const FROM_SPAN = Symbol('from the span');
 type LazySlot<K extends LazyKey> = Slot<K> | typeof FROM_SPAN;
@@ -179,7 +183,8 @@ class SpanFactsObject {
   get userMessage(): SpanFacts['userMessage'] {
     const v = this.#userMessage;
     if (v === FROM_SPAN) {
-      const value = firstUserText(this.#messages());
+      const first = this.#history === undefined ? this.#readInput!.firstUser : undefined;
+      const value = first ? first(this.#input) : firstUserText(this.#messages());
       this.userMessage = value;
       return value;
     }
@@ -304,7 +309,9 @@ export function lazyHistory(
   let msgs: Msg[] | undefined;
   const history = () => (msgs ??= read(input));
   if (replays) lazyFact(f, 'replays', () => replaysOf(history()));
-  if (userMessage) lazyFact(f, 'userMessage', () => firstUserText(history()));
+  const first = read.firstUser;
+  if (userMessage)
+    lazyFact(f, 'userMessage', () => (msgs === undefined && first ? first(input) : firstUserText(history())));
 }
 
 /** Defines `outputText` lazily: the assistant text of `read(output)`, read on first use. */

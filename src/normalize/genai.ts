@@ -6,8 +6,8 @@ import type { AttrObject, AttrValue, Span, SpanFacts, ToolDef } from '../model.j
 import type { DialectReader } from './dialect.js';
 import { servedBy } from './provider.js';
 import { systemMessageVersion } from './system-message.js';
-import { baseFacts, execution, lazyHistory, lazyOutputText } from './facts.js';
-import { assistantText, mayHoldCalls, proposalsOf, readMessages, type Msg } from './messages.js';
+import { baseFacts, execution, lazyHistory, lazyOutputText, type MessagesReader } from './facts.js';
+import { assistantText, firstUserTextOfJson, mayHoldCalls, proposalsOf, readMessages, type Msg } from './messages.js';
 import { promptVersion } from '../tools/definition-hash.js';
 import { parseToolDefs, toToolDef } from '../tools/tooldefs.js';
 import { argValue, firstAttr, hasAnyKey, jsonValue, jsonValueShared, num, str } from '../util/values.js';
@@ -102,10 +102,10 @@ export function writesToolSchemas(a: AttrObject): boolean {
   return a['gen_ai.system'] === 'strands-agents' || a['gen_ai.provider.name'] === 'strands-agents';
 }
 
-/** Messages from a JSON-or-structured attribute (lazyHistory, lazyOutputText). */
-function readJsonMessages(v: unknown): Msg[] {
-  return readMessages(jsonValue(v));
-}
+/** Messages from a JSON-or-structured attribute (lazyHistory, lazyOutputText); its first user message without reading the rest. */
+const readJsonMessages: MessagesReader = Object.assign((v: unknown): Msg[] => readMessages(jsonValue(v)), {
+  firstUser: firstUserTextOfJson,
+});
 
 /** Reads a span with the given role; genai-legacy reuses this and fills in what only old forms carry. */
 export function readGenAi(span: Span, dialect: string, role: SpanFacts['role']): SpanFacts {

@@ -5,7 +5,8 @@
  * current attributes, Vercel has its own part names). Walks fixed paths only: no recursion.
  */
 import type { CallSighting } from '../model.js';
-import { field, isRecord, jsonValue, resultText, toToolArgs, type Rec } from '../util/values.js';
+import { eachArrayElement } from '../util/json-elements.js';
+import { field, isRecord, jsonValue, parseJson, resultText, toToolArgs, type Rec } from '../util/values.js';
 
 export interface MsgCall {
   id?: string;
@@ -269,6 +270,27 @@ export function replaysOf(msgs: readonly Msg[]): CallSighting[] {
 export function firstUserText(msgs: readonly Msg[]): string | undefined {
   for (const m of msgs) if (m.role === 'user' && m.texts.length > 0) return m.texts.join('\n');
   return undefined;
+}
+
+/**
+ * firstUserText(readMessages(jsonValue(v))) for a history that is a JSON array text, read one
+ * element at a time: the elements after the first user message are not parsed (the history is the
+ * whole conversation, replayed on every model span, and only the judge's steps and a failure's
+ * context read this). A history cut short after that message (an attribute length limit) still
+ * yields it; the walk stops at an element that does not parse.
+ */
+export function firstUserTextOfJson(v: unknown): string | undefined {
+  if (typeof v !== 'string') return firstUserText(readMessages(jsonValue(v)));
+  let found: string | undefined;
+  const isArray = eachArrayElement(v, (text) => {
+    const item = parseJson(text);
+    if (item === undefined) return true;
+    const m = readMessage(item);
+    if (m?.role !== 'user' || m.texts.length === 0) return false;
+    found = m.texts.join('\n');
+    return true;
+  });
+  return isArray ? found : firstUserText(readMessages(jsonValue(v)));
 }
 
 /** Assistant text of a response (messages without a role count: completions often omit it). */

@@ -9,6 +9,7 @@
  */
 import type { AttrValue } from '../model.js';
 import { promptVersion } from '../tools/definition-hash.js';
+import { eachArrayElement } from '../util/json-elements.js';
 import { parseJson } from '../util/values.js';
 
 const SYSTEM_ROLES = new Set(['system', 'developer']);
@@ -19,34 +20,9 @@ const isRec = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 
 /** The JSON text of the first element of a JSON array of objects, without parsing the rest. */
 function firstElementText(s: string): string | undefined {
-  let i = 0;
-  const skip = () => {
-    while (i < s.length && (s[i] === ' ' || s[i] === '\n' || s[i] === '\r' || s[i] === '\t')) i++;
-  };
-  skip();
-  if (s[i] !== '[') return undefined;
-  i++;
-  skip();
-  if (s[i] !== '{') return undefined;
-  const start = i;
-  let depth = 0;
-  const end = Math.min(s.length, start + MAX_SYSTEM_CHARS);
-  for (; i < end; i++) {
-    const ch = s.charCodeAt(i);
-    if (ch === 0x22) {
-      // A string: skip to its closing quote, escapes included.
-      for (i++; i < end; i++) {
-        const c = s.charCodeAt(i);
-        if (c === 0x5c) i++;
-        else if (c === 0x22) break;
-      }
-    } else if (ch === 0x7b || ch === 0x5b) depth++;
-    else if (ch === 0x7d || ch === 0x5d) {
-      depth--;
-      if (depth === 0) return s.slice(start, i + 1);
-    }
-  }
-  return undefined;
+  let first: string | undefined;
+  eachArrayElement(s, (text) => ((first = text), true), MAX_SYSTEM_CHARS);
+  return first?.charCodeAt(0) === 0x7b ? first : undefined;
 }
 
 /** The version of the leading system message of an input-history attribute (JSON text or decoded list). */
