@@ -2,15 +2,18 @@
  * --judge: what enabling the judge at its defaults costs ingest. Every trace whose sampling position
  * is below the highest configured rate is a candidate whose steps are redacted and written at ingest
  * (see "What candidates cost" in docs/judge.md); at the defaults that rate is `judge.feedback_rate:
- * 0.2`, so about a fifth of the traces (`feedback_rate: 1` made every trace one). A second toolwatch —
- * every setting at its default but `judge.enabled: true`, a model, the local stand-in
- * (bench/judge-stand-in.js) as its endpoint and `idle: 1s` (its candidates completed while it runs,
- * see below) — goes through the main run's own steps: fill the dedupe
- * memory at max, max with it full, then the main run's fixed rate (½ its max). CPU per batch at that
- * rate (no batch shed there, so the figure is not skewed by 503s on a busy machine) and peak RSS are
- * compared with the main (judge off) run's; the rates are read back from the instance's /api/judge,
- * so the rows name the share they measured.
- * Exported: runJudgeCost(h, opts) → the figures; judgeCostRows(r, off, verdict) → the table rows;
+ * 0.2`, so about a fifth of the traces (`feedback_rate: 1` made every trace one). Two toolwatches are
+ * started after the main one stopped, with every setting at its default but, in the second,
+ * `judge.enabled: true`, a model, the local stand-in (bench/judge-stand-in.js) as its endpoint and
+ * `idle: 1s` (its candidates completed while it runs, see below). Each fills its dedupe memory at
+ * max, the judge-on one also runs a max phase (logged), then both get the main run's fixed rate (½
+ * its max) in alternating slices — off, on, on, off, off, on — so that a machine whose speed drifts
+ * over minutes (a shared VM) weighs on both alike; each slice follows 3 s at the same rate on the
+ * same instance, not timed (an instance that sat idle while the other ran costs more at first). CPU per batch at that rate (no batch shed there,
+ * so the figure is not skewed by 503s) is the median of each instance's slices; peak RSS is each
+ * instance's own. The rates are read back from the instance's /api/judge, so the rows name the share
+ * they measured.
+ * Exported: runJudgeCost(h, opts) → the figures; judgeCostRows(r, verdict) → the table rows;
  * judgeIngestCost(opts) → the in-process figures of `node bench/judge-cost.js` (below), completing
  * the candidates included.
  */
@@ -26,56 +29,102 @@ import { startJudgeStandIn } from './judge-stand-in.js';
 
 export const TARGET_JUDGE_FACTOR = 1.3;
 
+/** Seconds at the fixed rate before each timed slice, on the instance it times. */
+const SLICE_WARMUP_S = 3;
+
+/** The order of the fixed-rate slices: each pair alternates which instance goes first. */
+const SLICE_ORDER = [
+  ['off', 'on'],
+  ['on', 'off'],
+  ['off', 'on'],
+];
+
 /**
  * @param h helpers from run.js: startToolwatch(opts), stopChild, load, checkLoad(name, r), metrics(port),
  *   sumMetric, readRss(pid), log
  * @param {{ fillRequests: number, rate: number, rateDuration: number }} opts batches of the fill (0: no fill,
- *   as --no-fill); the main run's fixed rate (½ its max, requests/s) and its measured seconds
+ *   as --no-fill); the main run's fixed rate (½ its max, requests/s) and the seconds of each slice
  */
 export async function runJudgeCost(h, { fillRequests, rate, rateDuration }) {
   const standIn = await startJudgeStandIn({ latencyMs: 50 });
+  const started = [];
   try {
-    const tw = await h.startToolwatch({
+    const off = await h.startToolwatch({ name: 'judge-off' });
+    started.push(off);
+    const on = await h.startToolwatch({
       name: 'judge-on',
       // `idle: 1s`: the candidates it writes are also completed within the phase (the judge-complete job,
       // every 10 s), as they are at steady state; at the default 5m they would complete after it ended
       // and the row would leave that work out. How many candidates, and so how much work, is the same.
       config: `judge:\n  enabled: true\n  model: bench-stand-in\n  base_url: ${standIn.url}\n  idle: 1s\n`,
     });
-    const sampling = (await (await fetch(`http://127.0.0.1:${tw.port}/api/judge`)).json()).sampling;
-    h.log(`judge on at its defaults but idle 1s (${candidatesText(sampling)}), pid ${tw.child.pid}`);
-    let fill;
-    if (fillRequests > 0) {
-      fill = await h.load(tw, 'max', { runId: 30, warmup: 0, duration: 900, requests: fillRequests });
-      h.checkLoad('judge on, filling its dedupe memory', fill);
-    }
-    const max = await h.load(tw, 'max', { runId: 31 });
-    h.checkLoad('judge on, max', max);
-    // The comparison's phase: nothing shed at a fixed rate below the max, so CPU per batch is clean.
-    const fixed = await h.load(tw, 'rate', { runId: 32, rate, warmup: 1, duration: rateDuration });
-    h.checkLoad('judge on, fixed rate', fixed);
-    const text = await h.metrics(tw.port);
-    const rss = h.readRss(tw.child.pid);
-    await h.stopChild(tw.child, 15_000);
-    const sent = (fill?.total.calls ?? 0) + max.total.calls + fixed.total.calls;
-    const result = {
-      sampling,
-      fill,
-      max,
-      fixed,
-      rss,
-      sent,
-      counted: h.sumMetric(text, 'toolwatch_tool_calls_total').total,
-      duplicates: h.sumMetric(text, 'toolwatch_duplicate_spans_total').total,
-    };
+    started.push(on);
+    const sampling = (await (await fetch(`http://127.0.0.1:${on.port}/api/judge`)).json()).sampling;
     h.log(
-      `  judge on: max ${max.spansPerS.toLocaleString('en-US')} spans/s; at the fixed rate ${fixed.server ? cpuPerBatch(fixed).toFixed(2) : '-'} CPU ms per batch; peak RSS ${rss?.hwmMb.toFixed(0)} MB`,
+      `judge off (pid ${off.child.pid}) and judge on at its defaults but idle 1s (${candidatesText(sampling)}, pid ${on.child.pid})`,
+    );
+    const instances = { off: { tw: off, runs: [], fill: undefined }, on: { tw: on, runs: [], fill: undefined } };
+    if (fillRequests > 0)
+      for (const [name, x] of Object.entries(instances)) {
+        x.fill = await h.load(x.tw, 'max', {
+          runId: name === 'on' ? 30 : 40,
+          warmup: 0,
+          duration: 900,
+          requests: fillRequests,
+        });
+        h.checkLoad(`judge ${name}, filling its dedupe memory`, x.fill);
+      }
+    const max = await h.load(on, 'max', { runId: 31 });
+    h.checkLoad('judge on, max', max);
+    instances.on.runs.push(max);
+    const slices = { off: [], on: [] };
+    for (const [k, pair] of SLICE_ORDER.entries())
+      for (const name of pair) {
+        const x = instances[name];
+        // The instance sat idle while the other ran: V8 gives memory back then, and the first seconds
+        // at the rate cost it more. A load of its own (counted, not timed) brings it back to steady state.
+        const warm = await h.load(x.tw, 'rate', {
+          runId: (name === 'on' ? 50 : 60) + k,
+          rate,
+          warmup: 0,
+          duration: SLICE_WARMUP_S,
+        });
+        h.checkLoad(`judge ${name}, fixed rate, warming slice ${k + 1}`, warm);
+        x.runs.push(warm);
+        const r = await h.load(x.tw, 'rate', {
+          runId: (name === 'on' ? 32 : 42) + k,
+          rate,
+          warmup: 0,
+          duration: rateDuration,
+        });
+        h.checkLoad(`judge ${name}, fixed rate, slice ${k + 1}`, r);
+        x.runs.push(r);
+        slices[name].push(r);
+      }
+    const result = { sampling, max, slices };
+    for (const [name, x] of Object.entries(instances)) {
+      const text = await h.metrics(x.tw.port);
+      result[name] = {
+        rss: h.readRss(x.tw.child.pid),
+        sent: (x.fill?.total.calls ?? 0) + x.runs.reduce((a, r) => a + r.total.calls, 0),
+        counted: h.sumMetric(text, 'toolwatch_tool_calls_total').total,
+        duplicates: h.sumMetric(text, 'toolwatch_duplicate_spans_total').total,
+        cpuPerBatch: median(slices[name].map(cpuPerBatch)),
+      };
+    }
+    h.log(
+      `  judge on: max ${max.spansPerS.toLocaleString('en-US')} spans/s; at the fixed rate, CPU ms per batch by slice: ` +
+        `off ${slices.off.map((r) => cpuPerBatch(r).toFixed(2)).join(' ')}, on ${slices.on.map((r) => cpuPerBatch(r).toFixed(2)).join(' ')}; ` +
+        `peak RSS off ${result.off.rss?.hwmMb.toFixed(0)} MB, on ${result.on.rss?.hwmMb.toFixed(0)} MB`,
     );
     return result;
   } finally {
+    for (const tw of started) await h.stopChild(tw.child, 15_000);
     await standIn.close();
   }
 }
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The rates of /api/judge's `sampling` as the share of traces that are candidates, e.g. `feedback_rate 0.2: 20 % of traces candidates`. */
 export function candidatesText(s) {
@@ -92,9 +141,12 @@ export function candidatesText(s) {
 }
 
 export function judgeCostProblems(r) {
-  return r.counted !== r.sent || r.duplicates !== 0
-    ? [`judge on: counted ${r.counted} calls of ${r.sent} sent, ${r.duplicates} duplicate spans`]
-    : [];
+  return ['off', 'on']
+    .filter((name) => r[name].counted !== r[name].sent || r[name].duplicates !== 0)
+    .map(
+      (name) =>
+        `judge ${name}: counted ${r[name].counted} calls of ${r[name].sent} sent, ${r[name].duplicates} duplicate spans`,
+    );
 }
 
 /**
@@ -105,28 +157,24 @@ export function cpuPerBatch(r) {
   return r.server.cpuMs / Math.max(1, r.total.ok);
 }
 
-/**
- * Its rows of the targets table, against the main (judge off) run: CPU per batch at the same fixed
- * rate (`off.fixed`, its ½-max phase) and peak RSS (`off.rss`).
- */
-export function judgeCostRows(r, off, verdict) {
+/** Its rows of the targets table: judge on ÷ off, CPU per batch at the fixed rate (medians of the slices) and peak RSS. */
+export function judgeCostRows(r, verdict) {
   const rows = [];
-  if (r.fixed.server && off.fixed.server) {
-    const on = cpuPerBatch(r.fixed);
-    const base = cpuPerBatch(off.fixed);
-    const f = on / base;
+  const what = `judge enabled at its defaults, idle 1s (${candidatesText(r.sampling)})`;
+  if (r.slices.on.every((x) => x.server) && r.slices.off.every((x) => x.server)) {
+    const f = r.on.cpuPerBatch / r.off.cpuPerBatch;
     rows.push([
-      `judge enabled at its defaults, idle 1s (${candidatesText(r.sampling)}): CPU ms per batch at ${Math.round(r.fixed.spansPerS).toLocaleString('en-US')} spans/s ÷ judge off`,
-      `${f.toFixed(2)}× (${on.toFixed(2)} / ${base.toFixed(2)})`,
+      `${what}: CPU ms per batch at ${Math.round(r.slices.on[0].spansPerS).toLocaleString('en-US')} spans/s ÷ judge off (medians of ${r.slices.on.length} alternating slices)`,
+      `${f.toFixed(2)}× (${r.on.cpuPerBatch.toFixed(2)} / ${r.off.cpuPerBatch.toFixed(2)})`,
       `≤ ${TARGET_JUDGE_FACTOR}×`,
       verdict(f <= TARGET_JUDGE_FACTOR),
     ]);
   }
-  if (r.rss && off.rss) {
-    const f = r.rss.hwmMb / off.rss.hwmMb;
+  if (r.on.rss && r.off.rss) {
+    const f = r.on.rss.hwmMb / r.off.rss.hwmMb;
     rows.push([
-      `judge enabled at its defaults, idle 1s (${candidatesText(r.sampling)}): peak RSS ÷ judge off`,
-      `${f.toFixed(2)}× (${r.rss.hwmMb.toFixed(0)} / ${off.rss.hwmMb.toFixed(0)} MB)`,
+      `${what}: peak RSS ÷ judge off`,
+      `${f.toFixed(2)}× (${r.on.rss.hwmMb.toFixed(0)} / ${r.off.rss.hwmMb.toFixed(0)} MB)`,
       `≤ ${TARGET_JUDGE_FACTOR}×`,
       verdict(f <= TARGET_JUDGE_FACTOR),
     ]);
@@ -250,7 +298,6 @@ export async function judgeIngestCost({ dist = 'dist', bodies = 200, rounds = 6,
       });
     }
     const candidates = db.prepare('SELECT COUNT(*) AS n FROM judge_trajectories').get().n;
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const timed = per.length > 1 ? per.slice(1) : per; // the first round warms the JIT and the statement cache
     const batches = rounds * fixture.length;
     return {

@@ -362,7 +362,6 @@ async function main() {
   });
   if (args['keep-stderr']) writeFileSync(path.resolve(args['keep-stderr']), tw.stderr() + tw.stdout());
   const extra = await extraPhases({ cpus, load, fillRequests: twFill ? twFill.sent : 0, rate: halfRate });
-  if (extra.judge) extra.judge.off = { fixed: twHalf, rss };
 
   const problems = [];
   const byOutcome = OUTCOMES.map((o) => ({ o, sent: sent.outcomes[o], counted: counted.by[o] ?? 0 }));
@@ -548,7 +547,7 @@ async function main() {
           ],
         ]
       : []),
-    ...(extra.judge ? judgeCostRows(extra.judge, extra.judge.off, verdict) : []),
+    ...(extra.judge ? judgeCostRows(extra.judge, verdict) : []),
     ...(extra.background ? [backgroundRow(extra.background, verdict)] : []),
     ...(twMax.server
       ? [

@@ -53,7 +53,7 @@ describe('eachArrayElement', () => {
       expect(texts.length, full.slice(0, n)).toBe(
         closes.filter((c) => c <= n && (c < full.length - 1 || n > c)).length,
       );
-      texts.forEach((t, k) => expect(JSON.parse(t)).toEqual(elements[k]));
+      for (const [k, t] of texts.entries()) expect(JSON.parse(t)).toEqual(elements[k]);
     }
   });
 
