@@ -9,7 +9,8 @@
  * max, the judge-on one also runs a max phase (logged), then both get the main run's fixed rate (½
  * its max) in alternating slices — off, on, on, off, off, on — so that a machine whose speed drifts
  * over minutes (a shared VM) weighs on both alike; each slice follows 3 s at the same rate on the
- * same instance, not timed (an instance that sat idle while the other ran costs more at first). CPU per batch at that rate (no batch shed there,
+ * same instance, not timed (without it an instance's first slice after the other's read up to 1.5×
+ * its later ones). CPU per batch at that rate (no batch shed there,
  * so the figure is not skewed by 503s) is the median of each instance's slices; peak RSS is each
  * instance's own. The rates are read back from the instance's /api/judge, so the rows name the share
  * they measured.
@@ -81,8 +82,8 @@ export async function runJudgeCost(h, { fillRequests, rate, rateDuration }) {
     for (const [k, pair] of SLICE_ORDER.entries())
       for (const name of pair) {
         const x = instances[name];
-        // The instance sat idle while the other ran: V8 gives memory back then, and the first seconds
-        // at the rate cost it more. A load of its own (counted, not timed) brings it back to steady state.
+        // The instance sat idle while the other ran, and without this its first slice read up to 1.5×
+        // its later ones (cause not established): a load of its own first, counted, not timed.
         const warm = await h.load(x.tw, 'rate', {
           runId: (name === 'on' ? 50 : 60) + k,
           rate,
