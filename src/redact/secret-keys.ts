@@ -163,12 +163,15 @@ export function keyWords(key: string): string[] {
     );
 }
 
-/** Every secret key holds one of these (a cheap test first: most keys in text are not secrets). */
-const CANDIDATE = /pass|pw|secret|token|key|cred|auth|cookie|otp|cv[vc]/i;
+/**
+ * Every secret key holds one of these (a cheap test first: most keys in text are not secrets). The
+ * redactor's `key=value` rule and its pre-scan look for the same words (src/redact/rules.ts).
+ */
+export const SECRET_KEY_CANDIDATE = /pass|pw|secret|token|key|cred|auth|cookie|otp|cv[vc]/i;
 
 /** Whether a key's value is a secret whatever it looks like. */
 export function isSecretKey(key: string): boolean {
-  if (!CANDIDATE.test(key)) return false;
+  if (!SECRET_KEY_CANDIDATE.test(key)) return false;
   // The same few keys recur in every argument and text: decided once each (bounded, so it cannot grow).
   let known = decided.get(key);
   if (known === undefined) {

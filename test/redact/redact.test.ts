@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, luhnValid } from '../../src/redact/redact.js';
+import { createRedactor } from '../../src/redact/redact.js';
+import { luhnValid } from '../../src/redact/rules.js';
 import { PLANTED } from '../judge/planted.js';
 
 describe('redaction', () => {
