@@ -280,17 +280,17 @@ export function firstUserText(msgs: readonly Msg[]): string | undefined {
  * yields it; the walk stops at an element that does not parse.
  */
 export function firstUserTextOfJson(v: unknown): string | undefined {
-  if (typeof v !== 'string') return firstUserText(readMessages(jsonValue(v)));
+  const whole = () => firstUserText(readMessages(jsonValue(v)));
+  if (typeof v !== 'string') return whole();
   let found: string | undefined;
   const isArray = eachArrayElement(v, (text) => {
     const item = parseJson(text);
     if (item === undefined) return true;
     const m = readMessage(item);
-    if (m?.role !== 'user' || m.texts.length === 0) return false;
-    found = m.texts.join('\n');
-    return true;
+    found = m && firstUserText([m]);
+    return found !== undefined;
   });
-  return isArray ? found : firstUserText(readMessages(jsonValue(v)));
+  return isArray ? found : whole();
 }
 
 /** Assistant text of a response (messages without a role count: completions often omit it). */

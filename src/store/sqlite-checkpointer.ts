@@ -94,6 +94,7 @@ export class WalCheckpointer {
   private readonly worker: Worker;
   private readonly exited: Promise<void>;
   private stopping = false;
+  private failed = false;
 
   constructor(private readonly opts: CheckpointerOptions) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -133,8 +134,6 @@ export class WalCheckpointer {
     const timeout = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 5000).unref());
     if ((await Promise.race([this.exited, timeout])) === 'late') await this.worker.terminate();
   }
-
-  private failed = false;
 
   /** Once: the main connection checkpoints again as SQLite does, and the operator is told why. */
   private fail(message: string): void {
