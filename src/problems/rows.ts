@@ -21,7 +21,7 @@ export class MultiRow {
   /** Values per row. */
   readonly width: number;
 
-  /** `body`: the statement after the WITH clause, reading the rows from `v`. */
+  /** `body`: the statement after the WITH clause (more of the clause, `, name AS (…)`, may come first), reading the rows from `v`. */
   constructor(
     columns: readonly (readonly [name: string, type: ColumnType])[],
     private readonly body: string,

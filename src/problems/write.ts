@@ -248,20 +248,25 @@ function statements(dialect: Sql['dialect']) {
   return {
     // Its own row when it exists or the service has room, else the service's overflow row: one
     // statement, so no other writer's commit can fall between the two choices (a CASE, so the
-    // service's problems are counted only for a problem without its row).
+    // service's problems are counted only for a problem without its row). The choice is made once
+    // per row, in a materialized `w`: as a subquery it was flattened into the five columns that read
+    // it, each running the lookup and the count again (a service at its cap sent every new
+    // signature through five counts of its problems).
     problem: new MultiRow(
       [...signatureValues, ['other_canonical', 'TEXT'], ...countValues, ['cap', 'BIGINT']],
-      `${problemColumns}
+      `, w AS MATERIALIZED (SELECT v.*,
+           CASE WHEN EXISTS (SELECT 1 FROM problems p WHERE p.service = v.service AND p.id = v.id) THEN 1
+           WHEN (SELECT COUNT(*) FROM problems p WHERE p.service = v.service AND p.id <> '${OTHER_PROBLEM}') < v.cap THEN 1
+           ELSE 0 END AS own
+         FROM v)
+       ${problemColumns}
        SELECT d.service, d.id, ${agg('MIN', 'd.outcome')}, ${agg('MIN', 'd.tool')}, ${agg('MIN', 'd.canonical')},
          ${agg('MIN', 'd.parts')}, ${agg('MIN', 'd.first_ms')}, ${agg('MAX', 'd.last_ms')}, ${agg('SUM', 'd.occurrences')},
          'open', ${agg('MAX', 'd.status_ms')}, ${agg('MAX', 'd.recorded_ms')}
        FROM (SELECT w.service, ${own('id', `'${OTHER_PROBLEM}'`)} AS id, ${own('outcome', `'${OTHER_PROBLEM}'`)} AS outcome,
            ${own('tool', `'${OTHER_PROBLEM}'`)} AS tool, ${own('canonical', 'w.other_canonical')} AS canonical,
            ${own('parts', `'[]'`)} AS parts, w.first_ms, w.last_ms, w.occurrences, w.status_ms, w.recorded_ms
-         FROM (SELECT v.*, CASE WHEN EXISTS (SELECT 1 FROM problems p WHERE p.service = v.service AND p.id = v.id) THEN 1
-             WHEN (SELECT COUNT(*) FROM problems p WHERE p.service = v.service AND p.id <> '${OTHER_PROBLEM}') < v.cap THEN 1
-             ELSE 0 END AS own
-           FROM v) w) d
+         FROM w) d
        WHERE 1 = 1 ${grouped('d.service, d.id')}
        ${problemConflict}`,
     ),

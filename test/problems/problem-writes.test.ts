@@ -7,6 +7,7 @@
  * `latest` example with problems.latest_example_every: replaced only by a sighting that much newer
  * than the one this process wrote, never by an older one; a new process writes its first at once.
  */
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/check/registry.js';
 import { SchemaCache } from '../../src/check/schema-cache.js';
@@ -16,10 +17,13 @@ import type { Span } from '../../src/model.js';
 import { builtinDialects } from '../../src/normalize/dialects.js';
 import { Ledger } from '../../src/pipeline/ledger.js';
 import { type CountedCallSink, Pipeline } from '../../src/pipeline/pipeline.js';
+import type { ProblemDelta } from '../../src/problems/delta.js';
 import { ProblemRecorder, type ProblemRecorderDeps } from '../../src/problems/record.js';
 import { MultiRow } from '../../src/problems/rows.js';
+import { problemExtension } from '../../src/problems/write.js';
 import { listProblems, OTHER_PROBLEM, problemExamples, problemHours } from '../../src/problems/store.js';
 import { storeRedactor } from '../../src/redact/stored.js';
+import { migrateSqlite } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { storeEngines } from '../helpers/engines.js';
 import { chat, HOUR, numberSpansFrom, T0 } from './refund-chat.js';
@@ -222,5 +226,34 @@ describe('multi-row statements', () => {
       'WITH v (a, b) AS (VALUES (CAST(? AS TEXT), CAST(? AS BIGINT)), (CAST(? AS TEXT), CAST(? AS BIGINT)))\n' +
         'INSERT INTO t (a, b) SELECT a, b FROM v',
     );
+  });
+});
+
+describe('the problem statement', () => {
+  it("decides each row's target once: the row lookup and the cap's count are in its plan once each", () => {
+    // A service at problems.max_per_service sends every new signature's failures to `_other`,
+    // each through the lookup and the count; flattened into the five columns that read the choice,
+    // they ran five times a row (SQLite's plan: ten reads of the problems table, five counts).
+    const db = new Database(':memory:');
+    migrateSqlite(db);
+    const runs: [string, readonly unknown[]][] = [];
+    const delta = {
+      service: 's',
+      signature: { hash: 'h', outcome: 'UnknownName', tool: '_unknown', canonical: 'c', parts: [] },
+      firstMs: 1,
+      lastMs: 1,
+      occurrences: 1,
+      hours: [0, 1],
+      models: [],
+      examples: [],
+    } as unknown as ProblemDelta;
+    problemExtension([delta], { dialect: 'sqlite', maxPerService: 1 })({
+      run: (sql, p = []) => void runs.push([sql, p]),
+    });
+    const [sql, params] = runs.find(([text]) => text.includes('INSERT INTO problems '))!;
+    const plan = db.prepare(`EXPLAIN ${sql}`).all(...params) as { opcode: string }[];
+    expect(plan.filter((op) => op.opcode === 'OpenRead').length).toBe(2);
+    expect(plan.filter((op) => op.opcode === 'AggStep' || op.opcode === 'Count').length).toBe(1);
+    db.close();
   });
 });
