@@ -15,8 +15,12 @@
  * server settles every 100 ms at the default graces, so `npm run bench` passes the max phase's batches
  * per 100 ms; the default, 1, settles after every body (an upper bound: fewer executions per statement).
  *
- * Usage: node bench/problems-cost.js [--dist DIR] [--rounds N] [--bodies N] [--settle-every N] [--only KIND] [--json]
- * (--only extension|executions|trajectories: replay one kind of hand-off, to see where the time goes)
+ * Usage: node bench/problems-cost.js [--dist DIR] [--rounds N] [--bodies N] [--settle-every N] [--only KIND]
+ *   [--at-cap] [--json]
+ * (--only extension|executions|trajectories: replay one kind of hand-off, to see where the time goes;
+ * --at-cap: every service of the fixtures starts the replay with problems.max_per_service problems of
+ * its own already stored, so each failure goes to its service's `_other` row — the path whose problem
+ * statement looks the row up and counts the service's problems)
  * `npm run bench` runs it pinned to toolwatch's core after the max phase and divides by toolwatch's
  * CPU ms per batch of the same run (the target: ≤ 5 %).
  */
@@ -36,7 +40,14 @@ const cpu = () => {
  * CPU ms per 100-span batch: `work` (signatures, deltas, examples, repair sums), `sql` (their
  * statements), `total`; with what one batch held on average.
  */
-export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, settleEvery = 1, only } = {}) {
+export async function problemsCost({
+  dist = 'dist',
+  bodies = 200,
+  rounds = 20,
+  settleEvery = 1,
+  only,
+  atCap = false,
+} = {}) {
   const build = await loadBuild(dist);
   const { decodeProtobuf, SqliteStore, migrateSqlite, SqliteSql, config, redactor } = build;
   const { ProblemRecorder } = await build.load('problems/record.js');
@@ -95,6 +106,17 @@ export async function problemsCost({ dist = 'dist', bodies = 200, rounds = 20, s
   const db = new Database(':memory:');
   migrateSqlite(db);
   const port = new SqliteSql(db);
+  if (atCap) {
+    // Problems of other signatures fill each service to its cap before the replay.
+    const services = new Set();
+    for (const [kind, a] of handed) if (kind === 'extension') for (const c of a) services.add(c.service);
+    const seed = db.prepare(
+      `INSERT INTO problems (service, id, outcome, tool, canonical, parts, first_seen_ms, last_seen_ms, occurrences,
+         status, status_ms, recorded_ms) VALUES (?, ?, 'SchemaMismatch', 'seed', ?, '[]', 0, 0, 1, 'open', 0, 0)`,
+    );
+    for (const service of services)
+      for (let i = 0; i < config.problems.maxPerService; i++) seed.run(service, `seed-${i}`, `seed-${i}`);
+  }
   const recorder = new ProblemRecorder(recorderDeps(port));
   // Each round's sightings come after the previous round's, as time moves on in a running server
   // (replayed at the same times, every latest example after the first round would be older than the
@@ -183,6 +205,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       bodies: { type: 'string', default: '200' },
       'settle-every': { type: 'string', default: '1' },
       only: { type: 'string' },
+      'at-cap': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
@@ -192,6 +215,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     rounds: Number(args.rounds),
     settleEvery: Number(args['settle-every']),
     ...(args.only ? { only: args.only } : {}),
+    atCap: args['at-cap'],
   });
   if (args.json) process.stdout.write(`${JSON.stringify(r)}\n`);
   else {

@@ -5,7 +5,7 @@
  * few plain arrays (a batch's failures of one problem mostly share an hour and a model), no map per
  * problem and no key string per failure.
  */
-import type { CommittedProblems } from './write.js';
+import type { CommittedProblems } from './committed.js';
 import type { Signature } from './signature.js';
 
 const HOUR = 3_600_000;

@@ -14,7 +14,8 @@ import { storableText } from '../store/storable-text.js';
 import { type SignatureInput, signatureOf } from './signature.js';
 import { SignatureCache } from './signature-cache.js';
 import { repairExtension } from './cost.js';
-import { CommittedProblems, ownRowExists, problemExtension } from './write.js';
+import { CommittedProblems, ownRowExists } from './committed.js';
+import { problemExtension } from './write.js';
 import { Grouper, type ProblemDelta, type ProblemExample } from './delta.js';
 
 const MAX_ARGS = 16 * 1024;

@@ -20,6 +20,7 @@
 import type { BatchExtension, BatchTx, Sql } from '../store/sql.js';
 import type { ProblemDelta } from './delta.js';
 import { type ColumnType, MultiRow } from './rows.js';
+import type { CommittedProblems } from './committed.js';
 import { OTHER_PROBLEM } from './store.js';
 import { compareText } from '../util/compare-text.js';
 
@@ -46,7 +47,7 @@ export function problemExtension(
   if (committed)
     extension.committed = () => {
       for (const d of deltas) {
-        committed.wrote(d.service, d.signature.hash);
+        committed.wrote(d.service, d.signature.hash, opts.maxPerService);
         for (const ex of d.examples)
           if (ex.slot === 'latest') committed.wroteLatest(d.service, d.signature.hash, ex.timeMs);
           else if (ex.slot === 'first') committed.keptFirst(d.service, d.signature.hash);
@@ -54,115 +55,6 @@ export function problemExtension(
       }
     };
   return extension;
-}
-
-/**
- * What committed transactions of this process wrote, per (service, problem id): that the problem's
- * row was written (so it exists, its own or `_other`), the example slots written once and never
- * replaced (`first`, `model:<model>`), and the time of the newest `latest`. Rows of the problem
- * tables are never deleted, and the row a problem went to stays the one it goes to, so writing a kept
- * slot again would change nothing, and neither would a `latest` older than the one written (the upsert
- * keeps the newer). Bounded: past `max` entries it starts over (the next writes are only those of a
- * problem new to it again).
- */
-export class CommittedProblems {
-  private readonly byService = new Map<string, Map<string, Entry>>();
-  private size = 0;
-
-  /**
-   * `ownRow`: whether the problem's own row exists (asked once per problem, after its first committed
-   * write; absent: never asked, its rows always find their target in SQL).
-   */
-  constructor(
-    private readonly ownRow?: (service: string, id: string) => Promise<boolean>,
-    private readonly max = 100_000,
-  ) {}
-
-  /** Whether a committed write of this process carried the problem. */
-  knows(service: string, id: string): boolean {
-    return this.byService.get(service)?.has(id) ?? false;
-  }
-
-  /** Whether its own row is known to exist (rows are never deleted: its rows go there for good). */
-  owns(service: string, id: string): boolean {
-    return this.byService.get(service)?.get(id)?.own === true;
-  }
-
-  /** Whether its `first` example was written. */
-  hasFirst(service: string, id: string): boolean {
-    return this.byService.get(service)?.get(id)?.first ?? false;
-  }
-
-  /** Whether its `model:<model>` example was written. */
-  hasModel(service: string, id: string, model: string): boolean {
-    return this.byService.get(service)?.get(id)?.models.has(model) ?? false;
-  }
-
-  /** The time of the newest `latest` a committed write of this process carried (-Infinity: none). */
-  latestMs(service: string, id: string): number {
-    return this.byService.get(service)?.get(id)?.latestMs ?? Number.NEGATIVE_INFINITY;
-  }
-
-  wrote(service: string, id: string): void {
-    const e = this.entry(service, id);
-    if (e.own !== undefined || !this.ownRow) return;
-    // Asked after the commit, of what is committed: a row that exists now exists for good.
-    e.own = false;
-    this.ownRow(service, id).then(
-      (own) => {
-        if (own) this.entry(service, id).own = true;
-      },
-      () => {
-        // Not known: its rows keep finding their target in SQL.
-      },
-    );
-  }
-
-  keptFirst(service: string, id: string): void {
-    this.entry(service, id).first = true;
-  }
-
-  keptModel(service: string, id: string, model: string): void {
-    const e = this.entry(service, id);
-    if (!e.models.has(model)) {
-      e.models.add(model);
-      this.size++;
-    }
-  }
-
-  wroteLatest(service: string, id: string, timeMs: number): void {
-    const e = this.entry(service, id);
-    if (timeMs > e.latestMs) e.latestMs = timeMs;
-  }
-
-  private entry(service: string, id: string) {
-    if (this.size >= this.max) {
-      this.byService.clear();
-      this.size = 0;
-    }
-    let ids = this.byService.get(service);
-    if (!ids) this.byService.set(service, (ids = new Map()));
-    let e = ids.get(id);
-    if (!e) {
-      ids.set(id, (e = { first: false, models: new Set(), latestMs: Number.NEGATIVE_INFINITY, own: undefined }));
-      this.size++;
-    }
-    return e;
-  }
-}
-
-interface Entry {
-  first: boolean;
-  /** The models whose `model:<model>` example was written. */
-  models: Set<string>;
-  latestMs: number;
-  /** true: its own row exists; false: it did not when asked, or the answer is awaited; undefined: not asked. */
-  own: boolean | undefined;
-}
-
-/** Whether a problem's own row exists (committed). */
-export async function ownRowExists(sql: Pick<Sql, 'all'>, service: string, id: string): Promise<boolean> {
-  return (await sql.all('SELECT 1 AS x FROM problems WHERE service = ? AND id = ?', [service, id])).length > 0;
 }
 
 const big = 'CAST(? AS BIGINT)';
@@ -248,14 +140,16 @@ function statements(dialect: Sql['dialect']) {
   return {
     // Its own row when it exists or the service has room, else the service's overflow row: one
     // statement, so no other writer's commit can fall between the two choices (a CASE, so the
-    // service's problems are counted only for a problem without its row). The choice is made once
+    // service's problems are counted only for a problem without its row, and not at all in a
+    // service this process found at its cap: `at_cap`, committed.ts). The choice is made once
     // per row, in a materialized `w`: as a subquery it was flattened into the five columns that read
     // it, each running the lookup and the count again (a service at its cap sent every new
     // signature through five counts of its problems).
     problem: new MultiRow(
-      [...signatureValues, ['other_canonical', 'TEXT'], ...countValues, ['cap', 'BIGINT']],
+      [...signatureValues, ['other_canonical', 'TEXT'], ...countValues, ['cap', 'BIGINT'], ['at_cap', 'BIGINT']],
       `, w AS MATERIALIZED (SELECT v.*,
            CASE WHEN EXISTS (SELECT 1 FROM problems p WHERE p.service = v.service AND p.id = v.id) THEN 1
+           WHEN v.at_cap = 1 THEN 0
            WHEN (SELECT COUNT(*) FROM problems p WHERE p.service = v.service AND p.id <> '${OTHER_PROBLEM}') < v.cap THEN 1
            ELSE 0 END AS own
          FROM v)
@@ -357,6 +251,8 @@ function writeDeltas(
       opts.nowMs ?? d.lastMs,
       recordedMs,
       opts.maxPerService,
+      // A service known to be at its cap: its problems' rows are not counted again.
+      committed?.full(service, opts.maxPerService) ? 1 : 0,
     ];
     if (committed?.knows(service, id)) settled.push(...row);
     else sql.problem.run(tx, row);
