@@ -40,7 +40,7 @@ describe('services found at their cap', () => {
     expect(memo.full('a', 10)).toBe(false);
     expect(memo.full('b', 10)).toBe(true);
     expect(memo.full('b', 5)).toBe(true);
-    // A larger cap (a reloaded config) may leave room: counted again.
+    // A larger cap may leave room: counted again.
     expect(memo.full('b', 11)).toBe(false);
   });
 
