@@ -109,7 +109,8 @@ export async function problemsCost({
   if (atCap) {
     // Problems of other signatures fill each service to its cap before the replay.
     const services = new Set();
-    for (const [kind, a] of handed) if (kind === 'extension') for (const c of a) services.add(c.service);
+    // As the problems are filed: under the calls' label values (a capped service is `_other`).
+    for (const [kind, , labels] of handed) if (kind === 'extension') for (const l of labels) services.add(l.service);
     const seed = db.prepare(
       `INSERT INTO problems (service, id, outcome, tool, canonical, parts, first_seen_ms, last_seen_ms, occurrences,
          status, status_ms, recorded_ms) VALUES (?, ?, 'SchemaMismatch', 'seed', ?, '[]', 0, 0, 1, 'open', 0, 0)`,
