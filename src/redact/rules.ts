@@ -28,6 +28,15 @@ export type BuiltinRule = Rule & { trigger: Trigger };
 
 export const mask = (label: string) => () => `[${label}]`;
 
+/**
+ * A rule all of whose matches hold `literal`: it is skipped where the text lacks it (`when`), and the
+ * pre-scan looks for it (its trigger, the literal as an expression).
+ */
+const holding = (literal: string): { when: string; trigger: string } => ({
+  when: literal,
+  trigger: literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+});
+
 /** Luhn check: the test that separates card numbers from other long digit runs. */
 export function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -152,29 +161,25 @@ const BUILTIN: BuiltinRule[] = [
   {
     re: /-----BEGIN (?:[A-Z0-9]+ )*(?:PRIVATE KEY(?: BLOCK)?|SECRET KEY)-----[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
     replace: mask('SECRET'),
-    when: '-----BEGIN ',
-    trigger: '-----BEGIN ',
+    ...holding('-----BEGIN '),
   },
   // JWTs: three base64url parts, the first two starting with eyJ ('{"').
   {
     re: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
     replace: mask('SECRET'),
-    when: 'eyJ',
-    trigger: 'eyJ',
+    ...holding('eyJ'),
   },
   // Webhook URLs are credentials in themselves (Slack, Discord, Microsoft Teams, Google Chat): the path goes.
   {
     re: /\bhttps?:\/\/(hooks\.slack\.com|discord(?:app)?\.com\/api\/webhooks|[\w-]+\.webhook\.office\.com|outlook\.office\.com\/webhook|chat\.googleapis\.com\/v1\/spaces)\/[^\s"'<>\\]+/gi,
     replace: (m) => `${m.slice(0, m.indexOf('/', m.indexOf('//') + 2))}/[SECRET]`,
-    when: '://',
-    trigger: '://',
+    ...holding('://'),
   },
   // Credentials in a URL: scheme://user:password@host (DSNs: postgres://, redis://, amqp://, https://).
   {
     re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>\\]{0,256}:)([^\s@/?#"'<>\\]{1,1024})@/gi,
     replace: (_m, head) => `${head}[SECRET]@`,
-    when: '://',
-    trigger: '://',
+    ...holding('://'),
   },
   // Signed-URL signatures (S3, GCS, Azure SAS); token=, access_token=, api_key= go by the key rule below.
   {
@@ -191,7 +196,7 @@ const BUILTIN: BuiltinRule[] = [
   },
   // Provider keys: OpenAI/Anthropic sk-…, GitHub, GitLab, Slack, Google, Stripe, Hugging Face, npm,
   // AWS access key ids.
-  { re: /\bsk-[A-Za-z0-9_-]{16,}/g, replace: mask('SECRET'), when: 'sk-', trigger: 'sk-' },
+  { re: /\bsk-[A-Za-z0-9_-]{16,}/g, replace: mask('SECRET'), ...holding('sk-') },
   {
     re: /\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})/g,
     replace: mask('SECRET'),
@@ -222,8 +227,7 @@ const BUILTIN: BuiltinRule[] = [
     re: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g,
     replace: mask('EMAIL'),
     pii: true,
-    when: '@',
-    trigger: '@',
+    ...holding('@'),
   },
   // Card numbers: 13–19 digits, optional single spaces/dashes between groups, Luhn-valid — also
   // inside a longer run (`4242 4242 4242 4242 12/27`, `4111111111111111 123`): every window is tried.
