@@ -11,6 +11,7 @@ import { converse, type ConversationResult } from './conversation.js';
 import { appendRecord, type ResultRecord, type RunRecord } from './records.js';
 import { choiceOf } from './tool-choice.js';
 import { toolsFor, type ModelSpec, type Suite, type Variant } from './suite.js';
+import { regexpLiteral } from '../util/regexp-literal.js';
 
 export interface RunOptions {
   suite: Suite;
@@ -54,7 +55,7 @@ export async function runSuite(o: RunOptions): Promise<RunSummary> {
     o.runId ?? `${new Date(now()).toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`;
   // The keys in use are masked too, whatever their format (a provider may echo one in an error).
   const keys = [...new Set(o.models.map((m) => apiKeyFor(m, o.env)).filter((k): k is string => Boolean(k)))];
-  const literal = keys.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const literal = keys.map(regexpLiteral);
   const redactor = createRedactor({ fields: s.redact.fields, patterns: [...s.redact.patterns, ...literal] });
   const redact = (v: unknown): unknown => {
     try {

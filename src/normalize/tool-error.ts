@@ -12,6 +12,7 @@
  * by results that may match). Pure.
  */
 import { isRecord, parseJson } from '../util/values.js';
+import { regexpLiteral } from '../util/regexp-literal.js';
 
 export interface ToolErrorRule {
   /** As written in the config, e.g. `ok=false`. */
@@ -110,7 +111,7 @@ const probeScans = new WeakMap<readonly ToolErrorRule[], RegExp>();
 function probeScan(rules: readonly ToolErrorRule[]): RegExp {
   let re = probeScans.get(rules);
   if (re === undefined) {
-    re = new RegExp(rules.map((r) => r.probe.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+    re = new RegExp(rules.map((r) => regexpLiteral(r.probe)).join('|'));
     probeScans.set(rules, re);
   }
   return re;

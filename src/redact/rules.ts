@@ -5,6 +5,7 @@
  */
 import { hasLongBase64Run, preScan, type Trigger } from './prescan.js';
 import { isSecretKey, SECRET_KEY_CANDIDATE } from './secret-keys.js';
+import { regexpLiteral } from '../util/regexp-literal.js';
 
 /** `secrets`: keys, tokens, JWTs, cards; `pii` (the default) adds emails and phone numbers. */
 export type RedactionLevel = 'secrets' | 'pii';
@@ -34,7 +35,7 @@ export const mask = (label: string) => () => `[${label}]`;
  */
 const holding = (literal: string): { when: string; trigger: string } => ({
   when: literal,
-  trigger: literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  trigger: regexpLiteral(literal),
 });
 
 /** Luhn check: the test that separates card numbers from other long digit runs. */
